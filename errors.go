@@ -1,0 +1,183 @@
+package mcpkit
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Errors returned when a tool cannot be registered.
+var (
+	ErrInvalidToolName = errors.New("mcpkit: invalid tool name")
+	ErrInvalidSchema   = errors.New("mcpkit: invalid tool schema")
+	ErrNoHandler       = errors.New("mcpkit: tool has no handler")
+	ErrDuplicateTool   = errors.New("mcpkit: duplicate tool")
+)
+
+// ErrorClass says what an agent loop should do after a failed call. It
+// travels to the client in the result's _meta under [MetaKeyErrorClass];
+// read it there with [ErrorClassOf].
+type ErrorClass string
+
+const (
+	// Retryable means the model may try again, for instance with other
+	// arguments: the call failed on something it can change.
+	Retryable ErrorClass = "retryable"
+	// Fatal means trying again will not help (a broken dependency, a
+	// permission denied, a bug): the agent should stop.
+	Fatal ErrorClass = "fatal"
+)
+
+// MetaKeyErrorClass is the key, in the _meta of a result with isError set,
+// whose value is the call's [ErrorClass] as a string.
+const MetaKeyErrorClass = "io.github.mcpkit/errorClass"
+
+// ErrorClassOf returns the error class a server put in res, or "" when res is
+// nil, is not an error result, or carries no class (for example because the
+// server does not use mcpkit). It is meant for clients and agent loops.
+func ErrorClassOf(res *mcp.CallToolResult) ErrorClass {
+	if res == nil || !res.IsError {
+		return ""
+	}
+	s, _ := res.Meta[MetaKeyErrorClass].(string)
+	switch c := ErrorClass(s); c {
+	case Retryable, Fatal:
+		return c
+	}
+	return ""
+}
+
+// A ToolError is an error the tool reports to the model: the call reached the
+// tool and the tool could not do what was asked. Its text is always shown to
+// the client (error masking never hides it), so it must not carry secrets.
+//
+// Handlers usually create one with [ToolErrorf], [RetryableError] or
+// [FatalError].
+type ToolError struct {
+	// Err is the error whose text the client sees.
+	Err error
+	// Class is what the agent should do next; empty means Retryable.
+	Class ErrorClass
+}
+
+func (e *ToolError) Error() string {
+	if e.Err == nil {
+		return "tool error"
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns e.Err.
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// ErrorClass returns e.Class, or Retryable when it is empty.
+func (e *ToolError) ErrorClass() ErrorClass {
+	if e.Class == "" {
+		return Retryable
+	}
+	return e.Class
+}
+
+// ToolErrorf formats an error message like [fmt.Errorf] (%w included) and
+// returns it as a retryable [*ToolError].
+func ToolErrorf(format string, a ...any) error {
+	return &ToolError{Err: fmt.Errorf(format, a...), Class: Retryable}
+}
+
+// RetryableError marks err as a tool error the model may recover from by
+// trying again differently. It returns nil if err is nil.
+func RetryableError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ToolError{Err: err, Class: Retryable}
+}
+
+// FatalError marks err as a tool error after which the agent should stop.
+// Its text is shown to the client. It returns nil if err is nil.
+func FatalError(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ToolError{Err: err, Class: Fatal}
+}
+
+// ProtocolError returns an error that reaches the client as a JSON-RPC error
+// with the given code and message, also when it is wrapped. Code must not be
+// 0; an error with code 0 is treated as an ordinary error.
+//
+// Avoid -32001 to -32005: the SDK's JSON-RPC layer gives them transport
+// meanings (-32003, for instance, makes the client treat its connection as
+// closed).
+func ProtocolError(code int64, message string) error {
+	return &jsonrpc.Error{Code: code, Message: message}
+}
+
+// UnknownToolError returns the JSON-RPC error (-32602) a client gets for a
+// tool that does not exist. Code that hides a registered tool from a caller
+// returns it so that the hidden tool cannot be told apart from a missing one.
+func UnknownToolError(name string) error {
+	// The same text as the SDK's, for names that were never registered.
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+}
+
+// A PanicError is a recovered panic: the value passed to panic and the stack
+// of the goroutine that panicked. Its class is Fatal.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
+
+// Unwrap returns the panic value when it is an error, so that errors.Is sees
+// through a panic(err).
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// ErrorClass returns Fatal.
+func (*PanicError) ErrorClass() ErrorClass { return Fatal }
+
+// classOf returns the class of err: that of the first error in its chain with
+// an ErrorClass method, or def.
+func classOf(err error, def ErrorClass) ErrorClass {
+	var c interface{ ErrorClass() ErrorClass }
+	if errors.As(err, &c) {
+		if class := c.ErrorClass(); class != "" {
+			return class
+		}
+	}
+	return def
+}
+
+// errorResult returns a result with isError set, text as its only content and
+// class in its _meta.
+func errorResult(text string, class ErrorClass) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		IsError: true,
+		Meta:    mcp.Meta{MetaKeyErrorClass: string(class)},
+	}
+}
+
+// resultForError applies the error table of the package documentation to
+// err, which came out of the chain of the tool called name.
+func resultForError(name string, err error) (*mcp.CallToolResult, error) {
+	var te *ToolError
+	if errors.As(err, &te) {
+		return errorResult(err.Error(), te.ErrorClass()), nil
+	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && wire.Code != 0 {
+		return nil, wire
+	}
+	text := err.Error()
+	if text == "" {
+		text = fmt.Sprintf("error calling tool %q", name)
+	}
+	return errorResult(text, classOf(err, Fatal)), nil
+}

@@ -1,0 +1,167 @@
+package mcpkit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Handler answers a tools/call.
+//
+// CallTool returns either a result or an error. The [Server] turns the error
+// into what the client sees, following one table: a [*ToolError] becomes a
+// result with isError set and its text shown; a [*jsonrpc.Error] (found with
+// errors.As, so it may be wrapped) becomes that JSON-RPC error; any other
+// error becomes a result with isError set and the error's text. A handler
+// that returns a result and a nil error owns the result: it is sent as is.
+//
+// Handlers must not modify the [Request]. A handler returning (nil, nil) is
+// answered with an empty, successful result.
+//
+// [*jsonrpc.Error]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/jsonrpc#Error
+type Handler interface {
+	CallTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error)
+}
+
+// The HandlerFunc type is an adapter to allow the use of ordinary functions
+// as tool handlers.
+type HandlerFunc func(ctx context.Context, req *Request) (*mcp.CallToolResult, error)
+
+// CallTool calls f(ctx, req).
+func (f HandlerFunc) CallTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+	return f(ctx, req)
+}
+
+// SDKHandler returns a Handler that calls an SDK [mcp.ToolHandler] with the
+// request's SDK form, so that handlers written for [mcp.Server.AddTool] run
+// inside mcpkit unchanged. Errors the SDK handler returns go through the
+// mcpkit error table like any other handler error.
+func SDKHandler(h mcp.ToolHandler) Handler {
+	return HandlerFunc(func(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+		return h(ctx, req.sdkCall())
+	})
+}
+
+// Middleware wraps a Handler with behaviour that runs before and after it.
+// A Middleware is called once, when a chain is built, not once per call.
+type Middleware func(Handler) Handler
+
+// Chain returns a Middleware that applies the given middleware in order: the
+// first is the outermost, sees the call first and the result last.
+// Chain(a, b, c)(h) is a(b(c(h))). Chain panics if an entry is nil.
+//
+// The middleware run when the returned Middleware is applied to a Handler;
+// apply it once (at registration) and keep the Handler it returns.
+func Chain(mw ...Middleware) Middleware {
+	for i, m := range mw {
+		if m == nil {
+			panic(fmt.Sprintf("mcpkit: Chain: middleware %d is nil", i))
+		}
+	}
+	mw = slices.Clone(mw) // the caller may reuse its slice
+	return func(h Handler) Handler {
+		for i := len(mw) - 1; i >= 0; i-- {
+			h = mw[i](h)
+		}
+		return h
+	}
+}
+
+// A Request is one tools/call as middleware and handlers see it.
+//
+// A Request is treated as immutable once it has been passed to a Handler:
+// middleware that wants to change it makes a copy ([Request.WithArguments],
+// [Request.Clone]) and passes the copy on.
+type Request struct {
+	// Tool is the tool being called, as registered (after transforms). It is
+	// shared by every call to that tool and must not be modified.
+	Tool *Tool
+
+	// Arguments is the raw JSON of the call's arguments, as received.
+	// It is nil when the client sent none.
+	Arguments json.RawMessage
+
+	// Call is the SDK's form of the request: the session, the request's
+	// _meta (progress token and others), and what the transport knows
+	// (HTTP headers, token info). It is nil only for a Request built by hand.
+	Call *mcp.CallToolRequest
+}
+
+// Clone returns a shallow copy of r: a new Request with the same Tool, the
+// same Arguments slice and the same Call.
+func (r *Request) Clone() *Request {
+	r2 := *r
+	return &r2
+}
+
+// WithArguments returns a copy of r whose arguments are args. The SDK form of
+// the copy (Call) carries args as well, so an SDK handler further down the
+// chain sees the rewritten arguments; r itself is unchanged.
+func (r *Request) WithArguments(args json.RawMessage) *Request {
+	r2 := *r
+	r2.Arguments = args
+	if r.Call != nil {
+		call := *r.Call
+		if r.Call.Params != nil {
+			params := *r.Call.Params
+			params.Arguments = args
+			call.Params = &params
+		}
+		r2.Call = &call
+	}
+	return &r2
+}
+
+// Session returns the SDK session the call arrived on, or nil when the
+// request was built without one.
+func (r *Request) Session() *mcp.ServerSession {
+	if r.Call == nil {
+		return nil
+	}
+	return r.Call.Session
+}
+
+// Meta returns the request's _meta object (which holds, for instance, the
+// progress token), or nil when there is none. The map belongs to the request
+// and must not be modified.
+func (r *Request) Meta() mcp.Meta {
+	if r.Call == nil || r.Call.Params == nil {
+		return nil
+	}
+	return r.Call.Params.Meta
+}
+
+// Header returns the HTTP headers of the request that carried the call, or
+// nil on transports without HTTP (stdio, in-memory).
+func (r *Request) Header() http.Header {
+	if r.Call == nil || r.Call.Extra == nil {
+		return nil
+	}
+	return r.Call.Extra.Header
+}
+
+// TokenInfo returns the verified bearer token of the call, or nil when the
+// transport did not authenticate it.
+func (r *Request) TokenInfo() *auth.TokenInfo {
+	if r.Call == nil || r.Call.Extra == nil {
+		return nil
+	}
+	return r.Call.Extra.TokenInfo
+}
+
+// sdkCall returns the SDK form of r, building one when r was made by hand.
+func (r *Request) sdkCall() *mcp.CallToolRequest {
+	if r.Call != nil {
+		return r.Call
+	}
+	name := ""
+	if r.Tool != nil {
+		name = r.Tool.Name
+	}
+	return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: r.Arguments}}
+}

@@ -1,0 +1,401 @@
+package mcpkit_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+)
+
+func reply(s string) mcpkit.HandlerFunc {
+	return func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return textResult(s), nil }
+}
+
+func TestValidateToolName(t *testing.T) {
+	tests := []struct {
+		name string
+		ok   bool
+	}{
+		{"a", true},
+		{"get_user.v2-beta", true},
+		{strings.Repeat("x", 128), true},
+		{"", false},
+		{strings.Repeat("x", 129), false},
+		{"has space", false},
+		{"slash/name", false},
+		{"ünïcode", false},
+		{"semi;colon", false},
+	}
+	for _, tt := range tests {
+		err := mcpkit.ValidateToolName(tt.name)
+		if (err == nil) != tt.ok {
+			t.Errorf("ValidateToolName(%q) = %v, want ok=%v", tt.name, err, tt.ok)
+		}
+		if err != nil && !errors.Is(err, mcpkit.ErrInvalidToolName) {
+			t.Errorf("ValidateToolName(%q) = %v, does not wrap ErrInvalidToolName", tt.name, err)
+		}
+	}
+}
+
+func TestAddRejectsInvalidTools(t *testing.T) {
+	tests := []struct {
+		name string
+		tool *mcpkit.Tool
+		want error
+	}{
+		{"bad name", tool("no spaces", reply("x")), mcpkit.ErrInvalidToolName},
+		{"no handler", tool("h", nil), mcpkit.ErrNoHandler},
+		{"no schema", &mcpkit.Tool{Tool: mcp.Tool{Name: "s"}, Handler: reply("x")}, mcpkit.ErrInvalidSchema},
+		{"array schema", &mcpkit.Tool{Tool: mcp.Tool{Name: "s", InputSchema: &jsonschema.Schema{Type: "array"}}, Handler: reply("x")}, mcpkit.ErrInvalidSchema},
+		{"raw non-object schema", &mcpkit.Tool{Tool: mcp.Tool{Name: "s", InputSchema: json.RawMessage(`[1]`)}, Handler: reply("x")}, mcpkit.ErrInvalidSchema},
+		{"raw string schema", &mcpkit.Tool{Tool: mcp.Tool{Name: "s", InputSchema: json.RawMessage(`{"type":"string"}`)}, Handler: reply("x")}, mcpkit.ErrInvalidSchema},
+		{"bad output schema", &mcpkit.Tool{Tool: mcp.Tool{Name: "s", InputSchema: objectSchema, OutputSchema: json.RawMessage(`"x"`)}, Handler: reply("x")}, mcpkit.ErrInvalidSchema},
+		{"bad header annotation", &mcpkit.Tool{Tool: mcp.Tool{Name: "s", InputSchema: json.RawMessage(
+			`{"type":"object","properties":{"a":{"type":"object","x-mcp-header":"A"}}}`)}, Handler: reply("x")}, mcpkit.ErrInvalidSchema},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "v"}, nil)
+			good := tool("good", reply("x"))
+			err := srv.Add(good, tt.tool)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("Add = %v, want %v", err, tt.want)
+			}
+			if len(srv.Tools()) != 0 {
+				t.Errorf("a failed Add registered %d tools, want none", len(srv.Tools()))
+			}
+		})
+	}
+	t.Run("nil tool", func(t *testing.T) {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "v"}, nil)
+		if err := srv.Add(nil); err == nil {
+			t.Fatal("Add(nil) succeeded")
+		}
+	})
+}
+
+func TestAddAcceptsRawSchemas(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "raw"}, nil)
+	schema := json.RawMessage(`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","$defs":{"a":{"type":"string"}},"properties":{"x":{"$ref":"#/$defs/a"}},"additionalProperties":false}`)
+	if err := srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "raw", InputSchema: schema}, Handler: reply("x")}); err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	res, err := ts.Session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := json.Marshal(res.Tools[0].InputSchema)
+	var a, b any
+	json.Unmarshal(got, &a)
+	json.Unmarshal(schema, &b)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Errorf("advertised schema\n%s\nwant verbatim\n%s", got, schema)
+	}
+}
+
+func TestDuplicatePolicy(t *testing.T) {
+	tests := []struct {
+		policy  mcpkit.DuplicatePolicy
+		wantErr bool
+		want    string // what the tool answers after the second Add
+		warns   bool
+	}{
+		{mcpkit.DuplicateError, true, "old", false},
+		{mcpkit.DuplicateReplace, false, "new", false},
+		{mcpkit.DuplicateWarn, false, "new", true},
+		{mcpkit.DuplicateIgnore, false, "old", false},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.policy), func(t *testing.T) {
+			var logs bytes.Buffer
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "d"}, &mcpkit.ServerOptions{
+				OnDuplicate: tt.policy,
+				Logger:      slog.New(slog.NewTextHandler(&logs, nil)),
+			})
+			if err := srv.Add(tool("t", reply("old"))); err != nil {
+				t.Fatal(err)
+			}
+			err := srv.Add(tool("t", reply("new")))
+			if (err != nil) != tt.wantErr || (err != nil && !errors.Is(err, mcpkit.ErrDuplicateTool)) {
+				t.Fatalf("second Add = %v, wantErr %v", err, tt.wantErr)
+			}
+			ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+			res, err := ts.CallTool(t.Context(), "t", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resultText(t, res); got != tt.want {
+				t.Errorf("tool answers %q, want %q", got, tt.want)
+			}
+			if warned := strings.Contains(logs.String(), "tool replaced"); warned != tt.warns {
+				t.Errorf("warning logged = %v, want %v (%s)", warned, tt.warns, logs.String())
+			}
+		})
+	}
+	t.Run("twice in one Add", func(t *testing.T) {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "d"}, &mcpkit.ServerOptions{OnDuplicate: mcpkit.DuplicateReplace})
+		if err := srv.Add(tool("t", reply("a")), tool("t", reply("b"))); !errors.Is(err, mcpkit.ErrDuplicateTool) {
+			t.Fatalf("Add = %v, want ErrDuplicateTool", err)
+		}
+	})
+}
+
+func TestVersionsServeTheHighest(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "ver"}, nil)
+	v := func(ver string) *mcpkit.Tool {
+		tl := tool("calc", reply("v"+ver))
+		tl.Version = ver
+		tl.Description = "calc " + ver
+		return tl
+	}
+	if err := srv.Add(v("1.9"), v("1.10"), v("1.2")); err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	check := func(want string) {
+		t.Helper()
+		res, err := ts.CallTool(t.Context(), "calc", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resultText(t, res); got != "v"+want {
+			t.Errorf("call reached %q, want v%s", got, want)
+		}
+		list, err := ts.Session.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Tools) != 1 || list.Tools[0].Description != "calc "+want {
+			t.Errorf("tools/list = %+v, want one calc %s", list.Tools, want)
+		}
+	}
+	check("1.10")
+	if err := srv.Add(v("2")); err != nil {
+		t.Fatal(err)
+	}
+	check("2")
+	if tl, ok := srv.Lookup("calc"); !ok || tl.Version != "2" {
+		t.Errorf("Lookup = %v, %v", tl, ok)
+	}
+}
+
+func TestAddCopiesTheTool(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "copy"}, nil)
+	tl := tool("t", reply("x"))
+	tl.Tags = []string{"a"}
+	if err := srv.Add(tl); err != nil {
+		t.Fatal(err)
+	}
+	tl.Name = "changed"
+	tl.Tags[0] = "changed"
+	got, ok := srv.Lookup("t")
+	if !ok || got.Name != "t" || !got.HasTag("a") {
+		t.Errorf("registered tool changed with the caller's: %+v", got)
+	}
+}
+
+func TestWrapListsForeignTools(t *testing.T) {
+	sdk := mcp.NewServer(&mcp.Implementation{Name: "existing"}, nil)
+	sdk.AddTool(&mcp.Tool{Name: "b_native", InputSchema: objectSchema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return textResult("native"), nil
+	})
+	srv := mcpkit.Wrap(sdk, nil)
+	srv.Add(tool("a_kit", reply("kit")), tool("c_kit", reply("kit")))
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	res, err := ts.Session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); got != "a_kit,b_native,c_kit" {
+		t.Errorf("tools/list = %s", got)
+	}
+	call, err := ts.CallTool(t.Context(), "b_native", nil)
+	if err != nil || resultText(t, call) != "native" {
+		t.Errorf("native tool: %v, %v", call, err)
+	}
+}
+
+func TestListPagination(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "page"}, &mcpkit.ServerOptions{PageSize: 3})
+	var want []string
+	for i := range 8 {
+		name := fmt.Sprintf("t%02d", i)
+		want = append(want, name)
+		if err := srv.Add(tool(name, reply(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	var got []string
+	pages := 0
+	for tl, err := range ts.Session.Tools(t.Context(), nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, tl.Name)
+	}
+	cursor := ""
+	for {
+		res, err := ts.Session.ListTools(t.Context(), &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		if len(res.Tools) > 3 {
+			t.Errorf("page of %d tools, limit 3", len(res.Tools))
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") || pages != 3 {
+		t.Errorf("got %v in %d pages, want %v in 3", got, pages, want)
+	}
+	_, err := ts.Session.ListTools(t.Context(), &mcp.ListToolsParams{Cursor: "not-a-cursor"})
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("bad cursor: %v, want -32602", err)
+	}
+}
+
+func TestUseList(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "list"}, nil)
+	var order []string
+	tagList := func(tag string) mcpkit.ListMiddleware {
+		return func(next mcpkit.Lister) mcpkit.Lister {
+			return mcpkit.ListerFunc(func(ctx context.Context, req *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
+				order = append(order, "<"+tag)
+				tools, err := next.ListTools(ctx, req)
+				order = append(order, ">"+tag)
+				return tools, err
+			})
+		}
+	}
+	hideInternal := func(next mcpkit.Lister) mcpkit.Lister {
+		return mcpkit.ListerFunc(func(ctx context.Context, req *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
+			tools, err := next.ListTools(ctx, req)
+			var out []*mcpkit.Tool
+			for _, tl := range tools {
+				if !tl.HasTag("internal") {
+					out = append(out, tl)
+				}
+			}
+			return out, err
+		})
+	}
+	internal := tool("secret", reply("s"))
+	internal.Tags = []string{"internal"}
+	srv.Add(tool("public", reply("p")), internal)
+	srv.UseList(tagList("a"), hideInternal, tagList("b"))
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	res, err := ts.Session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != 1 || res.Tools[0].Name != "public" {
+		t.Errorf("tools/list = %+v, want only public", res.Tools)
+	}
+	if got := strings.Join(order, " "); got != "<a <b >b >a" {
+		t.Errorf("list middleware order = %q", got)
+	}
+}
+
+func TestListMiddlewareError(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "list"}, nil)
+	srv.Add(tool("t", reply("x")))
+	srv.UseList(func(mcpkit.Lister) mcpkit.Lister {
+		return mcpkit.ListerFunc(func(context.Context, *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
+			return nil, mcpkit.ProtocolError(-32042, "not allowed to list")
+		})
+	})
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	_, err := ts.Session.ListTools(t.Context(), nil)
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != -32042 || werr.Message != "not allowed to list" {
+		t.Errorf("ListTools = %v, want -32042", err)
+	}
+}
+
+func TestUsePanicsOnNil(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "p"}, nil)
+	for name, f := range map[string]func(){
+		"Use":     func() { srv.Use(nil) },
+		"UseList": func() { srv.UseList(nil) },
+	} {
+		func() {
+			defer func() {
+				if v := recover(); v == nil || !strings.HasPrefix(fmt.Sprint(v), "mcpkit: "+name+":") {
+					t.Errorf("%s(nil): recover() = %v", name, v)
+				}
+			}()
+			f()
+		}()
+	}
+}
+
+func TestHandlerWithoutTransport(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "h"}, nil)
+	srv.Use(func(next mcpkit.Handler) mcpkit.Handler {
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			res, err := next.CallTool(ctx, req)
+			if err == nil {
+				res.Content = append(res.Content, &mcp.TextContent{Text: "wrapped"})
+			}
+			return res, err
+		})
+	})
+	srv.Add(tool("t", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return textResult("x"), nil }))
+	h, ok := srv.Handler("t")
+	if !ok {
+		t.Fatal("Handler(t) not found")
+	}
+	tl, _ := srv.Lookup("t")
+	res, err := h.CallTool(t.Context(), mcpkittest.NewRequest(tl, map[string]any{}))
+	if err != nil || len(res.Content) != 2 {
+		t.Fatalf("got %+v, %v; want handler + middleware content", res, err)
+	}
+	if _, ok := srv.Handler("missing"); ok {
+		t.Error("Handler(missing) found")
+	}
+}
+
+func TestNoToolsAdvertisesListChanged(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "empty"}, nil)
+	ts := mcpkittest.NewServer(t, srv, nil)
+	caps := ts.Session.InitializeResult().Capabilities
+	if caps.Tools == nil || !caps.Tools.ListChanged || caps.Logging == nil {
+		t.Errorf("capabilities = %+v, want tools.listChanged and logging", caps)
+	}
+	if v := ts.Session.InitializeResult().ProtocolVersion; v != mcpkittest.StatefulVersion {
+		t.Errorf("negotiated %s, want %s", v, mcpkittest.StatefulVersion)
+	}
+	res, err := ts.Session.ListTools(t.Context(), nil)
+	if err != nil || res.Tools == nil || len(res.Tools) != 0 {
+		t.Errorf("empty tools/list = %+v, %v", res, err)
+	}
+}
+
+func TestStatelessNegotiatesNewProtocol(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "sl"}, nil)
+	srv.Add(tool("t", reply("x")))
+	ts := mcpkittest.NewStatelessServer(t, srv, nil)
+	if v := ts.Session.InitializeResult().ProtocolVersion; v != mcpkittest.StatelessVersion {
+		t.Errorf("negotiated %s, want %s", v, mcpkittest.StatelessVersion)
+	}
+}

@@ -1,0 +1,114 @@
+package mcpkit
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Tool is an MCP tool definition together with the code that serves it.
+//
+// The embedded [mcp.Tool] is what clients see in tools/list: name, title,
+// description, input and output schema, annotations, icons and _meta.
+// [Server.Add] copies the Tool; changing it afterwards has no effect on the
+// server. The schemas and maps it refers to are never modified by mcpkit.
+type Tool struct {
+	mcp.Tool
+
+	// Handler serves calls to the tool. It is required.
+	Handler Handler
+
+	// Middleware wraps Handler for this tool only, inside the server-wide
+	// middleware: the server's chain runs first, then these, in order.
+	Middleware []Middleware
+
+	// Tags are free-form labels for filtering and visibility rules.
+	Tags []string
+
+	// Version distinguishes several registrations of the same name. When a
+	// name has several versions, clients see and call the highest one.
+	// Versions compare as dotted numbers where they are numeric ("1.10" >
+	// "1.9"), as strings otherwise; an empty version is the lowest.
+	Version string
+}
+
+// HasTag reports whether t carries tag.
+func (t *Tool) HasTag(tag string) bool { return slices.Contains(t.Tags, tag) }
+
+// ValidateToolName reports whether name is a valid MCP tool name: 1 to 128
+// characters, each an ASCII letter, digit, '_', '-' or '.'. The error wraps
+// [ErrInvalidToolName].
+func ValidateToolName(name string) error {
+	if name == "" {
+		return fmt.Errorf("%w: empty", ErrInvalidToolName)
+	}
+	if len(name) > 128 {
+		return fmt.Errorf("%w: %d characters, the limit is 128", ErrInvalidToolName, len(name))
+	}
+	for i := 0; i < len(name); i++ {
+		if !validNameByte(name[i]) {
+			return fmt.Errorf("%w: %q has %q at offset %d (allowed: A-Z a-z 0-9 _ - .)", ErrInvalidToolName, name, name[i], i)
+		}
+	}
+	return nil
+}
+
+func validNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+// validate checks what the server needs of t before it can be registered.
+func (t *Tool) validate() error {
+	if err := ValidateToolName(t.Name); err != nil {
+		return err
+	}
+	if f, isFunc := t.Handler.(HandlerFunc); t.Handler == nil || isFunc && f == nil {
+		return fmt.Errorf("%w: %q", ErrNoHandler, t.Name)
+	}
+	for i, m := range t.Middleware {
+		if m == nil {
+			return fmt.Errorf("mcpkit: tool %q: middleware %d is nil", t.Name, i)
+		}
+	}
+	if err := checkSchema(t.InputSchema, true); err != nil {
+		return fmt.Errorf("%w: tool %q: input schema: %v", ErrInvalidSchema, t.Name, err)
+	}
+	if t.OutputSchema != nil {
+		if err := checkSchema(t.OutputSchema, false); err != nil {
+			return fmt.Errorf("%w: tool %q: output schema: %v", ErrInvalidSchema, t.Name, err)
+		}
+	}
+	return nil
+}
+
+// checkSchema reports whether s marshals to a JSON object and, for an input
+// schema, whether that object has "type": "object" as MCP requires.
+func checkSchema(s any, input bool) error {
+	if s == nil {
+		return fmt.Errorf("missing")
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil || m == nil {
+		return fmt.Errorf("not a JSON object: %.40s", data)
+	}
+	if input && m["type"] != "object" {
+		return fmt.Errorf(`type must be "object", not %v`, m["type"])
+	}
+	return nil
+}
+
+// clone returns a copy of t that shares nothing mutable with t's slices.
+// The schemas and _meta are shared: mcpkit never writes to them.
+func (t *Tool) clone() *Tool {
+	t2 := *t
+	t2.Middleware = slices.Clone(t.Middleware)
+	t2.Tags = slices.Clone(t.Tags)
+	t2.Icons = slices.Clone(t.Icons)
+	return &t2
+}
