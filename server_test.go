@@ -212,7 +212,7 @@ func TestErrorClassOf(t *testing.T) {
 // classified is an error type that picks its own class.
 type classified struct{ class mcpkit.ErrorClass }
 
-func (e classified) Error() string                  { return "classified" }
+func (e classified) Error() string                 { return "classified" }
 func (e classified) ErrorClass() mcpkit.ErrorClass { return e.class }
 
 func TestCustomErrorClass(t *testing.T) {

@@ -1,0 +1,35 @@
+package mcpkittest_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+)
+
+func ExampleNewRequest() {
+	// A middleware under test: it refuses calls without arguments.
+	requireArgs := func(next mcpkit.Handler) mcpkit.Handler {
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			if len(req.Arguments) == 0 {
+				return nil, mcpkit.ToolErrorf("arguments required")
+			}
+			return next.CallTool(ctx, req)
+		})
+	}
+	h := requireArgs(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	}))
+	tool := &mcpkit.Tool{Tool: mcp.Tool{Name: "t"}}
+
+	_, err := h.CallTool(context.Background(), mcpkittest.NewRequest(tool, nil))
+	fmt.Println(err)
+	_, err = h.CallTool(context.Background(), mcpkittest.NewRequest(tool, map[string]int{"n": 1}))
+	fmt.Println(err)
+	// Output:
+	// arguments required
+	// <nil>
+}

@@ -1,0 +1,111 @@
+package mcpkittest_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+)
+
+func echoServer(t *testing.T) *mcpkit.Server {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "echo"}, nil)
+	err := srv.Add(&mcpkit.Tool{
+		Tool: mcp.Tool{Name: "echo", InputSchema: &jsonschema.Schema{Type: "object"}},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Arguments)}}}, nil
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+func TestVariants(t *testing.T) {
+	tests := []struct {
+		name    string
+		connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+		version string
+		http    bool
+	}{
+		{"stateful", mcpkittest.NewServer, mcpkittest.StatefulVersion, true},
+		{"stateless", mcpkittest.NewStatelessServer, mcpkittest.StatelessVersion, true},
+		{"inmemory", mcpkittest.NewInMemoryServer, mcpkittest.StatelessVersion, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := echoServer(t)
+			ts := tt.connect(t, srv, nil)
+			if ts.Server() != srv {
+				t.Error("Server() is not the server under test")
+			}
+			if got := ts.Session.InitializeResult().ProtocolVersion; got != tt.version {
+				t.Errorf("negotiated %s, want %s", got, tt.version)
+			}
+			if (ts.URL != "") != tt.http {
+				t.Errorf("URL = %q", ts.URL)
+			}
+			res, err := ts.CallTool(t.Context(), "echo", map[string]int{"x": 1})
+			if err != nil || res.Content[0].(*mcp.TextContent).Text != `{"x":1}` {
+				t.Fatalf("CallTool: %+v, %v", res, err)
+			}
+			cs, err := ts.Connect(t.Context())
+			if tt.http {
+				if err != nil {
+					t.Fatalf("second Connect: %v", err)
+				}
+				if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo"}); err != nil {
+					t.Errorf("call on second session: %v", err)
+				}
+				cs.Close()
+			} else if err == nil {
+				t.Error("Connect on an in-memory server succeeded")
+			}
+			ts.Close()
+			ts.Close() // idempotent
+			if _, err := ts.CallTool(t.Context(), "echo", nil); err == nil {
+				t.Error("call after Close succeeded")
+			}
+		})
+	}
+}
+
+func TestProtocolVersionOption(t *testing.T) {
+	ts := mcpkittest.NewInMemoryServer(t, echoServer(t), &mcpkittest.Options{ProtocolVersion: "2025-06-18"})
+	if got := ts.Session.InitializeResult().ProtocolVersion; got != "2025-06-18" {
+		t.Errorf("negotiated %s, want 2025-06-18", got)
+	}
+}
+
+func TestNewRequest(t *testing.T) {
+	tool := &mcpkit.Tool{Tool: mcp.Tool{Name: "t"}}
+	tests := []struct {
+		args any
+		want string
+	}{
+		{nil, ""},
+		{map[string]int{"a": 1}, `{"a":1}`},
+		{json.RawMessage(`{"b":2}`), `{"b":2}`},
+		{[]byte(`{"c":3}`), `{"c":3}`},
+	}
+	for _, tt := range tests {
+		req := mcpkittest.NewRequest(tool, tt.args)
+		if string(req.Arguments) != tt.want || string(req.Call.Params.Arguments) != tt.want {
+			t.Errorf("NewRequest(%v): arguments %s / %s, want %s", tt.args, req.Arguments, req.Call.Params.Arguments, tt.want)
+		}
+		if req.Tool != tool || req.Call.Params.Name != "t" || req.Session() != nil || req.Header() != nil {
+			t.Errorf("NewRequest(%v) = %+v", tt.args, req)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("NewRequest with an unmarshalable value did not panic")
+		}
+	}()
+	mcpkittest.NewRequest(tool, map[string]any{"f": func() {}})
+}
