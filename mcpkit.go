@@ -165,3 +165,41 @@ func (r *Request) sdkCall() *mcp.CallToolRequest {
 	}
 	return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: r.Arguments}}
 }
+
+// NotifyProgress reports the call's progress to the client, if the client
+// asked for progress by sending a progress token; otherwise, and for requests
+// without a session, it does nothing and returns nil. Total is zero when
+// unknown; progress should increase with each notification.
+func (r *Request) NotifyProgress(ctx context.Context, progress, total float64, message string) error {
+	ss := r.Session()
+	if ss == nil || r.Call.Params == nil {
+		return nil
+	}
+	token := r.Call.Params.GetProgressToken()
+	if token == nil {
+		return nil
+	}
+	return ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: token,
+		Progress:      progress,
+		Total:         total,
+		Message:       message,
+	})
+}
+
+// Log sends a log message to the client (notifications/message), naming the
+// tool as its logger. The
+// session drops messages below the level the client set with
+// logging/setLevel, and all of them until it set one. Without a session Log
+// does nothing and returns nil.
+func (r *Request) Log(ctx context.Context, level mcp.LoggingLevel, data any) error {
+	ss := r.Session()
+	if ss == nil {
+		return nil
+	}
+	params := &mcp.LoggingMessageParams{Level: level, Data: data}
+	if r.Tool != nil {
+		params.Logger = r.Tool.Name
+	}
+	return ss.Log(ctx, params)
+}

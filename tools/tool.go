@@ -1,0 +1,258 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// Options configures a tool built by [New] or [NewWithRequest]. A nil
+// *Options means the defaults: no title or description, inferred schemas.
+type Options struct {
+	// Title, Description, Annotations, Icons and Meta go into the tool's
+	// MCP definition as they are.
+	Title       string
+	Description string
+	Annotations *mcp.ToolAnnotations
+	Icons       []mcp.Icon
+	Meta        mcp.Meta
+
+	// Tags, Version and Middleware go into the [mcpkit.Tool].
+	Tags       []string
+	Version    string
+	Middleware []mcpkit.Middleware
+
+	// InputSchema, if set, is advertised instead of the schema inferred
+	// from In. It must be a JSON object with "type": "object"; the caller
+	// is responsible for it matching what In decodes.
+	InputSchema any
+
+	// OutputSchema, if set, is advertised instead of the schema inferred
+	// from Out. For an Out that is wrapped as {"result": value} (see
+	// [New]), it must describe the wrapped object.
+	OutputSchema any
+
+	// TypeSchemas gives the schema of types that cannot describe
+	// themselves, for example types from other packages with a custom
+	// MarshalJSON. They apply wherever the type appears, in input and
+	// output.
+	TypeSchemas map[reflect.Type]*jsonschema.Schema
+}
+
+// New returns a tool named name whose handler decodes the call's arguments
+// into an In, calls fn and converts its Out into a result.
+//
+// In must be a struct, a map with string keys, or a pointer to one; its
+// input schema is inferred from the fields as encoding/json sees them, with
+// struct tags for the rest (see the package documentation). Out decides the
+// result:
+//
+//   - a struct, a map or a pointer to one: structuredContent holding it, and
+//     its JSON as a text block; the output schema is inferred from Out;
+//   - any other type (numbers, strings, booleans, slices, arrays): wrapped as
+//     structuredContent {"result": value}, with the text block holding the
+//     value's JSON (or the string itself); the output schema and the
+//     result's _meta carry a marker ([WrapResultKey], [MetaKeyWrapped]) so
+//     that clients can unwrap;
+//   - [mcp.Content] or []mcp.Content: those content blocks, no structured
+//     content (see [Text], [Image], [Audio], [File], [ResourceLink], ...);
+//   - *[mcp.CallToolResult]: the result, untouched;
+//   - struct{}: an empty result.
+//
+// A nil pointer, map, interface or content list is an empty result; a nil
+// slice is the empty list. Errors from fn are reported as the server's
+// error table says; arguments that cannot be decoded into In are a
+// retryable tool error naming the field.
+//
+// New returns an error for an invalid name, a type that has no JSON form,
+// an invalid tag, or a schema that does not resolve.
+func New[In, Out any](name string, fn func(ctx context.Context, in In) (Out, error), opts *Options) (*mcpkit.Tool, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("tools: %q: nil function", name)
+	}
+	return build(name, opts, func(ctx context.Context, _ *mcpkit.Request, in In) (Out, error) { return fn(ctx, in) })
+}
+
+// NewWithRequest is like [New] for functions that also need the request:
+// its session (sampling, elicitation, roots), progress ([mcpkit.Request.NotifyProgress]),
+// client logging ([mcpkit.Request.Log]), headers or token.
+func NewWithRequest[In, Out any](name string, fn func(ctx context.Context, req *mcpkit.Request, in In) (Out, error), opts *Options) (*mcpkit.Tool, error) {
+	if fn == nil {
+		return nil, fmt.Errorf("tools: %q: nil function", name)
+	}
+	return build(name, opts, fn)
+}
+
+// Must returns t, and panics if err is not nil. It is meant for tools built
+// at program start: srv.Add(tools.Must(tools.New("add", add, nil))).
+func Must(t *mcpkit.Tool, err error) *mcpkit.Tool {
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func build[In, Out any](name string, opts *Options, fn func(context.Context, *mcpkit.Request, In) (Out, error)) (*mcpkit.Tool, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if err := mcpkit.ValidateToolName(name); err != nil {
+		return nil, fmt.Errorf("tools: %w", err)
+	}
+	in, err := inputSchema(reflect.TypeFor[In](), opts)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %q: input schema: %w", name, err)
+	}
+	conv, err := newConverter(reflect.TypeFor[Out](), opts)
+	if err != nil {
+		return nil, fmt.Errorf("tools: %q: output: %w", name, err)
+	}
+	h := &handler[In, Out]{fn: fn, conv: conv}
+	t := &mcpkit.Tool{
+		Tool: mcp.Tool{
+			Name:         name,
+			Title:        opts.Title,
+			Description:  opts.Description,
+			Annotations:  opts.Annotations,
+			Icons:        opts.Icons,
+			Meta:         opts.Meta,
+			InputSchema:  in,
+			OutputSchema: conv.schema,
+		},
+		Handler:    h,
+		Middleware: opts.Middleware,
+		Tags:       opts.Tags,
+		Version:    opts.Version,
+	}
+	return t, nil
+}
+
+// inputSchema returns the advertised input schema: the override, or the
+// schema inferred from t, checked to be an object that resolves.
+func inputSchema(t reflect.Type, opts *Options) (any, error) {
+	if opts.InputSchema != nil {
+		return opts.InputSchema, nil
+	}
+	root := t
+	for root.Kind() == reflect.Pointer {
+		root = root.Elem()
+	}
+	if root.Kind() == reflect.Interface || root == rawMessageType {
+		// The function takes the arguments as they come.
+		return &jsonschema.Schema{Type: "object"}, nil
+	}
+	s, err := schemaFor(t, false, opts.TypeSchemas)
+	if err != nil {
+		return nil, err
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("%s is not a struct or map: tool arguments are a JSON object", t)
+	}
+	if err := checkResolves(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkResolves reports whether s is a valid schema whose references all
+// resolve, as validation will need.
+func checkResolves(s *jsonschema.Schema) error {
+	if _, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// handler is the mcpkit.Handler of a typed tool.
+type handler[In, Out any] struct {
+	fn   func(context.Context, *mcpkit.Request, In) (Out, error)
+	conv *converter
+}
+
+func (h *handler[In, Out]) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	var in In
+	if args := req.Arguments; len(args) > 0 && !isNull(args) {
+		if err := json.Unmarshal(args, &in); err != nil {
+			return nil, argumentError(err)
+		}
+	}
+	out, err := h.fn(ctx, req, in)
+	if err != nil {
+		return nil, err
+	}
+	return h.conv.convert(out)
+}
+
+func isNull(b []byte) bool {
+	return strings.TrimSpace(string(b)) == "null"
+}
+
+// An ArgumentError reports arguments that could not be decoded into the
+// tool's input type. It reaches the client as a retryable tool error.
+type ArgumentError struct {
+	// Field is the dotted path of the offending field ("items.3.id"), or
+	// empty when the arguments as a whole are at fault.
+	Field string
+	// Err is the decoding error.
+	Err error
+}
+
+func (e *ArgumentError) Error() string {
+	var ute *json.UnmarshalTypeError
+	if errors.As(e.Err, &ute) {
+		want := jsonTypeName(ute.Type)
+		if e.Field == "" {
+			return fmt.Sprintf("invalid arguments: want %s, got %s", want, ute.Value)
+		}
+		return fmt.Sprintf("invalid arguments: field %q: want %s, got %s", e.Field, want, ute.Value)
+	}
+	if e.Field != "" {
+		return fmt.Sprintf("invalid arguments: field %q: %v", e.Field, e.Err)
+	}
+	return fmt.Sprintf("invalid arguments: %v", e.Err)
+}
+
+func (e *ArgumentError) Unwrap() error { return e.Err }
+
+func argumentError(err error) error {
+	ae := &ArgumentError{Err: err}
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		ae.Field = ute.Field
+	}
+	return &mcpkit.ToolError{Err: ae, Class: mcpkit.Retryable}
+}
+
+// jsonTypeName names the JSON type that decodes into t.
+func jsonTypeName(t reflect.Type) string {
+	if t == nil {
+		return "a value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.String:
+		return "string"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct:
+		return "object"
+	}
+	return t.String()
+}
