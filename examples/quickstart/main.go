@@ -1,5 +1,5 @@
-// Command quickstart is a small MCP server built with mcpkit: three tools and
-// a middleware that logs every call.
+// Command quickstart is a small MCP server built with mcpkit: three typed
+// tools and a middleware that logs every call.
 //
 // By default it serves streamable HTTP on 127.0.0.1:8080/mcp:
 //
@@ -14,7 +14,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,11 +27,12 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/tools"
 )
 
 func main() {
@@ -96,62 +96,33 @@ func newServer(logger *slog.Logger) (*mcpkit.Server, error) {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "mcpkit-quickstart", Version: "0.1.0"},
 		&mcpkit.ServerOptions{Logger: logger})
 	srv.Use(logCalls(logger))
-	err := srv.Add(
-		&mcpkit.Tool{
-			Tool: mcp.Tool{
-				Name:        "add",
-				Description: "Add two numbers.",
-				InputSchema: &jsonschema.Schema{
-					Type: "object",
-					Properties: map[string]*jsonschema.Schema{
-						"a": {Type: "number", Description: "The first addend."},
-						"b": {Type: "number", Description: "The second addend."},
-					},
-					Required: []string{"a", "b"},
-				},
-				OutputSchema: &jsonschema.Schema{
-					Type:       "object",
-					Properties: map[string]*jsonschema.Schema{"sum": {Type: "number"}},
-					Required:   []string{"sum"},
-				},
-				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-			},
-			Handler: mcpkit.HandlerFunc(add),
-			Tags:    []string{"math"},
-		},
-		&mcpkit.Tool{
-			Tool: mcp.Tool{
-				Name:        "divide",
-				Description: "Divide a by b. Dividing by zero is an error the model can correct.",
-				InputSchema: &jsonschema.Schema{
-					Type: "object",
-					Properties: map[string]*jsonschema.Schema{
-						"a": {Type: "number", Description: "The dividend."},
-						"b": {Type: "number", Description: "The divisor; must not be zero."},
-					},
-					Required: []string{"a", "b"},
-				},
-				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-			},
-			Handler: mcpkit.HandlerFunc(divide),
-			Tags:    []string{"math"},
-		},
-		&mcpkit.Tool{
-			Tool: mcp.Tool{
-				Name:        "word_count",
-				Description: "Count the words and characters of a text.",
-				InputSchema: &jsonschema.Schema{
-					Type:       "object",
-					Properties: map[string]*jsonschema.Schema{"text": {Type: "string"}},
-					Required:   []string{"text"},
-				},
-				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
-			},
-			Handler: mcpkit.HandlerFunc(wordCount),
-			Tags:    []string{"text"},
-		},
-	)
+
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
+	add, err := tools.New("add", add, &tools.Options{
+		Description: "Add two numbers.",
+		Annotations: readOnly,
+		Tags:        []string{"math"},
+	})
 	if err != nil {
+		return nil, err
+	}
+	divide, err := tools.New("divide", divide, &tools.Options{
+		Description: "Divide a by b. Dividing by zero is an error the model can correct.",
+		Annotations: readOnly,
+		Tags:        []string{"math"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	count, err := tools.New("word_count", wordCount, &tools.Options{
+		Description: "Count the words and characters of a text.",
+		Annotations: readOnly,
+		Tags:        []string{"text"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Add(add, divide, count); err != nil {
 		return nil, err
 	}
 	return srv, nil
@@ -174,63 +145,48 @@ func logCalls(logger *slog.Logger) mcpkit.Middleware {
 	}
 }
 
-// operands are the arguments of add and divide.
-type operands struct {
-	A *float64 `json:"a"`
-	B *float64 `json:"b"`
+// Operands are the arguments of add and divide.
+type Operands struct {
+	A float64 `json:"a" description:"The first operand."`
+	B float64 `json:"b" description:"The second operand."`
 }
 
-func decodeOperands(req *mcpkit.Request) (a, b float64, err error) {
-	var in operands
-	if err := json.Unmarshal(req.Arguments, &in); err != nil {
-		return 0, 0, mcpkit.ToolErrorf("arguments must be an object with numbers a and b: %v", err)
-	}
-	if in.A == nil || in.B == nil {
-		return 0, 0, mcpkit.ToolErrorf("both a and b are required")
-	}
-	return *in.A, *in.B, nil
+// Sum is the result of add.
+type Sum struct {
+	Sum float64 `json:"sum"`
 }
 
-func add(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	a, b, err := decodeOperands(req)
-	if err != nil {
-		return nil, err
-	}
-	sum := a + b
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf(`{"sum":%v}`, sum)}},
-		StructuredContent: map[string]any{"sum": sum},
-	}, nil
+func add(ctx context.Context, in Operands) (Sum, error) {
+	return Sum{Sum: in.A + in.B}, nil
 }
 
 var errDivideByZero = errors.New("cannot divide by zero; choose a non-zero b")
 
-func divide(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	a, b, err := decodeOperands(req)
-	if err != nil {
-		return nil, err
+func divide(ctx context.Context, in Operands) (float64, error) {
+	if in.B == 0 {
+		return 0, mcpkit.RetryableError(errDivideByZero)
 	}
-	if b == 0 {
-		return nil, mcpkit.RetryableError(errDivideByZero)
-	}
-	q := a / b
+	q := in.A / in.B
 	if math.IsInf(q, 0) {
-		return nil, mcpkit.ToolErrorf("%v / %v overflows", a, b)
+		return 0, mcpkit.ToolErrorf("%v / %v overflows", in.A, in.B)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(q)}}}, nil
+	return q, nil
 }
 
-func wordCount(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	var in struct {
-		Text *string `json:"text"`
-	}
-	if err := json.Unmarshal(req.Arguments, &in); err != nil || in.Text == nil {
-		return nil, mcpkit.ToolErrorf("text (a string) is required")
-	}
-	words := len(strings.FieldsFunc(*in.Text, unicode.IsSpace))
-	chars := len([]rune(*in.Text))
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%d words, %d characters", words, chars)}},
-		StructuredContent: map[string]int{"words": words, "characters": chars},
+// Text is the argument of word_count.
+type Text struct {
+	Text string `json:"text" description:"The text to count."`
+}
+
+// Counts is the result of word_count.
+type Counts struct {
+	Words      int `json:"words"`
+	Characters int `json:"characters"`
+}
+
+func wordCount(ctx context.Context, in Text) (Counts, error) {
+	return Counts{
+		Words:      len(strings.FieldsFunc(in.Text, unicode.IsSpace)),
+		Characters: utf8.RuneCountInString(in.Text),
 	}, nil
 }

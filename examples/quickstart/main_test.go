@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/tools"
 )
 
 func text(t *testing.T, res *mcp.CallToolResult) string {
@@ -40,23 +41,28 @@ func TestTools(t *testing.T) {
 		t.Errorf("add structured content = %v", res.StructuredContent)
 	}
 
+	res, err = ts.CallTool(ctx, "divide", map[string]any{"a": 1, "b": 4})
+	if err != nil || res.IsError || text(t, res) != "0.25" || tools.Unwrap(res) != 0.25 {
+		t.Fatalf("divide: %+v, %v", res, err)
+	}
+
 	res, err = ts.CallTool(ctx, "divide", map[string]any{"a": 1, "b": 0})
 	if err != nil || !res.IsError || mcpkit.ErrorClassOf(res) != mcpkit.Retryable || !strings.Contains(text(t, res), "divide by zero") {
 		t.Fatalf("divide by zero: %+v, %v", res, err)
 	}
 
-	res, err = ts.CallTool(ctx, "add", map[string]any{"a": 1})
-	if err != nil || !res.IsError || text(t, res) != "both a and b are required" {
-		t.Fatalf("add without b: %+v, %v", res, err)
+	res, err = ts.CallTool(ctx, "add", map[string]any{"a": "one", "b": 2})
+	if err != nil || !res.IsError || text(t, res) != `invalid arguments: field "a": want number, got string` {
+		t.Fatalf("add with a string: %+v, %v", res, err)
 	}
 
 	res, err = ts.CallTool(ctx, "word_count", map[string]any{"text": "héllo  wide world"})
-	if err != nil || text(t, res) != "3 words, 17 characters" {
+	if err != nil || text(t, res) != `{"words":3,"characters":17}` {
 		t.Fatalf("word_count: %+v, %v", res, err)
 	}
 
-	if got := strings.Count(logs.String(), "tool call"); got != 4 {
-		t.Errorf("logged %d calls, want 4:\n%s", got, logs.String())
+	if got := strings.Count(logs.String(), "tool call"); got != 5 {
+		t.Errorf("logged %d calls, want 5:\n%s", got, logs.String())
 	}
 	if !strings.Contains(logs.String(), "tool=divide") || !strings.Contains(logs.String(), "outcome=error") {
 		t.Errorf("log lacks the failed divide:\n%s", logs.String())
@@ -119,7 +125,7 @@ func TestRunStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "word_count", Arguments: map[string]any{"text": "a b"}})
-	if err != nil || text(t, res) != "2 words, 3 characters" {
+	if err != nil || text(t, res) != `{"words":2,"characters":3}` {
 		t.Fatalf("word_count over stdio: %+v, %v", res, err)
 	}
 	cs.Close()
