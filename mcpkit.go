@@ -72,6 +72,52 @@ func Chain(mw ...Middleware) Middleware {
 	}
 }
 
+// ToolOf returns the tool that h serves, when h is the next handler a
+// [Server] passes to a middleware while building that tool's chain. A
+// middleware calls it once, at construction, to do per-tool work there
+// (compile a schema, resolve a per-tool setting) instead of on every call:
+//
+//	func(next mcpkit.Handler) mcpkit.Handler {
+//		limit := defaultLimit
+//		if t, ok := mcpkit.ToolOf(next); ok {
+//			limit = limitFor(t)
+//		}
+//		...
+//	}
+//
+// It returns false for handlers built outside a Server (by [Chain] in a
+// test, say); such middleware falls back to req.Tool at call time.
+func ToolOf(h Handler) (*Tool, bool) {
+	if b, ok := h.(boundHandler); ok {
+		return b.tool, true
+	}
+	return nil, false
+}
+
+// boundHandler is a layer of a tool's chain, labelled with its tool for
+// [ToolOf]. It costs one indirect call per layer and no allocation.
+type boundHandler struct {
+	tool *Tool
+	next Handler
+}
+
+func (b boundHandler) CallTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+	return b.next.CallTool(ctx, req)
+}
+
+// buildChain returns t's handler wrapped in server-wide middleware use,
+// then t's own, each layer labelled with t.
+func buildChain(t *Tool, use []Middleware) Handler {
+	h := Handler(boundHandler{tool: t, next: t.Handler})
+	for i := len(t.Middleware) - 1; i >= 0; i-- {
+		h = boundHandler{tool: t, next: t.Middleware[i](h)}
+	}
+	for i := len(use) - 1; i >= 0; i-- {
+		h = boundHandler{tool: t, next: use[i](h)}
+	}
+	return h
+}
+
 // A Request is one tools/call as middleware and handlers see it.
 //
 // A Request is treated as immutable once it has been passed to a Handler:

@@ -399,3 +399,44 @@ func TestStatelessNegotiatesNewProtocol(t *testing.T) {
 		t.Errorf("negotiated %s, want %s", v, mcpkittest.StatelessVersion)
 	}
 }
+
+func TestToolOf(t *testing.T) {
+	var seen []string
+	record := func(where string) mcpkit.Middleware {
+		return func(next mcpkit.Handler) mcpkit.Handler {
+			if tl, ok := mcpkit.ToolOf(next); ok {
+				seen = append(seen, where+":"+tl.Name)
+			} else {
+				seen = append(seen, where+":none")
+			}
+			return next
+		}
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "toolof"}, nil)
+	srv.Use(record("server"))
+	tl := tool("t", reply("x"))
+	tl.Middleware = []mcpkit.Middleware{record("tool")}
+	if err := srv.Add(tl); err != nil {
+		t.Fatal(err)
+	}
+	// Built once, at Add, with the tool known to every layer.
+	if got := strings.Join(seen, ","); got != "tool:t,server:t" {
+		t.Errorf("middleware saw %s at construction", got)
+	}
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	for range 3 {
+		call, err := ts.CallTool(t.Context(), "t", nil)
+		if err != nil || resultText(t, call) != "x" {
+			t.Fatalf("call: %v, %v", call, err)
+		}
+	}
+	if len(seen) != 2 {
+		t.Errorf("chains were rebuilt per call: %v", seen)
+	}
+	// Outside a server, the tool is unknown.
+	seen = nil
+	mcpkit.Chain(record("plain"))(reply("x"))
+	if got := strings.Join(seen, ","); got != "plain:none" {
+		t.Errorf("outside a server: %s", got)
+	}
+}

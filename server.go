@@ -338,7 +338,7 @@ func (s *Server) publish() *state {
 		t := vs[0] // highest version
 		h, ok := s.handlers[t]
 		if !ok {
-			h = Chain(s.use...)(Chain(t.Middleware...)(t.Handler))
+			h = buildChain(t, s.use)
 			s.handlers[t] = h
 		}
 		st.byName[name] = &entry{tool: t, handler: h}
