@@ -1,0 +1,815 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"image/png"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+)
+
+// waitFor bounds how long a test waits for a notification that should
+// already be on its way; it only matters when the test is failing.
+const waitFor = 10 * time.Second
+
+// start builds the server with opts and connects a client configured by
+// client (nil for the defaults) over stateful streamable HTTP.
+func start(t *testing.T, opts options, client *mcp.ClientOptions) *mcpkittest.Server {
+	t.Helper()
+	srv, err := newServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mcpkittest.NewServer(t, srv, &mcpkittest.Options{Client: client})
+}
+
+// sameJSON reports whether got and want marshal to equal JSON values.
+func sameJSON(t *testing.T, got, want any) bool {
+	t.Helper()
+	var g, w any
+	for _, p := range []struct {
+		v   any
+		out *any
+	}{{got, &g}, {want, &w}} {
+		b, err := json.Marshal(p.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, p.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return reflect.DeepEqual(g, w)
+}
+
+func resultText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("got %d content blocks, want 1: %+v", len(res.Content), res.Content)
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content is %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+// TestContentTools checks the result of every tool that only returns
+// content. test_reconnection is in TestRun: its result reaches the client
+// only through a resumed stream, which the harness's client does not do.
+func TestContentTools(t *testing.T) {
+	ts := start(t, options{}, nil)
+	m, err := newMedia()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		tool string
+		args any
+		want []mcp.Content
+	}{
+		{"test_simple_text", nil, []mcp.Content{&mcp.TextContent{Text: "This is a simple text response for testing."}}},
+		{"test_image_content", map[string]any{}, []mcp.Content{&mcp.ImageContent{Data: m.png, MIMEType: "image/png"}}},
+		{"test_audio_content", map[string]any{}, []mcp.Content{&mcp.AudioContent{Data: m.wav, MIMEType: "audio/wav"}}},
+		{"test_embedded_resource", nil, []mcp.Content{&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+			URI: "test://embedded-resource", MIMEType: "text/plain", Text: "This is an embedded resource content."}}}},
+		{"test_multiple_content_types", nil, []mcp.Content{
+			&mcp.TextContent{Text: "Multiple content types test:"},
+			&mcp.ImageContent{Data: m.png, MIMEType: "image/png"},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+				URI: "test://mixed-content-resource", MIMEType: "application/json", Text: `{"test":"data","value":123}`}},
+		}},
+		{"json_schema_2020_12_tool", map[string]any{"name": "Ada"}, []mcp.Content{
+			&mcp.TextContent{Text: `JSON Schema 2020-12 tool called with: {"name":"Ada"}`}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			res, err := ts.CallTool(t.Context(), tt.tool, tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError {
+				t.Fatalf("isError set: %+v", res.Content)
+			}
+			if !sameJSON(t, res.Content, tt.want) {
+				got, _ := json.Marshal(res.Content)
+				want, _ := json.Marshal(tt.want)
+				t.Errorf("content\n got %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+func TestErrorTool(t *testing.T) {
+	ts := start(t, options{}, nil)
+	res, err := ts.CallTool(t.Context(), "test_error_handling", nil)
+	if err != nil {
+		t.Fatalf("got a protocol error, want an error result: %v", err)
+	}
+	if !res.IsError {
+		t.Fatal("isError not set")
+	}
+	if got := resultText(t, res); got != "This tool intentionally returns an error for testing" {
+		t.Errorf("text = %q", got)
+	}
+	if got := mcpkit.ErrorClassOf(res); got != mcpkit.Fatal {
+		t.Errorf("error class = %q, want %q", got, mcpkit.Fatal)
+	}
+}
+
+// TestToolList checks what the tools-list and json-schema-2020-12 scenarios
+// check: every tool the scenarios call is listed with a description and an
+// object schema, and the 2020-12 schema arrives with every keyword intact.
+func TestToolList(t *testing.T) {
+	ts := start(t, options{}, nil)
+	res, err := ts.Session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	var schema any
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if tool.Description == "" {
+			t.Errorf("%s has no description", tool.Name)
+		}
+		if s, _ := tool.InputSchema.(map[string]any); s["type"] != "object" {
+			t.Errorf("%s: input schema %v is not an object schema", tool.Name, tool.InputSchema)
+		}
+		if tool.Name == "json_schema_2020_12_tool" {
+			schema = tool.InputSchema
+		}
+	}
+	want := []string{
+		"json_schema_2020_12_tool", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
+		"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling", "test_image_content",
+		"test_multiple_content_types", "test_reconnection", "test_sampling", "test_simple_text",
+		"test_tool_with_logging", "test_tool_with_progress",
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("tools\n got %v\nwant %v", names, want)
+	}
+	if !sameJSON(t, schema, json.RawMessage(schema2020)) {
+		got, _ := json.Marshal(schema)
+		t.Errorf("json_schema_2020_12_tool schema changed on the way:\n got %s\nwant %s", got, schema2020)
+	}
+	for _, key := range []string{"$schema", "$defs", "additionalProperties", "allOf", "if", "then", "else"} {
+		if _, ok := schema.(map[string]any)[key]; !ok {
+			t.Errorf("schema lost %q", key)
+		}
+	}
+}
+
+func TestLoggingTool(t *testing.T) {
+	got := make(chan *mcp.LoggingMessageParams, 10)
+	ts := start(t, options{}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { got <- req.Params },
+	})
+	ctx := t.Context()
+	if err := ts.Session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ts.CallTool(ctx, "test_tool_with_logging", nil)
+	if err != nil || res.IsError {
+		t.Fatalf("call: %+v, %v", res, err)
+	}
+	if text := resultText(t, res); text != "Tool with logging executed successfully" {
+		t.Errorf("text = %q", text)
+	}
+	for _, want := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+		select {
+		case p := <-got:
+			if p.Data != want || p.Level != "info" {
+				t.Errorf("log message = %v at %q, want %q at info", p.Data, p.Level, want)
+			}
+		case <-time.After(waitFor):
+			t.Fatalf("no log message %q", want)
+		}
+	}
+}
+
+func TestProgressTool(t *testing.T) {
+	got := make(chan *mcp.ProgressNotificationParams, 10)
+	ts := start(t, options{}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) { got <- req.Params },
+	})
+	ctx := t.Context()
+
+	t.Run("with token", func(t *testing.T) {
+		params := &mcp.CallToolParams{Name: "test_tool_with_progress", Arguments: map[string]any{}}
+		params.SetProgressToken("progress-test-1")
+		res, err := ts.Session.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			t.Fatalf("call: %+v, %v", res, err)
+		}
+		if text := resultText(t, res); text != "Sent 3 progress notifications" {
+			t.Errorf("text = %q", text)
+		}
+		for _, want := range []float64{0, 50, 100} {
+			select {
+			case p := <-got:
+				if p.ProgressToken != "progress-test-1" || p.Progress != want || p.Total != 100 {
+					t.Errorf("progress = %+v, want %v/100 for progress-test-1", p, want)
+				}
+			case <-time.After(waitFor):
+				t.Fatalf("no progress notification %v", want)
+			}
+		}
+	})
+	t.Run("without token", func(t *testing.T) {
+		res, err := ts.CallTool(ctx, "test_tool_with_progress", nil)
+		if err != nil || res.IsError {
+			t.Fatalf("call: %+v, %v", res, err)
+		}
+		if text := resultText(t, res); text != "Sent 0 progress notifications" {
+			t.Errorf("text = %q", text)
+		}
+	})
+}
+
+// TestPacing checks, in fake time, that the logging and progress tools
+// space their notifications by the pause, as the scenarios ask, so that a
+// client sees them arrive while the call runs.
+func TestPacing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const pause = 50 * time.Millisecond
+		srv, err := newServer(options{pause: pause})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var (
+			mu sync.Mutex
+			at []time.Duration
+		)
+		start := time.Now()
+		ts := mcpkittest.NewInMemoryServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+			ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+				mu.Lock()
+				defer mu.Unlock()
+				at = append(at, time.Since(start))
+			},
+		}})
+		params := &mcp.CallToolParams{Name: "test_tool_with_progress"}
+		params.SetProgressToken(7)
+		res, err := ts.Session.CallTool(t.Context(), params)
+		if err != nil || res.IsError {
+			t.Fatalf("call: %+v, %v", res, err)
+		}
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if want := []time.Duration{0, pause, 2 * pause}; !slices.Equal(at, want) {
+			t.Errorf("notifications at %v, want %v", at, want)
+		}
+		if took := time.Since(start); took != 2*pause {
+			t.Errorf("call took %v, want %v", took, 2*pause)
+		}
+	})
+}
+
+func TestSamplingTool(t *testing.T) {
+	var asked *mcp.CreateMessageParams
+	ts := start(t, options{}, &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			asked = req.Params
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "test-model", Content: &mcp.TextContent{Text: "42"}}, nil
+		},
+	})
+	noSampling := start(t, options{}, nil)
+	ctx := t.Context()
+
+	tests := []struct {
+		name      string
+		ts        *mcpkittest.Server
+		args      any
+		wantText  string
+		wantClass mcpkit.ErrorClass // "" for success
+	}{
+		{"answer", ts, map[string]any{"prompt": "What is 6x7?"}, "LLM response: 42", ""},
+		{"no prompt", ts, map[string]any{}, "prompt (a string) is required", mcpkit.Retryable},
+		{"client cannot sample", noSampling, map[string]any{"prompt": "hi"}, "sampling failed: ", mcpkit.Fatal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := tt.ts.CallTool(ctx, "test_sampling", tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if text := resultText(t, res); !strings.HasPrefix(text, tt.wantText) {
+				t.Errorf("text = %q, want prefix %q", text, tt.wantText)
+			}
+			if res.IsError != (tt.wantClass != "") || mcpkit.ErrorClassOf(res) != tt.wantClass {
+				t.Errorf("isError = %v, class %q; want class %q", res.IsError, mcpkit.ErrorClassOf(res), tt.wantClass)
+			}
+		})
+	}
+	if asked == nil {
+		t.Fatal("the client was never asked to sample")
+	}
+	if asked.MaxTokens != 100 || len(asked.Messages) != 1 || asked.Messages[0].Role != "user" ||
+		!sameJSON(t, asked.Messages[0].Content, &mcp.TextContent{Text: "What is 6x7?"}) {
+		t.Errorf("sampling request = %+v", asked)
+	}
+}
+
+func TestElicitationTools(t *testing.T) {
+	type asked struct {
+		message string
+		schema  any
+	}
+	requests := make(chan asked, 1)
+	answers := map[string]*mcp.ElicitResult{
+		"Please provide your information": {Action: "accept", Content: map[string]any{"username": "ada", "email": "ada@example.com"}},
+		"Please review and update the form fields with defaults": {Action: "accept", Content: map[string]any{
+			"name": "Jane Smith", "age": 25, "score": 88, "status": "inactive", "verified": false}},
+		"Please select options": {Action: "decline"},
+	}
+	ts := start(t, options{}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			requests <- asked{req.Params.Message, req.Params.RequestedSchema}
+			return answers[req.Params.Message], nil
+		},
+	})
+	tests := []struct {
+		tool, message, schema string
+		args                  any
+		wantText              string
+	}{
+		{"test_elicitation", "Please provide your information", userInfoRequest,
+			map[string]any{"message": "Please provide your information"},
+			`User response: action=accept, content={"email":"ada@example.com","username":"ada"}`},
+		{"test_elicitation_sep1034_defaults", "Please review and update the form fields with defaults", defaultsRequest, nil,
+			`Elicitation completed: action=accept, content={"age":25,"name":"Jane Smith","score":88,"status":"inactive","verified":false}`},
+		{"test_elicitation_sep1330_enums", "Please select options", enumsRequest, nil,
+			`Elicitation completed: action=decline, content=null`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			res, err := ts.CallTool(t.Context(), tt.tool, tt.args)
+			if err != nil || res.IsError {
+				t.Fatalf("call: %+v, %v", res, err)
+			}
+			if text := resultText(t, res); text != tt.wantText {
+				t.Errorf("text\n got %s\nwant %s", text, tt.wantText)
+			}
+			select {
+			case a := <-requests:
+				if a.message != tt.message {
+					t.Errorf("message = %q, want %q", a.message, tt.message)
+				}
+				if !sameJSON(t, a.schema, json.RawMessage(tt.schema)) {
+					t.Errorf("requested schema = %v, want %s", a.schema, tt.schema)
+				}
+			default:
+				t.Fatal("the client was never asked")
+			}
+		})
+	}
+	t.Run("no message", func(t *testing.T) {
+		res, err := ts.CallTool(t.Context(), "test_elicitation", map[string]any{"message": 3})
+		if err != nil || !res.IsError || resultText(t, res) != "message (a string) is required" {
+			t.Fatalf("call: %+v, %v", res, err)
+		}
+	})
+}
+
+func TestResources(t *testing.T) {
+	updated := make(chan string, 1)
+	ts := start(t, options{}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+	})
+	ctx := t.Context()
+	m, err := newMedia()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	list, err := ts.Session.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range list.Resources {
+		uris = append(uris, r.URI)
+		if r.Name == "" || r.Description == "" {
+			t.Errorf("%s lacks a name or description", r.URI)
+		}
+	}
+	if want := []string{"test://static-binary", "test://static-text", "test://watched-resource"}; !slices.Equal(uris, want) {
+		t.Errorf("resources = %v, want %v", uris, want)
+	}
+	templates, err := ts.Session.ListResourceTemplates(ctx, nil)
+	if err != nil || len(templates.ResourceTemplates) != 1 || templates.ResourceTemplates[0].URITemplate != "test://template/{id}/data" {
+		t.Errorf("templates = %+v, %v", templates, err)
+	}
+
+	reads := []struct {
+		uri  string
+		want *mcp.ResourceContents
+	}{
+		{"test://static-text", &mcp.ResourceContents{URI: "test://static-text", MIMEType: "text/plain", Text: "This is the content of the static text resource."}},
+		{"test://static-binary", &mcp.ResourceContents{URI: "test://static-binary", MIMEType: "image/png", Blob: m.png}},
+		{"test://template/123/data", &mcp.ResourceContents{URI: "test://template/123/data", MIMEType: "application/json",
+			Text: `{"id":"123","templateTest":true,"data":"Data for ID: 123"}`}},
+	}
+	for _, tt := range reads {
+		t.Run(tt.uri, func(t *testing.T) {
+			res, err := ts.Session.ReadResource(ctx, &mcp.ReadResourceParams{URI: tt.uri})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Contents) != 1 || !sameJSON(t, res.Contents[0], tt.want) {
+				got, _ := json.Marshal(res.Contents)
+				t.Errorf("contents = %s", got)
+			}
+		})
+	}
+	t.Run("missing", func(t *testing.T) {
+		_, err := ts.Session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://template/a/b/data"})
+		var wire *jsonrpc.Error
+		if !errors.As(err, &wire) || wire.Code != mcp.CodeResourceNotFound {
+			t.Errorf("err = %v, want code %d", err, mcp.CodeResourceNotFound)
+		}
+	})
+
+	t.Run("subscribe", func(t *testing.T) {
+		if err := ts.Session.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched-resource"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := ts.Server().MCPServer().ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://watched-resource"}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case uri := <-updated:
+			if uri != "test://watched-resource" {
+				t.Errorf("update for %q", uri)
+			}
+		case <-time.After(waitFor):
+			t.Fatal("no update notification")
+		}
+		if err := ts.Session.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://watched-resource"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestPrompts(t *testing.T) {
+	ts := start(t, options{}, nil)
+	ctx := t.Context()
+	m, err := newMedia()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := ts.Session.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Prompts) != 4 {
+		t.Errorf("got %d prompts, want 4", len(list.Prompts))
+	}
+	for _, p := range list.Prompts {
+		if p.Description == "" {
+			t.Errorf("prompt %s has no description", p.Name)
+		}
+	}
+
+	tests := []struct {
+		name string
+		args map[string]string
+		want []*mcp.PromptMessage
+	}{
+		{"test_simple_prompt", nil, []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "This is a simple prompt for testing."}}}},
+		{"test_prompt_with_arguments", map[string]string{"arg1": "hello", "arg2": "world"}, []*mcp.PromptMessage{
+			{Role: "user", Content: &mcp.TextContent{Text: "Prompt with arguments: arg1='hello', arg2='world'"}}}},
+		{"test_prompt_with_embedded_resource", map[string]string{"resourceUri": "test://example-resource"}, []*mcp.PromptMessage{
+			{Role: "user", Content: &mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+				URI: "test://example-resource", MIMEType: "text/plain", Text: "Embedded resource content for testing."}}},
+			{Role: "user", Content: &mcp.TextContent{Text: "Please process the embedded resource above."}}}},
+		{"test_prompt_with_image", nil, []*mcp.PromptMessage{
+			{Role: "user", Content: &mcp.ImageContent{Data: m.png, MIMEType: "image/png"}},
+			{Role: "user", Content: &mcp.TextContent{Text: "Please analyze the image above."}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := ts.Session.GetPrompt(ctx, &mcp.GetPromptParams{Name: tt.name, Arguments: tt.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !sameJSON(t, res.Messages, tt.want) {
+				got, _ := json.Marshal(res.Messages)
+				t.Errorf("messages = %s", got)
+			}
+		})
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	ts := start(t, options{}, nil)
+	tests := []struct {
+		ref   *mcp.CompleteReference
+		value string
+		want  []string
+	}{
+		{&mcp.CompleteReference{Type: "ref/prompt", Name: "test_prompt_with_arguments"}, "par", []string{"paris", "park", "party"}},
+		{&mcp.CompleteReference{Type: "ref/prompt", Name: "test_prompt_with_arguments"}, "test", []string{"test", "testValue1", "testValue2"}},
+		{&mcp.CompleteReference{Type: "ref/prompt", Name: "test_prompt_with_arguments"}, "zzz", []string{}},
+		{&mcp.CompleteReference{Type: "ref/prompt", Name: "test_simple_prompt"}, "", []string{}},
+		{&mcp.CompleteReference{Type: "ref/resource", URI: "test://template/{id}/data"}, "1", []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.ref.Name+tt.ref.URI+"/"+tt.value, func(t *testing.T) {
+			res, err := ts.Session.Complete(t.Context(), &mcp.CompleteParams{
+				Ref:      tt.ref,
+				Argument: mcp.CompleteParamsArgument{Name: "arg1", Value: tt.value},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A nil slice would have crossed the wire as null, not [].
+			if got := res.Completion.Values; got == nil || !slices.Equal(got, tt.want) {
+				t.Errorf("values = %#v, want %#v", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLogCalls checks that calls are logged with their outcome, including
+// the Go error a handler returned before the server turned it into a result.
+func TestLogCalls(t *testing.T) {
+	var buf bytes.Buffer
+	ts := start(t, options{logger: slog.New(slog.NewJSONHandler(&buf, nil))}, nil)
+	for _, name := range []string{"test_simple_text", "test_error_handling"} {
+		if _, err := ts.CallTool(t.Context(), name, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []map[string]any
+	for line := range strings.Lines(buf.String()) {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if rec["msg"] == "tool call" {
+			got = append(got, rec)
+		}
+	}
+	want := []map[string]any{
+		{"tool": "test_simple_text", "outcome": "ok"},
+		{"tool": "test_error_handling", "outcome": "error", "error": "This tool intentionally returns an error for testing"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d call records, want %d:\n%s", len(got), len(want), buf.String())
+	}
+	for i, w := range want {
+		for k, v := range w {
+			if got[i][k] != v {
+				t.Errorf("record %d: %s = %v, want %v", i, k, got[i][k], v)
+			}
+		}
+		if _, ok := got[i]["duration"]; !ok {
+			t.Errorf("record %d has no duration", i)
+		}
+	}
+}
+
+// TestServerMiddleware runs the server-wide chain around handlers in fake
+// time: limitDuration cancels a call that outlives the limit, and logCalls,
+// being outside it, logs the timeout it reports.
+func TestServerMiddleware(t *testing.T) {
+	tool := &mcpkit.Tool{Tool: mcp.Tool{Name: "slow"}}
+	blocked := mcpkit.HandlerFunc(func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	errOwn := errors.New("own failure")
+	tests := []struct {
+		name    string
+		limit   time.Duration
+		handler mcpkit.Handler
+		wantErr string // "" for success
+		fatal   bool
+		took    time.Duration
+	}{
+		{"times out", time.Second, blocked, `tool "slow" did not finish within 1s: context deadline exceeded`, true, time.Second},
+		{"in time", time.Second, mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			time.Sleep(time.Second / 2)
+			return textResult("done"), nil
+		}), "", false, time.Second / 2},
+		{"own error kept", time.Second, mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return nil, errOwn
+		}), "own failure", false, 0},
+		{"no limit", 0, mcpkit.HandlerFunc(func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+			if _, ok := ctx.Deadline(); ok {
+				return nil, errors.New("deadline set without a limit")
+			}
+			return textResult("done"), nil
+		}), "", false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var buf bytes.Buffer
+				logger := slog.New(slog.NewJSONHandler(&buf, nil))
+				h := mcpkit.Chain(serverMiddleware(logger, options{callTimeout: tt.limit})...)(tt.handler)
+				start := time.Now()
+				res, err := h.CallTool(t.Context(), mcpkittest.NewRequest(tool, nil))
+				if took := time.Since(start); took != tt.took {
+					t.Errorf("call took %v, want %v", took, tt.took)
+				}
+				if tt.wantErr == "" {
+					if err != nil || res == nil {
+						t.Fatalf("got %v, %v; want a result", res, err)
+					}
+					return
+				}
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				}
+				var te *mcpkit.ToolError
+				if isFatal := errors.As(err, &te) && te.ErrorClass() == mcpkit.Fatal; isFatal != tt.fatal {
+					t.Errorf("fatal tool error = %v, want %v", isFatal, tt.fatal)
+				}
+				if tt.fatal && !errors.Is(err, context.DeadlineExceeded) {
+					t.Errorf("%v does not wrap context.DeadlineExceeded", err)
+				}
+				var rec map[string]any
+				if err := json.Unmarshal(buf.Bytes(), &rec); err != nil || rec["outcome"] != "error" || rec["error"] != tt.wantErr {
+					t.Errorf("log does not report the error (%v):\n%s", err, buf.String())
+				}
+			})
+		})
+	}
+}
+
+func TestMedia(t *testing.T) {
+	m, err := newMedia()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(m.png))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 1 || b.Dy() != 1 {
+		t.Errorf("image is %v, want 1x1", b)
+	}
+	if r, g, b, a := img.At(0, 0).RGBA(); r != 0xffff || g != 0 || b != 0 || a != 0xffff {
+		t.Errorf("pixel = %v %v %v %v, want opaque red", r, g, b, a)
+	}
+
+	w := m.wav
+	le := binary.LittleEndian
+	checks := []struct {
+		what      string
+		got, want any
+	}{
+		{"RIFF tag", string(w[0:4]), "RIFF"},
+		{"RIFF size", le.Uint32(w[4:8]), uint32(len(w) - 8)},
+		{"WAVE tag", string(w[8:16]), "WAVEfmt "},
+		{"format", le.Uint16(w[20:22]), uint16(1)},
+		{"channels", le.Uint16(w[22:24]), uint16(1)},
+		{"rate", le.Uint32(w[24:28]), uint32(8000)},
+		{"byte rate", le.Uint32(w[28:32]), uint32(16000)},
+		{"bits", le.Uint16(w[34:36]), uint16(16)},
+		{"data tag", string(w[36:40]), "data"},
+		{"data size", le.Uint32(w[40:44]), uint32(len(w) - 44)},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("WAV %s = %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}
+
+// TestRun runs the program as scripts/conformance.sh does and checks what
+// only the real HTTP server has: the listening line, resuming a stream the
+// server closed (event store), DNS-rebinding protection, and a shutdown that
+// does not wait for open sessions.
+func TestRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-pause", "5ms"}, pw, io.Discard)
+		pw.Close()
+	}()
+	lines := bufio.NewScanner(pr)
+	if !lines.Scan() {
+		t.Fatal("no output from run")
+	}
+	url, ok := strings.CutPrefix(lines.Text(), "listening on ")
+	if !ok || !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/mcp") {
+		t.Fatalf("first line = %q", lines.Text())
+	}
+	go io.Copy(io.Discard, pr)
+
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_reconnection"})
+	if err != nil || res.IsError {
+		t.Fatalf("test_reconnection: %+v, %v", res, err)
+	}
+	if text := resultText(t, res); text != "Reconnection test completed successfully" {
+		t.Errorf("text = %q", text)
+	}
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = "attacker.example"
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("request for Host attacker.example: status %d, want 403", resp.StatusCode)
+	}
+
+	cancel() // with cs still open
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run returned %v after cancel", err)
+		}
+	case <-time.After(waitFor):
+		t.Fatal("run did not return after cancel")
+	}
+	cs.Close()
+}
+
+func TestRunBadArgs(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-nope"}, "flag provided but not defined"},
+		{[]string{"extra"}, "unexpected arguments"},
+		{[]string{"-addr", "127.0.0.1:-1"}, "invalid port"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stderr strings.Builder
+			err := run(t.Context(), tt.args, io.Discard, &stderr)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzReadTemplateData feeds URIs, which come from clients, to the template
+// handler: it either reports the resource missing or serves JSON whose id
+// rebuilds the URI.
+func FuzzReadTemplateData(f *testing.F) {
+	for _, uri := range []string{
+		"test://template/123/data", "test://template//data", "test://template/a/b/data",
+		"test://template/data", "test://template/\"q\"/data", "test://template/é/data", "",
+	} {
+		f.Add(uri)
+	}
+	f.Fuzz(func(t *testing.T, uri string) {
+		res, err := readTemplateData(context.Background(), &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: uri}})
+		if err != nil {
+			var wire *jsonrpc.Error
+			if !errors.As(err, &wire) || wire.Code != mcp.CodeResourceNotFound {
+				t.Fatalf("%q: unexpected error %v", uri, err)
+			}
+			return
+		}
+		if len(res.Contents) != 1 || res.Contents[0].URI != uri {
+			t.Fatalf("%q: contents %+v", uri, res.Contents)
+		}
+		var d templateData
+		if err := json.Unmarshal([]byte(res.Contents[0].Text), &d); err != nil {
+			t.Fatalf("%q: %v", uri, err)
+		}
+		if !d.TemplateTest || "test://template/"+d.ID+"/data" != uri {
+			t.Fatalf("%q: served %+v", uri, d)
+		}
+	})
+}
