@@ -32,6 +32,11 @@ type Options struct {
 	// ProtocolVersion, if set, replaces the version the client asks for.
 	ProtocolVersion string
 
+	// Retries is how often an HTTP client reconnects a broken event stream
+	// (to test tools that close it, for instance). Zero means never, so that
+	// a failure shows at once.
+	Retries int
+
 	// HTTP configures the streamable HTTP handler of [NewServer] and
 	// [NewStatelessServer]; Stateless and JSONResponse are set by the
 	// constructor. It is ignored by [NewInMemoryServer].
@@ -52,6 +57,7 @@ type Server struct {
 	server  *mcpkit.Server
 	client  *mcp.Client
 	version string
+	retries int
 	close   sync.Once
 }
 
@@ -114,7 +120,10 @@ func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, v
 	if opts.ProtocolVersion != "" {
 		version = opts.ProtocolVersion
 	}
-	ts := &Server{server: srv, client: newClient(opts), version: version}
+	ts := &Server{server: srv, client: newClient(opts), version: version, retries: -1}
+	if opts.Retries > 0 {
+		ts.retries = opts.Retries
+	}
 	ts.http = httptest.NewServer(srv.HTTPHandler(&hopts))
 	ts.URL = ts.http.URL
 	cs, err := ts.Connect(context.Background())
@@ -138,7 +147,7 @@ func (s *Server) Connect(ctx context.Context) (*mcp.ClientSession, error) {
 	if s.http == nil {
 		return nil, fmt.Errorf("mcpkittest: Connect: an in-memory server has one session")
 	}
-	t := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.http.Client(), MaxRetries: -1}
+	t := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.http.Client(), MaxRetries: s.retries}
 	cs, err := s.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: s.version})
 	if err != nil {
 		return nil, fmt.Errorf("client connect: %w", err)
