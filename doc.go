@@ -33,15 +33,16 @@
 //     [UnknownToolError] for hiding a tool behind the same answer;
 //   - a [*ToolError] anywhere in the error's chain ([ToolErrorf],
 //     [RetryableError], [FatalError]): a result with isError set and the
-//     error's text, never masked;
+//     tool error's own text (not what wrappers added around it), never
+//     masked;
 //   - a JSON-RPC error ([ProtocolError], or a *jsonrpc.Error wrapped
 //     anywhere in the chain) with a non-zero code: that JSON-RPC error,
 //     code and message;
 //   - any other error: a result with isError set and the error's text
 //     (error-masking middleware replaces the text, not the error);
-//   - a panic: the server keeps serving, the stack goes to
-//     [ServerOptions.Logger], and the client gets a result with isError
-//     set and a generic text;
+//   - a panic, or a [*PanicError] anywhere in the chain: the server keeps
+//     serving, the stack goes to [ServerOptions.Logger], and the client
+//     gets a result with isError set and a generic text;
 //   - a nil result with a nil error: an empty, successful result.
 //
 // A Go error never reaches the wire as JSON-RPC code 0. Results with isError
@@ -49,6 +50,8 @@
 // [MetaKeyErrorClass], for agent loops to read with [ErrorClassOf]. Errors
 // choose their class with an ErrorClass() ErrorClass method; a tool error is
 // Retryable unless marked otherwise, any other error and a panic are Fatal.
+// An error can add its own entries to the result's _meta by implementing
+// [ResultMetaError].
 //
 // # Registry
 //

@@ -154,22 +154,51 @@ func classOf(err error, def ErrorClass) ErrorClass {
 	return def
 }
 
-// errorResult returns a result with isError set, text as its only content and
-// class in its _meta.
-func errorResult(text string, class ErrorClass) *mcp.CallToolResult {
+// A ResultMetaError is an error that adds entries to the _meta of the error
+// result it becomes, for agents to read (a rate limiter's retry delay, for
+// instance). The server calls ResultMeta on the first error in the chain
+// that has the method; keys should be namespaced ("com.example/retryAfter")
+// and [MetaKeyErrorClass] is set by the server.
+type ResultMetaError interface {
+	error
+	ResultMeta() mcp.Meta
+}
+
+// errorResult returns a result with isError set, text as its only content,
+// class and the error's own entries in its _meta.
+func errorResult(text string, class ErrorClass, err error) *mcp.CallToolResult {
+	meta := mcp.Meta{}
+	var rme ResultMetaError
+	if err != nil && errors.As(err, &rme) {
+		for k, v := range rme.ResultMeta() {
+			meta[k] = v
+		}
+	}
+	meta[MetaKeyErrorClass] = string(class)
 	return &mcp.CallToolResult{
 		Content: []mcp.Content{&mcp.TextContent{Text: text}},
 		IsError: true,
-		Meta:    mcp.Meta{MetaKeyErrorClass: string(class)},
+		Meta:    meta,
 	}
 }
+
+// panicText is what the client sees of a panic.
+func panicText(name string) string { return fmt.Sprintf("internal error in tool %q", name) }
 
 // resultForError applies the error table of the package documentation to
 // err, which came out of the chain of the tool called name.
 func resultForError(name string, err error) (*mcp.CallToolResult, error) {
+	// A panic's value may be anything, even a JSON-RPC error: never show
+	// it.
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		return errorResult(panicText(name), Fatal, err), nil
+	}
+	// Only the tool error's own text was marked as safe to show: context
+	// that wrappers added around it (fmt.Errorf("%s: %w", dsn, te)) is not.
 	var te *ToolError
 	if errors.As(err, &te) {
-		return errorResult(err.Error(), te.ErrorClass()), nil
+		return errorResult(te.Error(), te.ErrorClass(), err), nil
 	}
 	var wire *jsonrpc.Error
 	if errors.As(err, &wire) && wire.Code != 0 {
@@ -179,5 +208,5 @@ func resultForError(name string, err error) (*mcp.CallToolResult, error) {
 	if text == "" {
 		text = fmt.Sprintf("error calling tool %q", name)
 	}
-	return errorResult(text, classOf(err, Fatal)), nil
+	return errorResult(text, classOf(err, Fatal), err), nil
 }

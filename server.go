@@ -370,9 +370,14 @@ func (s *Server) serve(ctx context.Context, e *entry, call *mcp.CallToolRequest)
 	req := &Request{Tool: e.tool, Arguments: call.Params.Arguments, Call: call}
 	defer func() {
 		if v := recover(); v != nil {
-			pe := &PanicError{Value: v, Stack: debug.Stack()}
-			s.logger.Error("mcpkit: tool panicked", "tool", e.tool.Name, "panic", fmt.Sprint(v), "stack", string(pe.Stack))
-			res, err = errorResult(fmt.Sprintf("internal error in tool %q", e.tool.Name), Fatal), nil
+			// A panic re-raised by middleware (such as a timeout's) carries
+			// the stack of the goroutine that first panicked.
+			pe, ok := v.(*PanicError)
+			if !ok {
+				pe = &PanicError{Value: v, Stack: debug.Stack()}
+			}
+			s.logger.Error("mcpkit: tool panicked", "tool", e.tool.Name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+			res, err = errorResult(panicText(e.tool.Name), Fatal, nil), nil
 		}
 	}()
 	res, err = e.handler.CallTool(ctx, req)

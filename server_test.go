@@ -90,6 +90,13 @@ func errorTableServer(t *testing.T, logger *slog.Logger) *mcpkit.Server {
 		tool("panics", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			panic("boom")
 		}),
+		tool("panic_error_value", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			// As a recovering middleware returns it: the value must not show.
+			return nil, fmt.Errorf("wrapped: %w", &mcpkit.PanicError{Value: mcpkit.ProtocolError(-32042, "secret")})
+		}),
+		tool("meta_error", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return nil, metaError{}
+		}),
 		tool("nil_nil", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			return nil, nil
 		}),
@@ -120,7 +127,9 @@ func TestErrorTable(t *testing.T) {
 		{"ok", want{text: "fine"}},
 		{"tool_error", want{text: `file "a.txt" exists`, isError: true, class: mcpkit.Retryable}},
 		{"fatal_error", want{text: "disk is read-only", isError: true, class: mcpkit.Fatal}},
-		{"wrapped_tool_error", want{text: "writing: quota exceeded", isError: true, class: mcpkit.Retryable}},
+		{"wrapped_tool_error", want{text: "quota exceeded", isError: true, class: mcpkit.Retryable}},
+		{"panic_error_value", want{text: `internal error in tool "panic_error_value"`, isError: true, class: mcpkit.Fatal}},
+		{"meta_error", want{text: "slow down", isError: true, class: mcpkit.Retryable}},
 		{"protocol_error", want{rpcCode: -32041, text: "resource busy"}},
 		{"zero_code_protocol_error", want{text: "no code", isError: true, class: mcpkit.Fatal}},
 		{"other_error", want{text: "loading user: db: connection refused", isError: true, class: mcpkit.Fatal}},
@@ -173,6 +182,25 @@ func TestErrorTable(t *testing.T) {
 			t.Errorf("panic log lacks value or stack: %s", l)
 		}
 	})
+}
+
+// metaError is a retryable tool error that adds a retry delay to the
+// result's _meta.
+type metaError struct{}
+
+func (metaError) Error() string                 { return "slow down" }
+func (metaError) ErrorClass() mcpkit.ErrorClass { return mcpkit.Retryable }
+func (metaError) ResultMeta() mcp.Meta          { return mcp.Meta{"com.example/retryAfterMs": 1500} }
+
+func TestResultMetaError(t *testing.T) {
+	ts := mcpkittest.NewServer(t, errorTableServer(t, nil), nil)
+	res, err := ts.CallTool(t.Context(), "meta_error", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Meta["com.example/retryAfterMs"] != 1500.0 || res.Meta[mcpkit.MetaKeyErrorClass] != "retryable" {
+		t.Errorf("_meta = %v", res.Meta)
+	}
 }
 
 type syncWriter struct {
