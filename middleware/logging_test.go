@@ -1,0 +1,267 @@
+package middleware_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+)
+
+func TestOutcomeOf(t *testing.T) {
+	tests := []struct {
+		name string
+		res  *mcp.CallToolResult
+		err  error
+		want middleware.Outcome
+	}{
+		{"result", textResult("x"), nil, middleware.OutcomeOK},
+		{"nil result", nil, nil, middleware.OutcomeOK},
+		{"error result", &mcp.CallToolResult{IsError: true}, nil, middleware.OutcomeToolError},
+		{"tool error", nil, mcpkit.ToolErrorf("no"), middleware.OutcomeToolError},
+		{"protocol error", nil, fmt.Errorf("x: %w", mcpkit.ProtocolError(-32041, "busy")), middleware.OutcomeProtocolError},
+		{"zero-code JSON-RPC error", nil, &jsonrpc.Error{Message: "x"}, middleware.OutcomeError},
+		{"panic", nil, mcpkit.FatalError(&mcpkit.PanicError{Value: 1}), middleware.OutcomePanic},
+		{"timeout", nil, &mcpkit.ToolError{Err: &middleware.TimeoutError{Tool: "t", Limit: time.Second}}, middleware.OutcomeTimeout},
+		{"deadline", nil, fmt.Errorf("dial: %w", context.DeadlineExceeded), middleware.OutcomeTimeout},
+		{"other", nil, errDB, middleware.OutcomeError},
+		{"canceled", nil, context.Canceled, middleware.OutcomeError},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := middleware.OutcomeOf(tt.res, tt.err); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLogging(t *testing.T) {
+	returns := func(res *mcp.CallToolResult, err error) mcpkit.HandlerFunc {
+		return func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) { return res, err }
+	}
+	tests := []struct {
+		name    string
+		inner   []mcpkit.Middleware // between Logging and the handler
+		handler mcpkit.HandlerFunc
+		want    map[string]any // attributes the record must have
+		absent  []string       // attributes it must not have
+	}{
+		{"ok", nil, returns(textResult("fine"), nil),
+			map[string]any{"level": "INFO", "outcome": "ok"}, []string{"error", "class", "arguments", "result"}},
+		{"tool error", nil, returns(nil, mcpkit.ToolErrorf("bad %s", "input")),
+			map[string]any{"level": "WARN", "outcome": "tool_error", "class": "retryable", "error": "bad input"}, nil},
+		{"error result", nil, returns(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "own"}}}, nil),
+			map[string]any{"level": "WARN", "outcome": "tool_error", "error": "own"}, []string{"class"}},
+		{"protocol error", nil, returns(nil, mcpkit.ProtocolError(-32041, "busy")),
+			map[string]any{"level": "ERROR", "outcome": "protocol_error", "error": "busy"}, []string{"class"}},
+		{"other error", nil, returns(nil, errDB),
+			map[string]any{"level": "ERROR", "outcome": "error", "class": "fatal", "error": errDB.Error()}, nil},
+		{"masked error", []mcpkit.Middleware{middleware.MaskErrors(nil)}, returns(nil, errDB),
+			map[string]any{"level": "ERROR", "outcome": "error", "class": "fatal", "error": errDB.Error()}, nil},
+		{"panic", []mcpkit.Middleware{middleware.Recover(nil, nil)}, func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			panic("kaput")
+		}, map[string]any{"level": "ERROR", "outcome": "panic", "class": "fatal", "error": "panic: kaput"}, nil},
+		{"timeout", []mcpkit.Middleware{middleware.Timeout(time.Second, nil)}, waitCtx(time.Hour),
+			map[string]any{"level": "ERROR", "outcome": "timeout", "class": "retryable", "error": `tool "calc" timed out after 1s`}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				var logs logBuffer
+				mw := append([]mcpkit.Middleware{middleware.Logging(logs.logger(), nil)}, tt.inner...)
+				h := mcpkit.Chain(mw...)(tt.handler)
+				tool := newTool("calc", nil)
+				tool.Version = "2"
+				h.CallTool(t.Context(), mcpkittest.NewRequest(tool, map[string]string{"password": "x"}))
+				recs := logs.records(t)
+				if len(recs) != 1 {
+					t.Fatalf("got %d records, want 1: %s", len(recs), logs.String())
+				}
+				rec := recs[0]
+				want := map[string]any{"msg": "tool call", "tool": "calc", "version": "2"}
+				for k, v := range tt.want {
+					want[k] = v
+				}
+				for k, v := range want {
+					if rec[k] != v {
+						t.Errorf("%s = %v, want %v", k, rec[k], v)
+					}
+				}
+				if _, ok := rec["duration"]; !ok {
+					t.Error("no duration")
+				}
+				for _, k := range tt.absent {
+					if v, ok := rec[k]; ok {
+						t.Errorf("%s = %v, want none", k, v)
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestLoggingDuration(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs logBuffer
+		h := middleware.Logging(logs.logger(), nil)(waitCtx(1500 * time.Millisecond))
+		call(t, h, newTool("t", nil), nil)
+		if d := logs.records(t)[0]["duration"]; d != float64(1500*time.Millisecond) {
+			t.Errorf("duration = %v, want 1.5s in ns", d)
+		}
+	})
+}
+
+func TestLoggingArgumentsAndResults(t *testing.T) {
+	handler := mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return textResult("result text"), nil
+	})
+	args := map[string]string{"user": "ann", "password": "pw-123"}
+	tests := []struct {
+		name       string
+		opts       *middleware.LoggingOptions
+		wantArgs   string // JSON of the "arguments" attribute, "" for none
+		wantResult string // substring of the "result" attribute, "" for none
+	}{
+		{"default", nil, "", ""},
+		{"arguments", &middleware.LoggingOptions{LogArguments: true}, `{"password":"pw-123","user":"ann"}`, ""},
+		{"redacted arguments", &middleware.LoggingOptions{LogArguments: true,
+			Redact: func(tool *mcpkit.Tool, args json.RawMessage) any {
+				var m map[string]any
+				json.Unmarshal(args, &m)
+				m["password"] = "[redacted]"
+				return m
+			}}, `{"password":"[redacted]","user":"ann"}`, ""},
+		{"results", &middleware.LoggingOptions{LogResults: true}, "", `"text":"result text"`},
+		{"redacted results", &middleware.LoggingOptions{LogResults: true,
+			RedactResult: func(tool *mcpkit.Tool, res *mcp.CallToolResult) any { return len(res.Content) }}, "", "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var logs logBuffer
+			h := middleware.Logging(logs.logger(), tt.opts)(handler)
+			call(t, h, newTool("t", nil), args)
+			rec := logs.records(t)[0]
+			gotArgs, hasArgs := rec["arguments"]
+			if tt.wantArgs == "" {
+				if hasArgs || strings.Contains(logs.String(), "pw-123") {
+					t.Errorf("arguments logged: %s", logs.String())
+				}
+			} else if b, _ := json.Marshal(gotArgs); string(b) != tt.wantArgs {
+				t.Errorf("arguments = %s, want %s", b, tt.wantArgs)
+			}
+			gotRes, hasRes := rec["result"]
+			if tt.wantResult == "" {
+				if hasRes {
+					t.Errorf("result logged: %v", gotRes)
+				}
+			} else if b, _ := json.Marshal(gotRes); !strings.Contains(string(b), tt.wantResult) {
+				t.Errorf("result = %s, want it to contain %s", b, tt.wantResult)
+			}
+		})
+	}
+}
+
+func TestLoggingLevelOption(t *testing.T) {
+	var logs logBuffer
+	h := middleware.Logging(logs.logger(), &middleware.LoggingOptions{
+		Level: func(o middleware.Outcome) slog.Level {
+			if o == middleware.OutcomeOK {
+				return slog.LevelDebug
+			}
+			return slog.LevelError
+		},
+	})(mcpkit.HandlerFunc(ok))
+	call(t, h, newTool("t", nil), nil)
+	if got := logs.records(t)[0]["level"]; got != "DEBUG" {
+		t.Errorf("level = %v, want DEBUG", got)
+	}
+}
+
+// TestLoggingHandlerLevel checks that a handler's level filters records by
+// outcome.
+func TestLoggingHandlerLevel(t *testing.T) {
+	var logs logBuffer
+	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	fail := false
+	h := middleware.Logging(logger, nil)(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		if fail {
+			return nil, mcpkit.ToolErrorf("no")
+		}
+		return textResult("yes"), nil
+	}))
+	call(t, h, newTool("t", nil), nil)
+	if n := len(logs.records(t)); n != 0 {
+		t.Fatalf("an ok call below the handler's level wrote %d records", n)
+	}
+	fail = true
+	call(t, h, newTool("t", nil), nil)
+	if recs := logs.records(t); len(recs) != 1 || recs[0]["outcome"] != "tool_error" {
+		t.Errorf("log = %s", logs.String())
+	}
+}
+
+// TestLoggingPanicPassesThrough checks that a panic that no Recover stops is
+// logged once and keeps going.
+func TestLoggingPanicPassesThrough(t *testing.T) {
+	var logs logBuffer
+	h := middleware.Logging(logs.logger(), nil)(mcpkit.HandlerFunc(panickingHandler))
+	func() {
+		defer func() {
+			if v := recover(); v != "handler boom" {
+				t.Errorf("recovered %v, want the handler's panic", v)
+			}
+		}()
+		call(t, h, newTool("t", nil), nil)
+	}()
+	recs := logs.records(t)
+	if len(recs) != 1 || recs[0]["outcome"] != "panic" || recs[0]["level"] != "ERROR" {
+		t.Errorf("log = %s", logs.String())
+	}
+}
+
+func TestLoggingNilLogger(t *testing.T) {
+	h := mcpkit.HandlerFunc(ok)
+	wrapped := middleware.Logging(nil, nil)(h)
+	if _, isFunc := wrapped.(mcpkit.HandlerFunc); !isFunc {
+		t.Errorf("Logging(nil) wrapped the handler in %T", wrapped)
+	}
+}
+
+func TestLoggingEndToEnd(t *testing.T) {
+	transports(t, func(t *testing.T, connect func(*mcpkit.Server) *mcpkittest.Server) {
+		var logs logBuffer
+		srv := newServer(t, []mcpkit.Middleware{middleware.Logging(logs.logger(), nil), middleware.Recover(nil, nil)},
+			newTool("fine", ok),
+			newTool("refuses", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+				return nil, mcpkit.ToolErrorf("refused")
+			}),
+			newTool("crashes", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+				panic("crash")
+			}),
+		)
+		ts := connect(srv)
+		for _, name := range []string{"fine", "refuses", "crashes", "fine"} {
+			if _, err := ts.CallTool(t.Context(), name, map[string]int{"n": 1}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var got []string
+		for _, r := range logs.records(t) {
+			got = append(got, fmt.Sprintf("%v:%v", r["tool"], r["outcome"]))
+		}
+		if want := "fine:ok refuses:tool_error crashes:panic fine:ok"; strings.Join(got, " ") != want {
+			t.Errorf("records = %v, want %s", got, want)
+		}
+	})
+}

@@ -1,0 +1,92 @@
+package middleware
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// MaskErrorsOptions configures [MaskErrors]. A nil *MaskErrorsOptions means
+// the defaults.
+type MaskErrorsOptions struct {
+	// Logger receives every error that is masked, with its real text, at
+	// level Error. Nil means no logging.
+	Logger *slog.Logger
+}
+
+// MaskErrors returns a Middleware that hides the text of internal errors
+// from clients, which would otherwise see the text of any error a handler
+// returns (connection strings, file paths, SQL).
+//
+// An error is masked unless it is meant for the client: a
+// [*mcpkit.ToolError] anywhere in its chain (tool errors, validation
+// errors, timeouts and limit rejections are all tool errors) and a
+// JSON-RPC error with a non-zero code anywhere in its chain pass unchanged.
+// A masked error reaches the client as a result with isError set and the
+// text `error calling tool "name"`; its class is kept. The returned error
+// wraps the original, so outer middleware still reach it with errors.Is and
+// errors.As, and [Logging] logs its real text. A result the handler returned
+// itself, with isError set, is the handler's own answer and passes
+// unchanged.
+//
+// MaskErrors belongs inside [Logging] and [Recover] and outside everything
+// that produces errors: limits, [Timeout], validation and the handler.
+func MaskErrors(opts *MaskErrorsOptions) mcpkit.Middleware {
+	var logger *slog.Logger
+	if opts != nil {
+		logger = opts.Logger
+	}
+	return func(next mcpkit.Handler) mcpkit.Handler {
+		return &maskHandler{logger: logger, next: next}
+	}
+}
+
+type maskHandler struct {
+	logger *slog.Logger
+	next   mcpkit.Handler
+}
+
+func (h *maskHandler) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	res, err := h.next.CallTool(ctx, req)
+	if err == nil || !maskable(err) {
+		return res, err
+	}
+	if h.logger != nil {
+		h.logger.LogAttrs(ctx, slog.LevelError, "tool error masked",
+			slog.String("tool", toolName(req)),
+			slog.String("version", toolVersion(req)),
+			slog.String("error", err.Error()))
+	}
+	return nil, &maskedError{tool: toolName(req), err: err}
+}
+
+// maskable reports whether err is an internal error, one whose text the
+// client must not see.
+func maskable(err error) bool {
+	var te *mcpkit.ToolError
+	if errors.As(err, &te) {
+		return false
+	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && wire.Code != 0 {
+		return false
+	}
+	var m *maskedError
+	return !errors.As(err, &m) // masked once is enough
+}
+
+// maskedError shows a generic text and unwraps to the real error, whose
+// ErrorClass method (if any) therefore still decides the class.
+type maskedError struct {
+	tool string
+	err  error
+}
+
+func (e *maskedError) Error() string { return fmt.Sprintf("error calling tool %q", e.tool) }
+func (e *maskedError) Unwrap() error { return e.err }

@@ -1,0 +1,268 @@
+package middleware
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// A Limiter decides whether a call may go ahead under a rate limit.
+//
+// Allow reports whether one more call under key may run now; when it may
+// not, retryAfter is how long until it may (zero if unknown). An error means
+// the limiter could not decide (a shared store is down, for instance).
+// Allow is called concurrently.
+type Limiter interface {
+	Allow(ctx context.Context, key string) (ok bool, retryAfter time.Duration, err error)
+}
+
+// The LimiterFunc type is an adapter to allow the use of ordinary functions
+// as Limiters.
+type LimiterFunc func(ctx context.Context, key string) (ok bool, retryAfter time.Duration, err error)
+
+// Allow calls f(ctx, key).
+func (f LimiterFunc) Allow(ctx context.Context, key string) (bool, time.Duration, error) {
+	return f(ctx, key)
+}
+
+// A RateLimitError reports a call rejected by [RateLimit]. It unwraps to
+// [ErrRateLimited].
+type RateLimitError struct {
+	// Tool is the name of the tool called.
+	Tool string
+	// RetryAfter is how long until a call may succeed; zero if unknown.
+	RetryAfter time.Duration
+}
+
+func (e *RateLimitError) Error() string {
+	if e.RetryAfter <= 0 {
+		return fmt.Sprintf("tool %q is rate limited: try again later", e.Tool)
+	}
+	// Whole milliseconds, rounded up: "try again in 334ms", not a few
+	// nanoseconds too early.
+	d := (e.RetryAfter + time.Millisecond - 1).Truncate(time.Millisecond)
+	return fmt.Sprintf("tool %q is rate limited: try again in %v", e.Tool, d)
+}
+
+// Unwrap returns [ErrRateLimited].
+func (e *RateLimitError) Unwrap() error { return ErrRateLimited }
+
+// MetaKeyRetryAfter is the key, in the _meta of a rate-limited call's
+// result, of the delay in milliseconds after which a retry may succeed.
+const MetaKeyRetryAfter = "io.github.mcpkit/retryAfterMs"
+
+// ResultMeta puts the retry delay, in whole milliseconds rounded up, in
+// the result's _meta under [MetaKeyRetryAfter], when it is known.
+func (e *RateLimitError) ResultMeta() mcp.Meta {
+	if e.RetryAfter <= 0 {
+		return nil
+	}
+	return mcp.Meta{MetaKeyRetryAfter: (e.RetryAfter + time.Millisecond - 1).Milliseconds()}
+}
+
+// RateLimitOptions configures [RateLimit]. A nil *RateLimitOptions means
+// the defaults.
+type RateLimitOptions struct {
+	// Key, if set, returns the key a call is counted under, for instance
+	// the authenticated user (req.TokenInfo().UserID) or the tool's name.
+	// Nil means one key, "", for every call.
+	Key func(*mcpkit.Request) string
+
+	// PerTool, if set, returns a tool's own Limiter; nil means the
+	// server-wide one. Tools given the same Limiter share its budget for
+	// each key. See [ByName].
+	PerTool func(*mcpkit.Tool) Limiter
+}
+
+// RateLimit returns a Middleware that asks l (or the tool's own Limiter,
+// from opts.PerTool) before each call and rejects the calls it does not
+// allow, with a retryable [*mcpkit.ToolError] wrapping a [*RateLimitError]
+// whose text says when to try again:
+// `tool "name" is rate limited: try again in 1.5s`. An error from the
+// Limiter is returned as an internal error (masked by [MaskErrors]). A nil l
+// means no server-wide limit, leaving only the per-tool Limiters.
+//
+// [NewTokenBucket] is an in-memory Limiter; one backed by a store shared
+// between server replicas plugs in through the [Limiter] interface.
+//
+// RateLimit belongs inside [MaskErrors] and outside [Timeout], with the
+// other limits: a rejected call costs nothing further.
+func RateLimit(l Limiter, opts *RateLimitOptions) mcpkit.Middleware {
+	var o RateLimitOptions
+	if opts != nil {
+		o = *opts
+	}
+	return func(next mcpkit.Handler) mcpkit.Handler {
+		h := &rateHandler{l: l, perTool: o.PerTool, key: o.Key, next: next}
+		if tl, ok := resolvePerTool(next, o.PerTool); ok {
+			if tl != nil {
+				h.l = tl
+			}
+			h.perTool = nil
+		}
+		if h.l == nil && h.perTool == nil {
+			return next
+		}
+		return h
+	}
+}
+
+type rateHandler struct {
+	l       Limiter
+	perTool func(*mcpkit.Tool) Limiter // nil once resolved
+	key     func(*mcpkit.Request) string
+	next    mcpkit.Handler
+}
+
+func (h *rateHandler) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	l := h.l
+	if h.perTool != nil {
+		if tl := h.perTool(req.Tool); tl != nil {
+			l = tl
+		}
+	}
+	if l == nil {
+		return h.next.CallTool(ctx, req)
+	}
+	var key string
+	if h.key != nil {
+		key = h.key(req)
+	}
+	ok, after, err := l.Allow(ctx, key)
+	if err != nil {
+		return nil, fmt.Errorf("middleware: rate limiter: %w", err)
+	}
+	if !ok {
+		return nil, &mcpkit.ToolError{Err: &RateLimitError{Tool: toolName(req), RetryAfter: after}, Class: mcpkit.Retryable}
+	}
+	return h.next.CallTool(ctx, req)
+}
+
+// DefaultMaxKeys is the number of keys a [TokenBucket] holds at most when
+// its options do not say.
+const DefaultMaxKeys = 10_000
+
+// TokenBucketOptions configures [NewTokenBucket]. A nil *TokenBucketOptions
+// means the defaults.
+type TokenBucketOptions struct {
+	// MaxKeys is the largest number of keys the limiter holds a bucket for.
+	// Zero means DefaultMaxKeys.
+	MaxKeys int
+}
+
+// A TokenBucket is an in-memory [Limiter] with one token bucket
+// (golang.org/x/time/rate) per key. It is safe for concurrent use.
+//
+// Its memory is bounded: it holds at most MaxKeys buckets. A bucket that
+// has been unused long enough to have filled up again (burst/r) is dropped,
+// which changes nothing, since a new bucket starts full; idle buckets are
+// dropped as calls arrive, least recently used first. When MaxKeys keys are
+// busy at once, a new key pushes out the least recently used one, whose
+// next call then finds a full bucket.
+type TokenBucket struct {
+	limit   rate.Limit
+	burst   int
+	maxKeys int
+	refill  time.Duration // time for an empty bucket to fill; 0 if never
+
+	mu      sync.Mutex
+	buckets map[string]*list.Element // of *bucket
+	lru     list.List                // most recently used at the front
+}
+
+type bucket struct {
+	key     string
+	lim     *rate.Limiter
+	lastUse time.Time
+}
+
+// NewTokenBucket returns a TokenBucket that allows r calls per second per
+// key on average, with bursts of up to burst calls. It panics unless burst
+// is at least 1 or r is [rate.Inf] (which allows everything).
+func NewTokenBucket(r rate.Limit, burst int, opts *TokenBucketOptions) *TokenBucket {
+	if burst < 1 && r != rate.Inf {
+		panic(fmt.Sprintf("middleware: NewTokenBucket: burst %d allows no call", burst))
+	}
+	b := &TokenBucket{limit: r, burst: burst, maxKeys: DefaultMaxKeys, buckets: make(map[string]*list.Element)}
+	if opts != nil && opts.MaxKeys > 0 {
+		b.maxKeys = opts.MaxKeys
+	}
+	if r > 0 && r != rate.Inf {
+		ns := math.Ceil(float64(burst) / float64(r) * float64(time.Second))
+		if ns < math.MaxInt64 {
+			b.refill = time.Duration(ns)
+		}
+	}
+	return b
+}
+
+// Allow takes a token from key's bucket if there is one. Otherwise it
+// reports how long until there will be. It never returns an error.
+func (b *TokenBucket) Allow(_ context.Context, key string) (bool, time.Duration, error) {
+	if b.limit == rate.Inf {
+		return true, 0, nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := time.Now() // under the lock, so that uses are in time order
+	b.dropIdle(now)
+	bk := b.bucket(key)
+	bk.lastUse = now
+	if bk.lim.AllowN(now, 1) {
+		return true, 0, nil
+	}
+	if b.limit <= 0 {
+		return false, 0, nil // the bucket never refills
+	}
+	missing := 1 - bk.lim.TokensAt(now)
+	return false, time.Duration(math.Ceil(missing / float64(b.limit) * float64(time.Second))), nil
+}
+
+// Len returns the number of keys b holds a bucket for.
+func (b *TokenBucket) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.buckets)
+}
+
+// bucket returns key's bucket, most recently used from now on. b.mu is held.
+func (b *TokenBucket) bucket(key string) *bucket {
+	if e, ok := b.buckets[key]; ok {
+		b.lru.MoveToFront(e)
+		return e.Value.(*bucket)
+	}
+	if len(b.buckets) >= b.maxKeys {
+		b.remove(b.lru.Back())
+	}
+	bk := &bucket{key: key, lim: rate.NewLimiter(b.limit, b.burst)}
+	b.buckets[key] = b.lru.PushFront(bk)
+	return bk
+}
+
+// dropIdle drops the buckets that have filled up since their last use.
+// Buckets fill in the order they were last used, so it looks only at the
+// least recently used end. b.mu is held.
+func (b *TokenBucket) dropIdle(now time.Time) {
+	if b.refill == 0 {
+		return
+	}
+	for e := b.lru.Back(); e != nil; e = b.lru.Back() {
+		if now.Sub(e.Value.(*bucket).lastUse) < b.refill {
+			return
+		}
+		b.remove(e)
+	}
+}
+
+func (b *TokenBucket) remove(e *list.Element) {
+	delete(b.buckets, e.Value.(*bucket).key)
+	b.lru.Remove(e)
+}

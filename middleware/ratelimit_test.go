@@ -1,0 +1,221 @@
+package middleware_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+)
+
+func TestTokenBucket(t *testing.T) {
+	type step struct {
+		at        time.Duration // since the start
+		key       string
+		ok        bool
+		wantAfter time.Duration // if !ok
+	}
+	tests := []struct {
+		name  string
+		limit rate.Limit
+		burst int
+		steps []step
+	}{
+		{"burst then refill", 1, 2, []step{
+			{0, "", true, 0},
+			{0, "", true, 0},
+			{0, "", false, time.Second},
+			{500 * time.Millisecond, "", false, 500 * time.Millisecond},
+			{time.Second, "", true, 0},
+			{time.Second, "", false, time.Second},
+		}},
+		{"keys are separate", 1, 1, []step{
+			{0, "ann", true, 0},
+			{0, "ann", false, time.Second},
+			{0, "bob", true, 0},
+		}},
+		{"slow rate", rate.Every(time.Hour), 1, []step{
+			{0, "", true, 0},
+			{time.Minute, "", false, 59 * time.Minute},
+		}},
+		{"infinite rate", rate.Inf, 0, []step{
+			{0, "", true, 0},
+			{0, "", true, 0},
+		}},
+		{"zero rate", 0, 1, []step{
+			{0, "", true, 0},
+			{time.Hour, "", false, 0},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b := middleware.NewTokenBucket(tt.limit, tt.burst, nil)
+				start := time.Now()
+				for i, s := range tt.steps {
+					time.Sleep(start.Add(s.at).Sub(time.Now()))
+					ok, after, err := b.Allow(t.Context(), s.key)
+					if err != nil || ok != s.ok || !ok && after != s.wantAfter {
+						t.Errorf("step %d: Allow = %v, %v, %v; want %v, %v", i, ok, after, err, s.ok, s.wantAfter)
+					}
+				}
+			})
+		})
+	}
+}
+
+func TestTokenBucketBoundsKeys(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := middleware.NewTokenBucket(1, 2, &middleware.TokenBucketOptions{MaxKeys: 3}) // refills in 2s
+		for i := range 10 {
+			b.Allow(t.Context(), fmt.Sprint("key", i))
+			if n := b.Len(); n > 3 {
+				t.Fatalf("after %d keys: Len = %d, want at most 3", i+1, n)
+			}
+		}
+		// key9 is held; key0 was pushed out and starts over with a full bucket.
+		b.Allow(t.Context(), "key9")
+		if ok, _, _ := b.Allow(t.Context(), "key9"); ok {
+			t.Error("key9 got a third token in a burst of 2")
+		}
+		if ok, _, _ := b.Allow(t.Context(), "key0"); !ok {
+			t.Error("key0 was not forgotten")
+		}
+
+		// Idle keys are dropped as calls arrive, once their buckets are full.
+		time.Sleep(2 * time.Second)
+		b.Allow(t.Context(), "fresh")
+		if n := b.Len(); n != 1 {
+			t.Errorf("after the idle time: Len = %d, want 1", n)
+		}
+	})
+}
+
+func TestNewTokenBucketPanics(t *testing.T) {
+	defer func() {
+		if v := recover(); v != "middleware: NewTokenBucket: burst 0 allows no call" {
+			t.Errorf("recover() = %v", v)
+		}
+	}()
+	middleware.NewTokenBucket(1, 0, nil)
+}
+
+func TestRateLimitError(t *testing.T) {
+	tests := []struct {
+		after time.Duration
+		want  string
+	}{
+		{0, `tool "t" is rate limited: try again later`},
+		{1500 * time.Millisecond, `tool "t" is rate limited: try again in 1.5s`},
+		{333333333 * time.Nanosecond, `tool "t" is rate limited: try again in 334ms`},
+		{time.Hour, `tool "t" is rate limited: try again in 1h0m0s`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.after.String(), func(t *testing.T) {
+			err := &middleware.RateLimitError{Tool: "t", RetryAfter: tt.after}
+			if err.Error() != tt.want {
+				t.Errorf("got %q, want %q", err.Error(), tt.want)
+			}
+			if !errors.Is(err, middleware.ErrRateLimited) {
+				t.Error("not ErrRateLimited")
+			}
+		})
+	}
+}
+
+var errStore = errors.New("store unreachable")
+
+func TestRateLimit(t *testing.T) {
+	// denyAll rejects every key but "vip", asking for a retry in a second.
+	denyAll := middleware.LimiterFunc(func(ctx context.Context, key string) (bool, time.Duration, error) {
+		return key == "vip", time.Second, nil
+	})
+	allowAll := middleware.LimiterFunc(func(ctx context.Context, key string) (bool, time.Duration, error) {
+		return true, 0, nil
+	})
+	broken := middleware.LimiterFunc(func(ctx context.Context, key string) (bool, time.Duration, error) {
+		return false, 0, errStore
+	})
+	byUser := func(r *mcpkit.Request) string { return string(r.Arguments) }
+	tests := []struct {
+		name    string
+		l       middleware.Limiter
+		opts    *middleware.RateLimitOptions
+		tool    string
+		args    string
+		wantErr error // nil, ErrRateLimited or errStore
+	}{
+		{"allowed", allowAll, nil, "t", "", nil},
+		{"rejected", denyAll, nil, "t", "", middleware.ErrRateLimited},
+		{"key", denyAll, &middleware.RateLimitOptions{Key: byUser}, "t", "vip", nil},
+		{"per tool limiter", denyAll, &middleware.RateLimitOptions{PerTool: middleware.ByName(map[string]middleware.Limiter{"free": allowAll})}, "free", "", nil},
+		{"other tools use the server-wide limiter", denyAll, &middleware.RateLimitOptions{PerTool: middleware.ByName(map[string]middleware.Limiter{"free": allowAll})}, "t", "", middleware.ErrRateLimited},
+		{"only per tool", nil, &middleware.RateLimitOptions{PerTool: middleware.ByName(map[string]middleware.Limiter{"t": denyAll})}, "t", "", middleware.ErrRateLimited},
+		{"no limiter for the tool", nil, &middleware.RateLimitOptions{PerTool: middleware.ByName(map[string]middleware.Limiter{"t": denyAll})}, "u", "", nil},
+		{"limiter error", broken, nil, "t", "", errStore},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := middleware.RateLimit(tt.l, tt.opts)(mcpkit.HandlerFunc(ok))
+			var args any
+			if tt.args != "" {
+				args = []byte(tt.args)
+			}
+			res, err := call(t, h, newTool(tt.tool, nil), args)
+			switch tt.wantErr {
+			case nil:
+				if err != nil || resultText(t, res) != "ok" {
+					t.Errorf("got %v, %v; want success", res, err)
+				}
+			case middleware.ErrRateLimited:
+				var te *mcpkit.ToolError
+				var rl *middleware.RateLimitError
+				if !errors.As(err, &te) || te.ErrorClass() != mcpkit.Retryable || !errors.As(err, &rl) || rl.RetryAfter != time.Second {
+					t.Fatalf("got %#v, want a retryable tool error with a *RateLimitError", err)
+				}
+				if want := fmt.Sprintf("tool %q is rate limited: try again in 1s", tt.tool); err.Error() != want {
+					t.Errorf("text = %q, want %q", err.Error(), want)
+				}
+			default:
+				var te *mcpkit.ToolError
+				if !errors.Is(err, tt.wantErr) || errors.As(err, &te) {
+					t.Errorf("got %#v, want an internal error wrapping %v", err, tt.wantErr)
+				}
+			}
+		})
+	}
+}
+
+func TestRateLimitEndToEnd(t *testing.T) {
+	transports(t, func(t *testing.T, connect func(*mcpkit.Server) *mcpkittest.Server) {
+		bucket := middleware.NewTokenBucket(rate.Every(time.Hour), 2, nil)
+		srv := newServer(t, []mcpkit.Middleware{middleware.RateLimit(bucket, nil)}, newTool("t", ok))
+		ts := connect(srv)
+		for i := range 2 {
+			if res, err := ts.CallTool(t.Context(), "t", nil); err != nil || res.IsError {
+				t.Fatalf("call %d: %v, %+v", i, err, res)
+			}
+		}
+		res, err := ts.CallTool(t.Context(), "t", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// About an hour, less the few milliseconds the calls took.
+		var min, sec int
+		if _, serr := fmt.Sscanf(resultText(t, res), `tool "t" is rate limited: try again in 59m%d.%ds`, &min, &sec); serr != nil ||
+			!res.IsError || mcpkit.ErrorClassOf(res) != mcpkit.Retryable {
+			t.Errorf("got %+v (class %q)", res, mcpkit.ErrorClassOf(res))
+		}
+		// The delay also travels in _meta, in milliseconds.
+		if ms, _ := res.Meta[middleware.MetaKeyRetryAfter].(float64); ms < 59*60*1000 || ms > 60*60*1000 {
+			t.Errorf("_meta retry delay = %v", res.Meta[middleware.MetaKeyRetryAfter])
+		}
+	})
+}

@@ -1,0 +1,243 @@
+package middleware
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// ArgumentSizeLimitOptions configures [ArgumentSizeLimit]. A nil
+// *ArgumentSizeLimitOptions means the defaults.
+type ArgumentSizeLimitOptions struct {
+	// PerTool, if set, returns a tool's own limit in bytes: zero means the
+	// server-wide limit, a negative number means no limit for the tool.
+	// See [ByName].
+	PerTool func(*mcpkit.Tool) int
+}
+
+// ArgumentSizeLimit returns a Middleware that rejects calls whose arguments
+// are longer than n bytes of JSON, as the client sent them, before anything
+// decodes them. The rejection is a retryable [*mcpkit.ToolError] (wrapping
+// [ErrArgumentsTooLarge]) that reads
+// `tool "name" arguments are 2048 bytes, the limit is 1024`. A zero or
+// negative n means no server-wide limit.
+//
+// The SDK has read the whole request by then: to bound what a client can
+// make the server read at all, limit the HTTP request body as well (for
+// instance with [net/http.MaxBytesHandler]).
+//
+// ArgumentSizeLimit belongs inside [Timeout] and outside validation, which
+// decodes the arguments.
+func ArgumentSizeLimit(n int, opts *ArgumentSizeLimitOptions) mcpkit.Middleware {
+	var perTool func(*mcpkit.Tool) int
+	if opts != nil {
+		perTool = opts.PerTool
+	}
+	return func(next mcpkit.Handler) mcpkit.Handler {
+		n, perTool := resolveSizeLimit(next, n, perTool)
+		if n <= 0 && perTool == nil {
+			return next
+		}
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			limit := sizeLimit(n, perTool, req)
+			if limit > 0 && len(req.Arguments) > limit {
+				return nil, reject(ErrArgumentsTooLarge, fmt.Sprintf("tool %q arguments are %d bytes, the limit is %d", toolName(req), len(req.Arguments), limit))
+			}
+			return next.CallTool(ctx, req)
+		})
+	}
+}
+
+// resolveSizeLimit returns the limit for the chain of next and, if it
+// depends on the tool and that is not known yet, the PerTool function to ask
+// on each call.
+func resolveSizeLimit(next mcpkit.Handler, n int, perTool func(*mcpkit.Tool) int) (int, func(*mcpkit.Tool) int) {
+	if l, ok := resolvePerTool(next, perTool); ok {
+		if l != 0 {
+			n = l
+		}
+		return n, nil
+	}
+	return n, perTool
+}
+
+// sizeLimit returns the limit for req's tool: n, unless perTool overrides it.
+func sizeLimit(n int, perTool func(*mcpkit.Tool) int, req *mcpkit.Request) int {
+	if perTool != nil {
+		if l := perTool(req.Tool); l != 0 {
+			return l
+		}
+	}
+	return n
+}
+
+// ResultSizeLimitOptions configures [ResultSizeLimit]. A nil
+// *ResultSizeLimitOptions means the defaults.
+type ResultSizeLimitOptions struct {
+	// PerTool, if set, returns a tool's own limit in bytes: zero means the
+	// server-wide limit, a negative number means no limit for the tool.
+	// See [ByName].
+	PerTool func(*mcpkit.Tool) int
+
+	// Truncate makes an oversized result shorter instead of rejecting it,
+	// by cutting its text content; see [ResultSizeLimit] for how.
+	Truncate bool
+}
+
+// ResultSizeLimit returns a Middleware that limits the size of results to n
+// bytes, measured as the JSON of the result the rest of the chain returns
+// (the "result" member of the JSON-RPC response, as encoding/json writes
+// it), not counting what the SDK adds on the way out, such as the
+// serverInfo _meta of the stateless protocol. A zero or negative n means no
+// server-wide limit. Errors, and results that cannot be marshalled, pass
+// unchanged.
+//
+// An oversized result is rejected with a retryable [*mcpkit.ToolError]
+// (wrapping [ErrResultTooLarge]) that reads
+// `tool "name" result is 12345 bytes, the limit is 10000`, so that the model
+// can ask for less. With [ResultSizeLimitOptions.Truncate], the result is
+// cut instead, into a new result (the handler's is not modified):
+//
+//   - only text content is cut; structured content, which must match the
+//     tool's output schema, and other content (images, audio, resources)
+//     are kept whole, as are _meta and isError;
+//   - text blocks are kept in order while they fit; the first that does
+//     not is cut (at a character boundary) and ends with the marker
+//     "\n[truncated: the result was 12345 bytes, the limit is 10000]"; the
+//     text blocks after it are dropped;
+//   - if the result is still too large with all its text cut, for instance
+//     because its structured content alone exceeds the limit, it is
+//     rejected as above.
+//
+// The truncated result, marker included, is at most n bytes.
+//
+// ResultSizeLimit belongs inside [Timeout], so that the time a handler
+// takes counts and its oversized result is not kept beyond its deadline,
+// and outside validation of structured output, so that what it keeps has
+// been validated.
+func ResultSizeLimit(n int, opts *ResultSizeLimitOptions) mcpkit.Middleware {
+	var o ResultSizeLimitOptions
+	if opts != nil {
+		o = *opts
+	}
+	return func(next mcpkit.Handler) mcpkit.Handler {
+		n, perTool := resolveSizeLimit(next, n, o.PerTool)
+		if n <= 0 && perTool == nil {
+			return next
+		}
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			limit := sizeLimit(n, perTool, req)
+			res, err := next.CallTool(ctx, req)
+			if err != nil || res == nil || limit <= 0 {
+				return res, err
+			}
+			data, merr := json.Marshal(res)
+			if merr != nil || len(data) <= limit {
+				return res, nil
+			}
+			if o.Truncate {
+				if t := truncate(res, len(data), limit); t != nil {
+					return t, nil
+				}
+			}
+			return nil, reject(ErrResultTooLarge, fmt.Sprintf("tool %q result is %d bytes, the limit is %d", toolName(req), len(data), limit))
+		})
+	}
+}
+
+// truncate returns a copy of res, whose JSON is size bytes long, with its
+// text cut so that its JSON is at most limit bytes, or nil if cutting text
+// cannot make it that small.
+func truncate(res *mcp.CallToolResult, size, limit int) *mcp.CallToolResult {
+	marker := fmt.Sprintf("\n[truncated: the result was %d bytes, the limit is %d]", size, limit)
+	// A text block's text adds exactly its escaped length to the JSON, so
+	// the room left for text is the limit minus everything else.
+	text := 0
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text += jsonStringLen(tc.Text)
+		}
+	}
+	budget := limit - (size - text) - jsonStringLen(marker)
+	if budget < 0 {
+		return nil
+	}
+	out := *res
+	out.Content = make([]mcp.Content, 0, len(res.Content))
+	cut := false
+	for _, c := range res.Content {
+		tc, ok := c.(*mcp.TextContent)
+		switch {
+		case !ok:
+			out.Content = append(out.Content, c)
+		case cut:
+			// Text after the cut would read as if nothing were missing.
+		case jsonStringLen(tc.Text) <= budget:
+			budget -= jsonStringLen(tc.Text)
+			out.Content = append(out.Content, c)
+		default:
+			short := *tc
+			short.Text = jsonPrefix(tc.Text, budget) + marker
+			out.Content = append(out.Content, &short)
+			cut = true
+		}
+	}
+	// The arithmetic above mirrors encoding/json; measuring again makes the
+	// guarantee independent of it.
+	if data, err := json.Marshal(&out); err != nil || len(data) > limit {
+		return nil
+	}
+	return &out
+}
+
+// jsonStringLen returns the length of s as a JSON string by encoding/json,
+// without the quotes.
+func jsonStringLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		l, size := jsonRuneLen(s[i:])
+		n += l
+		i += size
+	}
+	return n
+}
+
+// jsonPrefix returns the longest prefix of s, ending at a character
+// boundary, whose JSON is at most limit bytes long (without the quotes).
+func jsonPrefix(s string, limit int) string {
+	n := 0
+	for i := 0; i < len(s); {
+		l, size := jsonRuneLen(s[i:])
+		if n+l > limit {
+			return s[:i]
+		}
+		n += l
+		i += size
+	}
+	return s
+}
+
+// jsonRuneLen returns the length of the JSON encoding (by encoding/json,
+// which escapes HTML characters) of the first character of s, and that
+// character's length in s.
+func jsonRuneLen(s string) (encoded, size int) {
+	if b := s[0]; b < utf8.RuneSelf {
+		switch {
+		case b == '"' || b == '\\' || b == '\b' || b == '\f' || b == '\n' || b == '\r' || b == '\t':
+			return 2, 1
+		case b < 0x20 || b == '<' || b == '>' || b == '&':
+			return 6, 1 // \u00XX
+		}
+		return 1, 1
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	if r == utf8.RuneError && size == 1 || r == '\u2028' || r == '\u2029' {
+		return 6, size // \ufffd, \u2028, \u2029
+	}
+	return size, size
+}
