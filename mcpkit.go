@@ -65,8 +65,14 @@ func Chain(mw ...Middleware) Middleware {
 	}
 	mw = slices.Clone(mw) // the caller may reuse its slice
 	return func(h Handler) Handler {
+		// Inside a Server's chain, keep every layer labelled with its tool
+		// (see ToolOf), as if the middleware had been given one by one.
+		t, bound := ToolOf(h)
 		for i := len(mw) - 1; i >= 0; i-- {
 			h = mw[i](h)
+			if bound && i > 0 {
+				h = boundHandler{tool: t, next: h}
+			}
 		}
 		return h
 	}

@@ -413,14 +413,14 @@ func TestToolOf(t *testing.T) {
 		}
 	}
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "toolof"}, nil)
-	srv.Use(record("server"))
+	srv.Use(record("server"), mcpkit.Chain(record("chained1"), record("chained2")))
 	tl := tool("t", reply("x"))
 	tl.Middleware = []mcpkit.Middleware{record("tool")}
 	if err := srv.Add(tl); err != nil {
 		t.Fatal(err)
 	}
 	// Built once, at Add, with the tool known to every layer.
-	if got := strings.Join(seen, ","); got != "tool:t,server:t" {
+	if got := strings.Join(seen, ","); got != "tool:t,chained2:t,chained1:t,server:t" {
 		t.Errorf("middleware saw %s at construction", got)
 	}
 	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
@@ -430,7 +430,7 @@ func TestToolOf(t *testing.T) {
 			t.Fatalf("call: %v, %v", call, err)
 		}
 	}
-	if len(seen) != 2 {
+	if len(seen) != 4 {
 		t.Errorf("chains were rebuilt per call: %v", seen)
 	}
 	// Outside a server, the tool is unknown.
