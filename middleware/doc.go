@@ -1,6 +1,14 @@
 // Package middleware provides the built-in [mcpkit.Middleware] catalog:
-// recovery from panics, time limits, error masking, logging, and limits on
-// concurrency, rate and size.
+// argument and result validation, recovery from panics, time limits, error
+// masking, logging, and limits on concurrency, rate and size; and the list
+// middleware [Deref], which removes $ref from advertised schemas.
+//
+// [Recommended] returns the chain most servers want:
+//
+//	srv.Use(middleware.Recommended(logger, nil))
+//	srv.UseList(middleware.Deref(nil))
+//
+// or, spelled out, with limits added:
 //
 //	srv := mcpkit.NewServer(&mcp.Implementation{Name: "demo"}, nil)
 //	srv.Use(
@@ -14,6 +22,7 @@
 //		}),
 //		middleware.ArgumentSizeLimit(1<<20, nil),
 //		middleware.ResultSizeLimit(1<<20, &middleware.ResultSizeLimitOptions{Truncate: true}),
+//		middleware.Validate(nil),
 //	)
 //
 // # Order
@@ -22,7 +31,7 @@
 // and the outcome last. The recommended order, outermost first, is
 //
 //	Logging -> Recover -> MaskErrors -> RateLimit, ConcurrencyLimit -> Timeout
-//	        -> ArgumentSizeLimit, ResultSizeLimit -> validation -> handler
+//	        -> ArgumentSizeLimit, ResultSizeLimit -> Validate -> handler
 //
 // Logging is outermost so that its one record per call covers everything
 // the others do; Recover next, so that a panic anywhere inside (a re-raised

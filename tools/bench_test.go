@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/tools"
 )
 
@@ -90,9 +91,10 @@ func BenchmarkAdd(b *testing.B) {
 	benchTool(b, "add", map[string]any{"a": 20, "b": 22}, addInts)
 }
 
-// benchTool compares, over in-memory transports, one tool served three
-// ways: by mcpkit's typed tools, by the SDK's mcp.AddTool, and by a raw SDK
-// handler.
+// benchTool compares, over in-memory transports, one tool served several
+// ways: by a raw SDK handler (decode, no validation), by the SDK's
+// mcp.AddTool (which validates), and by mcpkit's typed tools without and
+// with the Validate middleware.
 func benchTool[In, Out any](b *testing.B, name string, args map[string]any, fn func(context.Context, In) (Out, error)) {
 	b.Run("raw", func(b *testing.B) {
 		s := mcp.NewServer(&mcp.Implementation{Name: "bench"}, nil)
@@ -108,13 +110,23 @@ func benchTool[In, Out any](b *testing.B, name string, args map[string]any, fn f
 		mcp.AddTool(s, &mcp.Tool{Name: name}, sdkTyped(fn))
 		runCalls(b, s, name, args)
 	})
-	b.Run("mcpkit", func(b *testing.B) {
-		srv := mcpkit.NewServer(&mcp.Implementation{Name: "bench"}, nil)
-		if err := srv.Add(tools.Must(tools.New(name, fn, nil))); err != nil {
-			b.Fatal(err)
-		}
-		runCalls(b, srv.MCPServer(), name, args)
-	})
+	for _, v := range []struct {
+		name string
+		mw   []mcpkit.Middleware
+	}{
+		{"mcpkit", nil},
+		{"mcpkit+strict", []mcpkit.Middleware{middleware.Validate(&middleware.ValidateOptions{Mode: middleware.Strict})}},
+		{"mcpkit+lenient", []mcpkit.Middleware{middleware.Validate(&middleware.ValidateOptions{Mode: middleware.Lenient})}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "bench"}, nil)
+			srv.Use(v.mw...)
+			if err := srv.Add(tools.Must(tools.New(name, fn, nil))); err != nil {
+				b.Fatal(err)
+			}
+			runCalls(b, srv.MCPServer(), name, args)
+		})
+	}
 }
 
 func runCalls(b *testing.B, s *mcp.Server, name string, args map[string]any) {

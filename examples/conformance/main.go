@@ -1,8 +1,10 @@
 // Command conformance is an MCP server for the official MCP conformance
 // suite (@modelcontextprotocol/conformance): every tool the suite's server
-// scenarios call is an mcpkit tool behind a server-wide middleware chain,
-// and the resources, prompts and completions they read come from the SDK
-// server underneath.
+// scenarios call is an mcpkit tool behind a production chain from the
+// middleware catalog (logging, panic recovery, error masking, a time limit,
+// argument validation), tools/list advertises schemas with their $refs
+// inlined, and the resources, prompts and completions the scenarios read
+// come from the SDK server underneath.
 //
 // It serves stateful streamable HTTP, with an event store so that clients
 // can resume a broken SSE stream, and prints one line once it listens:
@@ -11,9 +13,10 @@
 //	listening on http://127.0.0.1:41723/mcp
 //
 // Flags: -addr sets the address (default 127.0.0.1:3001; port 0 picks a free
-// one), -v logs every tool call (and the SDK's session events) to stderr, -pause sets the delay between the
-// notifications of the logging and progress tools (default 50ms, as the
-// scenarios describe), and -timeout limits one tool call (default 30s).
+// one), -v logs every tool call, masked errors, panics and the SDK's session
+// events to stderr, -pause sets the delay between the notifications of the
+// logging and progress tools (default 50ms, as the scenarios describe), and
+// -timeout limits one tool call (default 30s).
 //
 // scripts/conformance.sh builds it, runs the suite against it and
 // summarizes the results. It stops gracefully on SIGINT or SIGTERM.

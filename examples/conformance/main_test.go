@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"image/png"
 	"io"
 	"log/slog"
@@ -97,8 +98,8 @@ func TestContentTools(t *testing.T) {
 			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
 				URI: "test://mixed-content-resource", MIMEType: "application/json", Text: `{"test":"data","value":123}`}},
 		}},
-		{"json_schema_2020_12_tool", map[string]any{"name": "Ada"}, []mcp.Content{
-			&mcp.TextContent{Text: `JSON Schema 2020-12 tool called with: {"name":"Ada"}`}}},
+		{"json_schema_2020_12_tool", map[string]any{"name": "Ada", "email": "ada@example.com"}, []mcp.Content{
+			&mcp.TextContent{Text: `JSON Schema 2020-12 tool called with: {"email":"ada@example.com","name":"Ada"}`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool, func(t *testing.T) {
@@ -304,7 +305,7 @@ func TestSamplingTool(t *testing.T) {
 		wantClass mcpkit.ErrorClass // "" for success
 	}{
 		{"answer", ts, map[string]any{"prompt": "What is 6x7?"}, "LLM response: 42", ""},
-		{"no prompt", ts, map[string]any{}, "prompt (a string) is required", mcpkit.Retryable},
+		{"no prompt", ts, map[string]any{}, "invalid arguments: prompt: required property is missing", mcpkit.Retryable},
 		{"client cannot sample", noSampling, map[string]any{"prompt": "hi"}, "sampling failed: ", mcpkit.Fatal},
 	}
 	for _, tt := range tests {
@@ -385,7 +386,8 @@ func TestElicitationTools(t *testing.T) {
 	}
 	t.Run("no message", func(t *testing.T) {
 		res, err := ts.CallTool(t.Context(), "test_elicitation", map[string]any{"message": 3})
-		if err != nil || !res.IsError || resultText(t, res) != "message (a string) is required" {
+		if err != nil || !res.IsError || resultText(t, res) != "invalid arguments: message: want string, got number" ||
+			mcpkit.ErrorClassOf(res) != mcpkit.Retryable {
 			t.Fatalf("call: %+v, %v", res, err)
 		}
 	})
@@ -551,110 +553,320 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// TestLogCalls checks that calls are logged with their outcome, including
-// the Go error a handler returned before the server turned it into a result.
-func TestLogCalls(t *testing.T) {
-	var buf bytes.Buffer
-	ts := start(t, options{logger: slog.New(slog.NewJSONHandler(&buf, nil))}, nil)
-	for _, name := range []string{"test_simple_text", "test_error_handling"} {
-		if _, err := ts.CallTool(t.Context(), name, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var got []map[string]any
-	for line := range strings.Lines(buf.String()) {
+// syncBuffer is a log destination that the server's goroutines may write
+// while a test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// records returns the JSON log records written to b whose message is msg.
+func (b *syncBuffer) records(t *testing.T, msg string) []map[string]any {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var recs []map[string]any
+	for line := range strings.Lines(b.buf.String()) {
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {
 			t.Fatalf("log line %q: %v", line, err)
 		}
-		if rec["msg"] == "tool call" {
-			got = append(got, rec)
+		if rec["msg"] == msg {
+			recs = append(recs, rec)
 		}
 	}
-	want := []map[string]any{
-		{"tool": "test_simple_text", "outcome": "ok"},
-		{"tool": "test_error_handling", "outcome": "error", "error": "This tool intentionally returns an error for testing"},
-	}
-	if len(got) != len(want) {
-		t.Fatalf("got %d call records, want %d:\n%s", len(got), len(want), buf.String())
-	}
-	for i, w := range want {
-		for k, v := range w {
-			if got[i][k] != v {
-				t.Errorf("record %d: %s = %v, want %v", i, k, got[i][k], v)
-			}
-		}
-		if _, ok := got[i]["duration"]; !ok {
-			t.Errorf("record %d has no duration", i)
+	return recs
+}
+
+// checkRecord reports the attributes of rec that differ from want, where ""
+// means that the attribute must be absent.
+func checkRecord(t *testing.T, rec map[string]any, want map[string]string) {
+	t.Helper()
+	for k, w := range want {
+		v, ok := rec[k]
+		switch {
+		case w == "" && ok:
+			t.Errorf("record has %s = %v, want none", k, v)
+		case w != "" && (!ok || fmt.Sprint(v) != w):
+			t.Errorf("record has %s = %v, want %q", k, v, w)
 		}
 	}
 }
 
-// TestServerMiddleware runs the server-wide chain around handlers in fake
-// time: limitDuration cancels a call that outlives the limit, and logCalls,
-// being outside it, logs the timeout it reports.
+// TestLogCalls checks, over HTTP, that the program's chain logs exactly one
+// record per call, with the outcome, the class and the error text, also for
+// a call that validation rejects before the handler runs.
+func TestLogCalls(t *testing.T) {
+	var logs syncBuffer
+	ts := start(t, options{logger: slog.New(slog.NewJSONHandler(&logs, nil))}, nil)
+	calls := []struct {
+		tool string
+		args any
+	}{
+		{"test_simple_text", nil},
+		{"test_error_handling", map[string]any{}},
+		{"test_sampling", map[string]any{}},
+	}
+	for _, c := range calls {
+		if _, err := ts.CallTool(t.Context(), c.tool, c.args); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []map[string]string{
+		{"tool": "test_simple_text", "outcome": "ok", "level": "INFO", "class": "", "error": ""},
+		{"tool": "test_error_handling", "outcome": "tool_error", "level": "WARN", "class": "fatal",
+			"error": "This tool intentionally returns an error for testing"},
+		{"tool": "test_sampling", "outcome": "tool_error", "level": "WARN", "class": "retryable",
+			"error": "invalid arguments: prompt: required property is missing"},
+	}
+	got := logs.records(t, "tool call")
+	if len(got) != len(want) {
+		t.Fatalf("got %d call records, want %d: %v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		t.Run(w["tool"], func(t *testing.T) {
+			checkRecord(t, got[i], w)
+			if _, ok := got[i]["duration"]; !ok {
+				t.Error("record has no duration")
+			}
+		})
+	}
+	if masked := logs.records(t, "tool error masked"); len(masked) != 0 {
+		t.Errorf("tool errors were masked: %v", masked)
+	}
+}
+
+// TestServerMiddleware runs a probe tool on the program's server, in fake
+// time over in-memory transports, and checks what the client gets and what
+// is logged for each way a call can end: in time, past the limit (whether
+// or not the handler heeds its context), with an internal error (masked for
+// the client, not for the log), with a tool error (shown), with a panic,
+// and with arguments that validation coerces or rejects.
 func TestServerMiddleware(t *testing.T) {
-	tool := &mcpkit.Tool{Tool: mcp.Tool{Name: "slow"}}
-	blocked := mcpkit.HandlerFunc(func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+	const limit = time.Second
+	blocked := func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
-	})
-	errOwn := errors.New("own failure")
-	tests := []struct {
-		name    string
-		limit   time.Duration
-		handler mcpkit.Handler
-		wantErr string // "" for success
-		fatal   bool
-		took    time.Duration
-	}{
-		{"times out", time.Second, blocked, `tool "slow" did not finish within 1s: context deadline exceeded`, true, time.Second},
-		{"in time", time.Second, mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
-			time.Sleep(time.Second / 2)
+	}
+	sleeper := func(d time.Duration) mcpkit.HandlerFunc {
+		return func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			time.Sleep(d)
 			return textResult("done"), nil
-		}), "", false, time.Second / 2},
-		{"own error kept", time.Second, mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
-			return nil, errOwn
-		}), "own failure", false, 0},
-		{"no limit", 0, mcpkit.HandlerFunc(func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+		}
+	}
+	echo := func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return textResult(string(req.Arguments)), nil
+	}
+	timedOut := `tool "probe" timed out after 1s`
+	tests := []struct {
+		name      string
+		limit     time.Duration
+		handler   mcpkit.HandlerFunc
+		args      any
+		wantText  string
+		wantClass mcpkit.ErrorClass // "" for success
+		took      time.Duration
+		log       map[string]string // the attributes of the call's record
+		alsoLog   string            // another record the call must leave, or ""
+	}{
+		{"times out", limit, blocked, nil, timedOut, mcpkit.Retryable, limit,
+			map[string]string{"outcome": "timeout", "class": "retryable", "error": timedOut}, ""},
+		{"ignores its context", limit, sleeper(2 * limit), nil, timedOut, mcpkit.Retryable, limit,
+			map[string]string{"outcome": "timeout", "class": "retryable", "error": timedOut}, ""},
+		{"in time", limit, sleeper(limit / 2), nil, "done", "", limit / 2,
+			map[string]string{"outcome": "ok", "class": "", "error": ""}, ""},
+		{"no limit", 0, func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
 			if _, ok := ctx.Deadline(); ok {
-				return nil, errors.New("deadline set without a limit")
+				return nil, mcpkit.ToolErrorf("deadline set without a limit")
 			}
 			return textResult("done"), nil
-		}), "", false, 0},
+		}, nil, "done", "", 0, map[string]string{"outcome": "ok"}, ""},
+		{"internal error masked", limit, func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return nil, errors.New("dial tcp 10.0.0.7:5432: connection refused")
+		}, nil, `error calling tool "probe"`, mcpkit.Fatal, 0,
+			map[string]string{"outcome": "error", "class": "fatal", "error": "dial tcp 10.0.0.7:5432: connection refused"},
+			"tool error masked"},
+		{"tool error shown", limit, func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return nil, mcpkit.ToolErrorf("no city named %q", "Atlantis")
+		}, nil, `no city named "Atlantis"`, mcpkit.Retryable, 0,
+			map[string]string{"outcome": "tool_error", "class": "retryable", "error": `no city named "Atlantis"`}, ""},
+		{"panic", limit, func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			panic("boom")
+		}, nil, `internal error in tool "probe"`, mcpkit.Fatal, 0,
+			map[string]string{"outcome": "panic", "class": "fatal", "error": "panic: boom"}, "tool panicked"},
+		{"arguments coerced", limit, echo, map[string]any{"n": "10"}, `{"n":10}`, "", 0,
+			map[string]string{"outcome": "ok"}, ""},
+		{"arguments rejected", limit, echo, map[string]any{"n": "ten"}, "invalid arguments: n: want integer, got string",
+			mcpkit.Retryable, 0, map[string]string{"outcome": "tool_error", "class": "retryable"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				var buf bytes.Buffer
-				logger := slog.New(slog.NewJSONHandler(&buf, nil))
-				h := mcpkit.Chain(serverMiddleware(logger, options{callTimeout: tt.limit})...)(tt.handler)
+				var logs syncBuffer
+				srv, err := newServer(options{logger: slog.New(slog.NewJSONHandler(&logs, nil)), callTimeout: tt.limit})
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = srv.Add(&mcpkit.Tool{
+					Tool: mcp.Tool{Name: "probe", Description: "A test tool.",
+						InputSchema: json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer"}}}`)},
+					Handler: tt.handler,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+
 				start := time.Now()
-				res, err := h.CallTool(t.Context(), mcpkittest.NewRequest(tool, nil))
-				if took := time.Since(start); took != tt.took {
+				res, err := ts.CallTool(t.Context(), "probe", tt.args)
+				took := time.Since(start)
+				if err != nil {
+					t.Fatalf("got a protocol error, want a result: %v", err)
+				}
+				if took != tt.took {
 					t.Errorf("call took %v, want %v", took, tt.took)
 				}
-				if tt.wantErr == "" {
-					if err != nil || res == nil {
-						t.Fatalf("got %v, %v; want a result", res, err)
-					}
-					return
+				if text := resultText(t, res); text != tt.wantText {
+					t.Errorf("text = %q, want %q", text, tt.wantText)
 				}
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("err = %v, want %q", err, tt.wantErr)
+				if res.IsError != (tt.wantClass != "") || mcpkit.ErrorClassOf(res) != tt.wantClass {
+					t.Errorf("isError = %v, class %q; want class %q", res.IsError, mcpkit.ErrorClassOf(res), tt.wantClass)
 				}
-				var te *mcpkit.ToolError
-				if isFatal := errors.As(err, &te) && te.ErrorClass() == mcpkit.Fatal; isFatal != tt.fatal {
-					t.Errorf("fatal tool error = %v, want %v", isFatal, tt.fatal)
+
+				recs := logs.records(t, "tool call")
+				if len(recs) != 1 {
+					t.Fatalf("got %d call records, want 1: %v", len(recs), recs)
 				}
-				if tt.fatal && !errors.Is(err, context.DeadlineExceeded) {
-					t.Errorf("%v does not wrap context.DeadlineExceeded", err)
+				checkRecord(t, recs[0], tt.log)
+				if got := recs[0]["tool"]; got != "probe" {
+					t.Errorf("record names tool %v", got)
 				}
-				var rec map[string]any
-				if err := json.Unmarshal(buf.Bytes(), &rec); err != nil || rec["outcome"] != "error" || rec["error"] != tt.wantErr {
-					t.Errorf("log does not report the error (%v):\n%s", err, buf.String())
+				if got := recs[0]["duration"]; got != float64(tt.took) {
+					t.Errorf("record has duration %v, want %d", got, tt.took)
+				}
+				if tt.alsoLog != "" && len(logs.records(t, tt.alsoLog)) != 1 {
+					t.Errorf("no %q record", tt.alsoLog)
+				}
+				// Fake time stands still once this goroutine returns: let a
+				// handler that overran its limit finish first.
+				time.Sleep(3 * limit)
+			})
+		})
+	}
+}
+
+// TestSuiteArguments checks that the program's chain lets through to the
+// handlers the arguments the conformance suite sends: none for most tools,
+// {} for many, and one string for sampling and elicitation. A schema
+// stricter than the scenario would fail the scenario with a validation
+// error; every tool must appear here.
+func TestSuiteArguments(t *testing.T) {
+	m, err := newMedia()
+	if err != nil {
+		t.Fatal(err)
+	}
+	noArgs := []any{nil, map[string]any{}}
+	sent := map[string][]any{
+		"test_simple_text":                  noArgs,
+		"test_image_content":                noArgs,
+		"test_audio_content":                noArgs,
+		"test_embedded_resource":            noArgs,
+		"test_multiple_content_types":       noArgs,
+		"test_tool_with_logging":            noArgs,
+		"test_tool_with_progress":           noArgs,
+		"test_error_handling":               noArgs,
+		"test_elicitation_sep1034_defaults": noArgs,
+		"test_elicitation_sep1330_enums":    noArgs,
+		"test_reconnection":                 noArgs,
+		"test_sampling":                     {map[string]any{"prompt": "Test prompt for sampling"}},
+		"test_elicitation":                  {map[string]any{"message": "Please provide your information"}},
+		// The suite only lists this one; these are what its schema allows.
+		"json_schema_2020_12_tool": {
+			map[string]any{"name": "Ada", "email": "ada@example.com"},
+			map[string]any{"contactMethod": "phone", "phone": "555-0100", "address": map[string]any{"city": "Paris"}},
+		},
+	}
+	var reached bool
+	probe := mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+		reached = true
+		return textResult("ok"), nil
+	})
+	h := mcpkit.Chain(serverMiddleware(nil, options{})...)(probe)
+	for _, tool := range newToolkit(m, 0).tools() {
+		args, ok := sent[tool.Name]
+		if !ok {
+			t.Errorf("%s: no arguments listed for it", tool.Name)
+			continue
+		}
+		for _, a := range args {
+			t.Run(tool.Name, func(t *testing.T) {
+				reached = false
+				res, err := h.CallTool(t.Context(), mcpkittest.NewRequest(tool, a))
+				if err != nil || !reached {
+					t.Errorf("arguments %v: handler reached = %v, err = %v", a, reached, err)
+				}
+				if res == nil || res.IsError {
+					t.Errorf("arguments %v: result %+v", a, res)
 				}
 			})
+		}
+	}
+}
+
+// TestListedSchemas checks the program's list middleware: tools tagged
+// verbatim-schema are listed exactly as registered, references and all,
+// while others have their $ref inlined, and the scenarios' other schemas,
+// which have none, are listed unchanged.
+func TestListedSchemas(t *testing.T) {
+	srv, err := newServer(options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered := make(map[string]any)
+	for _, tool := range srv.Tools() {
+		registered[tool.Name] = tool.InputSchema
+	}
+	const withRef = `{"type":"object","$defs":{"city":{"type":"string","minLength":1}},` +
+		`"properties":{"from":{"$ref":"#/$defs/city"},"to":{"$ref":"#/$defs/city"}},"additionalProperties":false}`
+	const inlined = `{"type":"object","properties":{"from":{"type":"string","minLength":1},` +
+		`"to":{"type":"string","minLength":1}},"additionalProperties":false}`
+	nop := mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return nil, nil })
+	err = srv.Add(
+		&mcpkit.Tool{Tool: mcp.Tool{Name: "route", Description: "d", InputSchema: json.RawMessage(withRef)}, Handler: nop},
+		&mcpkit.Tool{Tool: mcp.Tool{Name: "route_verbatim", Description: "d", InputSchema: json.RawMessage(withRef)},
+			Handler: nop, Tags: []string{tagVerbatimSchema}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	registered["route"] = json.RawMessage(inlined)
+	registered["route_verbatim"] = json.RawMessage(withRef)
+
+	ts := mcpkittest.NewServer(t, srv, nil)
+	res, err := ts.Session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != len(registered) {
+		t.Errorf("listed %d tools, want %d", len(res.Tools), len(registered))
+	}
+	for _, tool := range res.Tools {
+		t.Run(tool.Name, func(t *testing.T) {
+			want, ok := registered[tool.Name]
+			if !ok {
+				t.Fatal("not registered")
+			}
+			if !sameJSON(t, tool.InputSchema, want) {
+				got, _ := json.Marshal(tool.InputSchema)
+				w, _ := json.Marshal(want)
+				t.Errorf("listed schema\n got %s\nwant %s", got, w)
+			}
 		})
 	}
 }

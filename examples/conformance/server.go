@@ -2,21 +2,21 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/middleware"
 )
 
 // options configures newServer. The zero value is usable: nothing is logged,
 // the tools do not pause between notifications and calls have no time limit.
 type options struct {
-	// logger receives one record per tool call, and the server's own
-	// records. Nil discards them.
+	// logger receives one record per tool call, the real text of masked
+	// errors, the stacks of panics, and the server's own records. Nil
+	// discards them.
 	logger *slog.Logger
 
 	// pause is the delay between the notifications of the logging and
@@ -60,6 +60,14 @@ func newServer(opts options) (*mcpkit.Server, error) {
 		},
 	})
 	srv.Use(serverMiddleware(logger, opts)...)
+	// The json-schema-2020-12 scenario checks that $defs, $schema and
+	// additionalProperties arrive as registered, so that tool's schema is
+	// advertised verbatim; every other schema is advertised without $ref,
+	// for clients that cannot follow one.
+	srv.UseList(middleware.Deref(&middleware.DerefOptions{
+		Skip:   func(t *mcpkit.Tool) bool { return t.HasTag(tagVerbatimSchema) },
+		Logger: logger,
+	}))
 	if err := srv.Add(newToolkit(m, opts.pause).tools()...); err != nil {
 		return nil, err
 	}
@@ -68,60 +76,21 @@ func newServer(opts options) (*mcpkit.Server, error) {
 	return srv, nil
 }
 
-// serverMiddleware returns the server-wide chain, outermost first. New
-// middleware goes here: input validation and $ref dereferencing belong after
-// logCalls, so that the calls they reject are logged too, and before
-// limitDuration, whose clock should time the handler only.
+// serverMiddleware returns the server-wide chain, outermost first, in the
+// order the middleware package recommends: Logging outermost, so that its
+// record covers calls the inner layers reject or mask; Recover outside
+// everything that can panic, Timeout's re-raised panics included; MaskErrors
+// outside every layer that returns errors; Validate innermost, so that the
+// time limit covers it and the handler only sees arguments that fit its
+// schema.
 func serverMiddleware(logger *slog.Logger, opts options) []mcpkit.Middleware {
-	mw := []mcpkit.Middleware{logCalls(logger)}
+	mw := []mcpkit.Middleware{
+		middleware.Logging(logger, nil),
+		middleware.Recover(logger, nil),
+		middleware.MaskErrors(&middleware.MaskErrorsOptions{Logger: logger}),
+	}
 	if opts.callTimeout > 0 {
-		mw = append(mw, limitDuration(opts.callTimeout))
+		mw = append(mw, middleware.Timeout(opts.callTimeout, nil))
 	}
-	return mw
-}
-
-// logCalls returns a middleware that logs each call's tool, duration and
-// outcome to logger at level Info. It belongs first in the chain, so that it
-// times, and sees the errors of, everything inside it; it sees the Go error a
-// handler returned, before the server turns it into a result.
-func logCalls(logger *slog.Logger) mcpkit.Middleware {
-	return func(next mcpkit.Handler) mcpkit.Handler {
-		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			start := time.Now()
-			res, err := next.CallTool(ctx, req)
-			attrs := []slog.Attr{
-				slog.String("tool", req.Tool.Name),
-				slog.Duration("duration", time.Since(start)),
-			}
-			switch {
-			case err != nil:
-				attrs = append(attrs, slog.String("outcome", "error"), slog.String("error", err.Error()))
-			case res != nil && res.IsError:
-				attrs = append(attrs, slog.String("outcome", "error result"))
-			default:
-				attrs = append(attrs, slog.String("outcome", "ok"))
-			}
-			logger.LogAttrs(ctx, slog.LevelInfo, "tool call", attrs...)
-			return res, err
-		})
-	}
-}
-
-// limitDuration returns a middleware that cancels a call's context after d.
-// A call that fails once its time is up gets a fatal tool error naming the
-// tool and the limit, in place of whatever its handler made of the
-// cancellation. It belongs last among the server-wide middleware, next to the
-// handler it times.
-func limitDuration(d time.Duration) mcpkit.Middleware {
-	return func(next mcpkit.Handler) mcpkit.Handler {
-		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			ctx, cancel := context.WithTimeout(ctx, d)
-			defer cancel()
-			res, err := next.CallTool(ctx, req)
-			if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return nil, mcpkit.FatalError(fmt.Errorf("tool %q did not finish within %v: %w", req.Tool.Name, d, context.DeadlineExceeded))
-			}
-			return res, err
-		})
-	}
+	return append(mw, middleware.Validate(nil))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/tools"
 )
 
 // Texts and schemas the conformance scenarios prescribe.
@@ -77,6 +78,10 @@ type toolkit struct {
 	enumsRequest    json.RawMessage
 }
 
+// tagVerbatimSchema marks the tools whose input schema is advertised exactly
+// as registered, $ref and $defs included.
+const tagVerbatimSchema = "verbatim-schema"
+
 func newToolkit(m *media, pause time.Duration) *toolkit {
 	return &toolkit{
 		media:           m,
@@ -90,10 +95,11 @@ func newToolkit(m *media, pause time.Duration) *toolkit {
 // tools returns the definitions of every tool the scenarios call.
 func (k *toolkit) tools() []*mcpkit.Tool {
 	noArgs := json.RawMessage(noArgsSchema)
-	tool := func(name, description string, schema json.RawMessage, h mcpkit.HandlerFunc) *mcpkit.Tool {
+	tool := func(name, description string, schema json.RawMessage, h mcpkit.HandlerFunc, tags ...string) *mcpkit.Tool {
 		return &mcpkit.Tool{
 			Tool:    mcp.Tool{Name: name, Description: description, InputSchema: schema},
 			Handler: h,
+			Tags:    tags,
 		}
 	}
 	return []*mcpkit.Tool{
@@ -105,17 +111,24 @@ func (k *toolkit) tools() []*mcpkit.Tool {
 		tool("test_tool_with_logging", "Sends three log messages while it runs.", noArgs, k.logging),
 		tool("test_tool_with_progress", "Reports progress 0, 50 and 100 of 100 when the call has a progress token.", noArgs, k.progress),
 		tool("test_error_handling", "Always fails.", noArgs, k.fail),
-		tool("test_sampling", "Asks the client's LLM to answer a prompt.", json.RawMessage(promptSchema), k.sampling),
-		tool("test_elicitation", "Asks the user for a username and an email address.", json.RawMessage(messageSchema), k.elicitation),
+		tools.Must(tools.NewWithRequest("test_sampling", k.sampling, &tools.Options{
+			Description: "Asks the client's LLM to answer a prompt.",
+			InputSchema: json.RawMessage(promptSchema),
+		})),
+		tools.Must(tools.NewWithRequest("test_elicitation", k.elicitation, &tools.Options{
+			Description: "Asks the user for a username and an email address.",
+			InputSchema: json.RawMessage(messageSchema),
+		})),
 		tool("test_elicitation_sep1034_defaults", "Elicits a form whose fields all have defaults (SEP-1034).", noArgs, k.elicitDefaults),
 		tool("test_elicitation_sep1330_enums", "Elicits a form with every enum shape (SEP-1330).", noArgs, k.elicitEnums),
-		tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features (SEP-1613, SEP-2106).", json.RawMessage(schema2020), k.schema2020),
+		tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features (SEP-1613, SEP-2106).",
+			json.RawMessage(schema2020), k.schema2020, tagVerbatimSchema),
 		tool("test_reconnection", "Closes its SSE stream mid-call; the client resumes it to get the result (SEP-1699).", noArgs, k.reconnection),
 	}
 }
 
 func textResult(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	return &mcp.CallToolResult{Content: []mcp.Content{tools.Text(s)}}
 }
 
 func (k *toolkit) simpleText(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
@@ -123,28 +136,24 @@ func (k *toolkit) simpleText(context.Context, *mcpkit.Request) (*mcp.CallToolRes
 }
 
 func (k *toolkit) image(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
-	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.ImageContent{Data: k.media.png, MIMEType: "image/png"},
-	}}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{tools.Image(k.media.png, "image/png")}}, nil
 }
 
 func (k *toolkit) audio(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
-	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.AudioContent{Data: k.media.wav, MIMEType: "audio/wav"},
-	}}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{tools.Audio(k.media.wav, "audio/wav")}}, nil
 }
 
 func (k *toolkit) embeddedResource(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://embedded-resource", MIMEType: "text/plain", Text: embeddedText}},
+		tools.TextResource("test://embedded-resource", "text/plain", embeddedText),
 	}}, nil
 }
 
 func (k *toolkit) mixed(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{
-		&mcp.TextContent{Text: mixedText},
-		&mcp.ImageContent{Data: k.media.png, MIMEType: "image/png"},
-		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://mixed-content-resource", MIMEType: "application/json", Text: mixedJSON}},
+		tools.Text(mixedText),
+		tools.Image(k.media.png, "image/png"),
+		tools.TextResource("test://mixed-content-resource", "application/json", mixedJSON),
 	}}, nil
 }
 
@@ -201,24 +210,26 @@ func (k *toolkit) progress(ctx context.Context, req *mcpkit.Request) (*mcp.CallT
 	return textResult(fmt.Sprintf("Sent %d progress notifications", sent)), nil
 }
 
+// fail reports errIntentional as a tool error: the scenario wants its text
+// on the wire, and an error that is not a tool error would be masked.
 func (k *toolkit) fail(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
-	return nil, errIntentional
+	return nil, mcpkit.FatalError(errIntentional)
+}
+
+// samplingArgs are the arguments of test_sampling; validation against
+// promptSchema guarantees the prompt.
+type samplingArgs struct {
+	Prompt string `json:"prompt"`
 }
 
 // sampling forwards the prompt to the client's LLM (sampling/createMessage).
-func (k *toolkit) sampling(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	var in struct {
-		Prompt *string `json:"prompt"`
-	}
-	if err := json.Unmarshal(req.Arguments, &in); err != nil || in.Prompt == nil {
-		return nil, mcpkit.ToolErrorf("prompt (a string) is required")
-	}
+func (k *toolkit) sampling(ctx context.Context, req *mcpkit.Request, in samplingArgs) (*mcp.CallToolResult, error) {
 	ss := req.Session()
 	if ss == nil {
 		return nil, errNoSession
 	}
 	res, err := ss.CreateMessage(ctx, &mcp.CreateMessageParams{
-		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: *in.Prompt}}},
+		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: tools.Text(in.Prompt)}},
 		MaxTokens: 100,
 	})
 	if err != nil {
@@ -232,16 +243,16 @@ func (k *toolkit) sampling(ctx context.Context, req *mcpkit.Request) (*mcp.CallT
 	return textResult("LLM response: " + answer.Text), nil
 }
 
+// elicitationArgs are the arguments of test_elicitation; validation against
+// messageSchema guarantees the message.
+type elicitationArgs struct {
+	Message string `json:"message"`
+}
+
 // elicitation asks the user, through the client, for the fields of
 // userInfoRequest.
-func (k *toolkit) elicitation(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	var in struct {
-		Message *string `json:"message"`
-	}
-	if err := json.Unmarshal(req.Arguments, &in); err != nil || in.Message == nil {
-		return nil, mcpkit.ToolErrorf("message (a string) is required")
-	}
-	return k.elicit(ctx, req, "User response", *in.Message, k.userInfoRequest)
+func (k *toolkit) elicitation(ctx context.Context, req *mcpkit.Request, in elicitationArgs) (*mcp.CallToolResult, error) {
+	return k.elicit(ctx, req, "User response", in.Message, k.userInfoRequest)
 }
 
 func (k *toolkit) elicitDefaults(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {

@@ -1,0 +1,83 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Errors that validation wraps or returns.
+var (
+	// ErrInvalid is wrapped by every [*ValidationError].
+	ErrInvalid = errors.New("schema: invalid value")
+	// ErrSyntax is wrapped by every [*SyntaxError].
+	ErrSyntax = errors.New("schema: invalid JSON")
+	// ErrTooComplex is returned when validating a document would take more
+	// than a bounded amount of work, which only a schema whose alternatives
+	// nest within each other (anyOf inside anyOf through $ref, say) and an
+	// instance built to exploit them can cause.
+	ErrTooComplex = errors.New("schema: validation exceeds its work limit")
+)
+
+// An Issue is one place where a value fails its schema.
+type Issue struct {
+	// Path locates the value at fault: the JSON Pointer (RFC 6901) of the
+	// value within the instance, without its leading slash, such as
+	// "items/3/name"; "" is the instance itself. A missing required property
+	// is located at the path the property would have.
+	Path string
+	// Message says what is wrong, such as "want string, got number".
+	Message string
+}
+
+func (is Issue) String() string {
+	p := is.Path
+	if p == "" {
+		p = "(root)"
+	}
+	return p + ": " + is.Message
+}
+
+// A ValidationError lists every place where an instance fails its schema, in
+// the order of the instance's text, each once.
+type ValidationError struct {
+	Issues []Issue
+}
+
+// Error names every failing location with its reason, for instance
+// "schema: invalid value: items/3/name: want string, got number; q: required
+// property is missing".
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	b.WriteString(ErrInvalid.Error())
+	for i, is := range e.Issues {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(is.String())
+	}
+	return b.String()
+}
+
+// Unwrap returns [ErrInvalid].
+func (e *ValidationError) Unwrap() error { return ErrInvalid }
+
+// A SyntaxError reports an instance that is not JSON that encoding/json
+// would decode: malformed text, a number out of float64 range, nesting
+// deeper than 10000, or an object with the same property twice (which the
+// validator and the handler could read differently).
+type SyntaxError struct {
+	// Offset is the byte offset in the instance where the problem is.
+	Offset int
+	// Msg describes the problem.
+	Msg string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s at offset %d: %s", ErrSyntax.Error(), e.Offset, e.Msg)
+}
+
+// Unwrap returns [ErrSyntax].
+func (e *SyntaxError) Unwrap() error { return ErrSyntax }

@@ -1,0 +1,1121 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Validate reports whether data, a JSON document, is valid against the
+// schema. It returns nil, a [*ValidationError] naming every failing
+// location, a [*SyntaxError] if data is not JSON, or [ErrTooComplex].
+// Empty data and a bare null stand for no arguments and are validated as
+// {}, as the MCP SDK does.
+//
+// Validate reads the document once, without decoding it into Go values, and
+// does not allocate when the document is valid, except where
+// [Validator.Fallbacks] says otherwise and for uniqueItems and for enum and
+// const values that are arrays or objects, which decode the value.
+func (v *Validator) Validate(data []byte) error {
+	if len(data) == 0 || isNullDoc(data) {
+		data = v.empty
+	}
+	st := v.getState(data)
+	err := st.run(v.root)
+	v.putState(st)
+	return err
+}
+
+func (v *Validator) getState(data []byte) *state {
+	st, _ := v.states.Get().(*state)
+	if st == nil {
+		st = &state{v: v}
+	}
+	st.data = data
+	st.budget = workLimit(len(data))
+	return st
+}
+
+func (v *Validator) putState(st *state) {
+	st.data = nil
+	st.issues = nil
+	st.err = nil
+	st.nfail, st.probe, st.probeBase, st.depth = 0, 0, 0, 0
+	st.path, st.keys, st.kbuf, st.sbuf, st.bits, st.spans = st.path[:0], st.keys[:0], st.kbuf[:0], st.sbuf[:0], st.bits[:0], st.spans[:0]
+	st.nodes = st.nodes[:0]
+	v.states.Put(st)
+}
+
+// workLimit is the number of (value, schema) applications a document of n
+// bytes may take: far more than any schema without nested alternatives
+// needs, few enough to stop a blow-up within a second or so.
+func workLimit(n int) int { return 1<<22 + 64*n }
+
+// state is the state of one validation. Validators keep them in a pool so
+// that validating a valid document allocates nothing.
+type state struct {
+	v    *Validator
+	data []byte
+
+	probe     int // > 0 while only validity matters (inside anyOf, not, ...)
+	probeBase int // nfail when the innermost probe began
+	nfail     int
+	issues    []Issue
+	err       error // a *SyntaxError or ErrTooComplex: validation stops
+	budget    int
+	depth     int
+
+	path  []seg
+	keys  []keyRef // property names of the open objects not in their schemas
+	kbuf  []byte   // decoded property names, a stack
+	sbuf  []byte   // a decoded string
+	bits  []uint64 // seen-sets of objects with more than 64 names, a stack
+	spans []span   // items of arrays with uniqueItems, a stack
+	nodes []*node  // sets of nodes applying defaults, a stack
+}
+
+// seg is a segment of the path to the value being validated: an array index
+// (idx >= 0) or a property name, data[ks:ke] (raw, decoded if !plain).
+type seg struct {
+	idx    int
+	ks, ke int
+	plain  bool
+}
+
+type keyRef struct {
+	start, end int
+	arena      bool // in kbuf rather than data
+}
+
+type span struct{ start, end int }
+
+// run validates the whole document against root.
+func (st *state) run(root *node) error {
+	d := st.data
+	i := skipSpace(d, 0)
+	if i == len(d) {
+		return &SyntaxError{Offset: i, Msg: "no JSON value"}
+	}
+	var end int
+	if w := st.v.whole; w != nil {
+		end = st.skip(i)
+		if end >= 0 {
+			st.fallbackCheck(w, i, end)
+		}
+	} else {
+		end = st.value(root, i)
+	}
+	if st.err != nil {
+		return st.err
+	}
+	if j := skipSpace(d, end); j != len(d) {
+		return &SyntaxError{Offset: j, Msg: "data after the JSON value"}
+	}
+	if st.nfail > 0 {
+		return &ValidationError{Issues: dedupe(st.issues)}
+	}
+	return nil
+}
+
+func dedupe(issues []Issue) []Issue {
+	seen := make(map[Issue]bool, len(issues))
+	out := issues[:0]
+	for _, is := range issues {
+		if !seen[is] {
+			seen[is] = true
+			out = append(out, is)
+		}
+	}
+	return out
+}
+
+// syntax records a syntax error at offset i and returns -1, which every
+// caller passes up.
+func (st *state) syntax(i int, msg string) int {
+	if st.err == nil {
+		st.err = &SyntaxError{Offset: i, Msg: msg}
+	}
+	return -1
+}
+
+// report counts a failure and reports whether its issue should be recorded.
+func (st *state) report() bool {
+	st.nfail++
+	return st.probe == 0
+}
+
+// halted reports whether the innermost probe has already failed, so that
+// the rest of its value need only be scanned.
+func (st *state) halted() bool { return st.probe > 0 && st.nfail > st.probeBase }
+
+func (st *state) add(msg string) { st.addAt("", msg) }
+
+func (st *state) addf(format string, args ...any) { st.add(fmt.Sprintf(format, args...)) }
+
+// addAt records an issue at the current path, extended by the property
+// name extra if it is not empty.
+func (st *state) addAt(extra, msg string) {
+	var b []byte
+	for _, sg := range st.path {
+		if len(b) > 0 {
+			b = append(b, '/')
+		}
+		if sg.idx >= 0 {
+			b = strconv.AppendInt(b, int64(sg.idx), 10)
+			continue
+		}
+		key := st.data[sg.ks:sg.ke]
+		if !sg.plain {
+			key = appendUnquoted(nil, key)
+		}
+		b = append(b, escapePointer(string(key))...)
+	}
+	if extra != "" {
+		if len(b) > 0 {
+			b = append(b, '/')
+		}
+		b = append(b, escapePointer(extra)...)
+	}
+	st.issues = append(st.issues, Issue{Path: string(b), Message: msg})
+}
+
+// matches reports whether the value at i is valid against n, recording no
+// issue, and returns the index past the value.
+func (st *state) matches(n *node, i int) (bool, int) {
+	base, fails := st.probeBase, st.nfail
+	st.probe++
+	st.probeBase = fails
+	end := st.value(n, i)
+	st.probe--
+	st.probeBase = base
+	ok := st.nfail == fails
+	st.nfail = fails
+	return ok, end
+}
+
+// value validates the JSON value at data[i] against n and returns the
+// index just past it, or -1 when validation must stop (st.err says why).
+func (st *state) value(n *node, i int) int {
+	st.budget--
+	if st.budget < 0 {
+		if st.err == nil {
+			st.err = ErrTooComplex
+		}
+		return -1
+	}
+	if i >= len(st.data) {
+		return st.syntax(i, "unexpected end of JSON input")
+	}
+	if n.direct && st.probe == 0 {
+		return st.own(n, i)
+	}
+	if st.halted() {
+		return st.skip(i)
+	}
+	if n.fallback != nil {
+		end := st.skip(i)
+		if end >= 0 {
+			st.fallbackCheck(n.fallback, i, end)
+		}
+		return end
+	}
+	end := -1
+	if n.inplace {
+		if end = st.inplace(n, i); end < 0 {
+			return -1
+		}
+	}
+	if n.never {
+		if st.report() {
+			st.add("not allowed")
+		}
+	}
+	if !n.local || n.never {
+		if end < 0 {
+			end = st.skip(i)
+		}
+		return end
+	}
+	return st.own(n, i)
+}
+
+// own applies the keywords of n that are about the value's own type.
+func (st *state) own(n *node, i int) int {
+	switch st.data[i] {
+	case '{':
+		return st.object(n, i)
+	case '[':
+		return st.array(n, i)
+	case '"':
+		return st.str(n, i)
+	case 't':
+		return st.literal(n, i, "true", kBool, true)
+	case 'f':
+		return st.literal(n, i, "false", kBool, false)
+	case 'n':
+		return st.literal(n, i, "null", kNull, false)
+	default:
+		return st.number(n, i)
+	}
+}
+
+// inplace applies the in-place applicators of n to the value at i.
+func (st *state) inplace(n *node, i int) int {
+	end := -1
+	if n.ref != nil {
+		if end = st.value(n.ref, i); end < 0 {
+			return -1
+		}
+	}
+	for _, m := range n.allOf {
+		if end = st.value(m, i); end < 0 {
+			return -1
+		}
+	}
+	if n.anyOf != nil {
+		ok := false
+		for _, m := range n.anyOf {
+			var k bool
+			if k, end = st.matches(m, i); end < 0 {
+				return -1
+			}
+			if k {
+				ok = true
+				break
+			}
+		}
+		if !ok && st.report() {
+			if !st.explain(n.anyOf, i) {
+				st.addf("does not match any of the %d alternatives of anyOf", len(n.anyOf))
+			}
+		}
+	}
+	if n.oneOf != nil {
+		first, second := -1, -1
+		for k, m := range n.oneOf {
+			var ok bool
+			if ok, end = st.matches(m, i); end < 0 {
+				return -1
+			}
+			if ok {
+				if first >= 0 {
+					second = k
+					break
+				}
+				first = k
+			}
+		}
+		switch {
+		case first < 0:
+			if st.report() && !st.explain(n.oneOf, i) {
+				st.addf("does not match any of the %d alternatives of oneOf", len(n.oneOf))
+			}
+		case second >= 0:
+			if st.report() {
+				st.addf("matches alternatives %d and %d of oneOf, want exactly one", first, second)
+			}
+		}
+	}
+	if n.not != nil {
+		var ok bool
+		if ok, end = st.matches(n.not, i); end < 0 {
+			return -1
+		}
+		if ok && st.report() {
+			st.add("must not match the schema of not")
+		}
+	}
+	if n.ifN != nil {
+		var ok bool
+		if ok, end = st.matches(n.ifN, i); end < 0 {
+			return -1
+		}
+		then := n.elseN
+		if ok {
+			then = n.thenN
+		}
+		if then != nil {
+			if end = st.value(then, i); end < 0 {
+				return -1
+			}
+		}
+	}
+	return end
+}
+
+// explain records the issues of the one alternative among alts whose type
+// admits the value at i, and reports whether there was exactly one: then
+// its issues say more than "matches no alternative".
+func (st *state) explain(alts []*node, i int) bool {
+	k, integral := st.kindAt(i)
+	var only *node
+	for _, m := range alts {
+		for m.ref != nil && !m.hasType && !m.local && len(m.allOf) == 0 && m.anyOf == nil && m.oneOf == nil {
+			m = m.ref // a bare $ref: look at its target's type
+		}
+		if m.hasType && !m.types.allows(k, integral) || m.never {
+			continue
+		}
+		if only != nil {
+			return false
+		}
+		only = m
+	}
+	if only == nil {
+		return false
+	}
+	fails := st.nfail
+	st.value(only, i)
+	return st.nfail > fails && st.err == nil
+}
+
+// kindAt returns the kind of the (well-formed) value at i.
+func (st *state) kindAt(i int) (kind, bool) {
+	switch st.data[i] {
+	case '{':
+		return kObject, false
+	case '[':
+		return kArray, false
+	case '"':
+		return kString, false
+	case 't', 'f':
+		return kBool, false
+	case 'n':
+		return kNull, false
+	}
+	end, shape := scanNumber(st.data, i)
+	if end < 0 {
+		return kNumber, false
+	}
+	f, _ := parseNumber(st.data[i:end], shape)
+	_, frac := math.Modf(f)
+	return kNumber, frac == 0
+}
+
+// fallbackCheck validates data[i:end] with jsonschema-go.
+func (st *state) fallbackCheck(rs *jsonschema.Resolved, i, end int) {
+	if rs == nil {
+		return
+	}
+	var v any
+	if err := json.Unmarshal(st.data[i:end], &v); err != nil {
+		st.syntax(i, err.Error())
+		return
+	}
+	if err := rs.Validate(&v); err != nil && st.report() {
+		msg := err.Error()
+		for strings.HasPrefix(msg, "validating ") {
+			_, rest, ok := strings.Cut(msg, ": ")
+			if !ok {
+				break
+			}
+			msg = rest
+		}
+		st.add(msg)
+	}
+}
+
+func (st *state) typeMismatch(n *node, k kind) {
+	if st.report() {
+		st.add("want " + n.typeText + ", got " + k.String())
+	}
+}
+
+func (st *state) literal(n *node, i int, lit string, k kind, b bool) int {
+	d := st.data
+	end := i + len(lit)
+	if end > len(d) || string(d[i:end]) != lit {
+		return st.syntax(i, "invalid literal")
+	}
+	if n.hasType && !n.types.has(k) {
+		st.typeMismatch(n, k)
+		return end
+	}
+	if n.hasEnum || n.konst != nil {
+		st.checkConsts(n, i, end, k, b, nil, 0)
+	}
+	return end
+}
+
+func (st *state) number(n *node, i int) int {
+	d := st.data
+	end, shape := scanNumber(d, i)
+	if end < 0 {
+		return st.syntax(i, "invalid character")
+	}
+	raw := d[i:end]
+	var f float64
+	parsed := false
+	if mayOverflow(raw, shape) {
+		var ok bool
+		if f, ok = parseNumber(raw, shape); !ok {
+			return st.syntax(i, "number out of range")
+		}
+		parsed = true
+	}
+	if n.hasType && !n.types.has(kNumber) {
+		integral := shape == numInt
+		if !integral && n.types&tInteger != 0 {
+			_, frac := math.Modf(f)
+			integral = frac == 0
+		}
+		if !n.types.allows(kNumber, integral) {
+			st.typeMismatch(n, kNumber)
+			return end
+		}
+	}
+	if !n.numChecks && !n.hasEnum && n.konst == nil {
+		return end
+	}
+	if !parsed {
+		f, _ = parseNumber(raw, shape)
+	}
+	if n.hasEnum || n.konst != nil {
+		st.checkConsts(n, i, end, kNumber, false, nil, f)
+	}
+	if !n.numChecks {
+		return end
+	}
+	// Float comparisons are exactly jsonschema-go's big.Rat comparisons
+	// of the same float64 values.
+	switch {
+	case n.hasMin && f < n.min:
+		st.numFail(">=", n.minText, raw)
+	case n.hasMax && f > n.max:
+		st.numFail("<=", n.maxText, raw)
+	}
+	switch {
+	case n.hasExMin && f <= n.exMin:
+		st.numFail(">", n.exMinText, raw)
+	case n.hasExMax && f >= n.exMax:
+		st.numFail("<", n.exMaxText, raw)
+	}
+	if n.hasMultipleOf && !n.isMultiple(raw, f) && st.report() {
+		st.add("want a multiple of " + n.multipleOfText + ", got " + string(raw))
+	}
+	return end
+}
+
+func (st *state) numFail(op, bound string, raw []byte) {
+	if st.report() {
+		st.add("want " + op + " " + bound + ", got " + string(raw))
+	}
+}
+
+func (st *state) str(n *node, i int) int {
+	d := st.data
+	end, plain, msg := scanString(d, i)
+	if end < 0 {
+		return st.syntax(i, msg)
+	}
+	if n.hasType && !n.types.has(kString) {
+		st.typeMismatch(n, kString)
+		return end
+	}
+	if !n.strChecks && !n.hasEnum && n.konst == nil {
+		return end
+	}
+	s := d[i+1 : end-1]
+	if !plain {
+		st.sbuf = appendUnquoted(st.sbuf[:0], s)
+		s = st.sbuf
+	}
+	if n.hasEnum || n.konst != nil {
+		st.checkConsts(n, i, end, kString, false, s, 0)
+	}
+	if n.hasMinLen || n.hasMaxLen {
+		// Runes, as the specification says; invalid UTF-8 was replaced by
+		// U+FFFD, one rune per byte, as encoding/json does.
+		c := utf8.RuneCount(s)
+		if n.hasMinLen && c < n.minLen && st.report() {
+			st.addf("want at least %d characters, got %d", n.minLen, c)
+		}
+		if n.hasMaxLen && c > n.maxLen && st.report() {
+			st.addf("want at most %d characters, got %d", n.maxLen, c)
+		}
+	}
+	if n.pattern != nil && !n.pattern.Match(s) && st.report() {
+		st.add("want a string matching " + n.pattern.String())
+	}
+	return end
+}
+
+// checkConsts applies enum and const to the value data[i:end] of kind k,
+// whose value is b, s or f for a boolean, string or number.
+func (st *state) checkConsts(n *node, i, end int, k kind, b bool, s []byte, f float64) {
+	var decoded any
+	isDecoded := false
+	equal := func(c *constVal) bool {
+		if c.generic {
+			if !isDecoded {
+				decoded, isDecoded = decodeValue(st.data[i:end])
+				if !isDecoded {
+					return false
+				}
+			}
+			return jsonschema.Equal(c.v, decoded)
+		}
+		if c.kind != k {
+			return false
+		}
+		switch k {
+		case kBool:
+			return c.b == b
+		case kString:
+			return c.s == string(s)
+		case kNumber:
+			return c.f == f
+		case kNull:
+			return true
+		}
+		return false // objects and arrays are generic
+	}
+	if n.hasEnum {
+		ok := false
+		for j := range n.enum {
+			if equal(&n.enum[j]) {
+				ok = true
+				break
+			}
+		}
+		if !ok && st.report() {
+			st.add("want one of [" + n.enumText + "], got " + st.excerpt(i, end))
+		}
+	}
+	if n.konst != nil && !equal(n.konst) && st.report() {
+		st.add("want " + n.konstTxt + ", got " + st.excerpt(i, end))
+	}
+}
+
+// decodeValue decodes data as encoding/json decodes into an any.
+func decodeValue(data []byte) (any, bool) {
+	var v any
+	err := json.Unmarshal(data, &v)
+	return v, err == nil
+}
+
+// excerpt returns the JSON text of data[i:end], shortened if long.
+func (st *state) excerpt(i, end int) string {
+	const max = 40
+	if end-i <= max {
+		return string(st.data[i:end])
+	}
+	s := st.data[i : i+max]
+	for len(s) > 0 && !utf8.Valid(s) {
+		s = s[:len(s)-1]
+	}
+	return string(s) + "..."
+}
+
+func (st *state) array(n *node, i int) int {
+	if n.hasType && !n.types.has(kArray) {
+		st.typeMismatch(n, kArray)
+		return st.skip(i)
+	}
+	if !n.arrChecks {
+		end := st.skip(i)
+		if end >= 0 && (n.hasEnum || n.konst != nil) {
+			st.checkConsts(n, i, end, kArray, false, nil, 0)
+		}
+		return end
+	}
+	if st.depth++; st.depth > maxDepth {
+		return st.syntax(i, "exceeded max depth")
+	}
+	d := st.data
+	spanBase := len(st.spans)
+	count, nContains := 0, 0
+	j := skipSpace(d, i+1)
+	if j < len(d) && d[j] == ']' {
+		j++
+	} else {
+		st.path = append(st.path, seg{})
+		top := len(st.path) - 1
+		for {
+			st.path[top] = seg{idx: count}
+			sub := n.items
+			if count < len(n.prefix) {
+				sub = n.prefix[count]
+			}
+			var end int
+			if sub != nil {
+				end = st.value(sub, j)
+			} else {
+				end = st.skip(j)
+			}
+			if end < 0 {
+				return -1
+			}
+			if n.contains != nil {
+				ok, e := st.matches(n.contains, j)
+				if e < 0 {
+					return -1
+				}
+				if ok {
+					nContains++
+				}
+			}
+			if n.unique {
+				st.spans = append(st.spans, span{j, end})
+			}
+			count++
+			if j = skipSpace(d, end); j >= len(d) {
+				return st.syntax(j, "unexpected end of JSON input")
+			}
+			if d[j] == ',' {
+				j = skipSpace(d, j+1)
+				continue
+			}
+			if d[j] != ']' {
+				return st.syntax(j, "expected , or ] after array element")
+			}
+			j++
+			break
+		}
+		st.path = st.path[:top]
+	}
+	st.depth--
+	if n.hasMinItems && count < n.minItems && st.report() {
+		st.addf("want at least %d items, got %d", n.minItems, count)
+	}
+	if n.hasMaxItems && count > n.maxItems && st.report() {
+		st.addf("want at most %d items, got %d", n.maxItems, count)
+	}
+	if n.contains != nil {
+		// As jsonschema-go: minContains defaults to 1, and only applies
+		// with contains, like maxContains.
+		if nContains == 0 && (!n.hasMinContains || n.minContains > 0) && st.report() {
+			st.add("want an item matching contains, got none")
+		}
+		if n.hasMinContains && nContains < n.minContains && nContains > 0 && st.report() {
+			st.addf("want at least %d items matching contains, got %d", n.minContains, nContains)
+		}
+		if n.hasMaxContains && nContains > n.maxContains && st.report() {
+			st.addf("want at most %d items matching contains, got %d", n.maxContains, nContains)
+		}
+	}
+	if n.unique {
+		if a, b, dup := st.duplicateItems(st.spans[spanBase:]); dup && st.report() {
+			st.addf("want unique items, items %d and %d are equal", a, b)
+		}
+		st.spans = st.spans[:spanBase]
+	}
+	if n.hasEnum || n.konst != nil {
+		st.checkConsts(n, i, j, kArray, false, nil, 0)
+	}
+	return j
+}
+
+// duplicateItems returns the indexes of the first two equal items, by JSON
+// Schema equality (1 equals 1.0; property order does not matter).
+func (st *state) duplicateItems(items []span) (int, int, bool) {
+	if len(items) < 2 {
+		return 0, 0, false
+	}
+	first := make(map[string]int, len(items))
+	var buf []byte
+	for k, it := range items {
+		var v any
+		if json.Unmarshal(st.data[it.start:it.end], &v) != nil {
+			return 0, 0, false
+		}
+		buf = appendCanonical(buf[:0], v)
+		if j, ok := first[string(buf)]; ok {
+			return j, k, true
+		}
+		first[string(buf)] = k
+	}
+	return 0, 0, false
+}
+
+// appendCanonical appends a text of v that is the same for values equal by
+// JSON Schema equality and different otherwise.
+func appendCanonical(b []byte, v any) []byte {
+	switch x := v.(type) {
+	case nil:
+		return append(b, 'n')
+	case bool:
+		if x {
+			return append(b, 't')
+		}
+		return append(b, 'f')
+	case float64:
+		b = append(b, 'd')
+		return strconv.AppendFloat(b, x+0, 'g', -1, 64) // x+0 turns -0 into 0
+	case string:
+		b = append(b, 's')
+		return strconv.AppendQuote(b, x)
+	case []any:
+		b = append(b, '[')
+		for _, e := range x {
+			b = appendCanonical(b, e)
+			b = append(b, ',')
+		}
+		return append(b, ']')
+	case map[string]any:
+		b = append(b, '{')
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			b = strconv.AppendQuote(b, k)
+			b = append(b, ':')
+			b = appendCanonical(b, x[k])
+			b = append(b, ',')
+		}
+		return append(b, '}')
+	}
+	return fmt.Appendf(b, "?%v", v)
+}
+
+func (st *state) object(n *node, i int) int {
+	if n.hasType && !n.types.has(kObject) {
+		st.typeMismatch(n, kObject)
+		return st.skip(i)
+	}
+	if !n.objChecks {
+		end := st.skip(i)
+		if end >= 0 && (n.hasEnum || n.konst != nil) {
+			st.checkConsts(n, i, end, kObject, false, nil, 0)
+		}
+		return end
+	}
+	if st.depth++; st.depth > maxDepth {
+		return st.syntax(i, "exceeded max depth")
+	}
+	d := st.data
+	// Which names of n the object has: bits 0-63 in seen, the others on
+	// the bits stack.
+	var seen uint64
+	bitsBase := len(st.bits)
+	if len(n.names) > 64 {
+		for range (len(n.names) - 1) / 64 {
+			st.bits = append(st.bits, 0)
+		}
+	}
+	keys := keySet{base: len(st.keys)}
+	kbufBase := len(st.kbuf)
+	count := 0
+	j := skipSpace(d, i+1)
+	if j < len(d) && d[j] == '}' {
+		j++
+	} else {
+		st.path = append(st.path, seg{})
+		top := len(st.path) - 1
+		for {
+			if j >= len(d) || d[j] != '"' {
+				return st.syntax(j, "expected a property name")
+			}
+			ke, plain, msg := scanString(d, j)
+			if ke < 0 {
+				return st.syntax(j, msg)
+			}
+			key, kr := st.key(j, ke, plain)
+			c := skipSpace(d, ke)
+			if c >= len(d) || d[c] != ':' {
+				return st.syntax(c, "expected : after property name")
+			}
+			vj := skipSpace(d, c+1)
+			idx := n.lookup(key)
+			if idx >= 0 {
+				var dup bool
+				if idx < 64 {
+					bit := uint64(1) << idx
+					dup = seen&bit != 0
+					seen |= bit
+				} else {
+					w, bit := &st.bits[bitsBase+idx/64-1], uint64(1)<<(idx%64)
+					dup = *w&bit != 0
+					*w |= bit
+				}
+				if dup {
+					return st.syntax(j, "duplicate property "+strconv.Quote(string(key)))
+				}
+			} else if st.addKey(&keys, kr) {
+				return st.syntax(j, "duplicate property "+strconv.Quote(string(key)))
+			}
+			st.path[top] = seg{idx: -1, ks: j + 1, ke: ke - 1, plain: plain}
+			end := -1
+			matched := false
+			if idx >= 0 && n.props != nil && n.props[idx] != nil {
+				matched = true
+				if end = st.value(n.props[idx], vj); end < 0 {
+					return -1
+				}
+			}
+			for k := range n.patterns {
+				if p := &n.patterns[k]; p.re.Match(key) {
+					matched = true
+					if end = st.value(p.n, vj); end < 0 {
+						return -1
+					}
+				}
+			}
+			if !matched {
+				switch {
+				case n.additionalFalse:
+					if st.report() {
+						st.add("unexpected property")
+					}
+				case n.additional != nil:
+					if end = st.value(n.additional, vj); end < 0 {
+						return -1
+					}
+				}
+			}
+			if end < 0 {
+				if end = st.skip(vj); end < 0 {
+					return -1
+				}
+			}
+			if n.propertyNames != nil {
+				ok, e := st.matches(n.propertyNames, j)
+				if e < 0 {
+					return -1
+				}
+				if !ok && st.report() {
+					st.add("property name not allowed by propertyNames")
+				}
+			}
+			count++
+			if j = skipSpace(d, end); j >= len(d) {
+				return st.syntax(j, "unexpected end of JSON input")
+			}
+			if d[j] == ',' {
+				j = skipSpace(d, j+1)
+				continue
+			}
+			if d[j] != '}' {
+				return st.syntax(j, "expected , or } after object member")
+			}
+			j++
+			break
+		}
+		st.path = st.path[:top]
+	}
+	st.depth--
+	has := func(idx int) bool {
+		if idx < 64 {
+			return seen&(1<<idx) != 0
+		}
+		return st.bits[bitsBase+idx/64-1]&(1<<(idx%64)) != 0
+	}
+	for _, r := range n.required {
+		if !has(r) && st.report() {
+			st.addAt(n.names[r], "required property is missing")
+		}
+	}
+	if n.hasMinProps && count < n.minProps && st.report() {
+		st.addf("want at least %d properties, got %d", n.minProps, count)
+	}
+	if n.hasMaxProps && count > n.maxProps && st.report() {
+		st.addf("want at most %d properties, got %d", n.maxProps, count)
+	}
+	for _, dr := range n.depRequired {
+		if !has(dr.trigger) {
+			continue
+		}
+		for _, r := range dr.required {
+			if !has(r) && st.report() {
+				st.addAt(n.names[r], "required property is missing (required when "+strconv.Quote(n.names[dr.trigger])+" is present)")
+			}
+		}
+	}
+	st.keys = st.keys[:keys.base]
+	st.kbuf = st.kbuf[:kbufBase]
+	for _, ds := range n.depSchemas {
+		if has(ds.trigger) {
+			if st.value(ds.n, i) < 0 {
+				return -1
+			}
+		}
+	}
+	st.bits = st.bits[:bitsBase]
+	if n.hasEnum || n.konst != nil {
+		st.checkConsts(n, i, j, kObject, false, nil, 0)
+	}
+	return j
+}
+
+// key returns the decoded property name whose quoted form is data[q:end],
+// and a reference to it that stays valid while its object is open.
+func (st *state) key(q, end int, plain bool) ([]byte, keyRef) {
+	if plain {
+		return st.data[q+1 : end-1], keyRef{start: q + 1, end: end - 1}
+	}
+	start := len(st.kbuf)
+	st.kbuf = appendUnquoted(st.kbuf, st.data[q+1:end-1])
+	return st.kbuf[start:], keyRef{start: start, end: len(st.kbuf), arena: true}
+}
+
+func (st *state) keyBytes(k keyRef) []byte {
+	if k.arena {
+		return st.kbuf[k.start:k.end]
+	}
+	return st.data[k.start:k.end]
+}
+
+// keySet is the set of names of one object that are not names of its
+// schema, kept to find duplicates.
+type keySet struct {
+	base int // its first key in st.keys
+	m    map[string]struct{}
+}
+
+// maxLinearKeys is the number of keys of one object up to which a
+// duplicate is looked for by comparing with each.
+const maxLinearKeys = 32
+
+// addKey adds k to ks and reports whether ks already had it.
+func (st *state) addKey(ks *keySet, k keyRef) bool {
+	b := st.keyBytes(k)
+	if ks.m != nil {
+		if _, ok := ks.m[string(b)]; ok {
+			return true
+		}
+		ks.m[string(b)] = struct{}{}
+		return false
+	}
+	for _, o := range st.keys[ks.base:] {
+		if bytes.Equal(st.keyBytes(o), b) {
+			return true
+		}
+	}
+	st.keys = append(st.keys, k)
+	if len(st.keys)-ks.base > maxLinearKeys {
+		ks.m = make(map[string]struct{}, 2*maxLinearKeys)
+		for _, o := range st.keys[ks.base:] {
+			ks.m[string(st.keyBytes(o))] = struct{}{}
+		}
+	}
+	return false
+}
+
+// skip scans the value at data[i], checking that it is well-formed, and
+// returns the index past it.
+func (st *state) skip(i int) int {
+	d := st.data
+	if i >= len(d) {
+		return st.syntax(i, "unexpected end of JSON input")
+	}
+	switch d[i] {
+	case '{':
+		return st.skipObject(i)
+	case '[':
+		return st.skipArray(i)
+	case '"':
+		end, _, msg := scanString(d, i)
+		if end < 0 {
+			return st.syntax(i, msg)
+		}
+		return end
+	case 't':
+		return st.skipLiteral(i, "true")
+	case 'f':
+		return st.skipLiteral(i, "false")
+	case 'n':
+		return st.skipLiteral(i, "null")
+	}
+	end, shape := scanNumber(d, i)
+	if end < 0 {
+		return st.syntax(i, "invalid character")
+	}
+	if raw := d[i:end]; mayOverflow(raw, shape) {
+		if _, ok := parseNumber(raw, shape); !ok {
+			return st.syntax(i, "number out of range")
+		}
+	}
+	return end
+}
+
+func (st *state) skipLiteral(i int, lit string) int {
+	end := i + len(lit)
+	if end > len(st.data) || string(st.data[i:end]) != lit {
+		return st.syntax(i, "invalid literal")
+	}
+	return end
+}
+
+func (st *state) skipArray(i int) int {
+	if st.depth++; st.depth > maxDepth {
+		return st.syntax(i, "exceeded max depth")
+	}
+	d := st.data
+	j := skipSpace(d, i+1)
+	if j < len(d) && d[j] == ']' {
+		st.depth--
+		return j + 1
+	}
+	for {
+		end := st.skip(j)
+		if end < 0 {
+			return -1
+		}
+		if j = skipSpace(d, end); j >= len(d) {
+			return st.syntax(j, "unexpected end of JSON input")
+		}
+		if d[j] == ',' {
+			j = skipSpace(d, j+1)
+			continue
+		}
+		if d[j] != ']' {
+			return st.syntax(j, "expected , or ] after array element")
+		}
+		st.depth--
+		return j + 1
+	}
+}
+
+func (st *state) skipObject(i int) int {
+	if st.depth++; st.depth > maxDepth {
+		return st.syntax(i, "exceeded max depth")
+	}
+	d := st.data
+	keys := keySet{base: len(st.keys)}
+	kbufBase := len(st.kbuf)
+	j := skipSpace(d, i+1)
+	if j < len(d) && d[j] == '}' {
+		st.depth--
+		return j + 1
+	}
+	for {
+		if j >= len(d) || d[j] != '"' {
+			return st.syntax(j, "expected a property name")
+		}
+		ke, plain, msg := scanString(d, j)
+		if ke < 0 {
+			return st.syntax(j, msg)
+		}
+		key, kr := st.key(j, ke, plain)
+		if st.addKey(&keys, kr) {
+			return st.syntax(j, "duplicate property "+strconv.Quote(string(key)))
+		}
+		c := skipSpace(d, ke)
+		if c >= len(d) || d[c] != ':' {
+			return st.syntax(c, "expected : after property name")
+		}
+		end := st.skip(skipSpace(d, c+1))
+		if end < 0 {
+			return -1
+		}
+		if j = skipSpace(d, end); j >= len(d) {
+			return st.syntax(j, "unexpected end of JSON input")
+		}
+		if d[j] == ',' {
+			j = skipSpace(d, j+1)
+			continue
+		}
+		if d[j] != '}' {
+			return st.syntax(j, "expected , or } after object member")
+		}
+		st.keys = st.keys[:keys.base]
+		st.kbuf = st.kbuf[:kbufBase]
+		st.depth--
+		return j + 1
+	}
+}
