@@ -15,11 +15,7 @@ import (
 
 // connect returns a client session to srv over in-memory transports.
 func connect(srv *mcpkit.Server) *mcp.ClientSession {
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := srv.MCPServer().Connect(context.Background(), st, nil); err != nil {
-		log.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example"}, nil).Connect(context.Background(), ct, nil)
+	cs, err := mcpkittest.ConnectInMemory(context.Background(), srv, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -32,4 +33,22 @@ func ExampleNewRequest() {
 	// Output:
 	// arguments required
 	// <nil>
+}
+
+func ExampleConnectInMemory() {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "example"}, nil)
+	srv.Add(&mcpkit.Tool{
+		Tool: mcp.Tool{Name: "ping", InputSchema: &jsonschema.Schema{Type: "object"}},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "pong"}}}, nil
+		}),
+	})
+	cs, err := mcpkittest.ConnectInMemory(context.Background(), srv, nil)
+	if err != nil {
+		panic(err)
+	}
+	defer cs.Close()
+	res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ping"})
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output: pong
 }

@@ -87,23 +87,39 @@ func NewInMemoryServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server
 		opts = &Options{}
 	}
 	ts := &Server{server: srv, client: newClient(opts), version: opts.ProtocolVersion}
-	serverT, clientT := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := srv.MCPServer().Connect(ctx, serverT, nil)
+	cs, err := connectInMemory(context.Background(), srv, ts.client, ts.version)
 	if err != nil {
-		tb.Fatalf("mcpkittest: server connect: %v", err)
-	}
-	cs, err := ts.client.Connect(ctx, clientT, &mcp.ClientSessionOptions{ProtocolVersion: ts.version})
-	if err != nil {
-		ss.Close()
-		tb.Fatalf("mcpkittest: client connect: %v", err)
+		tb.Fatalf("mcpkittest: %v", err)
 	}
 	ts.Session = cs
-	tb.Cleanup(func() {
-		ts.Close()
-		ss.Close()
-	})
+	tb.Cleanup(ts.Close)
 	return ts
+}
+
+// ConnectInMemory connects a new client to srv over the SDK's in-memory
+// transports and returns its session, for code that has no testing.TB
+// (Example functions, benchmarks' setup, programs). Closing the session
+// ends the server's side too. Opts may be nil; its HTTP and Retries fields
+// do not apply.
+func ConnectInMemory(ctx context.Context, srv *mcpkit.Server, opts *Options) (*mcp.ClientSession, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	return connectInMemory(ctx, srv, newClient(opts), opts.ProtocolVersion)
+}
+
+func connectInMemory(ctx context.Context, srv *mcpkit.Server, client *mcp.Client, version string) (*mcp.ClientSession, error) {
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := srv.MCPServer().Connect(ctx, serverT, nil)
+	if err != nil {
+		return nil, fmt.Errorf("server connect: %w", err)
+	}
+	cs, err := client.Connect(ctx, clientT, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		ss.Close()
+		return nil, fmt.Errorf("client connect: %w", err)
+	}
+	return cs, nil
 }
 
 func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, version string) *Server {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,4 +109,31 @@ func TestNewRequest(t *testing.T) {
 		}
 	}()
 	mcpkittest.NewRequest(tool, map[string]any{"f": func() {}})
+}
+
+func TestConnectInMemory(t *testing.T) {
+	srv := echoServer(t)
+	cs, err := mcpkittest.ConnectInMemory(t.Context(), srv, &mcpkittest.Options{ProtocolVersion: mcpkittest.StatefulVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := cs.InitializeResult().ProtocolVersion; v != mcpkittest.StatefulVersion {
+		t.Errorf("negotiated %s", v)
+	}
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	cs.Close()
+	// Closing the client ends the server's session.
+	for range 500 {
+		n := 0
+		for range srv.MCPServer().Sessions() {
+			n++
+		}
+		if n == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Error("the server session outlived the client's")
 }

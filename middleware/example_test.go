@@ -15,17 +15,14 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
 )
 
 // connect serves srv over in-memory transports and returns a client
 // session to it.
 func connect(srv *mcpkit.Server) *mcp.ClientSession {
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := srv.MCPServer().Connect(context.Background(), st, nil); err != nil {
-		log.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example"}, nil).Connect(context.Background(), ct, nil)
+	cs, err := mcpkittest.ConnectInMemory(context.Background(), srv, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -10,17 +10,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/tools"
 )
 
 // connect serves srv in memory and returns a client session.
 func connect(srv *mcpkit.Server) *mcp.ClientSession {
-	st, ct := mcp.NewInMemoryTransports()
-	if _, err := srv.MCPServer().Connect(context.Background(), st, nil); err != nil {
-		log.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "example"}, nil).
-		Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	cs, err := mcpkittest.ConnectInMemory(context.Background(), srv, &mcpkittest.Options{ProtocolVersion: mcpkittest.StatefulVersion})
 	if err != nil {
 		log.Fatal(err)
 	}
