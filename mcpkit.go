@@ -240,7 +240,8 @@ func (r *Request) NotifyProgress(ctx context.Context, progress, total float64, m
 }
 
 // Log sends a log message to the client (notifications/message), naming the
-// tool as its logger. The
+// tool as its logger. Client logging is deprecated as of protocol
+// 2026-07-28 (SEP-2577) but works during the deprecation window. The
 // session drops messages below the level the client set with
 // logging/setLevel, and all of them until it set one. Without a session Log
 // does nothing and returns nil.

@@ -60,7 +60,7 @@ func TestTokenBucket(t *testing.T) {
 				b := middleware.NewTokenBucket(tt.limit, tt.burst, nil)
 				start := time.Now()
 				for i, s := range tt.steps {
-					time.Sleep(start.Add(s.at).Sub(time.Now()))
+					time.Sleep(time.Until(start.Add(s.at)))
 					ok, after, err := b.Allow(t.Context(), s.key)
 					if err != nil || ok != s.ok || !ok && after != s.wantAfter {
 						t.Errorf("step %d: Allow = %v, %v, %v; want %v, %v", i, ok, after, err, s.ok, s.wantAfter)

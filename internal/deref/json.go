@@ -336,15 +336,6 @@ func equal(a, b *node) bool {
 	return true
 }
 
-// count returns the number of JSON values in the output tree n.
-func count(n *node) int {
-	c := 1
-	for _, v := range n.vals {
-		c += count(v)
-	}
-	return c
-}
-
 // appendJSON appends the compact JSON encoding of n to b.
 func appendJSON(b []byte, n *node) []byte {
 	switch n.kind {
