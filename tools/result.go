@@ -25,17 +25,24 @@ const (
 // Unwrap returns the structured content of res as the tool's function
 // returned it: the value under "result" when the result says it was
 // wrapped, the structured content itself otherwise. It is meant for
-// clients.
+// clients, where structured content arrives decoded, and works on a result
+// straight from a handler too, whose structured content is JSON text.
 func Unwrap(res *mcp.CallToolResult) any {
 	if res == nil {
 		return nil
 	}
-	if wrapped, _ := res.Meta[MetaKeyWrapped].(bool); wrapped {
-		if m, ok := res.StructuredContent.(map[string]any); ok {
-			return m["result"]
+	sc := res.StructuredContent
+	wrapped, _ := res.Meta[MetaKeyWrapped].(bool)
+	if raw, ok := sc.(json.RawMessage); ok && wrapped {
+		var m map[string]any
+		if json.Unmarshal(raw, &m) == nil {
+			sc = m
 		}
 	}
-	return res.StructuredContent
+	if m, ok := sc.(map[string]any); ok && wrapped {
+		return m["result"]
+	}
+	return sc
 }
 
 type outKind int
