@@ -220,6 +220,7 @@ func (e *ArgumentError) Error() string {
 	return fmt.Sprintf("invalid arguments: %v", e.Err)
 }
 
+// Unwrap returns e.Err.
 func (e *ArgumentError) Unwrap() error { return e.Err }
 
 func argumentError(err error) error {
