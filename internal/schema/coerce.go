@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"slices"
-	"strconv"
 )
 
 // Coerce returns data with the strings that the schema wants to be of
@@ -244,12 +243,9 @@ func (st *state) coerceArray(n *node, i int, edits *[]edit) int {
 		return st.syntax(i, "exceeded max depth")
 	}
 	d := st.data
-	j := skipSpace(d, i+1)
-	if j < len(d) && d[j] == ']' {
-		st.depth--
-		return j + 1
-	}
-	for k := 0; ; k++ {
+	j, more := st.first(i, ']')
+	for k := 0; more; k++ {
+		j = skipSpace(d, j)
 		sub := n.items
 		if k < len(n.prefix) {
 			sub = n.prefix[k]
@@ -263,19 +259,12 @@ func (st *state) coerceArray(n *node, i int, edits *[]edit) int {
 		if end < 0 {
 			return -1
 		}
-		if j = skipSpace(d, end); j >= len(d) {
-			return st.syntax(j, "unexpected end of JSON input")
+		if j, more = next(d, end, ']'); j < 0 {
+			return st.sepError(end, ']')
 		}
-		if d[j] == ',' {
-			j = skipSpace(d, j+1)
-			continue
-		}
-		if d[j] != ']' {
-			return st.syntax(j, "expected , or ] after array element")
-		}
-		st.depth--
-		return j + 1
 	}
+	st.depth--
+	return j
 }
 
 func (st *state) coerceObject(n *node, i int, edits *[]edit) int {
@@ -283,30 +272,14 @@ func (st *state) coerceObject(n *node, i int, edits *[]edit) int {
 		return st.syntax(i, "exceeded max depth")
 	}
 	d := st.data
+	j, more := st.first(i, '}')
 	keys := keySet{base: len(st.keys)}
 	kbufBase := len(st.kbuf)
-	j := skipSpace(d, i+1)
-	if j < len(d) && d[j] == '}' {
-		st.depth--
-		return j + 1
-	}
-	for {
-		if j >= len(d) || d[j] != '"' {
-			return st.syntax(j, "expected a property name")
+	for more {
+		key, _, _, vj := st.member(skipSpace(d, j), &keys)
+		if vj < 0 {
+			return -1
 		}
-		ke, plain, msg := scanString(d, j)
-		if ke < 0 {
-			return st.syntax(j, msg)
-		}
-		key, kr := st.key(j, ke, plain)
-		if st.addKey(&keys, kr) {
-			return st.syntax(j, "duplicate property "+strconv.Quote(string(key)))
-		}
-		c := skipSpace(d, ke)
-		if c >= len(d) || d[c] != ':' {
-			return st.syntax(c, "expected : after property name")
-		}
-		vj := skipSpace(d, c+1)
 		end := -1
 		matched := false
 		if idx := n.lookup(key); idx >= 0 && n.props != nil && n.props[idx] != nil {
@@ -333,19 +306,12 @@ func (st *state) coerceObject(n *node, i int, edits *[]edit) int {
 				return -1
 			}
 		}
-		if j = skipSpace(d, end); j >= len(d) {
-			return st.syntax(j, "unexpected end of JSON input")
+		if j, more = next(d, end, '}'); j < 0 {
+			return st.sepError(end, '}')
 		}
-		if d[j] == ',' {
-			j = skipSpace(d, j+1)
-			continue
-		}
-		if d[j] != '}' {
-			return st.syntax(j, "expected , or } after object member")
-		}
-		st.keys = st.keys[:keys.base]
-		st.kbuf = st.kbuf[:kbufBase]
-		st.depth--
-		return j + 1
 	}
+	st.keys = st.keys[:keys.base]
+	st.kbuf = st.kbuf[:kbufBase]
+	st.depth--
+	return j
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
-	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -153,12 +152,9 @@ func (st *state) defaultsArray(set []*node, i int, b *builder) int {
 		return st.syntax(i, "exceeded max depth")
 	}
 	d := st.data
-	j := skipSpace(d, i+1)
-	if j < len(d) && d[j] == ']' {
-		st.depth--
-		return j + 1
-	}
-	for k := 0; ; k++ {
+	j, more := st.first(i, ']')
+	for k := 0; more; k++ {
+		j = skipSpace(d, j)
 		base := len(st.nodes)
 		var end int
 		if sub := st.itemChildren(set, k); len(sub) > 0 {
@@ -170,19 +166,12 @@ func (st *state) defaultsArray(set []*node, i int, b *builder) int {
 		if end < 0 {
 			return -1
 		}
-		if j = skipSpace(d, end); j >= len(d) {
-			return st.syntax(j, "unexpected end of JSON input")
+		if j, more = next(d, end, ']'); j < 0 {
+			return st.sepError(end, ']')
 		}
-		if d[j] == ',' {
-			j = skipSpace(d, j+1)
-			continue
-		}
-		if d[j] != ']' {
-			return st.syntax(j, "expected , or ] after array element")
-		}
-		st.depth--
-		return j + 1
 	}
+	st.depth--
+	return j
 }
 
 func (st *state) defaultsObject(set []*node, i int, b *builder) int {
@@ -190,54 +179,29 @@ func (st *state) defaultsObject(set []*node, i int, b *builder) int {
 		return st.syntax(i, "exceeded max depth")
 	}
 	d := st.data
+	j, more := st.first(i, '}')
 	keys := keySet{base: len(st.keys)}
 	kbufBase := len(st.kbuf)
 	members := 0
-	j := skipSpace(d, i+1)
-	if j < len(d) && d[j] == '}' {
-		j++
-	} else {
-		for {
-			if j >= len(d) || d[j] != '"' {
-				return st.syntax(j, "expected a property name")
-			}
-			ke, plain, msg := scanString(d, j)
-			if ke < 0 {
-				return st.syntax(j, msg)
-			}
-			key, kr := st.key(j, ke, plain)
-			if st.addKey(&keys, kr) {
-				return st.syntax(j, "duplicate property "+strconv.Quote(string(key)))
-			}
-			c := skipSpace(d, ke)
-			if c >= len(d) || d[c] != ':' {
-				return st.syntax(c, "expected : after property name")
-			}
-			vj := skipSpace(d, c+1)
-			base := len(st.nodes)
-			var end int
-			if sub := st.propChildren(set, key); len(sub) > 0 {
-				end = st.defaults(sub, vj, b)
-			} else {
-				end = st.skip(vj)
-			}
-			st.nodes = st.nodes[:base]
-			if end < 0 {
-				return -1
-			}
-			members++
-			if j = skipSpace(d, end); j >= len(d) {
-				return st.syntax(j, "unexpected end of JSON input")
-			}
-			if d[j] == ',' {
-				j = skipSpace(d, j+1)
-				continue
-			}
-			if d[j] != '}' {
-				return st.syntax(j, "expected , or } after object member")
-			}
-			j++
-			break
+	for more {
+		key, _, _, vj := st.member(skipSpace(d, j), &keys)
+		if vj < 0 {
+			return -1
+		}
+		base := len(st.nodes)
+		var end int
+		if sub := st.propChildren(set, key); len(sub) > 0 {
+			end = st.defaults(sub, vj, b)
+		} else {
+			end = st.skip(vj)
+		}
+		st.nodes = st.nodes[:base]
+		if end < 0 {
+			return -1
+		}
+		members++
+		if j, more = next(d, end, '}'); j < 0 {
+			return st.sepError(end, '}')
 		}
 	}
 	// Insert the missing defaults before the closing brace.
