@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/tools"
 )
@@ -152,6 +153,24 @@ func runCalls(b *testing.B, s *mcp.Server, name string, args map[string]any) {
 		res, err := cs.CallTool(ctx, params)
 		if err != nil || res.IsError || res.StructuredContent == nil {
 			b.Fatal(err, res)
+		}
+	}
+}
+
+// BenchmarkHandler measures a typed tool's own work (decode, call, encode)
+// on the echo_obj arguments, without a transport.
+func BenchmarkHandler(b *testing.B) {
+	tl := tools.Must(tools.New("echo_obj", echoObj, nil))
+	raw, err := json.Marshal(echoArgs())
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := mcpkittest.NewRequest(tl, json.RawMessage(raw))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := tl.Handler.CallTool(ctx, req); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -1,12 +1,12 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -192,7 +192,7 @@ func (h *handler[In, Out]) CallTool(ctx context.Context, req *mcpkit.Request) (*
 }
 
 func isNull(b []byte) bool {
-	return strings.TrimSpace(string(b)) == "null"
+	return bytes.Equal(bytes.TrimSpace(b), []byte("null"))
 }
 
 // An ArgumentError reports arguments that could not be decoded into the
