@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -438,5 +439,38 @@ func TestToolOf(t *testing.T) {
 	mcpkit.Chain(record("plain"))(reply("x"))
 	if got := strings.Join(seen, ","); got != "plain:none" {
 		t.Errorf("outside a server: %s", got)
+	}
+}
+
+// TestListToleratesUnsortedMiddleware checks that a list middleware that
+// reorders tools does not break the sorted, paginated answer.
+func TestListToleratesUnsortedMiddleware(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "unsorted"}, &mcpkit.ServerOptions{PageSize: 2})
+	srv.Add(tool("a", reply("a")), tool("b", reply("b")), tool("c", reply("c")))
+	srv.UseList(func(next mcpkit.Lister) mcpkit.Lister {
+		return mcpkit.ListerFunc(func(ctx context.Context, req *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
+			tools, err := next.ListTools(ctx, req)
+			reversed := slices.Clone(tools)
+			slices.Reverse(reversed)
+			return reversed, err
+		})
+	})
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	var names []string
+	cursor := ""
+	for page := 0; page < 5; page++ { // bounded: a broken cursor must not loop
+		res, err := ts.Session.ListTools(t.Context(), &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	if got := strings.Join(names, ","); got != "a,b,c" {
+		t.Errorf("tools/list = %s, want a,b,c", got)
 	}
 }

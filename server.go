@@ -431,9 +431,14 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 	for _, t := range ours {
 		all = append(all, &t.Tool)
 	}
-	all = append(all, foreign...)
-	slices.SortStableFunc(all, func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) })
-	all = slices.CompactFunc(all, func(a, b *mcp.Tool) bool { return a.Name == b.Name })
+	byName := func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) }
+	if len(foreign) > 0 || !slices.IsSortedFunc(all, byName) {
+		// Listers return sorted tools; only a merge (or a list middleware
+		// that broke the contract) needs the sort.
+		all = append(all, foreign...)
+		slices.SortStableFunc(all, byName)
+		all = slices.CompactFunc(all, func(a, b *mcp.Tool) bool { return a.Name == b.Name })
+	}
 
 	start, _ := slices.BinarySearchFunc(all, after, func(t *mcp.Tool, name string) int { return strings.Compare(t.Name, name) })
 	if after != "" && start < len(all) && all[start].Name == after {
