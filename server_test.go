@@ -350,7 +350,7 @@ func TestMiddlewareSeesRequest(t *testing.T) {
 			got.args = string(req.Arguments)
 			got.session = req.Session() != nil
 			got.tags = req.Tool.HasTag("math")
-			got.header = req.Header().Get("X-Test")
+			got.header = req.Header().Get("Content-Type")
 			return next.CallTool(ctx, req)
 		})
 	})
@@ -363,8 +363,18 @@ func TestMiddlewareSeesRequest(t *testing.T) {
 	if _, err := ts.CallTool(t.Context(), "add", map[string]int{"a": 1}); err != nil {
 		t.Fatal(err)
 	}
-	if got.tool != "add" || got.version != "2" || got.args != `{"a":1}` || !got.session || !got.tags {
+	if got.tool != "add" || got.version != "2" || got.args != `{"a":1}` || !got.session || !got.tags ||
+		!strings.HasPrefix(got.header, "application/json") {
 		t.Errorf("middleware saw %+v", got)
+	}
+	// In memory there is no HTTP request, hence no headers.
+	mem := mcpkittest.NewInMemoryServer(t, srv, nil)
+	got.header = "unset"
+	if _, err := mem.CallTool(t.Context(), "add", map[string]int{"a": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got.header != "" {
+		t.Errorf("in-memory call has header %q", got.header)
 	}
 }
 
