@@ -13,7 +13,7 @@ import (
 // passThrough is a middleware layer that does nothing but call next.
 func passThrough(next mcpkit.Handler) mcpkit.Handler {
 	return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-		return next.CallTool(ctx, req)
+		return next.ServeTool(ctx, req)
 	})
 }
 
@@ -30,7 +30,7 @@ func TestPassThroughAddsNoAllocations(t *testing.T) {
 	wrapped := mcpkit.Chain(passThrough, passThrough, passThrough)(bare)
 	for name, h := range map[string]mcpkit.Handler{"bare": bare, "three layers": wrapped} {
 		allocs := testing.AllocsPerRun(1000, func() {
-			if _, err := h.CallTool(ctx, req); err != nil {
+			if _, err := h.ServeTool(ctx, req); err != nil {
 				t.Fatal(err)
 			}
 		})

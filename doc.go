@@ -30,12 +30,12 @@
 // returned:
 //
 //   - unknown tool: JSON-RPC error -32602 `unknown tool "name"`; see
-//     [UnknownToolError] for hiding a tool behind the same answer;
+//     [NewUnknownToolError] for hiding a tool behind the same answer;
 //   - a [*ToolError] anywhere in the error's chain ([ToolErrorf],
-//     [RetryableError], [FatalError]): a result with isError set and the
+//     [NewToolError]): a result with isError set and the
 //     tool error's own text (not what wrappers added around it), never
 //     masked;
-//   - a JSON-RPC error ([ProtocolError], or a *jsonrpc.Error wrapped
+//   - a JSON-RPC error ([NewProtocolError], or a *jsonrpc.Error wrapped
 //     anywhere in the chain) with a non-zero code: that JSON-RPC error,
 //     code and message;
 //   - any other error: a result with isError set and the error's text

@@ -53,8 +53,7 @@ func ErrorClassOf(res *mcp.CallToolResult) ErrorClass {
 // tool and the tool could not do what was asked. Its text is always shown to
 // the client (error masking never hides it), so it must not carry secrets.
 //
-// Handlers usually create one with [ToolErrorf], [RetryableError] or
-// [FatalError].
+// Handlers usually create one with [ToolErrorf] or [NewToolError].
 type ToolError struct {
 	// Err is the error whose text the client sees.
 	Err error
@@ -86,39 +85,32 @@ func ToolErrorf(format string, a ...any) error {
 	return &ToolError{Err: fmt.Errorf(format, a...), Class: Retryable}
 }
 
-// RetryableError marks err as a tool error the model may recover from by
-// trying again differently. It returns nil if err is nil.
-func RetryableError(err error) error {
+// NewToolError returns err as a [*ToolError] of the given class, whose text
+// the client sees: [Retryable] when the model may recover by trying again
+// differently, [Fatal] when the agent should stop. An empty class means
+// Retryable. NewToolError returns nil if err is nil.
+func NewToolError(err error, class ErrorClass) error {
 	if err == nil {
 		return nil
 	}
-	return &ToolError{Err: err, Class: Retryable}
+	return &ToolError{Err: err, Class: class}
 }
 
-// FatalError marks err as a tool error after which the agent should stop.
-// Its text is shown to the client. It returns nil if err is nil.
-func FatalError(err error) error {
-	if err == nil {
-		return nil
-	}
-	return &ToolError{Err: err, Class: Fatal}
-}
-
-// ProtocolError returns an error that reaches the client as a JSON-RPC error
+// NewProtocolError returns an error that reaches the client as a JSON-RPC error
 // with the given code and message, also when it is wrapped. Code must not be
 // 0; an error with code 0 is treated as an ordinary error.
 //
 // Avoid -32001 to -32005: the SDK's JSON-RPC layer gives them transport
 // meanings (-32003, for instance, makes the client treat its connection as
 // closed).
-func ProtocolError(code int64, message string) error {
+func NewProtocolError(code int64, message string) error {
 	return &jsonrpc.Error{Code: code, Message: message}
 }
 
-// UnknownToolError returns the JSON-RPC error (-32602) a client gets for a
+// NewUnknownToolError returns the JSON-RPC error (-32602) a client gets for a
 // tool that does not exist. Code that hides a registered tool from a caller
 // returns it so that the hidden tool cannot be told apart from a missing one.
-func UnknownToolError(name string) error {
+func NewUnknownToolError(name string) error {
 	// The same text as the SDK's, for names that were never registered.
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 }

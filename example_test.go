@@ -55,7 +55,7 @@ func ExampleChain() {
 			return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 				fmt.Println("enter", name)
 				defer fmt.Println("leave", name)
-				return next.CallTool(ctx, req)
+				return next.ServeTool(ctx, req)
 			})
 		}
 	}
@@ -64,7 +64,7 @@ func ExampleChain() {
 			fmt.Println("handler")
 			return &mcp.CallToolResult{}, nil
 		}))
-	h.CallTool(context.Background(), mcpkittest.NewRequest(nil, nil))
+	h.ServeTool(context.Background(), mcpkittest.NewRequest(nil, nil))
 	// Output:
 	// enter a
 	// enter b
@@ -79,7 +79,7 @@ func ExampleServer_Use() {
 	srv.Use(func(next mcpkit.Handler) mcpkit.Handler {
 		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			fmt.Printf("calling %s with %s\n", req.Tool.Name, req.Arguments)
-			return next.CallTool(ctx, req)
+			return next.ServeTool(ctx, req)
 		})
 	})
 	srv.Add(&mcpkit.Tool{
@@ -113,8 +113,8 @@ func ExampleToolErrorf() {
 	// file notes.txt exists; set overwrite to replace it
 }
 
-func ExampleFatalError() {
-	err := mcpkit.FatalError(errors.New("workspace is read-only"))
+func ExampleNewToolError() {
+	err := mcpkit.NewToolError(errors.New("workspace is read-only"), mcpkit.Fatal)
 	var te *mcpkit.ToolError
 	fmt.Println(errors.As(err, &te), te.ErrorClass())
 	// Output: true fatal
@@ -132,12 +132,12 @@ func ExampleErrorClassOf() {
 	// Output: abort the run
 }
 
-func ExampleProtocolError() {
+func ExampleNewProtocolError() {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "strict"}, nil)
 	srv.Add(&mcpkit.Tool{
 		Tool: mcp.Tool{Name: "admin", InputSchema: &jsonschema.Schema{Type: "object"}},
 		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			return nil, fmt.Errorf("checking access: %w", mcpkit.ProtocolError(-32042, "forbidden"))
+			return nil, fmt.Errorf("checking access: %w", mcpkit.NewProtocolError(-32042, "forbidden"))
 		}),
 	})
 	cs := connect(srv)
@@ -154,7 +154,7 @@ func ExampleSDKHandler() {
 	}
 	// ... becomes an mcpkit Handler in one line.
 	h := mcpkit.SDKHandler(sdkHandler)
-	res, _ := h.CallTool(context.Background(), mcpkittest.NewRequest(nil, nil))
+	res, _ := h.ServeTool(context.Background(), mcpkittest.NewRequest(nil, nil))
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output: from the SDK
 }
@@ -169,7 +169,7 @@ func ExampleServer_UseList() {
 	// A list middleware that hides tools tagged "debug" from tools/list.
 	srv.UseList(func(next mcpkit.Lister) mcpkit.Lister {
 		return mcpkit.ListerFunc(func(ctx context.Context, req *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
-			all, err := next.ListTools(ctx, req)
+			all, err := next.ServeList(ctx, req)
 			var shown []*mcpkit.Tool
 			for _, t := range all {
 				if !t.HasTag("debug") {

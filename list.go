@@ -18,15 +18,15 @@ import (
 // copy of the [Tool] (and should cache that copy by the identity of the
 // original, since tools/list is called often and tools change rarely).
 type Lister interface {
-	ListTools(ctx context.Context, req *ListRequest) ([]*Tool, error)
+	ServeList(ctx context.Context, req *ListRequest) ([]*Tool, error)
 }
 
 // The ListerFunc type is an adapter to allow the use of ordinary functions as
 // Listers.
 type ListerFunc func(ctx context.Context, req *ListRequest) ([]*Tool, error)
 
-// ListTools calls f(ctx, req).
-func (f ListerFunc) ListTools(ctx context.Context, req *ListRequest) ([]*Tool, error) {
+// ServeList calls f(ctx, req).
+func (f ListerFunc) ServeList(ctx context.Context, req *ListRequest) ([]*Tool, error) {
 	return f(ctx, req)
 }
 

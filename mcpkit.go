@@ -13,7 +13,7 @@ import (
 
 // A Handler answers a tools/call.
 //
-// CallTool returns either a result or an error. The [Server] turns the error
+// ServeTool returns either a result or an error. The [Server] turns the error
 // into what the client sees, following one table: a [*ToolError] becomes a
 // result with isError set and its text shown; a [*jsonrpc.Error] (found with
 // errors.As, so it may be wrapped) becomes that JSON-RPC error; any other
@@ -25,15 +25,15 @@ import (
 //
 // [*jsonrpc.Error]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/jsonrpc#Error
 type Handler interface {
-	CallTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error)
+	ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error)
 }
 
 // The HandlerFunc type is an adapter to allow the use of ordinary functions
 // as tool handlers.
 type HandlerFunc func(ctx context.Context, req *Request) (*mcp.CallToolResult, error)
 
-// CallTool calls f(ctx, req).
-func (f HandlerFunc) CallTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+// ServeTool calls f(ctx, req).
+func (f HandlerFunc) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
 	return f(ctx, req)
 }
 
@@ -107,8 +107,8 @@ type boundHandler struct {
 	next Handler
 }
 
-func (b boundHandler) CallTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
-	return b.next.CallTool(ctx, req)
+func (b boundHandler) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+	return b.next.ServeTool(ctx, req)
 }
 
 // buildChain returns t's handler wrapped in server-wide middleware use,

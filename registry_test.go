@@ -282,7 +282,7 @@ func TestUseList(t *testing.T) {
 		return func(next mcpkit.Lister) mcpkit.Lister {
 			return mcpkit.ListerFunc(func(ctx context.Context, req *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
 				order = append(order, "<"+tag)
-				tools, err := next.ListTools(ctx, req)
+				tools, err := next.ServeList(ctx, req)
 				order = append(order, ">"+tag)
 				return tools, err
 			})
@@ -290,7 +290,7 @@ func TestUseList(t *testing.T) {
 	}
 	hideInternal := func(next mcpkit.Lister) mcpkit.Lister {
 		return mcpkit.ListerFunc(func(ctx context.Context, req *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
-			tools, err := next.ListTools(ctx, req)
+			tools, err := next.ServeList(ctx, req)
 			var out []*mcpkit.Tool
 			for _, tl := range tools {
 				if !tl.HasTag("internal") {
@@ -322,7 +322,7 @@ func TestListMiddlewareError(t *testing.T) {
 	srv.Add(tool("t", reply("x")))
 	srv.UseList(func(mcpkit.Lister) mcpkit.Lister {
 		return mcpkit.ListerFunc(func(context.Context, *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
-			return nil, mcpkit.ProtocolError(-32042, "not allowed to list")
+			return nil, mcpkit.NewProtocolError(-32042, "not allowed to list")
 		})
 	})
 	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
@@ -354,7 +354,7 @@ func TestHandlerWithoutTransport(t *testing.T) {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "h"}, nil)
 	srv.Use(func(next mcpkit.Handler) mcpkit.Handler {
 		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			res, err := next.CallTool(ctx, req)
+			res, err := next.ServeTool(ctx, req)
 			if err == nil {
 				res.Content = append(res.Content, &mcp.TextContent{Text: "wrapped"})
 			}
@@ -367,7 +367,7 @@ func TestHandlerWithoutTransport(t *testing.T) {
 		t.Fatal("Handler(t) not found")
 	}
 	tl, _ := srv.Lookup("t")
-	res, err := h.CallTool(t.Context(), mcpkittest.NewRequest(tl, map[string]any{}))
+	res, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(tl, map[string]any{}))
 	if err != nil || len(res.Content) != 2 {
 		t.Fatalf("got %+v, %v; want handler + middleware content", res, err)
 	}
@@ -449,7 +449,7 @@ func TestListToleratesUnsortedMiddleware(t *testing.T) {
 	srv.Add(tool("a", reply("a")), tool("b", reply("b")), tool("c", reply("c")))
 	srv.UseList(func(next mcpkit.Lister) mcpkit.Lister {
 		return mcpkit.ListerFunc(func(ctx context.Context, req *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
-			tools, err := next.ListTools(ctx, req)
+			tools, err := next.ServeList(ctx, req)
 			reversed := slices.Clone(tools)
 			slices.Reverse(reversed)
 			return reversed, err

@@ -359,7 +359,7 @@ func (s *Server) sdkHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		e := s.state.Load().byName[name]
 		if e == nil {
-			return nil, UnknownToolError(name)
+			return nil, NewUnknownToolError(name)
 		}
 		return s.serve(ctx, e, call)
 	}
@@ -380,7 +380,7 @@ func (s *Server) serve(ctx context.Context, e *entry, call *mcp.CallToolRequest)
 			res, err = errorResult(panicText(e.tool.Name), Fatal, nil), nil
 		}
 	}()
-	res, err = e.handler.CallTool(ctx, req)
+	res, err = e.handler.ServeTool(ctx, req)
 	if err != nil {
 		return resultForError(e.tool.Name, err)
 	}
@@ -418,7 +418,7 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 	}
 
 	st := s.state.Load()
-	ours, err := st.lister.ListTools(ctx, &ListRequest{Call: req})
+	ours, err := st.lister.ServeList(ctx, &ListRequest{Call: req})
 	if err != nil {
 		return nil, err
 	}

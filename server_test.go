@@ -73,13 +73,13 @@ func errorTableServer(t *testing.T, logger *slog.Logger) *mcpkit.Server {
 			return nil, mcpkit.ToolErrorf("file %q exists", "a.txt")
 		}),
 		tool("fatal_error", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			return nil, mcpkit.FatalError(errors.New("disk is read-only"))
+			return nil, mcpkit.NewToolError(errors.New("disk is read-only"), mcpkit.Fatal)
 		}),
 		tool("wrapped_tool_error", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			return nil, fmt.Errorf("writing: %w", mcpkit.RetryableError(errors.New("quota exceeded")))
+			return nil, fmt.Errorf("writing: %w", mcpkit.NewToolError(errors.New("quota exceeded"), mcpkit.Retryable))
 		}),
 		tool("protocol_error", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			return nil, fmt.Errorf("layer: %w", mcpkit.ProtocolError(-32041, "resource busy"))
+			return nil, fmt.Errorf("layer: %w", mcpkit.NewProtocolError(-32041, "resource busy"))
 		}),
 		tool("zero_code_protocol_error", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			return nil, &jsonrpc.Error{Code: 0, Message: "no code"}
@@ -92,7 +92,7 @@ func errorTableServer(t *testing.T, logger *slog.Logger) *mcpkit.Server {
 		}),
 		tool("panic_error_value", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			// As a recovering middleware returns it: the value must not show.
-			return nil, fmt.Errorf("wrapped: %w", &mcpkit.PanicError{Value: mcpkit.ProtocolError(-32042, "secret")})
+			return nil, fmt.Errorf("wrapped: %w", &mcpkit.PanicError{Value: mcpkit.NewProtocolError(-32042, "secret")})
 		}),
 		tool("meta_error", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			return nil, metaError{}
@@ -266,7 +266,7 @@ func tagger(tag string, mu *sync.Mutex, log *[]string) mcpkit.Middleware {
 			mu.Lock()
 			*log = append(*log, "<"+tag)
 			mu.Unlock()
-			res, err := next.CallTool(ctx, req)
+			res, err := next.ServeTool(ctx, req)
 			mu.Lock()
 			*log = append(*log, ">"+tag)
 			mu.Unlock()
@@ -285,7 +285,7 @@ func TestChainOrder(t *testing.T) {
 		return textResult("x"), nil
 	})
 	chained := mcpkit.Chain(tagger("a", &mu, &log), tagger("b", &mu, &log), tagger("c", &mu, &log))(h)
-	if _, err := chained.CallTool(t.Context(), mcpkittest.NewRequest(nil, nil)); err != nil {
+	if _, err := chained.ServeTool(t.Context(), mcpkittest.NewRequest(nil, nil)); err != nil {
 		t.Fatal(err)
 	}
 	want := "<a <b <c handler >c >b >a"
@@ -351,7 +351,7 @@ func TestMiddlewareSeesRequest(t *testing.T) {
 			got.session = req.Session() != nil
 			got.tags = req.Tool.HasTag("math")
 			got.header = req.Header().Get("Content-Type")
-			return next.CallTool(ctx, req)
+			return next.ServeTool(ctx, req)
 		})
 	})
 	tl := tool("add", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
@@ -388,7 +388,7 @@ func TestWithArgumentsReachesSDKHandler(t *testing.T) {
 			if string(req.Arguments) != `{"x":1}` || string(req.Call.Params.Arguments) != `{"x":1}` {
 				t.Errorf("WithArguments changed the original request")
 			}
-			return next.CallTool(ctx, r2)
+			return next.ServeTool(ctx, r2)
 		})
 	}
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "rw"}, nil)
@@ -411,7 +411,7 @@ func TestSDKHandlerWithoutCall(t *testing.T) {
 	h := mcpkit.SDKHandler(func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return textResult(req.Params.Name + " " + string(req.Params.Arguments)), nil
 	})
-	res, err := h.CallTool(t.Context(), &mcpkit.Request{Tool: tool("n", nil), Arguments: json.RawMessage(`{}`)})
+	res, err := h.ServeTool(t.Context(), &mcpkit.Request{Tool: tool("n", nil), Arguments: json.RawMessage(`{}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

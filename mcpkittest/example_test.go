@@ -18,7 +18,7 @@ func ExampleNewRequest() {
 			if len(req.Arguments) == 0 {
 				return nil, mcpkit.ToolErrorf("arguments required")
 			}
-			return next.CallTool(ctx, req)
+			return next.ServeTool(ctx, req)
 		})
 	}
 	h := requireArgs(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
@@ -26,9 +26,9 @@ func ExampleNewRequest() {
 	}))
 	tool := &mcpkit.Tool{Tool: mcp.Tool{Name: "t"}}
 
-	_, err := h.CallTool(context.Background(), mcpkittest.NewRequest(tool, nil))
+	_, err := h.ServeTool(context.Background(), mcpkittest.NewRequest(tool, nil))
 	fmt.Println(err)
-	_, err = h.CallTool(context.Background(), mcpkittest.NewRequest(tool, map[string]int{"n": 1}))
+	_, err = h.ServeTool(context.Background(), mcpkittest.NewRequest(tool, map[string]int{"n": 1}))
 	fmt.Println(err)
 	// Output:
 	// arguments required

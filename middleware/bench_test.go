@@ -57,7 +57,7 @@ func BenchmarkPassThrough(b *testing.B) {
 	run := func(b *testing.B, h mcpkit.Handler) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := h.CallTool(ctx, req); err != nil {
+			if _, err := h.ServeTool(ctx, req); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -90,7 +90,7 @@ func TestPassThroughAllocations(t *testing.T) {
 		t.Run(m.name, func(t *testing.T) {
 			h := m.mw(mcpkit.HandlerFunc(benchHandler))
 			got := testing.AllocsPerRun(1000, func() {
-				if _, err := h.CallTool(ctx, req); err != nil {
+				if _, err := h.ServeTool(ctx, req); err != nil {
 					t.Fatal(err)
 				}
 			})

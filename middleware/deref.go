@@ -75,8 +75,8 @@ type derefLister struct {
 
 type derefPage struct{ in, out []*mcpkit.Tool }
 
-func (d *derefLister) ListTools(ctx context.Context, req *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
-	in, err := d.next.ListTools(ctx, req)
+func (d *derefLister) ServeList(ctx context.Context, req *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
+	in, err := d.next.ServeList(ctx, req)
 	if err != nil {
 		return nil, err
 	}

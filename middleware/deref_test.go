@@ -133,12 +133,12 @@ func TestDerefCachesAndNeverMutates(t *testing.T) {
 	lister := middleware.Deref(&middleware.DerefOptions{Skip: func(*mcpkit.Tool) bool { rewrites++; return false }})(
 		mcpkit.ListerFunc(func(context.Context, *mcpkit.ListRequest) ([]*mcpkit.Tool, error) { return tools, nil }))
 
-	first, err := lister.ListTools(t.Context(), &mcpkit.ListRequest{})
+	first, err := lister.ServeList(t.Context(), &mcpkit.ListRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 5 {
-		again, _ := lister.ListTools(t.Context(), &mcpkit.ListRequest{})
+		again, _ := lister.ServeList(t.Context(), &mcpkit.ListRequest{})
 		if &again[0] != &first[0] {
 			t.Fatal("an unchanged list was rewritten again")
 		}
@@ -158,7 +158,7 @@ func TestDerefCachesAndNeverMutates(t *testing.T) {
 
 	// A new list (a tool added) reuses the rewrites of the tools it keeps.
 	tools = append(tools[:2:2], rawTool("c", `{"type":"object"}`))
-	third, _ := lister.ListTools(t.Context(), &mcpkit.ListRequest{})
+	third, _ := lister.ServeList(t.Context(), &mcpkit.ListRequest{})
 	if len(third) != 3 || third[0] != first[0] || rewrites != 3 {
 		t.Errorf("after an Add: %d tools, reused=%v, %d rewrites", len(third), third[0] == first[0], rewrites)
 	}
@@ -171,7 +171,7 @@ func TestDerefKeepsBrokenSchemas(t *testing.T) {
 		mcpkit.ListerFunc(func(context.Context, *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {
 			return []*mcpkit.Tool{broken}, nil
 		}))
-	got, err := lister.ListTools(t.Context(), &mcpkit.ListRequest{})
+	got, err := lister.ServeList(t.Context(), &mcpkit.ListRequest{})
 	if err != nil || got[0] != broken {
 		t.Fatalf("broken schema: %v, %v", got, err)
 	}

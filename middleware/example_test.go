@@ -101,7 +101,7 @@ func ExampleRecover() {
 	// Outer middleware read the panic with errors.As.
 	report := func(next mcpkit.Handler) mcpkit.Handler {
 		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			res, err := next.CallTool(ctx, req)
+			res, err := next.ServeTool(ctx, req)
 			var p *mcpkit.PanicError
 			if errors.As(err, &p) {
 				fmt.Println("recovered:", p.Value)

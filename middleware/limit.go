@@ -107,7 +107,7 @@ type concurrencyHandler struct {
 	next    mcpkit.Handler
 }
 
-func (h *concurrencyHandler) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+func (h *concurrencyHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	c := h.c
 	limit, scope := h.limit, h.scope
 	if h.perTool != nil {
@@ -116,7 +116,7 @@ func (h *concurrencyHandler) CallTool(ctx context.Context, req *mcpkit.Request) 
 		}
 	}
 	if limit <= 0 {
-		return h.next.CallTool(ctx, req)
+		return h.next.ServeTool(ctx, req)
 	}
 
 	sem := c.global
@@ -135,7 +135,7 @@ func (h *concurrencyHandler) CallTool(ctx context.Context, req *mcpkit.Request) 
 		}
 	}
 	defer sem.Release(1)
-	return h.next.CallTool(ctx, req)
+	return h.next.ServeTool(ctx, req)
 }
 
 // await waits for a slot of sem as long as c.wait allows, and returns nil

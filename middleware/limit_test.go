@@ -23,7 +23,7 @@ type gate struct {
 
 func newGate() *gate { return &gate{open: make(chan struct{}), started: make(chan string, 100)} }
 
-func (g *gate) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+func (g *gate) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	g.started <- req.Tool.Name
 	select {
 	case <-g.open:
@@ -38,7 +38,7 @@ func (g *gate) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallTool
 func background(ctx context.Context, h mcpkit.Handler, tool string) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		_, err := h.CallTool(ctx, mcpkittest.NewRequest(newTool(tool, nil), nil))
+		_, err := h.ServeTool(ctx, mcpkittest.NewRequest(newTool(tool, nil), nil))
 		done <- err
 	}()
 	return done
@@ -63,14 +63,14 @@ func TestConcurrencyLimit(t *testing.T) {
 		ctx := t.Context()
 		first, second := background(ctx, h, "a"), background(ctx, h, "b")
 		synctest.Wait()
-		_, err := h.CallTool(ctx, mcpkittest.NewRequest(newTool("c", nil), nil))
+		_, err := h.ServeTool(ctx, mcpkittest.NewRequest(newTool("c", nil), nil))
 		checkBusy(t, err, `tool "c" is busy: the limit of 2 concurrent calls is reached; try again later`)
 		close(g.open)
 		if err := <-first; err != nil {
 			t.Fatal(err)
 		}
 		<-second
-		if res, err := h.CallTool(ctx, mcpkittest.NewRequest(newTool("c", nil), nil)); err != nil || resultText(t, res) != "ok" {
+		if res, err := h.ServeTool(ctx, mcpkittest.NewRequest(newTool("c", nil), nil)); err != nil || resultText(t, res) != "ok" {
 			t.Errorf("after release: %v, %v", res, err)
 		}
 	})
@@ -97,7 +97,7 @@ func TestConcurrencyLimitWait(t *testing.T) {
 				<-g.started
 				time.AfterFunc(tt.freeAt, func() { close(g.open) })
 				start := time.Now()
-				_, err := h.CallTool(t.Context(), mcpkittest.NewRequest(newTool("b", nil), nil))
+				_, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("b", nil), nil))
 				if d := time.Since(start); d != tt.wantAt {
 					t.Errorf("answered after %v, want %v", d, tt.wantAt)
 				}
@@ -122,7 +122,7 @@ func TestConcurrencyLimitCancelWhileWaiting(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		time.AfterFunc(time.Second, cancel)
 		start := time.Now()
-		_, err := h.CallTool(ctx, mcpkittest.NewRequest(newTool("b", nil), nil))
+		_, err := h.ServeTool(ctx, mcpkittest.NewRequest(newTool("b", nil), nil))
 		if !errors.Is(err, context.Canceled) || time.Since(start) != time.Second {
 			t.Errorf("got %v after %v, want context.Canceled after 1s", err, time.Since(start))
 		}
@@ -163,7 +163,7 @@ func TestConcurrencyLimitPerToolAndKey(t *testing.T) {
 				h := middleware.ConcurrencyLimit(tt.n, tt.opts)(g)
 				var wg sync.WaitGroup
 				for _, name := range tt.running {
-					wg.Go(func() { h.CallTool(t.Context(), mcpkittest.NewRequest(newTool(name, nil), nil)) })
+					wg.Go(func() { h.ServeTool(t.Context(), mcpkittest.NewRequest(newTool(name, nil), nil)) })
 				}
 				synctest.Wait()
 				done := background(t.Context(), h, tt.call)

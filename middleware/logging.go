@@ -156,9 +156,9 @@ type loggingHandler struct {
 	next mcpkit.Handler
 }
 
-func (h *loggingHandler) CallTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {
+func (h *loggingHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {
 	if !h.l.logger.Enabled(ctx, h.l.maxLevel) {
-		return h.next.CallTool(ctx, req) // no record could be written: skip the clock
+		return h.next.ServeTool(ctx, req) // no record could be written: skip the clock
 	}
 	start := time.Now()
 	returned := false
@@ -167,7 +167,7 @@ func (h *loggingHandler) CallTool(ctx context.Context, req *mcpkit.Request) (res
 			h.l.log(ctx, req, time.Since(start), OutcomePanic, nil, nil)
 		}
 	}()
-	res, err = h.next.CallTool(ctx, req)
+	res, err = h.next.ServeTool(ctx, req)
 	returned = true
 	h.l.log(ctx, req, time.Since(start), OutcomeOf(res, err), res, err)
 	return res, err

@@ -29,9 +29,9 @@ func TestOutcomeOf(t *testing.T) {
 		{"nil result", nil, nil, middleware.OutcomeOK},
 		{"error result", &mcp.CallToolResult{IsError: true}, nil, middleware.OutcomeToolError},
 		{"tool error", nil, mcpkit.ToolErrorf("no"), middleware.OutcomeToolError},
-		{"protocol error", nil, fmt.Errorf("x: %w", mcpkit.ProtocolError(-32041, "busy")), middleware.OutcomeProtocolError},
+		{"protocol error", nil, fmt.Errorf("x: %w", mcpkit.NewProtocolError(-32041, "busy")), middleware.OutcomeProtocolError},
 		{"zero-code JSON-RPC error", nil, &jsonrpc.Error{Message: "x"}, middleware.OutcomeError},
-		{"panic", nil, mcpkit.FatalError(&mcpkit.PanicError{Value: 1}), middleware.OutcomePanic},
+		{"panic", nil, mcpkit.NewToolError(&mcpkit.PanicError{Value: 1}, mcpkit.Fatal), middleware.OutcomePanic},
 		{"timeout", nil, &mcpkit.ToolError{Err: &middleware.TimeoutError{Tool: "t", Limit: time.Second}}, middleware.OutcomeTimeout},
 		{"deadline", nil, fmt.Errorf("dial: %w", context.DeadlineExceeded), middleware.OutcomeTimeout},
 		{"other", nil, errDB, middleware.OutcomeError},
@@ -63,7 +63,7 @@ func TestLogging(t *testing.T) {
 			map[string]any{"level": "WARN", "outcome": "tool_error", "class": "retryable", "error": "bad input"}, nil},
 		{"error result", nil, returns(&mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "own"}}}, nil),
 			map[string]any{"level": "WARN", "outcome": "tool_error", "error": "own"}, []string{"class"}},
-		{"protocol error", nil, returns(nil, mcpkit.ProtocolError(-32041, "busy")),
+		{"protocol error", nil, returns(nil, mcpkit.NewProtocolError(-32041, "busy")),
 			map[string]any{"level": "ERROR", "outcome": "protocol_error", "error": "busy"}, []string{"class"}},
 		{"other error", nil, returns(nil, errDB),
 			map[string]any{"level": "ERROR", "outcome": "error", "class": "fatal", "error": errDB.Error()}, nil},
@@ -83,7 +83,7 @@ func TestLogging(t *testing.T) {
 				h := mcpkit.Chain(mw...)(tt.handler)
 				tool := newTool("calc", nil)
 				tool.Version = "2"
-				h.CallTool(t.Context(), mcpkittest.NewRequest(tool, map[string]string{"password": "x"}))
+				h.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]string{"password": "x"}))
 				recs := logs.records(t)
 				if len(recs) != 1 {
 					t.Fatalf("got %d records, want 1: %s", len(recs), logs.String())

@@ -52,8 +52,8 @@ type maskHandler struct {
 	next   mcpkit.Handler
 }
 
-func (h *maskHandler) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	res, err := h.next.CallTool(ctx, req)
+func (h *maskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	res, err := h.next.ServeTool(ctx, req)
 	if err == nil || !maskable(err) {
 		return res, err
 	}

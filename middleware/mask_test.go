@@ -41,9 +41,9 @@ func TestMaskErrors(t *testing.T) {
 		{name: "zero-code JSON-RPC error", err: &jsonrpc.Error{Code: 0, Message: "no code"}, masked: true},
 		{name: "context error", err: context.Canceled, masked: true},
 		{name: "tool error", err: mcpkit.ToolErrorf("file %q exists", "a")},
-		{name: "wrapped tool error", err: fmt.Errorf("writing: %w", mcpkit.FatalError(errors.New("read-only")))},
-		{name: "protocol error", err: mcpkit.ProtocolError(-32041, "busy")},
-		{name: "wrapped protocol error", err: fmt.Errorf("layer: %w", mcpkit.ProtocolError(-32041, "busy"))},
+		{name: "wrapped tool error", err: fmt.Errorf("writing: %w", mcpkit.NewToolError(errors.New("read-only"), mcpkit.Fatal))},
+		{name: "protocol error", err: mcpkit.NewProtocolError(-32041, "busy")},
+		{name: "wrapped protocol error", err: fmt.Errorf("layer: %w", mcpkit.NewProtocolError(-32041, "busy"))},
 		{name: "own error result", res: ownError},
 		{name: "success", res: textResult("fine")},
 	}

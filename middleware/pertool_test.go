@@ -79,7 +79,7 @@ func resultText(t testing.TB, res *mcp.CallToolResult) string {
 // call calls h with a request for tool and args.
 func call(t testing.TB, h mcpkit.Handler, tool *mcpkit.Tool, args any) (*mcp.CallToolResult, error) {
 	t.Helper()
-	return h.CallTool(context.Background(), mcpkittest.NewRequest(tool, args))
+	return h.ServeTool(context.Background(), mcpkittest.NewRequest(tool, args))
 }
 
 // newServer returns a server with mw in its server-wide chain and tools.
@@ -241,7 +241,7 @@ func TestPerToolResolution(t *testing.T) {
 			h, _ := srv.Handler("t")
 			tool, _ := srv.Lookup("t")
 			for range 3 {
-				if res, err := h.CallTool(t.Context(), mcpkittest.NewRequest(tool, nil)); err != nil || resultText(t, res) != "ok" {
+				if res, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil)); err != nil || resultText(t, res) != "ok" {
 					t.Fatalf("got %v, %v", res, err)
 				}
 			}

@@ -122,7 +122,7 @@ type rateHandler struct {
 	next    mcpkit.Handler
 }
 
-func (h *rateHandler) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+func (h *rateHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	l := h.l
 	if h.perTool != nil {
 		if tl := h.perTool(req.Tool); tl != nil {
@@ -130,7 +130,7 @@ func (h *rateHandler) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.C
 		}
 	}
 	if l == nil {
-		return h.next.CallTool(ctx, req)
+		return h.next.ServeTool(ctx, req)
 	}
 	var key string
 	if h.key != nil {
@@ -143,7 +143,7 @@ func (h *rateHandler) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.C
 	if !ok {
 		return nil, &mcpkit.ToolError{Err: &RateLimitError{Tool: toolName(req), RetryAfter: after}, Class: mcpkit.Retryable}
 	}
-	return h.next.CallTool(ctx, req)
+	return h.next.ServeTool(ctx, req)
 }
 
 // DefaultMaxKeys is the number of keys a [TokenBucket] holds at most when

@@ -60,13 +60,13 @@ type recoverHandler struct {
 	next mcpkit.Handler
 }
 
-func (h *recoverHandler) CallTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {
+func (h *recoverHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			res, err = nil, h.r.recovered(ctx, req, v)
 		}
 	}()
-	return h.next.CallTool(ctx, req)
+	return h.next.ServeTool(ctx, req)
 }
 
 // recovered logs and reports the panic v. It is called by the deferred

@@ -31,7 +31,7 @@ func TestRecover(t *testing.T) {
 			err, ok := v.(error)
 			return ok && errors.Is(err, errPanicValue)
 		}},
-		{"protocol error", func() { panic(mcpkit.ProtocolError(-32050, "secret protocol text")) }, func(v any) bool {
+		{"protocol error", func() { panic(mcpkit.NewProtocolError(-32050, "secret protocol text")) }, func(v any) bool {
 			var wire *jsonrpc.Error
 			err, ok := v.(error)
 			return ok && errors.As(err, &wire) && wire.Code == -32050
@@ -143,7 +143,7 @@ func TestRecoverEndToEnd(t *testing.T) {
 		)
 		observe := func(next mcpkit.Handler) mcpkit.Handler {
 			return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-				res, err := next.CallTool(ctx, req)
+				res, err := next.ServeTool(ctx, req)
 				mu.Lock()
 				outer = err
 				mu.Unlock()

@@ -48,7 +48,7 @@ func ArgumentSizeLimit(n int, opts *ArgumentSizeLimitOptions) mcpkit.Middleware 
 			if limit > 0 && len(req.Arguments) > limit {
 				return nil, reject(ErrArgumentsTooLarge, fmt.Sprintf("tool %q arguments are %d bytes, the limit is %d", toolName(req), len(req.Arguments), limit))
 			}
-			return next.CallTool(ctx, req)
+			return next.ServeTool(ctx, req)
 		})
 	}
 }
@@ -132,7 +132,7 @@ func ResultSizeLimit(n int, opts *ResultSizeLimitOptions) mcpkit.Middleware {
 		}
 		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			limit := sizeLimit(n, perTool, req)
-			res, err := next.CallTool(ctx, req)
+			res, err := next.ServeTool(ctx, req)
 			if err != nil || res == nil || limit <= 0 {
 				return res, err
 			}

@@ -130,7 +130,7 @@ type timeoutCall struct {
 	panic *mcpkit.PanicError
 }
 
-func (h *timeoutHandler) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	limit := h.limit
 	if h.perTool != nil {
 		if l := h.perTool(req.Tool); l != 0 {
@@ -138,7 +138,7 @@ func (h *timeoutHandler) CallTool(ctx context.Context, req *mcpkit.Request) (*mc
 		}
 	}
 	if limit <= 0 {
-		return h.next.CallTool(ctx, req)
+		return h.next.ServeTool(ctx, req)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -192,7 +192,7 @@ func (c *timeoutCall) run(ctx context.Context, h *timeoutHandler, req *mcpkit.Re
 				slog.String("stack", string(c.panic.Stack)))
 		}
 	}()
-	c.res, c.err = h.next.CallTool(ctx, req)
+	c.res, c.err = h.next.ServeTool(ctx, req)
 }
 
 func (h *timeoutHandler) timeoutError(req *mcpkit.Request, limit time.Duration) error {

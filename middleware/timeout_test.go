@@ -82,7 +82,7 @@ func TestTimeout(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				h := middleware.Timeout(tt.limit, tt.opts)(tt.handler)
 				start := time.Now()
-				res, err := h.CallTool(t.Context(), mcpkittest.NewRequest(newTool(tt.tool, nil), nil))
+				res, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(newTool(tt.tool, nil), nil))
 				if got := time.Since(start); got != tt.wantAt {
 					t.Errorf("answered after %v, want %v", got, tt.wantAt)
 				}
@@ -160,7 +160,7 @@ func TestTimeoutCallerCancelled(t *testing.T) {
 		time.AfterFunc(time.Second, cancel)
 		h := middleware.Timeout(time.Minute, nil)(ignoreCtx(time.Hour))
 		start := time.Now()
-		res, err := h.CallTool(ctx, mcpkittest.NewRequest(newTool("t", nil), nil))
+		res, err := h.ServeTool(ctx, mcpkittest.NewRequest(newTool("t", nil), nil))
 		if res != nil || !errors.Is(err, context.Canceled) {
 			t.Errorf("got %v, %v; want context.Canceled", res, err)
 		}
@@ -241,7 +241,7 @@ func TestTimeoutNoGoroutineLeak(t *testing.T) {
 		req := mcpkittest.NewRequest(newTool("t", nil), nil)
 		start := time.Now()
 		for i := range 1000 {
-			if _, err := h.CallTool(t.Context(), req); !errors.Is(err, context.DeadlineExceeded) {
+			if _, err := h.ServeTool(t.Context(), req); !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("call %d: %v", i, err)
 			}
 		}

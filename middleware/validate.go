@@ -222,10 +222,10 @@ func (v *validator) forTool(t *mcpkit.Tool) *compiled {
 	return c.(*compiled)
 }
 
-func (v *validator) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+func (v *validator) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	c := v.forTool(req.Tool)
 	if c.err != nil {
-		return nil, mcpkit.FatalError(c.err)
+		return nil, mcpkit.NewToolError(c.err, mcpkit.Fatal)
 	}
 	if c.mode != NoValidation {
 		args, err := c.in.Process(req.Arguments, c.mode == Lenient)
@@ -236,12 +236,12 @@ func (v *validator) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.Cal
 			req = req.WithArguments(args)
 		}
 	}
-	res, err := v.next.CallTool(ctx, req)
+	res, err := v.next.ServeTool(ctx, req)
 	if err != nil || c.out == nil || res == nil || res.IsError {
 		return res, err
 	}
 	if err := checkOutput(c.out, res); err != nil {
-		return nil, mcpkit.FatalError(validationError(req, true, err))
+		return nil, mcpkit.NewToolError(validationError(req, true, err), mcpkit.Fatal)
 	}
 	return res, nil
 }

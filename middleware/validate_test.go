@@ -268,7 +268,7 @@ func TestValidateAddsNoAllocationsOnValidArguments(t *testing.T) {
 		tl, _ := srv.Lookup("order")
 		req := mcpkittest.NewRequest(tl, args)
 		return testing.AllocsPerRun(200, func() {
-			if _, err := h.CallTool(ctx, req); err != nil {
+			if _, err := h.ServeTool(ctx, req); err != nil {
 				t.Fatal(err)
 			}
 		})

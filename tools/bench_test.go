@@ -169,7 +169,7 @@ func BenchmarkHandler(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := tl.Handler.CallTool(ctx, req); err != nil {
+		if _, err := tl.Handler.ServeTool(ctx, req); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -58,7 +58,7 @@
 //
 // A function reports failure with the errors of package mcpkit:
 // [mcpkit.ToolErrorf], [mcpkit.RetryableError] or [mcpkit.FatalError] for
-// errors the model should see, [mcpkit.ProtocolError] for a JSON-RPC
+// errors the model should see, [mcpkit.NewProtocolError] for a JSON-RPC
 // error; any other error is shown unless error masking is in the chain.
 // Arguments that do not decode into In are an [ArgumentError], a
 // retryable tool error naming the field. Decoding does not validate the

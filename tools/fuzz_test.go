@@ -40,7 +40,7 @@ func FuzzArguments(f *testing.F) {
 	}
 	tool := tools.Must(tools.New("fuzz", func(ctx context.Context, in fuzzIn) (fuzzIn, error) { return in, nil }, nil))
 	f.Fuzz(func(t *testing.T, args []byte) {
-		res, err := tool.Handler.CallTool(context.Background(), mcpkittest.NewRequest(tool, json.RawMessage(args)))
+		res, err := tool.Handler.ServeTool(context.Background(), mcpkittest.NewRequest(tool, json.RawMessage(args)))
 		if err != nil {
 			var te *mcpkit.ToolError
 			var ae *tools.ArgumentError

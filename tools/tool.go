@@ -177,7 +177,7 @@ type handler[In, Out any] struct {
 	conv *converter
 }
 
-func (h *handler[In, Out]) CallTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+func (h *handler[In, Out]) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	var in In
 	if args := req.Arguments; len(args) > 0 && !isNull(args) {
 		if err := json.Unmarshal(args, &in); err != nil {

@@ -265,10 +265,10 @@ func TestErrorClasses(t *testing.T) {
 			return 0, mcpkit.ToolErrorf("file exists; pass overwrite")
 		}, nil)),
 		tools.Must(tools.New("fatal", func(context.Context, empty) (int, error) {
-			return 0, mcpkit.FatalError(errors.New("workspace is read-only"))
+			return 0, mcpkit.NewToolError(errors.New("workspace is read-only"), mcpkit.Fatal)
 		}, nil)),
 		tools.Must(tools.New("protocol", func(context.Context, empty) (int, error) {
-			return 0, mcpkit.ProtocolError(-32042, "not allowed")
+			return 0, mcpkit.NewProtocolError(-32042, "not allowed")
 		}, nil)),
 		tools.Must(tools.New("internal", func(context.Context, empty) (int, error) {
 			return 0, errors.New("db down")
@@ -325,7 +325,7 @@ func TestOptions(t *testing.T) {
 			mu.Lock()
 			seen = append(seen, req.Tool.Name+"@"+req.Tool.Version)
 			mu.Unlock()
-			return next.CallTool(ctx, req)
+			return next.ServeTool(ctx, req)
 		})
 	}
 	readOnly := true
@@ -592,7 +592,7 @@ func TestProgressWithoutToken(t *testing.T) {
 		t.Errorf("got %+v", res)
 	}
 	// Without a session at all (a unit test), both are no-ops too.
-	res, err := tl.Handler.CallTool(t.Context(), mcpkittest.NewRequest(tl, nil))
+	res, err := tl.Handler.ServeTool(t.Context(), mcpkittest.NewRequest(tl, nil))
 	if err != nil || tools.Unwrap(res) != true {
 		t.Errorf("without a session: %+v, %v", res, err)
 	}

@@ -807,7 +807,7 @@ func TestSuiteArguments(t *testing.T) {
 		for _, a := range args {
 			t.Run(tool.Name, func(t *testing.T) {
 				reached = false
-				res, err := h.CallTool(t.Context(), mcpkittest.NewRequest(tool, a))
+				res, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(tool, a))
 				if err != nil || !reached {
 					t.Errorf("arguments %v: handler reached = %v, err = %v", a, reached, err)
 				}

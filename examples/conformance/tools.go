@@ -213,7 +213,7 @@ func (k *toolkit) progress(ctx context.Context, req *mcpkit.Request) (*mcp.CallT
 // fail reports errIntentional as a tool error: the scenario wants its text
 // on the wire, and an error that is not a tool error would be masked.
 func (k *toolkit) fail(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
-	return nil, mcpkit.FatalError(errIntentional)
+	return nil, mcpkit.NewToolError(errIntentional, mcpkit.Fatal)
 }
 
 // samplingArgs are the arguments of test_sampling; validation against
@@ -234,11 +234,11 @@ func (k *toolkit) sampling(ctx context.Context, req *mcpkit.Request, in sampling
 	})
 	if err != nil {
 		// Asking again will not give the client a sampling capability.
-		return nil, mcpkit.FatalError(fmt.Errorf("sampling failed: %w", err))
+		return nil, mcpkit.NewToolError(fmt.Errorf("sampling failed: %w", err), mcpkit.Fatal)
 	}
 	answer, ok := res.Content.(*mcp.TextContent)
 	if !ok {
-		return nil, mcpkit.FatalError(fmt.Errorf("sampling returned %T content, not text", res.Content))
+		return nil, mcpkit.NewToolError(fmt.Errorf("sampling returned %T content, not text", res.Content), mcpkit.Fatal)
 	}
 	return textResult("LLM response: " + answer.Text), nil
 }
@@ -272,7 +272,7 @@ func (k *toolkit) elicit(ctx context.Context, req *mcpkit.Request, label, messag
 	}
 	res, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: message, RequestedSchema: schema})
 	if err != nil {
-		return nil, mcpkit.FatalError(fmt.Errorf("elicitation failed: %w", err))
+		return nil, mcpkit.NewToolError(fmt.Errorf("elicitation failed: %w", err), mcpkit.Fatal)
 	}
 	content, err := json.Marshal(res.Content)
 	if err != nil {

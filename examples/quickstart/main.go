@@ -134,7 +134,7 @@ func logCalls(logger *slog.Logger) mcpkit.Middleware {
 	return func(next mcpkit.Handler) mcpkit.Handler {
 		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			start := time.Now()
-			res, err := next.CallTool(ctx, req)
+			res, err := next.ServeTool(ctx, req)
 			outcome := "ok"
 			if err != nil || res != nil && res.IsError {
 				outcome = "error"
@@ -164,7 +164,7 @@ var errDivideByZero = errors.New("cannot divide by zero; choose a non-zero b")
 
 func divide(ctx context.Context, in Operands) (float64, error) {
 	if in.B == 0 {
-		return 0, mcpkit.RetryableError(errDivideByZero)
+		return 0, mcpkit.NewToolError(errDivideByZero, mcpkit.Retryable)
 	}
 	q := in.A / in.B
 	if math.IsInf(q, 0) {
