@@ -21,7 +21,28 @@
 // The first middleware is the outermost: [Chain](a, b, c)(h) is a(b(c(h))),
 // so a sees the call first and the result last. On a [Server], the
 // server-wide middleware (in the order given to [Server.Use]) runs around a
-// tool's own middleware ([Tool.Middleware]), which runs around its handler.
+// tool's own middleware ([Tool.Middleware]), which runs around the
+// validation of the call's arguments, which runs around the handler.
+//
+// # Selecting tools
+//
+// [ForTools] applies middleware to some tools only, chosen by a match
+// function ([Named], [Tagged], [Not], or any func(*Tool) bool) that the
+// Server asks once per tool, when it builds the tool's chain:
+//
+//	srv.Use(mcpkit.ForTools(mcpkit.Not(mcpkit.Named("report")), middleware.Timeout(30*time.Second, nil)))
+//	srv.Use(mcpkit.ForTools(mcpkit.Named("report"), middleware.Timeout(5*time.Minute, nil)))
+//
+// # Validation
+//
+// Every call's arguments are checked against the tool's input schema before
+// its handler runs, with missing properties given the schema's defaults,
+// and its structured content against its output schema after; a call that
+// fails gets a retryable tool error naming the fields at fault. Validation
+// is strict by default; [ServerOptions.Validation] and [Tool.Validation]
+// choose [Lenient] coercion ("10" for 10) or [NoValidation]. Schemas are
+// compiled once, by [Server.Add], which refuses one the validator cannot
+// enforce.
 //
 // # Errors
 //
@@ -43,9 +64,14 @@
 //   - a panic, or a [*PanicError] anywhere in the chain: the server keeps
 //     serving, the stack goes to [ServerOptions.Logger], and the client
 //     gets a result with isError set and a generic text;
-//   - a nil result with a nil error: an empty, successful result.
+//   - a nil result with a nil error: an empty, successful result;
+//   - a result that cannot be marshalled (a NaN in structured content):
+//     a fatal tool error, instead of no answer at all.
 //
-// A Go error never reaches the wire as JSON-RPC code 0. Results with isError
+// A result with structured content and no content blocks also gets the
+// structured content's JSON as a text block, for clients that read only
+// content. [Classify] is this table as a function, for middleware that
+// logs, masks or counts outcomes. A Go error never reaches the wire as JSON-RPC code 0. Results with isError
 // set carry an [ErrorClass] (Retryable or Fatal) in their _meta under
 // [MetaKeyErrorClass], for agent loops to read with [ErrorClassOf]. Errors
 // choose their class with an ErrorClass() ErrorClass method; a tool error is
@@ -58,7 +84,7 @@
 // Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.';
 // [Server.Add] rejects others with an error. Several versions of a name may
 // be registered; clients see and call the highest. A name and version
-// registered twice is handled by [ServerOptions.OnDuplicate], an error by
-// default. Adding and removing tools while clients are connected sends them
+// registered twice is an error unless [ServerOptions.ReplaceDuplicates] is
+// set. Adding and removing tools while clients are connected sends them
 // notifications/tools/list_changed.
 package mcpkit

@@ -1,8 +1,10 @@
 package mcpkit
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -116,10 +118,24 @@ func NewUnknownToolError(name string) error {
 }
 
 // A PanicError is a recovered panic: the value passed to panic and the stack
-// of the goroutine that panicked. Its class is Fatal.
+// of the goroutine that panicked. Its class is Fatal. Make one with
+// [NewPanicError].
 type PanicError struct {
 	Value any
 	Stack []byte
+}
+
+// NewPanicError returns the [*PanicError] for v, a value just returned by
+// recover. It must be called by the deferred function that recovered v, so
+// that the stack it records is the panicking goroutine's. A v that is
+// already a *PanicError (one re-raised on another goroutine, as [Handler]s
+// running a call on a goroutine of their own do) is returned as is, keeping
+// the stack of the goroutine that first panicked.
+func NewPanicError(v any) *PanicError {
+	if p, ok := v.(*PanicError); ok {
+		return p
+	}
+	return &PanicError{Value: v, Stack: debug.Stack()}
 }
 
 func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v", e.Value) }
@@ -134,71 +150,75 @@ func (e *PanicError) Unwrap() error {
 // ErrorClass returns Fatal.
 func (*PanicError) ErrorClass() ErrorClass { return Fatal }
 
-// classOf returns the class of err: that of the first error in its chain with
-// an ErrorClass method, or def.
-func classOf(err error, def ErrorClass) ErrorClass {
-	var c interface{ ErrorClass() ErrorClass }
-	if errors.As(err, &c) {
-		if class := c.ErrorClass(); class != "" {
-			return class
-		}
-	}
-	return def
-}
-
 // A ResultMetaError is an error that adds entries to the _meta of the error
 // result it becomes, for agents to read (a rate limiter's retry delay, for
 // instance). The server calls ResultMeta on the first error in the chain
-// that has the method; keys should be namespaced ("com.example/retryAfter")
-// and [MetaKeyErrorClass] is set by the server.
+// that has the method, looking inside the [*ToolError] for a tool error (as
+// for its text, what wrappers around a tool error add is not shown). An
+// error that hides another (as error masking does) implements ResultMeta
+// itself, returning nil, so that nothing of the hidden error shows. Keys should be
+// namespaced ("com.example/retryAfter") and [MetaKeyErrorClass] is set by
+// the server.
 type ResultMetaError interface {
 	error
 	ResultMeta() mcp.Meta
 }
 
-// errorResult returns a result with isError set, text as its only content,
-// class and the error's own entries in its _meta.
-func errorResult(text string, class ErrorClass, err error) *mcp.CallToolResult {
-	meta := mcp.Meta{}
-	var rme ResultMetaError
-	if err != nil && errors.As(err, &rme) {
-		for k, v := range rme.ResultMeta() {
-			meta[k] = v
+// An Outcome is how a tool call ended, as [Classify] decides it.
+type Outcome string
+
+// The outcomes of a call.
+const (
+	OutcomeOK            Outcome = "ok"             // a result without isError
+	OutcomeToolError     Outcome = "tool_error"     // a [*ToolError] in the error's chain, or a result with isError set
+	OutcomeTimeout       Outcome = "timeout"        // a [*ToolError] whose chain holds [context.DeadlineExceeded]
+	OutcomeProtocolError Outcome = "protocol_error" // a JSON-RPC error with a non-zero code in the chain
+	OutcomePanic         Outcome = "panic"          // a [*PanicError] in the chain
+	OutcomeError         Outcome = "error"          // any other error: an internal error
+)
+
+// Classify returns the outcome and the error class of a call that returned
+// res and err, by the table that decides what the client sees (see the
+// package documentation). It is the one place that table is written:
+// middleware that logs, masks, counts or traces calls asks Classify instead
+// of inspecting errors itself.
+//
+// The rules, first match wins: a nil err is OutcomeOK, or OutcomeToolError
+// with the class in res's _meta when res has isError set; a [*PanicError]
+// anywhere in err's chain is OutcomePanic, class Fatal; a [*ToolError] is
+// OutcomeTimeout if its chain holds [context.DeadlineExceeded] and
+// OutcomeToolError otherwise, with its class; a JSON-RPC error with a
+// non-zero code is OutcomeProtocolError with no class (the wire carries
+// none); anything else is OutcomeError, with the class of the first error in
+// the chain that has an ErrorClass method, or Fatal.
+//
+// Only OutcomeError is an internal error, whose text a client must not see
+// when errors are masked; the others were meant for the client.
+func Classify(res *mcp.CallToolResult, err error) (Outcome, ErrorClass) {
+	if err == nil {
+		if res != nil && res.IsError {
+			return OutcomeToolError, ErrorClassOf(res)
 		}
+		return OutcomeOK, ""
 	}
-	meta[MetaKeyErrorClass] = string(class)
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: text}},
-		IsError: true,
-		Meta:    meta,
-	}
-}
-
-// panicText is what the client sees of a panic.
-func panicText(name string) string { return fmt.Sprintf("internal error in tool %q", name) }
-
-// resultForError applies the error table of the package documentation to
-// err, which came out of the chain of the tool called name.
-func resultForError(name string, err error) (*mcp.CallToolResult, error) {
-	// A panic's value may be anything, even a JSON-RPC error: never show
-	// it.
 	var pe *PanicError
 	if errors.As(err, &pe) {
-		return errorResult(panicText(name), Fatal, err), nil
+		return OutcomePanic, Fatal
 	}
-	// Only the tool error's own text was marked as safe to show: context
-	// that wrappers added around it (fmt.Errorf("%s: %w", dsn, te)) is not.
 	var te *ToolError
 	if errors.As(err, &te) {
-		return errorResult(te.Error(), te.ErrorClass(), err), nil
+		if errors.Is(te, context.DeadlineExceeded) {
+			return OutcomeTimeout, te.ErrorClass()
+		}
+		return OutcomeToolError, te.ErrorClass()
 	}
 	var wire *jsonrpc.Error
 	if errors.As(err, &wire) && wire.Code != 0 {
-		return nil, wire
+		return OutcomeProtocolError, ""
 	}
-	text := err.Error()
-	if text == "" {
-		text = fmt.Sprintf("error calling tool %q", name)
+	var c interface{ ErrorClass() ErrorClass }
+	if errors.As(err, &c) && c.ErrorClass() != "" {
+		return OutcomeError, c.ErrorClass()
 	}
-	return errorResult(text, classOf(err, Fatal), err), nil
+	return OutcomeError, Fatal
 }

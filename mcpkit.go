@@ -1,9 +1,11 @@
 package mcpkit
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -56,7 +58,9 @@ type Middleware func(Handler) Handler
 // Chain(a, b, c)(h) is a(b(c(h))). Chain panics if an entry is nil.
 //
 // The middleware run when the returned Middleware is applied to a Handler;
-// apply it once (at registration) and keep the Handler it returns.
+// apply it once (at registration) and keep the Handler it returns. Inside a
+// [Server], a chain's middleware learn their tool exactly as if they had
+// been given to [Server.Use] one by one, so [ForTools] works within it.
 func Chain(mw ...Middleware) Middleware {
 	for i, m := range mw {
 		if m == nil {
@@ -65,63 +69,18 @@ func Chain(mw ...Middleware) Middleware {
 	}
 	mw = slices.Clone(mw) // the caller may reuse its slice
 	return func(h Handler) Handler {
-		// Inside a Server's chain, keep every layer labelled with its tool
-		// (see ToolOf), as if the middleware had been given one by one.
-		t, bound := ToolOf(h)
+		if b, ok := h.(boundHandler); ok {
+			// Inside a Server: keep every layer labelled and recorded.
+			for i := len(mw) - 1; i >= 0; i-- {
+				b = apply(mw[i], b)
+			}
+			return b
+		}
 		for i := len(mw) - 1; i >= 0; i-- {
 			h = mw[i](h)
-			if bound && i > 0 {
-				h = boundHandler{tool: t, next: h}
-			}
 		}
 		return h
 	}
-}
-
-// ToolOf returns the tool that h serves, when h is the next handler a
-// [Server] passes to a middleware while building that tool's chain. A
-// middleware calls it once, at construction, to do per-tool work there
-// (compile a schema, resolve a per-tool setting) instead of on every call:
-//
-//	func(next mcpkit.Handler) mcpkit.Handler {
-//		limit := defaultLimit
-//		if t, ok := mcpkit.ToolOf(next); ok {
-//			limit = limitFor(t)
-//		}
-//		...
-//	}
-//
-// It returns false for handlers built outside a Server (by [Chain] in a
-// test, say); such middleware falls back to req.Tool at call time.
-func ToolOf(h Handler) (*Tool, bool) {
-	if b, ok := h.(boundHandler); ok {
-		return b.tool, true
-	}
-	return nil, false
-}
-
-// boundHandler is a layer of a tool's chain, labelled with its tool for
-// [ToolOf]. It costs one indirect call per layer and no allocation.
-type boundHandler struct {
-	tool *Tool
-	next Handler
-}
-
-func (b boundHandler) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
-	return b.next.ServeTool(ctx, req)
-}
-
-// buildChain returns t's handler wrapped in server-wide middleware use,
-// then t's own, each layer labelled with t.
-func buildChain(t *Tool, use []Middleware) Handler {
-	h := Handler(boundHandler{tool: t, next: t.Handler})
-	for i := len(t.Middleware) - 1; i >= 0; i-- {
-		h = boundHandler{tool: t, next: t.Middleware[i](h)}
-	}
-	for i := len(use) - 1; i >= 0; i-- {
-		h = boundHandler{tool: t, next: use[i](h)}
-	}
-	return h
 }
 
 // A Request is one tools/call as middleware and handlers see it.
@@ -131,7 +90,9 @@ func buildChain(t *Tool, use []Middleware) Handler {
 // [Request.Clone]) and passes the copy on.
 type Request struct {
 	// Tool is the tool being called, as registered (after transforms). It is
-	// shared by every call to that tool and must not be modified.
+	// shared by every call to that tool and must not be modified. It is
+	// never nil: the Server sets it, and so must code that builds a
+	// Request by hand (mcpkittest.NewRequest does).
 	Tool *Tool
 
 	// Arguments is the raw JSON of the call's arguments, as received.
@@ -144,10 +105,28 @@ type Request struct {
 	Call *mcp.CallToolRequest
 }
 
-// Clone returns a shallow copy of r: a new Request with the same Tool, the
-// same Arguments slice and the same Call.
+// Clone returns a deep copy of r, for middleware that changes a request
+// before passing it on: the copy has its own Arguments, its own SDK form
+// (Call, with its own params, _meta map and HTTP headers), and shares only
+// what nobody may modify: the Tool, the session and the token info.
 func (r *Request) Clone() *Request {
 	r2 := *r
+	r2.Arguments = bytes.Clone(r.Arguments)
+	if r.Call != nil {
+		call := *r.Call
+		if r.Call.Params != nil {
+			params := *r.Call.Params
+			params.Arguments = r2.Arguments
+			params.Meta = maps.Clone(r.Call.Params.Meta)
+			call.Params = &params
+		}
+		if r.Call.Extra != nil {
+			extra := *r.Call.Extra
+			extra.Header = r.Call.Extra.Header.Clone()
+			call.Extra = &extra
+		}
+		r2.Call = &call
+	}
 	return &r2
 }
 
@@ -211,11 +190,7 @@ func (r *Request) sdkCall() *mcp.CallToolRequest {
 	if r.Call != nil {
 		return r.Call
 	}
-	name := ""
-	if r.Tool != nil {
-		name = r.Tool.Name
-	}
-	return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: r.Arguments}}
+	return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: r.Tool.Name, Arguments: r.Arguments}}
 }
 
 // NotifyProgress reports the call's progress to the client, if the client
@@ -237,22 +212,4 @@ func (r *Request) NotifyProgress(ctx context.Context, progress, total float64, m
 		Total:         total,
 		Message:       message,
 	})
-}
-
-// Log sends a log message to the client (notifications/message), naming the
-// tool as its logger. Client logging is deprecated as of protocol
-// 2026-07-28 (SEP-2577) but works during the deprecation window. The
-// session drops messages below the level the client set with
-// logging/setLevel, and all of them until it set one. Without a session Log
-// does nothing and returns nil.
-func (r *Request) Log(ctx context.Context, level mcp.LoggingLevel, data any) error {
-	ss := r.Session()
-	if ss == nil {
-		return nil
-	}
-	params := &mcp.LoggingMessageParams{Level: level, Data: data}
-	if r.Tool != nil {
-		params.Logger = r.Tool.Name
-	}
-	return ss.Log(ctx, params)
 }

@@ -1,12 +1,10 @@
 package mcpkit_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -106,25 +104,18 @@ func TestAddAcceptsRawSchemas(t *testing.T) {
 	}
 }
 
-func TestDuplicatePolicy(t *testing.T) {
+func TestDuplicates(t *testing.T) {
 	tests := []struct {
-		policy  mcpkit.DuplicatePolicy
+		replace bool
 		wantErr bool
 		want    string // what the tool answers after the second Add
-		warns   bool
 	}{
-		{mcpkit.DuplicateError, true, "old", false},
-		{mcpkit.DuplicateReplace, false, "new", false},
-		{mcpkit.DuplicateWarn, false, "new", true},
-		{mcpkit.DuplicateIgnore, false, "old", false},
+		{false, true, "old"},
+		{true, false, "new"},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprint(tt.policy), func(t *testing.T) {
-			var logs bytes.Buffer
-			srv := mcpkit.NewServer(&mcp.Implementation{Name: "d"}, &mcpkit.ServerOptions{
-				OnDuplicate: tt.policy,
-				Logger:      slog.New(slog.NewTextHandler(&logs, nil)),
-			})
+		t.Run(fmt.Sprintf("replace=%v", tt.replace), func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "d"}, &mcpkit.ServerOptions{ReplaceDuplicates: tt.replace})
 			if err := srv.Add(tool("t", reply("old"))); err != nil {
 				t.Fatal(err)
 			}
@@ -140,13 +131,10 @@ func TestDuplicatePolicy(t *testing.T) {
 			if got := resultText(t, res); got != tt.want {
 				t.Errorf("tool answers %q, want %q", got, tt.want)
 			}
-			if warned := strings.Contains(logs.String(), "tool replaced"); warned != tt.warns {
-				t.Errorf("warning logged = %v, want %v (%s)", warned, tt.warns, logs.String())
-			}
 		})
 	}
 	t.Run("twice in one Add", func(t *testing.T) {
-		srv := mcpkit.NewServer(&mcp.Implementation{Name: "d"}, &mcpkit.ServerOptions{OnDuplicate: mcpkit.DuplicateReplace})
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "d"}, &mcpkit.ServerOptions{ReplaceDuplicates: true})
 		if err := srv.Add(tool("t", reply("a")), tool("t", reply("b"))); !errors.Is(err, mcpkit.ErrDuplicateTool) {
 			t.Fatalf("Add = %v, want ErrDuplicateTool", err)
 		}
@@ -233,7 +221,7 @@ func TestWrapListsForeignTools(t *testing.T) {
 }
 
 func TestListPagination(t *testing.T) {
-	srv := mcpkit.NewServer(&mcp.Implementation{Name: "page"}, &mcpkit.ServerOptions{PageSize: 3})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "page"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{PageSize: 3}})
 	var want []string
 	for i := range 8 {
 		name := fmt.Sprintf("t%02d", i)
@@ -401,51 +389,67 @@ func TestStatelessNegotiatesNewProtocol(t *testing.T) {
 	}
 }
 
-func TestToolOf(t *testing.T) {
-	var seen []string
-	record := func(where string) mcpkit.Middleware {
-		return func(next mcpkit.Handler) mcpkit.Handler {
-			if tl, ok := mcpkit.ToolOf(next); ok {
-				seen = append(seen, where+":"+tl.Name)
-			} else {
-				seen = append(seen, where+":none")
-			}
-			return next
+// TestForToolsResolvedOncePerTool checks that a selector learns each tool
+// when its chain is built, also inside Chain and in a tool's own
+// middleware, and is never asked again per call.
+func TestForToolsResolvedOncePerTool(t *testing.T) {
+	var asked []string
+	match := func(where string) func(*mcpkit.Tool) bool {
+		return func(tl *mcpkit.Tool) bool {
+			asked = append(asked, where+":"+tl.Name)
+			return tl.Name == "a"
 		}
 	}
-	srv := mcpkit.NewServer(&mcp.Implementation{Name: "toolof"}, nil)
-	srv.Use(record("server"), mcpkit.Chain(record("chained1"), record("chained2")))
-	tl := tool("t", reply("x"))
-	tl.Middleware = []mcpkit.Middleware{record("tool")}
-	if err := srv.Add(tl); err != nil {
+	var ran []string
+	mark := func(where string) mcpkit.Middleware {
+		return func(next mcpkit.Handler) mcpkit.Handler {
+			return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+				ran = append(ran, where+":"+req.Tool.Name)
+				return next.ServeTool(ctx, req)
+			})
+		}
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "fortools"}, nil)
+	srv.Use(mcpkit.ForTools(match("server"), mark("server")),
+		mcpkit.Chain(mark("chain"), mcpkit.ForTools(match("chained"), mark("chained"))))
+	ta, tb := tool("a", reply("x")), tool("b", reply("x"))
+	tb.Middleware = []mcpkit.Middleware{mcpkit.ForTools(mcpkit.Named("b"), mark("own"))}
+	if err := srv.Add(ta, tb); err != nil {
 		t.Fatal(err)
 	}
-	// Built once, at Add, with the tool known to every layer.
-	if got := strings.Join(seen, ","); got != "tool:t,chained2:t,chained1:t,server:t" {
-		t.Errorf("middleware saw %s at construction", got)
+	slices.Sort(asked)
+	if got := strings.Join(asked, ","); got != "chained:a,chained:b,server:a,server:b" {
+		t.Errorf("selectors asked %s at construction", got)
 	}
 	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
-	for range 3 {
-		call, err := ts.CallTool(t.Context(), "t", nil)
-		if err != nil || resultText(t, call) != "x" {
-			t.Fatalf("call: %v, %v", call, err)
+	for _, name := range []string{"a", "b", "a"} {
+		if res, err := ts.CallTool(t.Context(), name, nil); err != nil || resultText(t, res) != "x" {
+			t.Fatalf("call %s: %v, %v", name, res, err)
 		}
 	}
-	if len(seen) != 4 {
-		t.Errorf("chains were rebuilt per call: %v", seen)
+	if len(asked) != 4 {
+		t.Errorf("selectors were asked again per call: %v", asked)
 	}
-	// Outside a server, the tool is unknown.
-	seen = nil
-	mcpkit.Chain(record("plain"))(reply("x"))
-	if got := strings.Join(seen, ","); got != "plain:none" {
-		t.Errorf("outside a server: %s", got)
+	want := "server:a,chain:a,chained:a,chain:b,own:b,server:a,chain:a,chained:a"
+	if got := strings.Join(ran, ","); got != want {
+		t.Errorf("layers ran %s\nwant       %s", got, want)
+	}
+
+	// Outside a server, the tool is known per call only.
+	asked, ran = nil, nil
+	h := mcpkit.ForTools(match("plain"), mark("plain"))(reply("x"))
+	for _, name := range []string{"a", "b"} {
+		h.ServeTool(t.Context(), mcpkittest.NewRequest(tool(name, reply("x")), nil))
+	}
+	if got := strings.Join(ran, ","); got != "plain:a" || len(asked) != 2 {
+		t.Errorf("outside a server: ran %s, asked %v", got, asked)
 	}
 }
 
 // TestListToleratesUnsortedMiddleware checks that a list middleware that
 // reorders tools does not break the sorted, paginated answer.
 func TestListToleratesUnsortedMiddleware(t *testing.T) {
-	srv := mcpkit.NewServer(&mcp.Implementation{Name: "unsorted"}, &mcpkit.ServerOptions{PageSize: 2})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "unsorted"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{PageSize: 2}})
 	srv.Add(tool("a", reply("a")), tool("b", reply("b")), tool("c", reply("c")))
 	srv.UseList(func(next mcpkit.Lister) mcpkit.Lister {
 		return mcpkit.ListerFunc(func(ctx context.Context, req *mcpkit.ListRequest) ([]*mcpkit.Tool, error) {

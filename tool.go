@@ -27,6 +27,10 @@ type Tool struct {
 	// Tags are free-form labels for filtering and visibility rules.
 	Tags []string
 
+	// Validation overrides the server's [ServerOptions.Validation] for
+	// this tool; the zero value keeps it.
+	Validation ValidationMode
+
 	// Version distinguishes several registrations of the same name. When a
 	// name has several versions, clients see and call the highest one.
 	// Versions compare as dotted numbers where they are numeric ("1.10" >

@@ -20,12 +20,6 @@ type ConcurrencyLimitOptions struct {
 	// as the call's context allows.
 	Wait time.Duration
 
-	// PerTool, if set, returns a tool's own limit: zero means the tool
-	// shares the server-wide slots, a positive number gives the tool that
-	// many slots of its own (instead of the shared ones), a negative number
-	// means no limit for the tool. See [ByName].
-	PerTool func(*mcpkit.Tool) int
-
 	// Key, if set, partitions calls: each key has its own slots, so that,
 	// for instance, one user's calls (keyed by req.TokenInfo().UserID) never
 	// wait for another's. Nil means one key for every call.
@@ -34,63 +28,57 @@ type ConcurrencyLimitOptions struct {
 
 // ConcurrencyLimit returns a Middleware that lets at most n calls run the
 // rest of the chain at once, counted over every tool the middleware wraps
-// (and per key and per tool as opts say). A zero or negative n means no
-// server-wide limit, leaving only the per-tool limits of opts.PerTool.
+// (and per key, when opts give a Key). A zero or negative n means no limit:
+// the middleware adds no layer. To give a tool slots of its own, apply a
+// ConcurrencyLimit to it alone with [mcpkit.ForTools].
+//
+// A call counts from the moment it holds a slot until its handler really
+// returns: a call that [Timeout] answered at its deadline keeps its slot
+// while its handler runs on, so that handlers ignoring their context cannot
+// pile up beyond n.
 //
 // A call that finds no free slot waits up to [ConcurrencyLimitOptions.Wait]
-// for one; then it is rejected with a retryable [*mcpkit.ToolError] (which
-// wraps [ErrBusy]) whose text reads
+// for one (by default it does not wait); then it is rejected with a
+// retryable [*mcpkit.ToolError] (which wraps [ErrBusy]) whose text reads
 // `tool "name" is busy: the limit of 4 concurrent calls is reached; try again later`.
 // If the call's context ends while it waits, ConcurrencyLimit returns the
 // context's error at once.
 //
 // The slots are counted with semaphores from golang.org/x/sync/semaphore;
-// those of a key or a tool with its own limit exist only while calls hold or
-// wait for them, so the memory used is bounded by the calls in flight, not
-// by the number of keys ever seen.
+// those of a key exist only while calls hold or wait for them, so the
+// memory used is bounded by the calls in flight, not by the number of keys
+// ever seen.
 //
 // ConcurrencyLimit belongs inside [MaskErrors] and outside [Timeout], so
-// that the time a call waits for a slot is not taken from its time limit.
+// that the time a call waits for a slot is not taken from its time limit
+// (see [RecommendedOptions.Limits]).
 func ConcurrencyLimit(n int, opts *ConcurrencyLimitOptions) mcpkit.Middleware {
-	c := &concurrency{n: n, sems: make(map[semKey]*sharedSem)}
+	c := &concurrency{n: n, sems: make(map[string]*sharedSem)}
 	if opts != nil {
-		c.wait, c.perTool, c.key = opts.Wait, opts.PerTool, opts.Key
+		c.wait, c.key = opts.Wait, opts.Key
 	}
 	if n > 0 {
 		c.global = semaphore.NewWeighted(int64(n))
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		h := &concurrencyHandler{c: c, limit: n, perTool: c.perTool, next: next}
-		if l, ok := resolvePerTool(next, c.perTool); ok {
-			if l != 0 {
-				t, _ := mcpkit.ToolOf(next)
-				h.limit, h.scope = l, t.Name
-			}
-			h.perTool = nil
-		}
-		if h.limit <= 0 && h.perTool == nil {
+		if n <= 0 {
 			return next
 		}
-		return h
+		return &concurrencyHandler{c: c, next: next}
 	}
 }
 
 // concurrency is the state of one ConcurrencyLimit, shared by every tool it
 // wraps.
 type concurrency struct {
-	n       int
-	wait    time.Duration
-	perTool func(*mcpkit.Tool) int
-	key     func(*mcpkit.Request) string
-	global  *semaphore.Weighted // the server-wide slots when there is no Key
+	n      int
+	wait   time.Duration
+	key    func(*mcpkit.Request) string
+	global *semaphore.Weighted // the slots when there is no Key
 
 	mu   sync.Mutex
-	sems map[semKey]*sharedSem
+	sems map[string]*sharedSem // by key
 }
-
-// semKey names a set of slots: those of a tool with its own limit (or of
-// every other tool, when tool is "") for one key.
-type semKey struct{ tool, key string }
 
 // sharedSem is a semaphore with the number of calls holding or waiting for
 // it, so that it can be dropped when that number falls to zero.
@@ -100,49 +88,48 @@ type sharedSem struct {
 }
 
 type concurrencyHandler struct {
-	c       *concurrency
-	limit   int
-	scope   string                 // the tool's name when it has slots of its own
-	perTool func(*mcpkit.Tool) int // nil once resolved
-	next    mcpkit.Handler
+	c    *concurrency
+	next mcpkit.Handler
 }
 
-func (h *concurrencyHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+func (h *concurrencyHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {
 	c := h.c
-	limit, scope := h.limit, h.scope
-	if h.perTool != nil {
-		if l := h.perTool(req.Tool); l != 0 {
-			limit, scope = l, toolName(req)
-		}
-	}
-	if limit <= 0 {
-		return h.next.ServeTool(ctx, req)
-	}
-
-	sem := c.global
-	if scope != "" || c.key != nil {
-		k := semKey{tool: scope}
-		if c.key != nil {
-			k.key = c.key(req)
-		}
-		s := c.get(k, limit)
-		defer c.put(k, s)
-		sem = s.sem
+	sem, key, shared := c.global, "", (*sharedSem)(nil)
+	if c.key != nil {
+		key = c.key(req)
+		shared = c.get(key)
+		sem = shared.sem
 	}
 	if !sem.TryAcquire(1) {
-		if err := c.await(ctx, sem, req, limit); err != nil {
+		if err := c.await(ctx, sem, req); err != nil {
+			c.put(key, shared)
 			return nil, err
 		}
 	}
-	defer sem.Release(1)
+	defer func() { // also when the rest of the chain panics
+		if running := stillRunning(err); running != nil {
+			go func() {
+				<-running
+				c.release(sem, key, shared)
+			}()
+			return
+		}
+		c.release(sem, key, shared)
+	}()
 	return h.next.ServeTool(ctx, req)
+}
+
+// release gives back a slot of sem and, with a Key, the hold on its slots.
+func (c *concurrency) release(sem *semaphore.Weighted, key string, shared *sharedSem) {
+	sem.Release(1)
+	c.put(key, shared)
 }
 
 // await waits for a slot of sem as long as c.wait allows, and returns nil
 // once it holds one.
-func (c *concurrency) await(ctx context.Context, sem *semaphore.Weighted, req *mcpkit.Request, limit int) error {
+func (c *concurrency) await(ctx context.Context, sem *semaphore.Weighted, req *mcpkit.Request) error {
 	if c.wait == 0 {
-		return reject(ErrBusy, fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls is reached; try again later", toolName(req), limit))
+		return reject(ErrBusy, fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls is reached; try again later", req.Tool.Name, c.n))
 	}
 	wctx := ctx
 	if c.wait > 0 {
@@ -154,30 +141,34 @@ func (c *concurrency) await(ctx context.Context, sem *semaphore.Weighted, req *m
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return reject(ErrBusy, fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls was still reached after %v; try again later", toolName(req), limit, c.wait))
+		return reject(ErrBusy, fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls was still reached after %v; try again later", req.Tool.Name, c.n, c.wait))
 	}
 	return nil
 }
 
-// get returns the slots named k, creating them with limit slots if no call
-// holds them, and counts the caller as a holder.
-func (c *concurrency) get(k semKey, limit int) *sharedSem {
+// get returns the slots of key, creating them if no call holds them, and
+// counts the caller as a holder.
+func (c *concurrency) get(key string) *sharedSem {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	s := c.sems[k]
+	s := c.sems[key]
 	if s == nil {
-		s = &sharedSem{sem: semaphore.NewWeighted(int64(limit))}
-		c.sems[k] = s
+		s = &sharedSem{sem: semaphore.NewWeighted(int64(c.n))}
+		c.sems[key] = s
 	}
 	s.refs++
 	return s
 }
 
-// put undoes get, dropping the slots once no call holds them.
-func (c *concurrency) put(k semKey, s *sharedSem) {
+// put undoes get, dropping the slots once no call holds them. A nil s
+// (no Key) does nothing.
+func (c *concurrency) put(key string, s *sharedSem) {
+	if s == nil {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s.refs--; s.refs == 0 {
-		delete(c.sems, k)
+		delete(c.sems, key)
 	}
 }

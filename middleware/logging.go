@@ -7,55 +7,18 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
 )
 
-// An Outcome is how a tool call ended, as [Logging] records it.
-type Outcome string
-
-// The outcomes of a call, checked in this order: the first that applies is
-// the call's outcome.
-const (
-	OutcomeOK            Outcome = "ok"             // a result without isError
-	OutcomePanic         Outcome = "panic"          // a [*mcpkit.PanicError] in the error's chain, or a panic passing through
-	OutcomeTimeout       Outcome = "timeout"        // [context.DeadlineExceeded] in the chain, as in a [*TimeoutError]
-	OutcomeToolError     Outcome = "tool_error"     // a [*mcpkit.ToolError] in the chain, or a result with isError set
-	OutcomeProtocolError Outcome = "protocol_error" // a JSON-RPC error with a non-zero code in the chain
-	OutcomeError         Outcome = "error"          // any other error
-)
-
-// OutcomeOf returns the outcome of a call that returned res and err.
-func OutcomeOf(res *mcp.CallToolResult, err error) Outcome {
-	if err == nil {
-		if res != nil && res.IsError {
-			return OutcomeToolError
-		}
-		return OutcomeOK
-	}
-	var p *mcpkit.PanicError
-	if errors.As(err, &p) {
-		return OutcomePanic
-	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return OutcomeTimeout
-	}
-	var te *mcpkit.ToolError
-	if errors.As(err, &te) {
-		return OutcomeToolError
-	}
-	var wire *jsonrpc.Error
-	if errors.As(err, &wire) && wire.Code != 0 {
-		return OutcomeProtocolError
-	}
-	return OutcomeError
-}
-
 // LoggingOptions configures [Logging]. A nil *LoggingOptions means the
 // defaults.
 type LoggingOptions struct {
+	// Logger receives the records. Nil means no logging: Logging then adds
+	// no layer.
+	Logger *slog.Logger
+
 	// LogArguments adds the call's arguments to each record, under
 	// "arguments": as raw JSON, or as Redact returns them.
 	LogArguments bool
@@ -78,35 +41,37 @@ type LoggingOptions struct {
 	// It is called once per outcome, when the middleware is built. The
 	// default is Info for OutcomeOK, Warn for OutcomeToolError and Error for
 	// the rest.
-	Level func(Outcome) slog.Level
+	Level func(mcpkit.Outcome) slog.Level
 }
 
-// Logging returns a Middleware that writes exactly one record to logger per
-// call, once it ends, with the message "tool call" and these attributes:
+// Logging returns a Middleware that writes exactly one record to
+// [LoggingOptions.Logger] per call, once it ends, with the message
+// "tool call" and these attributes:
 //
 //   - tool, version: the tool called;
 //   - duration: the time the rest of the chain took;
-//   - outcome: the call's [Outcome], as [OutcomeOf] decides it;
-//   - class: the error class, when the call failed and has one;
+//   - outcome, class: the call's [mcpkit.Outcome] and, when it failed,
+//     its error class, as [mcpkit.Classify] decides them;
 //   - error: for a failed call, the error's text, where masked errors
 //     ([MaskErrors]) show their real text and panics their value (logs are
 //     for operators); for a result with isError set, its first text;
+//   - stack: for a panic, the stack of the goroutine that panicked;
 //   - arguments, result: only when [LoggingOptions] ask for them.
 //
 // A panic passing through Logging is logged with outcome "panic" and goes on.
-// A nil logger means no logging: Logging then returns the chain unchanged.
 // When the logger's handler is not enabled for the highest of the levels,
 // Logging costs one Enabled call; when it is not enabled for a record's
 // level, the record costs no allocation.
 //
 // Logging belongs outermost, so that its record covers everything the other
 // middleware did (a rejection by a limit, a timeout, a masked error).
-func Logging(logger *slog.Logger, opts *LoggingOptions) mcpkit.Middleware {
-	l := &logging{logger: logger}
+func Logging(opts *LoggingOptions) mcpkit.Middleware {
+	l := &logging{}
 	if opts != nil {
 		l.opts = *opts
 	}
-	all := [...]Outcome{OutcomeOK, OutcomePanic, OutcomeTimeout, OutcomeToolError, OutcomeProtocolError, OutcomeError}
+	l.logger = l.opts.Logger
+	all := [...]mcpkit.Outcome{mcpkit.OutcomeOK, mcpkit.OutcomePanic, mcpkit.OutcomeTimeout, mcpkit.OutcomeToolError, mcpkit.OutcomeProtocolError, mcpkit.OutcomeError}
 	for i, o := range all {
 		level := defaultLevel(o)
 		if l.opts.Level != nil {
@@ -118,7 +83,7 @@ func Logging(logger *slog.Logger, opts *LoggingOptions) mcpkit.Middleware {
 		}
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		if logger == nil {
+		if l.logger == nil {
 			return next
 		}
 		return &loggingHandler{l: l, next: next}
@@ -135,17 +100,17 @@ type logging struct {
 const numOutcomes = 6
 
 // outcomeIndex returns the index of o in logging.levels.
-func outcomeIndex(o Outcome) int {
+func outcomeIndex(o mcpkit.Outcome) int {
 	switch o {
-	case OutcomeOK:
+	case mcpkit.OutcomeOK:
 		return 0
-	case OutcomePanic:
+	case mcpkit.OutcomePanic:
 		return 1
-	case OutcomeTimeout:
+	case mcpkit.OutcomeTimeout:
 		return 2
-	case OutcomeToolError:
+	case mcpkit.OutcomeToolError:
 		return 3
-	case OutcomeProtocolError:
+	case mcpkit.OutcomeProtocolError:
 		return 4
 	}
 	return 5 // OutcomeError
@@ -164,43 +129,53 @@ func (h *loggingHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (re
 	returned := false
 	defer func() {
 		if !returned { // panicking: record it, do not stop it
-			h.l.log(ctx, req, time.Since(start), OutcomePanic, nil, nil)
+			h.l.log(ctx, req, time.Since(start), nil, nil, true)
 		}
 	}()
 	res, err = h.next.ServeTool(ctx, req)
 	returned = true
-	h.l.log(ctx, req, time.Since(start), OutcomeOf(res, err), res, err)
+	h.l.log(ctx, req, time.Since(start), res, err, false)
 	return res, err
 }
 
-func defaultLevel(o Outcome) slog.Level {
+func defaultLevel(o mcpkit.Outcome) slog.Level {
 	switch o {
-	case OutcomeOK:
+	case mcpkit.OutcomeOK:
 		return slog.LevelInfo
-	case OutcomeToolError:
+	case mcpkit.OutcomeToolError:
 		return slog.LevelWarn
 	}
 	return slog.LevelError
 }
 
-func (l *logging) log(ctx context.Context, req *mcpkit.Request, d time.Duration, o Outcome, res *mcp.CallToolResult, err error) {
+// log writes the record of a call that returned res and err, or that is
+// panicking through Logging.
+func (l *logging) log(ctx context.Context, req *mcpkit.Request, d time.Duration, res *mcp.CallToolResult, err error, panicking bool) {
+	o, class := mcpkit.Classify(res, err)
+	if panicking {
+		o, class = mcpkit.OutcomePanic, mcpkit.Fatal
+	}
 	level := l.levels[outcomeIndex(o)]
 	if !l.logger.Enabled(ctx, level) {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 8)
+	attrs := make([]slog.Attr, 0, 9)
 	attrs = append(attrs,
-		slog.String("tool", toolName(req)),
-		slog.String("version", toolVersion(req)),
+		slog.String("tool", req.Tool.Name),
+		slog.String("version", req.Tool.Version),
 		slog.Duration("duration", d),
 		slog.String("outcome", string(o)))
-	if class := classOf(res, err, o); class != "" {
+	if class != "" {
 		attrs = append(attrs, slog.String("class", string(class)))
 	}
-	if o != OutcomeOK {
+	if o != mcpkit.OutcomeOK {
 		if text, ok := errorText(res, err); ok {
 			attrs = append(attrs, slog.String("error", text))
 		}
+	}
+	var p *mcpkit.PanicError
+	if errors.As(err, &p) {
+		attrs = append(attrs, slog.String("stack", string(p.Stack)))
 	}
 	if l.opts.LogArguments {
 		var args any = req.Arguments
@@ -219,28 +194,6 @@ func (l *logging) log(ctx context.Context, req *mcpkit.Request, d time.Duration,
 		attrs = append(attrs, slog.Any("result", v))
 	}
 	l.logger.LogAttrs(ctx, level, "tool call", attrs...)
-}
-
-// classOf returns the error class of a failed call, or "".
-func classOf(res *mcp.CallToolResult, err error, o Outcome) mcpkit.ErrorClass {
-	switch {
-	case o == OutcomeOK:
-		return ""
-	case o == OutcomePanic:
-		return mcpkit.Fatal
-	case err == nil:
-		return mcpkit.ErrorClassOf(res)
-	}
-	var c interface{ ErrorClass() mcpkit.ErrorClass }
-	if errors.As(err, &c) {
-		if class := c.ErrorClass(); class != "" {
-			return class
-		}
-	}
-	if o == OutcomeProtocolError {
-		return "" // the wire carries no class for JSON-RPC errors
-	}
-	return mcpkit.Fatal
 }
 
 // errorText returns the text to log for a failed call.

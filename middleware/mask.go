@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -24,12 +23,13 @@ type MaskErrorsOptions struct {
 // from clients, which would otherwise see the text of any error a handler
 // returns (connection strings, file paths, SQL).
 //
-// An error is masked unless it is meant for the client: a
-// [*mcpkit.ToolError] anywhere in its chain (tool errors, validation
-// errors, timeouts and limit rejections are all tool errors) and a
-// JSON-RPC error with a non-zero code anywhere in its chain pass unchanged.
-// A masked error reaches the client as a result with isError set and the
-// text `error calling tool "name"`; its class is kept. The returned error
+// An error is masked when [mcpkit.Classify] calls it an internal error
+// (OutcomeError); the rest were meant for the client and pass unchanged:
+// tool errors (validation errors, timeouts and limit rejections are all tool
+// errors), JSON-RPC errors and recovered panics (whose text is generic
+// already). A masked error reaches the client as a result with isError set and the
+// text `error calling tool "name"`; its class is kept, and nothing else of the original reaches the client
+// (not its text, not its _meta). The returned error
 // wraps the original, so outer middleware still reach it with errors.Is and
 // errors.As, and [Logging] logs its real text. A result the handler returned
 // itself, with isError set, is the handler's own answer and passes
@@ -59,26 +59,21 @@ func (h *maskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 	}
 	if h.logger != nil {
 		h.logger.LogAttrs(ctx, slog.LevelError, "tool error masked",
-			slog.String("tool", toolName(req)),
-			slog.String("version", toolVersion(req)),
+			slog.String("tool", req.Tool.Name),
+			slog.String("version", req.Tool.Version),
 			slog.String("error", err.Error()))
 	}
-	return nil, &maskedError{tool: toolName(req), err: err}
+	return nil, &maskedError{tool: req.Tool.Name, err: err}
 }
 
 // maskable reports whether err is an internal error, one whose text the
-// client must not see.
+// client must not see, that has not been masked yet.
 func maskable(err error) bool {
-	var te *mcpkit.ToolError
-	if errors.As(err, &te) {
-		return false
-	}
-	var wire *jsonrpc.Error
-	if errors.As(err, &wire) && wire.Code != 0 {
+	if o, _ := mcpkit.Classify(nil, err); o != mcpkit.OutcomeError {
 		return false
 	}
 	var m *maskedError
-	return !errors.As(err, &m) // masked once is enough
+	return !errors.As(err, &m)
 }
 
 // maskedError shows a generic text and unwraps to the real error, whose
@@ -90,3 +85,7 @@ type maskedError struct {
 
 func (e *maskedError) Error() string { return fmt.Sprintf("error calling tool %q", e.tool) }
 func (e *maskedError) Unwrap() error { return e.err }
+
+// ResultMeta returns nil: the _meta of the masked error, like its text,
+// stays on the server.
+func (e *maskedError) ResultMeta() mcp.Meta { return nil }

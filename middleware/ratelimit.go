@@ -75,73 +75,54 @@ type RateLimitOptions struct {
 	// the authenticated user (req.TokenInfo().UserID) or the tool's name.
 	// Nil means one key, "", for every call.
 	Key func(*mcpkit.Request) string
-
-	// PerTool, if set, returns a tool's own Limiter; nil means the
-	// server-wide one. Tools given the same Limiter share its budget for
-	// each key. See [ByName].
-	PerTool func(*mcpkit.Tool) Limiter
 }
 
-// RateLimit returns a Middleware that asks l (or the tool's own Limiter,
-// from opts.PerTool) before each call and rejects the calls it does not
-// allow, with a retryable [*mcpkit.ToolError] wrapping a [*RateLimitError]
-// whose text says when to try again:
-// `tool "name" is rate limited: try again in 1.5s`. An error from the
-// Limiter is returned as an internal error (masked by [MaskErrors]). A nil l
-// means no server-wide limit, leaving only the per-tool Limiters.
+// RateLimit returns a Middleware that asks l before each call and rejects
+// the calls it does not allow, with a retryable [*mcpkit.ToolError] wrapping
+// a [*RateLimitError] whose text says when to try again
+// (`tool "name" is rate limited: try again in 1.5s`) and whose _meta
+// carries the delay under [MetaKeyRetryAfter]. An error from the Limiter
+// is returned as an internal error (masked by [MaskErrors]). A nil l means
+// no limit: the middleware adds no layer. Tools wrapped by one RateLimit
+// share its budget for each key; for a tool's own budget, apply a RateLimit
+// to it alone with [mcpkit.ForTools].
 //
 // [NewTokenBucket] is an in-memory Limiter; one backed by a store shared
 // between server replicas plugs in through the [Limiter] interface.
 //
 // RateLimit belongs inside [MaskErrors] and outside [Timeout], with the
-// other limits: a rejected call costs nothing further.
+// other limits (see [RecommendedOptions.Limits]): a rejected call costs
+// nothing further.
 func RateLimit(l Limiter, opts *RateLimitOptions) mcpkit.Middleware {
-	var o RateLimitOptions
+	var key func(*mcpkit.Request) string
 	if opts != nil {
-		o = *opts
+		key = opts.Key
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		h := &rateHandler{l: l, perTool: o.PerTool, key: o.Key, next: next}
-		if tl, ok := resolvePerTool(next, o.PerTool); ok {
-			if tl != nil {
-				h.l = tl
-			}
-			h.perTool = nil
-		}
-		if h.l == nil && h.perTool == nil {
+		if l == nil {
 			return next
 		}
-		return h
+		return &rateHandler{l: l, key: key, next: next}
 	}
 }
 
 type rateHandler struct {
-	l       Limiter
-	perTool func(*mcpkit.Tool) Limiter // nil once resolved
-	key     func(*mcpkit.Request) string
-	next    mcpkit.Handler
+	l    Limiter
+	key  func(*mcpkit.Request) string
+	next mcpkit.Handler
 }
 
 func (h *rateHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	l := h.l
-	if h.perTool != nil {
-		if tl := h.perTool(req.Tool); tl != nil {
-			l = tl
-		}
-	}
-	if l == nil {
-		return h.next.ServeTool(ctx, req)
-	}
 	var key string
 	if h.key != nil {
 		key = h.key(req)
 	}
-	ok, after, err := l.Allow(ctx, key)
+	ok, after, err := h.l.Allow(ctx, key)
 	if err != nil {
 		return nil, fmt.Errorf("middleware: rate limiter: %w", err)
 	}
 	if !ok {
-		return nil, &mcpkit.ToolError{Err: &RateLimitError{Tool: toolName(req), RetryAfter: after}, Class: mcpkit.Retryable}
+		return nil, &mcpkit.ToolError{Err: &RateLimitError{Tool: req.Tool.Name, RetryAfter: after}, Class: mcpkit.Retryable}
 	}
 	return h.next.ServeTool(ctx, req)
 }
@@ -224,13 +205,6 @@ func (b *TokenBucket) Allow(_ context.Context, key string) (bool, time.Duration,
 	}
 	missing := 1 - bk.lim.TokensAt(now)
 	return false, time.Duration(math.Ceil(missing / float64(b.limit) * float64(time.Second))), nil
-}
-
-// Len returns the number of keys b holds a bucket for.
-func (b *TokenBucket) Len() int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return len(b.buckets)
 }
 
 // bucket returns key's bucket, most recently used from now on. b.mu is held.

@@ -13,17 +13,21 @@ const DefaultTimeout = 30 * time.Second
 // RecommendedOptions configures [Recommended]. A nil *RecommendedOptions
 // means the defaults.
 type RecommendedOptions struct {
-	// Timeout limits each call; zero means DefaultTimeout, a negative
-	// duration no limit. Per-tool limits go in TimeoutOptions.PerTool.
-	Timeout time.Duration
-	// TimeoutOptions, if set, configures the time limit further.
-	TimeoutOptions *TimeoutOptions
+	// Logger receives one record per call (see [Logging]), panics with
+	// their stack included, and the panics of handlers that overran their
+	// time limit. Nil means no logging.
+	Logger *slog.Logger
 
-	// Validation is the mode of argument validation; zero means Lenient.
-	Validation ValidationMode
-	// ValidateOptions, if set, configures validation further; its Mode is
-	// replaced by Validation when that is set.
-	ValidateOptions *ValidateOptions
+	// Timeout limits each call; zero means DefaultTimeout, a negative
+	// duration no limit (for per-tool limits: a negative Timeout here, then
+	// [Timeout] layers selected with [mcpkit.ForTools]).
+	Timeout time.Duration
+
+	// Limits are placed between MaskErrors and Timeout, where rate,
+	// concurrency and size limits belong: a rejected call costs nothing
+	// further, waiting for a slot does not use up a call's time, and a
+	// rejection is never masked.
+	Limits []mcpkit.Middleware
 
 	// ShowErrors leaves the text of internal errors visible to clients,
 	// for development. By default they are masked.
@@ -35,6 +39,8 @@ type RecommendedOptions struct {
 //
 //  1. Logging: one record per call, outermost so that it sees what every
 //     layer below did (a rejection, a timeout, a panic) and times it all.
+//     It is the only layer that logs a call, so each outcome is logged
+//     once, and internal errors with their real text.
 //  2. Recover: a panic anywhere below, a re-raised one from Timeout
 //     included, becomes a fatal error with a generic text; the server
 //     keeps serving.
@@ -42,40 +48,27 @@ type RecommendedOptions struct {
 //     that connection strings and stack traces stay on the server; tool
 //     errors, validation errors and timeouts pass, since they are meant
 //     for the model. Skipped with ShowErrors.
-//  4. Timeout: the handler's context ends after the limit, and the caller
+//  4. Limits, in the order given.
+//  5. Timeout: the handler's context ends after the limit, and the caller
 //     gets its answer then even if the handler does not stop.
-//  5. Validate: arguments are checked (and, leniently, coerced) against
-//     the input schema before the handler runs, inside the time limit;
-//     structured results are checked against the output schema.
 //
-// Limits on rate, concurrency and size depend on the deployment and are
-// left out; add them between MaskErrors and Timeout. A nil logger means no
-// logging (Recover and MaskErrors then log nothing either).
-func Recommended(logger *slog.Logger, opts *RecommendedOptions) mcpkit.Middleware {
+// Argument validation is not part of it: the [mcpkit.Server] validates
+// every call, innermost, by default.
+func Recommended(opts *RecommendedOptions) mcpkit.Middleware {
 	var o RecommendedOptions
 	if opts != nil {
 		o = *opts
 	}
-	chain := []mcpkit.Middleware{Logging(logger, nil), Recover(logger, nil)}
+	chain := []mcpkit.Middleware{Logging(&LoggingOptions{Logger: o.Logger}), Recover(nil)}
 	if !o.ShowErrors {
-		chain = append(chain, MaskErrors(&MaskErrorsOptions{Logger: logger}))
+		chain = append(chain, MaskErrors(nil))
 	}
+	chain = append(chain, o.Limits...)
 	switch {
 	case o.Timeout == 0:
-		chain = append(chain, Timeout(DefaultTimeout, o.TimeoutOptions))
+		chain = append(chain, Timeout(DefaultTimeout, &TimeoutOptions{Logger: o.Logger}))
 	case o.Timeout > 0:
-		chain = append(chain, Timeout(o.Timeout, o.TimeoutOptions))
+		chain = append(chain, Timeout(o.Timeout, &TimeoutOptions{Logger: o.Logger}))
 	}
-	var vo ValidateOptions
-	if o.ValidateOptions != nil {
-		vo = *o.ValidateOptions
-	}
-	if o.Validation != DefaultValidation {
-		vo.Mode = o.Validation
-	}
-	if vo.Logger == nil {
-		vo.Logger = logger
-	}
-	chain = append(chain, Validate(&vo))
 	return mcpkit.Chain(chain...)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,6 +13,11 @@ import (
 // RecoverOptions configures [Recover]. A nil *RecoverOptions means the
 // defaults.
 type RecoverOptions struct {
+	// Logger receives each recovered panic, with its value and stack, at
+	// level Error. Nil means no logging (as under [Recommended], where
+	// [Logging] records the panic, stack included, in its one record).
+	Logger *slog.Logger
+
 	// OnPanic, if set, is called with every recovered panic, after it has
 	// been logged, on the goroutine of the call (for metrics or alerts).
 	// It must not panic.
@@ -26,24 +30,22 @@ type RecoverOptions struct {
 //
 // The client gets a result with isError set, class Fatal and the text
 // `internal error in tool "name"`: never the panic value, which may hold
-// anything. The value and the stack of the panicking goroutine go to logger
-// (nil means no logging) and are readable by outer middleware as a
-// [*mcpkit.PanicError] with errors.As. A [*mcpkit.PanicError] raised as a
-// panic value (as [Timeout] does with a panic it carries over from the
-// handler's goroutine) is used as is, keeping its original stack.
+// anything. The value and the stack of the panicking goroutine are readable
+// by outer middleware as a [*mcpkit.PanicError] with errors.As (see
+// [mcpkit.NewPanicError]); a panic re-raised by [Timeout] keeps the stack of
+// the handler's goroutine.
 //
 // The returned error is a [*mcpkit.ToolError] of class Fatal whose text is
 // the generic one and whose chain holds the [*mcpkit.PanicError]: being a
 // tool error, it is never masked or turned into a JSON-RPC error, whatever
-// the panic value was (a panic(err) with a JSON-RPC error would otherwise
-// reach the client as that error).
+// the panic value was.
 //
 // Recover belongs near the outside of a chain, inside [Logging] and outside
 // everything else, so that it also catches panics in middleware.
-func Recover(logger *slog.Logger, opts *RecoverOptions) mcpkit.Middleware {
-	r := &recoverer{logger: logger}
+func Recover(opts *RecoverOptions) mcpkit.Middleware {
+	r := &recoverer{}
 	if opts != nil {
-		r.onPanic = opts.OnPanic
+		r.logger, r.onPanic = opts.Logger, opts.OnPanic
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
 		return &recoverHandler{r: r, next: next}
@@ -63,31 +65,30 @@ type recoverHandler struct {
 func (h *recoverHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			res, err = nil, h.r.recovered(ctx, req, v)
+			res, err = nil, h.r.recovered(ctx, req, mcpkit.NewPanicError(v))
 		}
 	}()
 	return h.next.ServeTool(ctx, req)
 }
 
-// recovered logs and reports the panic v. It is called by the deferred
-// function that recovered v, so the panicking goroutine's frames are still
-// on the stack for debug.Stack.
-func (r *recoverer) recovered(ctx context.Context, req *mcpkit.Request, v any) error {
-	p, ok := v.(*mcpkit.PanicError)
-	if !ok {
-		p = &mcpkit.PanicError{Value: v, Stack: debug.Stack()}
-	}
+// recovered logs and reports the panic p.
+func (r *recoverer) recovered(ctx context.Context, req *mcpkit.Request, p *mcpkit.PanicError) error {
 	if r.logger != nil {
-		r.logger.LogAttrs(ctx, slog.LevelError, "tool panicked",
-			slog.String("tool", toolName(req)),
-			slog.String("version", toolVersion(req)),
-			slog.String("panic", fmt.Sprint(p.Value)),
-			slog.String("stack", string(p.Stack)))
+		logPanic(ctx, r.logger, "tool panicked", req, p)
 	}
 	if r.onPanic != nil {
 		r.onPanic(ctx, req, p)
 	}
-	return &mcpkit.ToolError{Err: &recoveredError{tool: toolName(req), panic: p}, Class: mcpkit.Fatal}
+	return &mcpkit.ToolError{Err: &recoveredError{tool: req.Tool.Name, panic: p}, Class: mcpkit.Fatal}
+}
+
+// logPanic writes one record for a panic, with its value and stack.
+func logPanic(ctx context.Context, logger *slog.Logger, msg string, req *mcpkit.Request, p *mcpkit.PanicError) {
+	logger.LogAttrs(ctx, slog.LevelError, msg,
+		slog.String("tool", req.Tool.Name),
+		slog.String("version", req.Tool.Version),
+		slog.String("panic", fmt.Sprint(p.Value)),
+		slog.String("stack", string(p.Stack)))
 }
 
 // recoveredError hides a panic behind a generic text.

@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 
@@ -11,79 +12,36 @@ import (
 	"github.com/mcpkit/mcpkit"
 )
 
-// ArgumentSizeLimitOptions configures [ArgumentSizeLimit]. A nil
-// *ArgumentSizeLimitOptions means the defaults.
-type ArgumentSizeLimitOptions struct {
-	// PerTool, if set, returns a tool's own limit in bytes: zero means the
-	// server-wide limit, a negative number means no limit for the tool.
-	// See [ByName].
-	PerTool func(*mcpkit.Tool) int
-}
-
 // ArgumentSizeLimit returns a Middleware that rejects calls whose arguments
 // are longer than n bytes of JSON, as the client sent them, before anything
 // decodes them. The rejection is a retryable [*mcpkit.ToolError] (wrapping
 // [ErrArgumentsTooLarge]) that reads
 // `tool "name" arguments are 2048 bytes, the limit is 1024`. A zero or
-// negative n means no server-wide limit.
+// negative n means no limit: the middleware adds no layer.
 //
 // The SDK has read the whole request by then: to bound what a client can
 // make the server read at all, limit the HTTP request body as well (for
 // instance with [net/http.MaxBytesHandler]).
 //
-// ArgumentSizeLimit belongs inside [Timeout] and outside validation, which
-// decodes the arguments.
-func ArgumentSizeLimit(n int, opts *ArgumentSizeLimitOptions) mcpkit.Middleware {
-	var perTool func(*mcpkit.Tool) int
-	if opts != nil {
-		perTool = opts.PerTool
-	}
+// ArgumentSizeLimit belongs inside [Timeout]; the server's validation, which
+// decodes the arguments, runs after every middleware.
+func ArgumentSizeLimit(n int) mcpkit.Middleware {
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		n, perTool := resolveSizeLimit(next, n, perTool)
-		if n <= 0 && perTool == nil {
+		if n <= 0 {
 			return next
 		}
 		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			limit := sizeLimit(n, perTool, req)
-			if limit > 0 && len(req.Arguments) > limit {
-				return nil, reject(ErrArgumentsTooLarge, fmt.Sprintf("tool %q arguments are %d bytes, the limit is %d", toolName(req), len(req.Arguments), limit))
+			if len(req.Arguments) > n {
+				return nil, reject(ErrArgumentsTooLarge, fmt.Sprintf("tool %q arguments are %d bytes, the limit is %d", req.Tool.Name, len(req.Arguments), n))
 			}
 			return next.ServeTool(ctx, req)
 		})
 	}
 }
 
-// resolveSizeLimit returns the limit for the chain of next and, if it
-// depends on the tool and that is not known yet, the PerTool function to ask
-// on each call.
-func resolveSizeLimit(next mcpkit.Handler, n int, perTool func(*mcpkit.Tool) int) (int, func(*mcpkit.Tool) int) {
-	if l, ok := resolvePerTool(next, perTool); ok {
-		if l != 0 {
-			n = l
-		}
-		return n, nil
-	}
-	return n, perTool
-}
-
-// sizeLimit returns the limit for req's tool: n, unless perTool overrides it.
-func sizeLimit(n int, perTool func(*mcpkit.Tool) int, req *mcpkit.Request) int {
-	if perTool != nil {
-		if l := perTool(req.Tool); l != 0 {
-			return l
-		}
-	}
-	return n
-}
-
 // ResultSizeLimitOptions configures [ResultSizeLimit]. A nil
 // *ResultSizeLimitOptions means the defaults.
 type ResultSizeLimitOptions struct {
-	// PerTool, if set, returns a tool's own limit in bytes: zero means the
-	// server-wide limit, a negative number means no limit for the tool.
-	// See [ByName].
-	PerTool func(*mcpkit.Tool) int
-
 	// Truncate makes an oversized result shorter instead of rejecting it,
 	// by cutting its text content; see [ResultSizeLimit] for how.
 	Truncate bool
@@ -94,8 +52,13 @@ type ResultSizeLimitOptions struct {
 // (the "result" member of the JSON-RPC response, as encoding/json writes
 // it), not counting what the SDK adds on the way out, such as the
 // serverInfo _meta of the stateless protocol. A zero or negative n means no
-// server-wide limit. Errors, and results that cannot be marshalled, pass
-// unchanged.
+// limit: the middleware adds no layer. Results that cannot be marshalled
+// pass unchanged (the server answers them with an error).
+//
+// Errors are bounded too: an error whose text the client would see (a tool
+// error, or an internal error when errors are not masked) and that is longer
+// than n bytes of JSON is cut to n bytes, ending with the marker, keeping
+// its class and its chain for errors.Is and errors.As.
 //
 // An oversized result is rejected with a retryable [*mcpkit.ToolError]
 // (wrapping [ErrResultTooLarge]) that reads
@@ -126,15 +89,17 @@ func ResultSizeLimit(n int, opts *ResultSizeLimitOptions) mcpkit.Middleware {
 		o = *opts
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		n, perTool := resolveSizeLimit(next, n, o.PerTool)
-		if n <= 0 && perTool == nil {
+		if n <= 0 {
 			return next
 		}
+		limit := n
 		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			limit := sizeLimit(n, perTool, req)
 			res, err := next.ServeTool(ctx, req)
-			if err != nil || res == nil || limit <= 0 {
-				return res, err
+			if err != nil {
+				return nil, boundError(err, limit)
+			}
+			if res == nil {
+				return res, nil
 			}
 			data, merr := json.Marshal(res)
 			if merr != nil || len(data) <= limit {
@@ -145,10 +110,46 @@ func ResultSizeLimit(n int, opts *ResultSizeLimitOptions) mcpkit.Middleware {
 					return t, nil
 				}
 			}
-			return nil, reject(ErrResultTooLarge, fmt.Sprintf("tool %q result is %d bytes, the limit is %d", toolName(req), len(data), limit))
+			return nil, reject(ErrResultTooLarge, fmt.Sprintf("tool %q result is %d bytes, the limit is %d", req.Tool.Name, len(data), limit))
 		})
 	}
 }
+
+// boundError returns err, or, when the text the client would see of it is
+// longer than limit bytes of JSON, an error with that text cut to fit.
+func boundError(err error, limit int) error {
+	outcome, class := mcpkit.Classify(nil, err)
+	var text string
+	switch outcome {
+	case mcpkit.OutcomeToolError, mcpkit.OutcomeTimeout:
+		var te *mcpkit.ToolError
+		errors.As(err, &te)
+		text = te.Error()
+	case mcpkit.OutcomeError:
+		text = err.Error()
+	default:
+		return err // a generic text, or a JSON-RPC error
+	}
+	size := jsonStringLen(text)
+	if size <= limit {
+		return err
+	}
+	marker := fmt.Sprintf("\n[truncated: the error was %d bytes, the limit is %d]", size, limit)
+	cut := &cutError{text: jsonPrefix(text, max(0, limit-jsonStringLen(marker))) + marker, err: err}
+	if outcome == mcpkit.OutcomeError {
+		return cut
+	}
+	return &mcpkit.ToolError{Err: cut, Class: class}
+}
+
+// cutError shows a shortened text and unwraps to the error it shortens.
+type cutError struct {
+	text string
+	err  error
+}
+
+func (e *cutError) Error() string { return e.text }
+func (e *cutError) Unwrap() error { return e.err }
 
 // truncate returns a copy of res, whose JSON is size bytes long, with its
 // text cut so that its JSON is at most limit bytes, or nil if cutting text

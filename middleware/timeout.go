@@ -4,20 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
 )
-
-// CodeTimeout is the JSON-RPC error code of a timeout when
-// [TimeoutOptions.ProtocolError] is set: -32000, the first code of the
-// range JSON-RPC leaves to servers.
-const CodeTimeout = -32000
 
 // A TimeoutError reports that a tool did not answer within its time limit.
 // It unwraps to [context.DeadlineExceeded] and its class is Retryable.
@@ -26,6 +20,9 @@ type TimeoutError struct {
 	Tool string
 	// Limit is the time the tool was given.
 	Limit time.Duration
+
+	// running is closed when the abandoned handler really returns.
+	running <-chan struct{}
 }
 
 func (e *TimeoutError) Error() string {
@@ -39,19 +36,34 @@ func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 // smaller request.
 func (e *TimeoutError) ErrorClass() mcpkit.ErrorClass { return mcpkit.Retryable }
 
+// MetaKeyTimeout is the key, in the _meta of a timed-out call's result, of
+// the time limit in milliseconds.
+const MetaKeyTimeout = "io.github.mcpkit/timeoutMs"
+
+// ResultMeta puts the time limit in the result's _meta under
+// [MetaKeyTimeout].
+func (e *TimeoutError) ResultMeta() mcp.Meta {
+	return mcp.Meta{MetaKeyTimeout: e.Limit.Milliseconds()}
+}
+
+// Running returns a channel that is closed when the handler that timed out
+// really returns, or nil when the handler had returned already.
+func (e *TimeoutError) Running() <-chan struct{} { return e.running }
+
+// abandonedError is the caller's own context error, returned while the
+// handler goes on running.
+type abandonedError struct {
+	err     error
+	running <-chan struct{}
+}
+
+func (e *abandonedError) Error() string            { return e.err.Error() }
+func (e *abandonedError) Unwrap() error            { return e.err }
+func (e *abandonedError) Running() <-chan struct{} { return e.running }
+
 // TimeoutOptions configures [Timeout]. A nil *TimeoutOptions means the
 // defaults.
 type TimeoutOptions struct {
-	// PerTool, if set, returns the time limit of a tool, overriding the
-	// server-wide one: zero means the server-wide limit, a negative
-	// duration means no limit for that tool. See [ByName].
-	PerTool func(*mcpkit.Tool) time.Duration
-
-	// ProtocolError makes a timeout reach the client as the JSON-RPC error
-	// [CodeTimeout] with the [TimeoutError]'s text, instead of a result
-	// with isError set.
-	ProtocolError bool
-
 	// Logger receives the panics of handlers that panic after their
 	// deadline, when nobody is waiting for them any more. Nil means no
 	// logging.
@@ -59,57 +71,49 @@ type TimeoutOptions struct {
 }
 
 // Timeout returns a Middleware that limits the time the rest of the chain
-// has for a call to d, or to what opts.PerTool says for the tool. A zero or
-// negative limit means none: the call passes through untouched.
+// has for a call to d. A zero or negative d means no limit: the middleware
+// adds no layer. For a limit that differs per tool, select tools with
+// [mcpkit.ForTools].
 //
 // The rest of the chain runs on a goroutine of its own, with a context that
 // is cancelled at the deadline. The caller gets its answer at the deadline
-// even if the handler ignores its context: an error that is, by default, a
-// [*mcpkit.ToolError] of class Retryable wrapping a [*TimeoutError], so the
-// client sees a result with isError set and the text
-// `tool "name" timed out after 2s`, never masked. With
-// [TimeoutOptions.ProtocolError] it is a JSON-RPC error [CodeTimeout]
-// instead; its chain holds the [*TimeoutError] too.
+// even if the handler ignores its context: a [*mcpkit.ToolError] of class
+// Retryable wrapping a [*TimeoutError], so the client sees a result with
+// isError set, the text `tool "name" timed out after 2s` (never masked) and
+// the limit in its _meta under [MetaKeyTimeout].
 //
 // A handler that overruns keeps running until it returns, since Go cannot
 // stop a goroutine: its result or error is dropped, and a panic it raises
-// then is recovered and logged to [TimeoutOptions.Logger]. An error the
-// handler returns once its deadline has passed (typically its context's
-// error) is replaced by the timeout error. A panic before the deadline is
-// raised again on the caller's goroutine, as a [*mcpkit.PanicError] holding
-// the original value and stack, for [Recover] to catch. When the caller's
-// own context ends first (the client cancelled the call), Timeout returns
-// that context's error at once.
+// then is recovered and logged to [TimeoutOptions.Logger]. A
+// [ConcurrencyLimit] outside Timeout keeps the overrunning call's slot until
+// the handler really returns, so that runaways count against the limit. An
+// error the handler returns once its deadline has passed (typically its
+// context's error) is replaced by the timeout error. A panic before the
+// deadline is raised again on the caller's goroutine, as a
+// [*mcpkit.PanicError] holding the original value and stack, for [Recover]
+// to catch. When the caller's own context ends first (the client cancelled
+// the call), Timeout returns that context's error at once.
 //
 // Timeout belongs inside the rate and concurrency limits, so that time
-// spent waiting for a slot does not count, and outside size limits and
-// validation; [Recover] must be outside it to catch re-raised panics.
+// spent waiting for a slot does not count, and outside size limits;
+// [Recover] must be outside it to catch re-raised panics.
 func Timeout(d time.Duration, opts *TimeoutOptions) mcpkit.Middleware {
-	var o TimeoutOptions
+	var logger *slog.Logger
 	if opts != nil {
-		o = *opts
+		logger = opts.Logger
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		h := &timeoutHandler{limit: d, perTool: o.PerTool, protocolError: o.ProtocolError, logger: o.Logger, next: next}
-		if l, ok := resolvePerTool(next, o.PerTool); ok {
-			if l != 0 {
-				h.limit = l
-			}
-			h.perTool = nil
-		}
-		if h.limit <= 0 && h.perTool == nil {
+		if d <= 0 {
 			return next
 		}
-		return h
+		return &timeoutHandler{limit: d, logger: logger, next: next}
 	}
 }
 
 type timeoutHandler struct {
-	limit         time.Duration
-	perTool       func(*mcpkit.Tool) time.Duration // nil once resolved
-	protocolError bool
-	logger        *slog.Logger
-	next          mcpkit.Handler
+	limit  time.Duration
+	logger *slog.Logger
+	next   mcpkit.Handler
 }
 
 // The states of a timeoutCall: the handler's goroutine moves it from
@@ -121,94 +125,75 @@ const (
 	abandoned
 )
 
-// timeoutCall is one call running on its own goroutine.
+// timeoutCall is one call running on its own goroutine. Calls that finish
+// in time go back to a pool; abandoned ones are left to the collector,
+// since their goroutine still uses them.
 type timeoutCall struct {
+	h     *timeoutHandler
+	ctx   context.Context
+	req   *mcpkit.Request
 	state atomic.Int32
-	done  chan struct{} // closed when the goroutine moves state to finished
+	done  chan struct{} // receives one value when the goroutine moves state to finished
 	res   *mcp.CallToolResult
 	err   error
 	panic *mcpkit.PanicError
+	// gone is closed when an abandoned call's handler returns; set by the
+	// caller before it abandons the call.
+	gone chan struct{}
 }
 
+var timeoutCalls = sync.Pool{New: func() any { return &timeoutCall{done: make(chan struct{}, 1)} }}
+
 func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	limit := h.limit
-	if h.perTool != nil {
-		if l := h.perTool(req.Tool); l != 0 {
-			limit = l
-		}
-	}
-	if limit <= 0 {
-		return h.next.ServeTool(ctx, req)
-	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-
-	tctx, cancel := context.WithTimeout(ctx, limit)
+	tctx, cancel := context.WithTimeout(ctx, h.limit)
 	defer cancel()
-	c := &timeoutCall{done: make(chan struct{})}
-	go c.run(tctx, h, req)
+	c := timeoutCalls.Get().(*timeoutCall)
+	c.h, c.ctx, c.req = h, tctx, req
+	go c.run()
 
 	select {
 	case <-c.done:
 	case <-tctx.Done():
+		gone := make(chan struct{})
+		c.gone = gone
 		if c.state.CompareAndSwap(running, abandoned) {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, &abandonedError{err: err, running: gone}
 			}
-			return nil, h.timeoutError(req, limit)
+			return nil, &mcpkit.ToolError{Err: &TimeoutError{Tool: req.Tool.Name, Limit: h.limit, running: gone}, Class: mcpkit.Retryable}
 		}
 		<-c.done // the handler finished just now; its outcome is ready
 	}
-	if c.panic != nil {
-		panic(c.panic)
+	res, err, p := c.res, c.err, c.panic
+	*c = timeoutCall{done: c.done}
+	timeoutCalls.Put(c)
+	if p != nil {
+		panic(p)
 	}
-	if c.err != nil && ctx.Err() == nil && tctx.Err() != nil {
-		return nil, h.timeoutError(req, limit)
+	if err != nil && ctx.Err() == nil && tctx.Err() != nil {
+		return nil, &mcpkit.ToolError{Err: &TimeoutError{Tool: req.Tool.Name, Limit: h.limit}, Class: mcpkit.Retryable}
 	}
-	return c.res, c.err
+	return res, err
 }
 
 // run calls the rest of the chain and hands the outcome to the caller, or,
 // if the caller has left, drops it.
-func (c *timeoutCall) run(ctx context.Context, h *timeoutHandler, req *mcpkit.Request) {
+func (c *timeoutCall) run() {
 	defer func() {
 		if v := recover(); v != nil {
-			p, ok := v.(*mcpkit.PanicError)
-			if !ok {
-				p = &mcpkit.PanicError{Value: v, Stack: debug.Stack()}
-			}
-			c.panic = p
+			c.panic = mcpkit.NewPanicError(v)
 		}
 		if c.state.CompareAndSwap(running, finished) {
-			close(c.done)
+			c.done <- struct{}{}
 			return
 		}
-		if c.panic != nil && h.logger != nil {
-			h.logger.LogAttrs(ctx, slog.LevelError, "tool panicked after its timeout",
-				slog.String("tool", toolName(req)),
-				slog.String("version", toolVersion(req)),
-				slog.String("panic", fmt.Sprint(c.panic.Value)),
-				slog.String("stack", string(c.panic.Stack)))
+		if c.panic != nil && c.h.logger != nil {
+			logPanic(c.ctx, c.h.logger, "tool panicked after its timeout", c.req, c.panic)
 		}
+		close(c.gone)
 	}()
-	c.res, c.err = h.next.ServeTool(ctx, req)
+	c.res, c.err = c.h.next.ServeTool(c.ctx, c.req)
 }
-
-func (h *timeoutHandler) timeoutError(req *mcpkit.Request, limit time.Duration) error {
-	te := &TimeoutError{Tool: toolName(req), Limit: limit}
-	if h.protocolError {
-		return &timeoutProtocolError{timeout: te, wire: &jsonrpc.Error{Code: CodeTimeout, Message: te.Error()}}
-	}
-	return &mcpkit.ToolError{Err: te, Class: mcpkit.Retryable}
-}
-
-// timeoutProtocolError is a timeout sent as a JSON-RPC error; errors.As
-// finds both the *TimeoutError and the *jsonrpc.Error in it.
-type timeoutProtocolError struct {
-	timeout *TimeoutError
-	wire    *jsonrpc.Error
-}
-
-func (e *timeoutProtocolError) Error() string   { return e.wire.Message }
-func (e *timeoutProtocolError) Unwrap() []error { return []error{e.timeout, e.wire} }

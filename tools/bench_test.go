@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
-	"github.com/mcpkit/mcpkit/middleware"
+
 	"github.com/mcpkit/mcpkit/tools"
 )
 
@@ -94,8 +94,8 @@ func BenchmarkAdd(b *testing.B) {
 
 // benchTool compares, over in-memory transports, one tool served several
 // ways: by a raw SDK handler (decode, no validation), by the SDK's
-// mcp.AddTool (which validates), and by mcpkit's typed tools without and
-// with the Validate middleware.
+// mcp.AddTool (which validates), and by mcpkit's typed tools with each
+// validation mode (strict is the default).
 func benchTool[In, Out any](b *testing.B, name string, args map[string]any, fn func(context.Context, In) (Out, error)) {
 	b.Run("raw", func(b *testing.B) {
 		s := mcp.NewServer(&mcp.Implementation{Name: "bench"}, nil)
@@ -113,15 +113,14 @@ func benchTool[In, Out any](b *testing.B, name string, args map[string]any, fn f
 	})
 	for _, v := range []struct {
 		name string
-		mw   []mcpkit.Middleware
+		mode mcpkit.ValidationMode
 	}{
-		{"mcpkit", nil},
-		{"mcpkit+strict", []mcpkit.Middleware{middleware.Validate(&middleware.ValidateOptions{Mode: middleware.Strict})}},
-		{"mcpkit+lenient", []mcpkit.Middleware{middleware.Validate(&middleware.ValidateOptions{Mode: middleware.Lenient})}},
+		{"mcpkit+novalidation", mcpkit.NoValidation},
+		{"mcpkit", mcpkit.Strict},
+		{"mcpkit+lenient", mcpkit.Lenient},
 	} {
 		b.Run(v.name, func(b *testing.B) {
-			srv := mcpkit.NewServer(&mcp.Implementation{Name: "bench"}, nil)
-			srv.Use(v.mw...)
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "bench"}, &mcpkit.ServerOptions{Validation: v.mode})
 			if err := srv.Add(tools.Must(tools.New(name, fn, nil))); err != nil {
 				b.Fatal(err)
 			}

@@ -121,7 +121,7 @@ func ExampleNew_errors() {
 	fmt.Println(res.IsError, res.Content[0].(*mcp.TextContent).Text)
 	// Output:
 	// true retryable a.txt exists; set overwrite to replace it
-	// true invalid arguments: field "path": want string, got number
+	// true invalid arguments: path: want string, got number
 }
 
 // Level is an enumeration that describes itself.

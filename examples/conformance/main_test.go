@@ -691,7 +691,7 @@ func TestServerMiddleware(t *testing.T) {
 			return nil, errors.New("dial tcp 10.0.0.7:5432: connection refused")
 		}, nil, `error calling tool "probe"`, mcpkit.Fatal, 0,
 			map[string]string{"outcome": "error", "class": "fatal", "error": "dial tcp 10.0.0.7:5432: connection refused"},
-			"tool error masked"},
+			""},
 		{"tool error shown", limit, func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
 			return nil, mcpkit.ToolErrorf("no city named %q", "Atlantis")
 		}, nil, `no city named "Atlantis"`, mcpkit.Retryable, 0,
@@ -699,7 +699,7 @@ func TestServerMiddleware(t *testing.T) {
 		{"panic", limit, func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
 			panic("boom")
 		}, nil, `internal error in tool "probe"`, mcpkit.Fatal, 0,
-			map[string]string{"outcome": "panic", "class": "fatal", "error": "panic: boom"}, "tool panicked"},
+			map[string]string{"outcome": "panic", "class": "fatal", "error": "panic: boom"}, ""},
 		{"arguments coerced", limit, echo, map[string]any{"n": "10"}, `{"n":10}`, "", 0,
 			map[string]string{"outcome": "ok"}, ""},
 		{"arguments rejected", limit, echo, map[string]any{"n": "ten"}, "invalid arguments: n: want integer, got string",

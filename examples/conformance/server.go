@@ -44,6 +44,9 @@ func newServer(opts options) (*mcpkit.Server, error) {
 	}
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "mcpkit-conformance", Version: "0.1.0"}, &mcpkit.ServerOptions{
 		Logger: logger,
+		// Clients driven by models send "10" for 10; coerce what the
+		// schema makes unambiguous.
+		Validation: mcpkit.Lenient,
 		SDKOptions: &mcp.ServerOptions{
 			Logger:            logger,
 			CompletionHandler: complete,
@@ -80,17 +83,16 @@ func newServer(opts options) (*mcpkit.Server, error) {
 // order the middleware package recommends: Logging outermost, so that its
 // record covers calls the inner layers reject or mask; Recover outside
 // everything that can panic, Timeout's re-raised panics included; MaskErrors
-// outside every layer that returns errors; Validate innermost, so that the
-// time limit covers it and the handler only sees arguments that fit its
-// schema.
+// outside every layer that returns errors. The server itself validates
+// arguments innermost, so the time limit covers validation too.
 func serverMiddleware(logger *slog.Logger, opts options) []mcpkit.Middleware {
 	mw := []mcpkit.Middleware{
-		middleware.Logging(logger, nil),
-		middleware.Recover(logger, nil),
-		middleware.MaskErrors(&middleware.MaskErrorsOptions{Logger: logger}),
+		middleware.Logging(&middleware.LoggingOptions{Logger: logger}),
+		middleware.Recover(nil),
+		middleware.MaskErrors(nil),
 	}
 	if opts.callTimeout > 0 {
-		mw = append(mw, middleware.Timeout(opts.callTimeout, nil))
+		mw = append(mw, middleware.Timeout(opts.callTimeout, &middleware.TimeoutOptions{Logger: logger}))
 	}
-	return append(mw, middleware.Validate(nil))
+	return mw
 }

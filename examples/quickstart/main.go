@@ -1,7 +1,11 @@
 // Command quickstart is a small MCP server built with mcpkit: three typed
-// tools and a middleware that logs every call.
+// tools behind the recommended middleware chain (one log record per call,
+// panic recovery, masked internal errors, a time limit), with every call's
+// arguments validated against the tool's schema.
 //
-// By default it serves streamable HTTP on 127.0.0.1:8080/mcp:
+// By default it serves streamable HTTP on 127.0.0.1:8080/mcp, statelessly,
+// so that clients of every protocol version (2025-11-25 and 2026-07-28) can
+// connect and any number of replicas could answer:
 //
 //	go run ./examples/quickstart
 //	go run ./examples/quickstart -addr 127.0.0.1:9000
@@ -25,6 +29,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -32,11 +37,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/tools"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)
@@ -53,6 +59,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	addr := fs.String("addr", "127.0.0.1:8080", "address to serve streamable HTTP on")
 	stdio := fs.Bool("stdio", false, "serve one client over stdin/stdout instead of HTTP")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // -h asked for the usage, which Parse printed
+		}
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
@@ -62,6 +71,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 
 	if *stdio {
+		fmt.Fprintln(stderr, "quickstart: serving MCP on stdin/stdout")
 		t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
 		return srv.Run(ctx, t)
 	}
@@ -71,7 +81,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.HTTPHandler(nil))
+	mux.Handle("/mcp", srv.HTTPHandler(&mcp.StreamableHTTPOptions{
+		Stateless: true,
+		// A client that closes its connection cancels its call.
+		PropagateRequestCancellation: true,
+	}))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "quickstart: serving MCP on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
@@ -80,9 +94,17 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Let calls in flight finish for a moment, then close what is
+		// left (a client's open event stream, say): either way the
+		// server has stopped as asked.
+		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		return hs.Shutdown(shutdown)
+		if err := hs.Shutdown(shutdown); errors.Is(err, context.DeadlineExceeded) {
+			return hs.Close()
+		} else if err != nil {
+			return err
+		}
+		return nil
 	}
 }
 
@@ -90,12 +112,13 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// newServer returns the quickstart's server: its tools, and a middleware
-// that logs each call.
+// newServer returns the quickstart's server: its tools behind the
+// recommended chain. The server validates every call's arguments against
+// the tool's schema (strictly, by default) before the tool runs.
 func newServer(logger *slog.Logger) (*mcpkit.Server, error) {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "mcpkit-quickstart", Version: "0.1.0"},
 		&mcpkit.ServerOptions{Logger: logger})
-	srv.Use(logCalls(logger))
+	srv.Use(middleware.Recommended(&middleware.RecommendedOptions{Logger: logger}))
 
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	add, err := tools.New("add", add, &tools.Options{
@@ -126,23 +149,6 @@ func newServer(logger *slog.Logger) (*mcpkit.Server, error) {
 		return nil, err
 	}
 	return srv, nil
-}
-
-// logCalls returns a middleware that logs each call's tool, duration and
-// outcome. Put it first in the chain, so that it times everything else.
-func logCalls(logger *slog.Logger) mcpkit.Middleware {
-	return func(next mcpkit.Handler) mcpkit.Handler {
-		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			start := time.Now()
-			res, err := next.ServeTool(ctx, req)
-			outcome := "ok"
-			if err != nil || res != nil && res.IsError {
-				outcome = "error"
-			}
-			logger.Info("tool call", "tool", req.Tool.Name, "duration", time.Since(start), "outcome", outcome)
-			return res, err
-		})
-	}
 }
 
 // Operands are the arguments of add and divide.

@@ -52,7 +52,7 @@ func TestTools(t *testing.T) {
 	}
 
 	res, err = ts.CallTool(ctx, "add", map[string]any{"a": "one", "b": 2})
-	if err != nil || !res.IsError || text(t, res) != `invalid arguments: field "a": want number, got string` {
+	if err != nil || !res.IsError || text(t, res) != `invalid arguments: a: want number, got string` {
 		t.Fatalf("add with a string: %+v, %v", res, err)
 	}
 
@@ -64,7 +64,7 @@ func TestTools(t *testing.T) {
 	if got := strings.Count(logs.String(), "tool call"); got != 5 {
 		t.Errorf("logged %d calls, want 5:\n%s", got, logs.String())
 	}
-	if !strings.Contains(logs.String(), "tool=divide") || !strings.Contains(logs.String(), "outcome=error") {
+	if !strings.Contains(logs.String(), "tool=divide") || !strings.Contains(logs.String(), "outcome=tool_error") {
 		t.Errorf("log lacks the failed divide:\n%s", logs.String())
 	}
 }
@@ -96,7 +96,9 @@ func TestRunHTTP(t *testing.T) {
 	if err != nil || text(t, res) != `{"sum":3}` {
 		t.Fatalf("add over HTTP: %+v, %v", res, err)
 	}
-	cs.Close()
+	// Stop the server while the client is still connected, as Ctrl-C
+	// would: it must stop, and cleanly.
+	defer cs.Close()
 	cancel()
 	select {
 	case err := <-done:
@@ -142,6 +144,46 @@ func TestBadFlag(t *testing.T) {
 		t.Fatal("run accepted an unknown flag")
 	}
 	if !strings.Contains(stderr.String(), "-addr") {
+		t.Errorf("usage not printed: %s", stderr.String())
+	}
+}
+
+// TestRejectsBadArguments checks that what a newcomer copies is safe: the
+// server validates arguments before any tool runs.
+func TestRejectsBadArguments(t *testing.T) {
+	srv, err := newServer(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	for _, tt := range []struct {
+		name string
+		args any
+		want string
+	}{
+		{"missing", map[string]any{"a": 1}, "invalid arguments: b: required property is missing"},
+		{"null", nil, "invalid arguments: "},
+		{"extra", map[string]any{"a": 1, "b": 2, "c": 3}, "invalid arguments: c: "},
+		{"word for a number", map[string]any{"a": "two", "b": 2}, "invalid arguments: a: want number, got string"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := ts.CallTool(t.Context(), "add", tt.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := text(t, res); !res.IsError || !strings.HasPrefix(got, tt.want) || mcpkit.ErrorClassOf(res) != mcpkit.Retryable {
+				t.Errorf("got isError=%v %q (class %q), want a retryable error starting %q", res.IsError, got, mcpkit.ErrorClassOf(res), tt.want)
+			}
+		})
+	}
+}
+
+func TestHelpExitsCleanly(t *testing.T) {
+	var stderr strings.Builder
+	if err := run(t.Context(), []string{"-h"}, nil, io.Discard, &stderr); err != nil {
+		t.Fatalf("run -h = %v, want nil", err)
+	}
+	if !strings.Contains(stderr.String(), "-stdio") {
 		t.Errorf("usage not printed: %s", stderr.String())
 	}
 }

@@ -1,0 +1,130 @@
+package mcpkit
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sdkHandler returns the SDK handler registered for name. It looks the tool
+// up on each call, so that Use and version changes apply without touching
+// the SDK's registry.
+func (s *Server) sdkHandler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		e := s.state.Load().byName[name]
+		if e == nil {
+			return nil, NewUnknownToolError(name)
+		}
+		return s.serve(ctx, e, call)
+	}
+}
+
+// serve runs one call through e's chain and maps the outcome onto the wire.
+func (s *Server) serve(ctx context.Context, e *entry, call *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+	req := &Request{Tool: e.tool, Arguments: call.Params.Arguments, Call: call}
+	defer func() {
+		if v := recover(); v != nil {
+			pe := NewPanicError(v)
+			s.logger.Error("mcpkit: tool panicked", "tool", e.tool.Name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+			res, err = wireResult(e.tool.Name, pe)
+		}
+	}()
+	res, err = e.handler.ServeTool(ctx, req)
+	if err != nil {
+		return wireResult(e.tool.Name, err)
+	}
+	return finish(e.tool.Name, res)
+}
+
+// wireResult applies the error table of the package documentation to err,
+// which came out of the chain of the tool called name.
+func wireResult(name string, err error) (*mcp.CallToolResult, error) {
+	outcome, class := Classify(nil, err)
+	switch outcome {
+	case OutcomePanic:
+		// A panic's value may be anything, even a JSON-RPC error: never
+		// show it.
+		return errorResult(fmt.Sprintf("internal error in tool %q", name), class, nil), nil
+	case OutcomeToolError, OutcomeTimeout:
+		// Only the tool error's own text and _meta were meant for the
+		// client: context that wrappers added around it
+		// (fmt.Errorf("%s: %w", dsn, te)) was not.
+		var te *ToolError
+		errors.As(err, &te)
+		return errorResult(te.Error(), class, te.Err), nil
+	case OutcomeProtocolError:
+		var wire *jsonrpc.Error
+		errors.As(err, &wire)
+		return nil, wire
+	}
+	text := err.Error()
+	if text == "" {
+		text = fmt.Sprintf("error calling tool %q", name)
+	}
+	return errorResult(text, class, err), nil
+}
+
+// errorResult returns a result with isError set, text as its only content,
+// and class and the entries of the first [ResultMetaError] in meta's chain
+// in its _meta.
+func errorResult(text string, class ErrorClass, meta error) *mcp.CallToolResult {
+	m := mcp.Meta{}
+	var rme ResultMetaError
+	if meta != nil && errors.As(meta, &rme) {
+		maps.Copy(m, rme.ResultMeta())
+	}
+	m[MetaKeyErrorClass] = string(class)
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		IsError: true,
+		Meta:    m,
+	}
+}
+
+// finish makes a successful result fit for the wire: nil becomes an empty
+// result (the SDK cannot send nil), structured content without content
+// gets its JSON as a text block (the spec's SHOULD, for clients that read
+// only content), and a result that cannot be marshalled (a NaN in
+// structuredContent, say), which the SDK would drop without an answer,
+// becomes a fatal tool error. The handler's result is never modified.
+func finish(name string, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+	if res == nil {
+		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
+	}
+	var structured []byte
+	switch sc := res.StructuredContent.(type) {
+	case nil:
+	case json.RawMessage:
+		if !json.Valid(sc) {
+			return unmarshalable(name, errors.New("structuredContent is not valid JSON"))
+		}
+		structured = sc
+	default:
+		b, err := json.Marshal(sc)
+		if err != nil {
+			return unmarshalable(name, err)
+		}
+		structured = b
+	}
+	if len(res.Meta) > 0 {
+		if _, err := json.Marshal(res.Meta); err != nil {
+			return unmarshalable(name, err)
+		}
+	}
+	if len(res.Content) == 0 && structured != nil {
+		r := *res
+		r.Content = []mcp.Content{&mcp.TextContent{Text: string(structured)}}
+		return &r, nil
+	}
+	return res, nil
+}
+
+// unmarshalable answers a result that cannot be sent.
+func unmarshalable(name string, err error) (*mcp.CallToolResult, error) {
+	return errorResult(fmt.Sprintf("tool %q returned a result that cannot be sent: %v", name, err), Fatal, nil), nil
+}

@@ -1,0 +1,136 @@
+package mcpkit
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// interceptList answers tools/list from the registry; every other method
+// goes to the SDK untouched.
+func (s *Server) interceptList(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		lreq, ok := req.(*mcp.ListToolsRequest)
+		if method != "tools/list" || !ok {
+			return next(ctx, method, req)
+		}
+		return s.listTools(ctx, lreq, next)
+	}
+}
+
+// listTools answers one tools/list: the mcpkit tools through the list
+// middleware, merged with tools registered on the SDK server directly,
+// sorted by name and cut into pages.
+func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next mcp.MethodHandler) (mcp.Result, error) {
+	var cursor string
+	if req.Params != nil {
+		cursor = req.Params.Cursor
+	}
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, err
+	}
+
+	st := s.state.Load()
+	ours, err := st.lister.ServeList(ctx, &ListRequest{Call: req})
+	if err != nil {
+		return nil, err
+	}
+	foreign, cacheable, err := s.foreignTools(ctx, req, st, next)
+	if err != nil {
+		return nil, err
+	}
+
+	all := make([]*mcp.Tool, 0, len(ours)+len(foreign))
+	for _, t := range ours {
+		all = append(all, &t.Tool)
+	}
+	byName := func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) }
+	if len(foreign) > 0 || !slices.IsSortedFunc(all, byName) {
+		// Listers return sorted tools; only a merge (or a list middleware
+		// that broke the contract) needs the sort.
+		all = append(all, foreign...)
+		slices.SortStableFunc(all, byName)
+		all = slices.CompactFunc(all, func(a, b *mcp.Tool) bool { return a.Name == b.Name })
+	}
+
+	start, _ := slices.BinarySearchFunc(all, after, func(t *mcp.Tool, name string) int { return strings.Compare(t.Name, name) })
+	if after != "" && start < len(all) && all[start].Name == after {
+		start++
+	}
+	page := all[start:]
+	res := &mcp.ListToolsResult{Cacheable: cacheable, Tools: page}
+	if len(page) > s.pageSize {
+		res.Tools = page[:s.pageSize]
+		res.NextCursor = encodeCursor(page[s.pageSize-1].Name)
+	}
+	return res, nil
+}
+
+// foreignTools returns the tools registered on the SDK server by other code
+// than s, reading every page of the SDK's own list, and the cache hints the
+// SDK computed for the first page.
+func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, st *state, next mcp.MethodHandler) ([]*mcp.Tool, mcp.Cacheable, error) {
+	var (
+		foreign   []*mcp.Tool
+		cacheable mcp.Cacheable
+		cursor    string
+	)
+	for page := 0; ; page++ {
+		r := &mcp.ListToolsRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.ListToolsParams{Cursor: cursor}}
+		if req.Params != nil {
+			r.Params.Meta = req.Params.Meta
+		}
+		res, err := next(ctx, "tools/list", r)
+		if err != nil {
+			return nil, cacheable, err
+		}
+		lres, ok := res.(*mcp.ListToolsResult)
+		if !ok {
+			return nil, cacheable, fmt.Errorf("mcpkit: SDK answered tools/list with %T", res)
+		}
+		if page == 0 {
+			cacheable = lres.Cacheable
+		}
+		for _, t := range lres.Tools {
+			if _, ours := st.byName[t.Name]; !ours && !s.registered(t.Name) {
+				foreign = append(foreign, t)
+			}
+		}
+		if lres.NextCursor == "" || lres.NextCursor == cursor {
+			return foreign, cacheable, nil
+		}
+		cursor = lres.NextCursor
+	}
+}
+
+// registered reports whether name is one of s's tools in the latest state;
+// a tools/list racing with Add or Remove may see a state where the SDK and
+// the registry briefly disagree, and must not list such a tool as foreign.
+func (s *Server) registered(name string) bool {
+	_, ok := s.state.Load().byName[name]
+	return ok
+}
+
+const cursorPrefix = "mcpkit:"
+
+func encodeCursor(after string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + after))
+}
+
+func decodeCursor(c string) (string, error) {
+	if c == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	after, ok := strings.CutPrefix(string(b), cursorPrefix)
+	if err != nil || !ok {
+		return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
+	}
+	return after, nil
+}

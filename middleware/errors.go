@@ -1,0 +1,49 @@
+package middleware
+
+import (
+	"errors"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// Errors that rejections by the limit middleware wrap, for errors.Is. The
+// client sees a more specific text naming the tool and the limit.
+var (
+	ErrBusy              = errors.New("middleware: concurrency limit reached")
+	ErrRateLimited       = errors.New("middleware: rate limit exceeded")
+	ErrArgumentsTooLarge = errors.New("middleware: arguments too large")
+	ErrResultTooLarge    = errors.New("middleware: result too large")
+)
+
+// limitError is a rejection with a text for the client that unwraps to one
+// of the sentinel errors above.
+type limitError struct {
+	msg      string
+	sentinel error
+}
+
+func (e *limitError) Error() string { return e.msg }
+func (e *limitError) Unwrap() error { return e.sentinel }
+
+// reject returns the retryable tool error for a rejection.
+func reject(sentinel error, msg string) error {
+	return &mcpkit.ToolError{Err: &limitError{msg: msg, sentinel: sentinel}, Class: mcpkit.Retryable}
+}
+
+// A runaway is an error from a call that was answered while its handler
+// went on running (see [Timeout]); Running's channel is closed when the
+// handler really returns. Limits outside such a call hold its slot until
+// then.
+type runaway interface {
+	Running() <-chan struct{}
+}
+
+// stillRunning returns the channel of the first runaway in err's chain
+// with one, or nil when err reports no handler still running.
+func stillRunning(err error) <-chan struct{} {
+	var r runaway
+	if err == nil || !errors.As(err, &r) {
+		return nil
+	}
+	return r.Running()
+}

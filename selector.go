@@ -1,0 +1,123 @@
+package mcpkit
+
+import (
+	"context"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ForTools returns a Middleware that applies mw, in order, only to the tools
+// that match selects, in the spirit of chi's With and go-grpc-middleware's
+// selector: the one way to give some tools their own settings.
+//
+//	srv.Use(mcpkit.ForTools(mcpkit.Not(mcpkit.Named("report")), middleware.Timeout(30*time.Second)))
+//	srv.Use(mcpkit.ForTools(mcpkit.Named("report"), middleware.Timeout(5*time.Minute)))
+//
+// Inside a [Server] (given to [Server.Use], to [Tool.Middleware], or within a
+// [Chain] given to either), match is called once per tool when the tool's
+// chain is built, and a tool it does not select gets no layer at all: the
+// middleware costs nothing on its calls. Applied outside a Server (a chain
+// built by hand in a test), match is called with req.Tool on each call.
+//
+// ForTools panics if match or an entry of mw is nil.
+func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
+	if match == nil {
+		panic("mcpkit: ForTools: nil match")
+	}
+	inner := Chain(mw...)
+	return func(next Handler) Handler {
+		b, ok := next.(boundHandler)
+		if !ok {
+			return &selected{match: match, on: inner(next), off: next}
+		}
+		if match(b.tool) {
+			return inner(next)
+		}
+		for _, m := range mw {
+			b.rec.add(m, true)
+		}
+		return next
+	}
+}
+
+// selected is ForTools outside a Server, where the tool is known per call.
+type selected struct {
+	match   func(*Tool) bool
+	on, off Handler
+}
+
+func (h *selected) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+	if h.match(req.Tool) {
+		return h.on.ServeTool(ctx, req)
+	}
+	return h.off.ServeTool(ctx, req)
+}
+
+// Named returns a match function for [ForTools] that selects the tools with
+// one of the given names.
+func Named(names ...string) func(*Tool) bool {
+	names = slices.Clone(names)
+	return func(t *Tool) bool { return slices.Contains(names, t.Name) }
+}
+
+// Tagged returns a match function for [ForTools] that selects the tools
+// carrying at least one of the given tags.
+func Tagged(tags ...string) func(*Tool) bool {
+	tags = slices.Clone(tags)
+	return func(t *Tool) bool { return slices.ContainsFunc(tags, t.HasTag) }
+}
+
+// Not returns a match function that selects the tools match does not.
+func Not(match func(*Tool) bool) func(*Tool) bool {
+	return func(t *Tool) bool { return !match(t) }
+}
+
+// boundHandler is a layer of a tool's chain, labelled with its tool, so
+// that ForTools can select it, and with the record of the chain being built.
+// It costs one indirect call per layer and no allocation.
+type boundHandler struct {
+	tool *Tool
+	rec  *pipeline
+	next Handler
+}
+
+func (b boundHandler) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+	return b.next.ServeTool(ctx, req)
+}
+
+// apply returns m(next), labelling the result for the next layer out, and
+// records m as a layer of the pipeline unless m recorded its own (as Chain
+// and ForTools do).
+func apply(m Middleware, next boundHandler) boundHandler {
+	n := next.rec.len()
+	h := m(next)
+	if next.rec.len() == n {
+		next.rec.add(m, false)
+	}
+	return boundHandler{tool: next.tool, rec: next.rec, next: h}
+}
+
+// buildChain returns t's handler wrapped in the validation of its schemas
+// (when c is not nil), then t's own middleware, then the server-wide
+// middleware use, each layer labelled with t, and the layers in order,
+// outermost first.
+func buildChain(t *Tool, use []Middleware, c *checker) (Handler, []Layer) {
+	rec := &pipeline{}
+	h := t.Handler
+	if c != nil {
+		h = &validating{c: c, next: h}
+		rec.layers = append(rec.layers, Layer{Name: "mcpkit.Validation", From: FromServer})
+	}
+	b := boundHandler{tool: t, rec: rec, next: h}
+	rec.from = FromTool
+	for i := len(t.Middleware) - 1; i >= 0; i-- {
+		b = apply(t.Middleware[i], b)
+	}
+	rec.from = FromServer
+	for i := len(use) - 1; i >= 0; i-- {
+		b = apply(use[i], b)
+	}
+	slices.Reverse(rec.layers)
+	return b, rec.layers
+}
