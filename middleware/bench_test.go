@@ -32,10 +32,10 @@ func passThrough() []struct {
 		name string
 		mw   mcpkit.Middleware
 	}{
-		{"Recover", middleware.Recover(discard, nil)},
+		{"Recover", middleware.Recover(&middleware.RecoverOptions{Logger: discard})},
 		{"MaskErrors", middleware.MaskErrors(&middleware.MaskErrorsOptions{Logger: discard})},
-		{"Logging/discard", middleware.Logging(discard, nil)},
-		{"Logging/json", middleware.Logging(slog.New(slog.NewJSONHandler(io.Discard, nil)), nil)},
+		{"Logging/discard", middleware.Logging(&middleware.LoggingOptions{Logger: discard})},
+		{"Logging/json", middleware.Logging(&middleware.LoggingOptions{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})},
 		{"Timeout", middleware.Timeout(time.Minute, nil)},
 		{"ConcurrencyLimit", middleware.ConcurrencyLimit(1000, nil)},
 		{"ConcurrencyLimit/key", middleware.ConcurrencyLimit(1000, &middleware.ConcurrencyLimitOptions{
@@ -43,7 +43,7 @@ func passThrough() []struct {
 		})},
 		{"RateLimit", middleware.RateLimit(middleware.NewTokenBucket(rate.Inf, 1, nil), nil)},
 		{"RateLimit/bucket", middleware.RateLimit(middleware.NewTokenBucket(1e9, 1<<30, nil), nil)},
-		{"ArgumentSizeLimit", middleware.ArgumentSizeLimit(1<<20, nil)},
+		{"ArgumentSizeLimit", middleware.ArgumentSizeLimit(1 << 20)},
 		{"ResultSizeLimit", middleware.ResultSizeLimit(1<<20, nil)},
 	}
 }

@@ -41,8 +41,11 @@ type runaway interface {
 // stillRunning returns the channel of the first runaway in err's chain
 // with one, or nil when err reports no handler still running.
 func stillRunning(err error) <-chan struct{} {
+	if err == nil {
+		return nil // before r, which escapes: a passing call allocates nothing
+	}
 	var r runaway
-	if err == nil || !errors.As(err, &r) {
+	if !errors.As(err, &r) {
 		return nil
 	}
 	return r.Running()

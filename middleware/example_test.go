@@ -72,13 +72,13 @@ func newExampleServer(mw []mcpkit.Middleware, tools ...*mcpkit.Tool) *mcpkit.Ser
 func Example() {
 	logger := slog.New(slog.DiscardHandler) // a real logger in a real server
 	srv := newExampleServer([]mcpkit.Middleware{
-		middleware.Logging(logger, nil),
-		middleware.Recover(logger, nil),
+		middleware.Logging(&middleware.LoggingOptions{Logger: logger}),
+		middleware.Recover(&middleware.RecoverOptions{Logger: logger}),
 		middleware.MaskErrors(&middleware.MaskErrorsOptions{Logger: logger}),
 		middleware.RateLimit(middleware.NewTokenBucket(10, 20, nil), nil),
 		middleware.ConcurrencyLimit(64, nil),
 		middleware.Timeout(30*time.Second, nil),
-		middleware.ArgumentSizeLimit(1<<20, nil),
+		middleware.ArgumentSizeLimit(1 << 20),
 		middleware.ResultSizeLimit(1<<20, &middleware.ResultSizeLimitOptions{Truncate: true}),
 	},
 		exampleTool("greet", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
@@ -109,7 +109,7 @@ func ExampleRecover() {
 			return res, err
 		})
 	}
-	srv := newExampleServer([]mcpkit.Middleware{report, middleware.Recover(nil, nil)},
+	srv := newExampleServer([]mcpkit.Middleware{report, middleware.Recover(nil)},
 		exampleTool("divide", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			var zero int
 			return text1(fmt.Sprint(1 / zero)), nil
@@ -126,9 +126,9 @@ func ExampleTimeout() {
 	release := make(chan struct{})
 	defer close(release)
 	srv := newExampleServer([]mcpkit.Middleware{
-		middleware.Timeout(time.Minute, &middleware.TimeoutOptions{
-			PerTool: middleware.ByName(map[string]time.Duration{"slow": 10 * time.Millisecond}),
-		}),
+		// A minute for every tool, 10ms for "slow".
+		mcpkit.ForTools(mcpkit.Not(mcpkit.Named("slow")), middleware.Timeout(time.Minute, nil)),
+		mcpkit.ForTools(mcpkit.Named("slow"), middleware.Timeout(10*time.Millisecond, nil)),
 	}, exampleTool("slow", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 		<-release // ignores ctx: the caller is answered at the deadline anyway
 		return text1("too late"), nil
@@ -167,7 +167,7 @@ func ExampleLogging() {
 			return a
 		},
 	}))
-	srv := newExampleServer([]mcpkit.Middleware{middleware.Logging(logger, &middleware.LoggingOptions{LogArguments: true})},
+	srv := newExampleServer([]mcpkit.Middleware{middleware.Logging(&middleware.LoggingOptions{Logger: logger, LogArguments: true})},
 		exampleTool("greet", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			return text1("hello"), nil
 		}),
@@ -182,18 +182,6 @@ func ExampleLogging() {
 	// Output:
 	// level=INFO msg="tool call" tool=greet version="" outcome=ok arguments="{\"name\":\"Ann\"}"
 	// level=WARN msg="tool call" tool=fail version="" outcome=tool_error class=retryable error="no such city" arguments="{}"
-}
-
-func ExampleOutcomeOf() {
-	fmt.Println(middleware.OutcomeOf(text1("fine"), nil))
-	fmt.Println(middleware.OutcomeOf(nil, mcpkit.ToolErrorf("bad input")))
-	fmt.Println(middleware.OutcomeOf(nil, &middleware.TimeoutError{Tool: "t", Limit: time.Second}))
-	fmt.Println(middleware.OutcomeOf(nil, errors.New("disk full")))
-	// Output:
-	// ok
-	// tool_error
-	// timeout
-	// error
 }
 
 func ExampleConcurrencyLimit() {
@@ -266,7 +254,7 @@ func ExampleNewTokenBucket() {
 }
 
 func ExampleArgumentSizeLimit() {
-	srv := newExampleServer([]mcpkit.Middleware{middleware.ArgumentSizeLimit(32, nil)},
+	srv := newExampleServer([]mcpkit.Middleware{middleware.ArgumentSizeLimit(32)},
 		exampleTool("echo", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			return text1(string(req.Arguments)), nil
 		}))
@@ -294,13 +282,4 @@ func ExampleResultSizeLimit() {
 	// line
 	// line
 	// [truncated: the result was 279 bytes, the limit is 118]
-}
-
-func ExampleByName() {
-	perTool := middleware.ByName(map[string]time.Duration{"report": 5 * time.Minute})
-	fmt.Println(perTool(exampleTool("report", nil)))
-	fmt.Println(perTool(exampleTool("other", nil))) // zero: the server-wide setting
-	// Output:
-	// 5m0s
-	// 0s
 }

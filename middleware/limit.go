@@ -108,15 +108,19 @@ func (h *concurrencyHandler) ServeTool(ctx context.Context, req *mcpkit.Request)
 	}
 	defer func() { // also when the rest of the chain panics
 		if running := stillRunning(err); running != nil {
-			go func() {
-				<-running
-				c.release(sem, key, shared)
-			}()
+			go c.releaseWhenDone(running, sem, key, shared)
 			return
 		}
 		c.release(sem, key, shared)
 	}()
 	return h.next.ServeTool(ctx, req)
+}
+
+// releaseWhenDone releases the slot once running is closed: when the
+// handler of a call answered without it really returns.
+func (c *concurrency) releaseWhenDone(running <-chan struct{}, sem *semaphore.Weighted, key string, shared *sharedSem) {
+	<-running
+	c.release(sem, key, shared)
 }
 
 // release gives back a slot of sem and, with a Key, the hold on its slots.

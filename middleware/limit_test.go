@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -131,7 +132,7 @@ func TestConcurrencyLimitCancelWhileWaiting(t *testing.T) {
 	})
 }
 
-func TestConcurrencyLimitPerToolAndKey(t *testing.T) {
+func TestConcurrencyLimitKeys(t *testing.T) {
 	tests := []struct {
 		name    string
 		n       int
@@ -141,16 +142,7 @@ func TestConcurrencyLimitPerToolAndKey(t *testing.T) {
 		busy    bool     // and is rejected
 	}{
 		{"shared slots", 1, nil, []string{"a"}, "b", true},
-		{"own slots", 1, &middleware.ConcurrencyLimitOptions{PerTool: middleware.ByName(map[string]int{"b": 1})},
-			[]string{"a"}, "b", false},
-		{"own slots full", 5, &middleware.ConcurrencyLimitOptions{PerTool: middleware.ByName(map[string]int{"b": 1})},
-			[]string{"b"}, "b", true},
-		{"own slots do not use shared ones", 1, &middleware.ConcurrencyLimitOptions{PerTool: middleware.ByName(map[string]int{"b": 2})},
-			[]string{"b"}, "a", false},
-		{"no limit for a tool", 1, &middleware.ConcurrencyLimitOptions{PerTool: middleware.ByName(map[string]int{"b": -1})},
-			[]string{"b", "b", "a"}, "b", false},
-		{"only per-tool limits", 0, &middleware.ConcurrencyLimitOptions{PerTool: middleware.ByName(map[string]int{"b": 1})},
-			[]string{"a", "a", "b"}, "b", true},
+		{"no limit", 0, nil, []string{"a", "a"}, "b", false},
 		{"keys are separate", 1, &middleware.ConcurrencyLimitOptions{Key: func(r *mcpkit.Request) string { return r.Tool.Name }},
 			[]string{"a"}, "b", false},
 		{"same key shares", 1, &middleware.ConcurrencyLimitOptions{Key: func(r *mcpkit.Request) string { return r.Tool.Name[:1] }},
@@ -180,15 +172,18 @@ func TestConcurrencyLimitPerToolAndKey(t *testing.T) {
 }
 
 // TestConcurrencyLimitEndToEnd checks, over the wire, that one
-// ConcurrencyLimit in a server-wide chain counts the calls of every tool
-// together, except those of a tool with slots of its own.
+// ConcurrencyLimit in a server-wide chain counts the calls of every tool it
+// wraps together, and that a tool selected out of it and given a limit of
+// its own with ForTools does not use the shared slots.
 func TestConcurrencyLimitEndToEnd(t *testing.T) {
 	transports(t, func(t *testing.T, connect func(*mcpkit.Server) *mcpkittest.Server) {
 		g := newGate()
-		limit := middleware.ConcurrencyLimit(1, &middleware.ConcurrencyLimitOptions{
-			PerTool: middleware.ByName(map[string]int{"own": 1}),
-		})
-		srv := newServer(t, []mcpkit.Middleware{limit},
+		own := mcpkit.Named("own")
+		limits := []mcpkit.Middleware{
+			mcpkit.ForTools(mcpkit.Not(own), middleware.ConcurrencyLimit(1, nil)),
+			mcpkit.ForTools(own, middleware.ConcurrencyLimit(1, nil)),
+		}
+		srv := newServer(t, limits,
 			&mcpkit.Tool{Tool: mcp.Tool{Name: "slow", InputSchema: objectSchema}, Handler: g},
 			newTool("fine", ok), newTool("own", ok))
 		ts := connect(srv)
@@ -217,4 +212,77 @@ func TestConcurrencyLimitEndToEnd(t *testing.T) {
 			t.Errorf("after release: %v, %v", res, err)
 		}
 	})
+}
+
+// TestConcurrencyLimitCountsRunaways checks that a limit in its documented
+// place, outside Timeout, bounds the handler bodies that really run: calls
+// answered at their deadline keep their slots until their handlers return,
+// and calls beyond the limit are rejected at once meanwhile (D3).
+func TestConcurrencyLimitCountsRunaways(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var running, peak atomic.Int32
+		release := make(chan struct{})
+		stubborn := newTool("stubborn", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			n := running.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			<-release // ignores its context
+			running.Add(-1)
+			return textResult("late"), nil
+		})
+		srv := newServer(t, []mcpkit.Middleware{
+			middleware.ConcurrencyLimit(4, nil),
+			middleware.Timeout(time.Second, nil),
+		}, stubborn)
+		h, _ := srv.Handler("stubborn")
+		tl, _ := srv.Lookup("stubborn")
+		var timedOut, busy atomic.Int32
+		var wg sync.WaitGroup
+		for range 40 {
+			wg.Go(func() {
+				_, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(tl, nil))
+				switch {
+				case errors.Is(err, context.DeadlineExceeded):
+					timedOut.Add(1)
+				case errors.Is(err, middleware.ErrBusy):
+					busy.Add(1)
+				default:
+					t.Errorf("unexpected outcome %v", err)
+				}
+			})
+			time.Sleep(100 * time.Millisecond) // the calls arrive over 4s, past the first deadlines
+		}
+		wg.Wait()
+		if p := peak.Load(); p != 4 {
+			t.Errorf("peak of %d handler bodies running at once, want 4", p)
+		}
+		if timedOut.Load() != 4 || busy.Load() != 36 {
+			t.Errorf("%d timed out, %d busy; want 4 and 36", timedOut.Load(), busy.Load())
+		}
+		// Once the runaways return, their slots are free again.
+		close(release)
+		synctest.Wait()
+		if running.Load() != 0 {
+			t.Fatalf("%d handlers still running", running.Load())
+		}
+		for i := range 4 {
+			if res, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(tl, nil)); err != nil || resultText(t, res) != "late" {
+				t.Errorf("call %d after release: %v, %v", i, res, err)
+			}
+		}
+	})
+}
+
+// TestConcurrencyLimitReleasesOnPanic checks that a panicking handler gives
+// its slot back.
+func TestConcurrencyLimitReleasesOnPanic(t *testing.T) {
+	panicky := mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { panic("boom") })
+	h := middleware.Recover(nil)(middleware.ConcurrencyLimit(1, nil)(panicky))
+	for i := range 3 {
+		_, err := call(t, h, newTool("t", nil), nil)
+		var p *mcpkit.PanicError
+		if !errors.As(err, &p) {
+			t.Fatalf("call %d: got %v, want the recovered panic (a busy rejection means the slot leaked)", i, err)
+		}
+	}
 }

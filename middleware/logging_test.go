@@ -10,7 +10,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -18,29 +17,35 @@ import (
 	"github.com/mcpkit/mcpkit/middleware"
 )
 
-func TestOutcomeOf(t *testing.T) {
+// TestClassifyMiddlewareErrors checks that the root's Classify, which
+// Logging and MaskErrors rely on, sees the errors the middleware make as
+// what they are.
+func TestClassifyMiddlewareErrors(t *testing.T) {
+	run := func(mw mcpkit.Middleware, h mcpkit.HandlerFunc) error {
+		_, err := mw(h).ServeTool(t.Context(), mcpkittest.NewRequest(newTool("t", nil), map[string]int{"a": 1}))
+		return err
+	}
+	deny := middleware.LimiterFunc(func(context.Context, string) (bool, time.Duration, error) { return false, time.Second, nil })
+	failing := func(err error) mcpkit.HandlerFunc {
+		return func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return nil, err }
+	}
+	panicking := mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { panic("boom") })
 	tests := []struct {
-		name string
-		res  *mcp.CallToolResult
-		err  error
-		want middleware.Outcome
+		name  string
+		err   error
+		want  mcpkit.Outcome
+		class mcpkit.ErrorClass
 	}{
-		{"result", textResult("x"), nil, middleware.OutcomeOK},
-		{"nil result", nil, nil, middleware.OutcomeOK},
-		{"error result", &mcp.CallToolResult{IsError: true}, nil, middleware.OutcomeToolError},
-		{"tool error", nil, mcpkit.ToolErrorf("no"), middleware.OutcomeToolError},
-		{"protocol error", nil, fmt.Errorf("x: %w", mcpkit.NewProtocolError(-32041, "busy")), middleware.OutcomeProtocolError},
-		{"zero-code JSON-RPC error", nil, &jsonrpc.Error{Message: "x"}, middleware.OutcomeError},
-		{"panic", nil, mcpkit.NewToolError(&mcpkit.PanicError{Value: 1}, mcpkit.Fatal), middleware.OutcomePanic},
-		{"timeout", nil, &mcpkit.ToolError{Err: &middleware.TimeoutError{Tool: "t", Limit: time.Second}}, middleware.OutcomeTimeout},
-		{"deadline", nil, fmt.Errorf("dial: %w", context.DeadlineExceeded), middleware.OutcomeTimeout},
-		{"other", nil, errDB, middleware.OutcomeError},
-		{"canceled", nil, context.Canceled, middleware.OutcomeError},
+		{"timeout", &mcpkit.ToolError{Err: &middleware.TimeoutError{Tool: "t", Limit: time.Second}}, mcpkit.OutcomeTimeout, mcpkit.Retryable},
+		{"rate limited", run(middleware.RateLimit(deny, nil), failing(nil)), mcpkit.OutcomeToolError, mcpkit.Retryable},
+		{"masked", run(middleware.MaskErrors(nil), failing(errDB)), mcpkit.OutcomeError, mcpkit.Fatal},
+		{"recovered", run(middleware.Recover(nil), panicking), mcpkit.OutcomePanic, mcpkit.Fatal},
+		{"arguments too large", run(middleware.ArgumentSizeLimit(1), failing(nil)), mcpkit.OutcomeToolError, mcpkit.Retryable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := middleware.OutcomeOf(tt.res, tt.err); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
+			if o, c := mcpkit.Classify(nil, tt.err); o != tt.want || c != tt.class {
+				t.Errorf("Classify(%v) = %s, %q; want %s, %q", tt.err, o, c, tt.want, tt.class)
 			}
 		})
 	}
@@ -69,7 +74,7 @@ func TestLogging(t *testing.T) {
 			map[string]any{"level": "ERROR", "outcome": "error", "class": "fatal", "error": errDB.Error()}, nil},
 		{"masked error", []mcpkit.Middleware{middleware.MaskErrors(nil)}, returns(nil, errDB),
 			map[string]any{"level": "ERROR", "outcome": "error", "class": "fatal", "error": errDB.Error()}, nil},
-		{"panic", []mcpkit.Middleware{middleware.Recover(nil, nil)}, func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		{"panic", []mcpkit.Middleware{middleware.Recover(nil)}, func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			panic("kaput")
 		}, map[string]any{"level": "ERROR", "outcome": "panic", "class": "fatal", "error": "panic: kaput"}, nil},
 		{"timeout", []mcpkit.Middleware{middleware.Timeout(time.Second, nil)}, waitCtx(time.Hour),
@@ -79,7 +84,7 @@ func TestLogging(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				var logs logBuffer
-				mw := append([]mcpkit.Middleware{middleware.Logging(logs.logger(), nil)}, tt.inner...)
+				mw := append([]mcpkit.Middleware{middleware.Logging(&middleware.LoggingOptions{Logger: logs.logger()})}, tt.inner...)
 				h := mcpkit.Chain(mw...)(tt.handler)
 				tool := newTool("calc", nil)
 				tool.Version = "2"
@@ -114,7 +119,7 @@ func TestLogging(t *testing.T) {
 func TestLoggingDuration(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var logs logBuffer
-		h := middleware.Logging(logs.logger(), nil)(waitCtx(1500 * time.Millisecond))
+		h := middleware.Logging(&middleware.LoggingOptions{Logger: logs.logger()})(waitCtx(1500 * time.Millisecond))
 		call(t, h, newTool("t", nil), nil)
 		if d := logs.records(t)[0]["duration"]; d != float64(1500*time.Millisecond) {
 			t.Errorf("duration = %v, want 1.5s in ns", d)
@@ -149,7 +154,12 @@ func TestLoggingArgumentsAndResults(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs logBuffer
-			h := middleware.Logging(logs.logger(), tt.opts)(handler)
+			var opts middleware.LoggingOptions
+			if tt.opts != nil {
+				opts = *tt.opts
+			}
+			opts.Logger = logs.logger()
+			h := middleware.Logging(&opts)(handler)
 			call(t, h, newTool("t", nil), args)
 			rec := logs.records(t)[0]
 			gotArgs, hasArgs := rec["arguments"]
@@ -174,9 +184,9 @@ func TestLoggingArgumentsAndResults(t *testing.T) {
 
 func TestLoggingLevelOption(t *testing.T) {
 	var logs logBuffer
-	h := middleware.Logging(logs.logger(), &middleware.LoggingOptions{
-		Level: func(o middleware.Outcome) slog.Level {
-			if o == middleware.OutcomeOK {
+	h := middleware.Logging(&middleware.LoggingOptions{Logger: logs.logger(),
+		Level: func(o mcpkit.Outcome) slog.Level {
+			if o == mcpkit.OutcomeOK {
 				return slog.LevelDebug
 			}
 			return slog.LevelError
@@ -194,7 +204,7 @@ func TestLoggingHandlerLevel(t *testing.T) {
 	var logs logBuffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	fail := false
-	h := middleware.Logging(logger, nil)(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	h := middleware.Logging(&middleware.LoggingOptions{Logger: logger})(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 		if fail {
 			return nil, mcpkit.ToolErrorf("no")
 		}
@@ -215,7 +225,7 @@ func TestLoggingHandlerLevel(t *testing.T) {
 // logged once and keeps going.
 func TestLoggingPanicPassesThrough(t *testing.T) {
 	var logs logBuffer
-	h := middleware.Logging(logs.logger(), nil)(mcpkit.HandlerFunc(panickingHandler))
+	h := middleware.Logging(&middleware.LoggingOptions{Logger: logs.logger()})(mcpkit.HandlerFunc(panickingHandler))
 	func() {
 		defer func() {
 			if v := recover(); v != "handler boom" {
@@ -232,7 +242,7 @@ func TestLoggingPanicPassesThrough(t *testing.T) {
 
 func TestLoggingNilLogger(t *testing.T) {
 	h := mcpkit.HandlerFunc(ok)
-	wrapped := middleware.Logging(nil, nil)(h)
+	wrapped := middleware.Logging(&middleware.LoggingOptions{Logger: nil})(h)
 	if _, isFunc := wrapped.(mcpkit.HandlerFunc); !isFunc {
 		t.Errorf("Logging(nil) wrapped the handler in %T", wrapped)
 	}
@@ -241,7 +251,7 @@ func TestLoggingNilLogger(t *testing.T) {
 func TestLoggingEndToEnd(t *testing.T) {
 	transports(t, func(t *testing.T, connect func(*mcpkit.Server) *mcpkittest.Server) {
 		var logs logBuffer
-		srv := newServer(t, []mcpkit.Middleware{middleware.Logging(logs.logger(), nil), middleware.Recover(nil, nil)},
+		srv := newServer(t, []mcpkit.Middleware{middleware.Logging(&middleware.LoggingOptions{Logger: logs.logger()}), middleware.Recover(nil)},
 			newTool("fine", ok),
 			newTool("refuses", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 				return nil, mcpkit.ToolErrorf("refused")

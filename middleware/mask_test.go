@@ -122,6 +122,9 @@ func TestMaskErrorsSecretNeverReachesClient(t *testing.T) {
 		{"panics", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			panic(errors.New(secret))
 		}, `internal error in tool "panics"`, mcpkit.Fatal},
+		{"meta", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return nil, fmt.Errorf("wrapped: %w", metaSecret("postgres://app:" + secret + "@db"))
+		}, `error calling tool "meta"`, mcpkit.Fatal},
 	}
 	transports(t, func(t *testing.T, connect func(*mcpkit.Server) *mcpkittest.Server) {
 		var logs logBuffer
@@ -130,7 +133,7 @@ func TestMaskErrorsSecretNeverReachesClient(t *testing.T) {
 			tools = append(tools, newTool(tt.tool, tt.handler))
 		}
 		srv := newServer(t, []mcpkit.Middleware{
-			middleware.Recover(logs.logger(), nil),
+			middleware.Recover(&middleware.RecoverOptions{Logger: logs.logger()}),
 			middleware.MaskErrors(&middleware.MaskErrorsOptions{Logger: logs.logger()}),
 		}, tools...)
 		ts := connect(srv)
@@ -164,3 +167,10 @@ func TestMaskErrorsSecretNeverReachesClient(t *testing.T) {
 		}
 	})
 }
+
+// metaSecret is an internal error that would put its text in the result's
+// _meta.
+type metaSecret string
+
+func (e metaSecret) Error() string        { return string(e) }
+func (e metaSecret) ResultMeta() mcp.Meta { return mcp.Meta{"com.example/dsn": string(e)} }

@@ -19,22 +19,22 @@ import (
 func TestRecommended(t *testing.T) {
 	secret := errors.New("dial tcp 10.0.0.7:5432: password=hunter2")
 	tools := []*mcpkit.Tool{
-		orderTool(),
+		newTool("echo", func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return textResult(string(req.Arguments)), nil
+		}),
 		newTool("internal", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return nil, secret }),
 		newTool("panics", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { panic("boom") }),
 	}
 	transports(t, func(t *testing.T, connect func(*mcpkit.Server) *mcpkittest.Server) {
 		logs := &logBuffer{}
-		ts := connect(newServer(t, []mcpkit.Middleware{middleware.Recommended(logs.logger(), nil)}, tools...))
+		ts := connect(newServer(t, []mcpkit.Middleware{middleware.Recommended(&middleware.RecommendedOptions{Logger: logs.logger()})}, tools...))
 		tests := []struct {
 			tool  string
 			args  any
 			text  string
 			class mcpkit.ErrorClass
 		}{
-			{"order", map[string]any{"lines": []any{map[string]any{"sku": "abc", "qty": "2"}}},
-				`{"lines":[{"gift":false,"qty":2,"sku":"abc"}],"priority":"low"}`, ""},
-			{"order", map[string]any{"lines": []any{}}, "invalid arguments: lines: ", mcpkit.Retryable},
+			{"echo", map[string]any{"n": 2}, `{"n":2}`, ""},
 			{"internal", nil, `error calling tool "internal"`, mcpkit.Fatal},
 			{"panics", nil, `internal error in tool "panics"`, mcpkit.Fatal},
 		}
@@ -61,8 +61,38 @@ func TestRecommended(t *testing.T) {
 		if calls != len(tests) {
 			t.Errorf("%d call records, want %d", calls, len(tests))
 		}
-		if !strings.Contains(logs.String(), "hunter2") {
-			t.Error("the real error was not logged on the server")
+		// Each outcome is logged once: the real error with its text, the
+		// panic with its stack, both in the call's one record.
+		if n := strings.Count(logs.String(), "hunter2"); n != 1 {
+			t.Errorf("the real error was logged %d times, want once:\n%s", n, logs.String())
+		}
+		for _, r := range records {
+			if r["tool"] == "panics" {
+				if stack, _ := r["stack"].(string); !strings.Contains(stack, "recommended_test.go") {
+					t.Errorf("panic record without the panicking stack: %v", r)
+				}
+			}
+		}
+	})
+}
+
+// TestRecommendedLogsLatePanics checks that a handler panicking after its
+// time limit, when nobody waits for it any more, is still logged (D4).
+func TestRecommendedLogsLatePanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		logs := &logBuffer{}
+		late := newTool("late", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			time.Sleep(2 * time.Second) // ignores its context
+			panic("too late")
+		})
+		h := middleware.Recommended(&middleware.RecommendedOptions{Logger: logs.logger(), Timeout: time.Second})(late.Handler)
+		if _, err := call(t, h, late, nil); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("got %v, want a timeout", err)
+		}
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if !strings.Contains(logs.String(), "too late") || !strings.Contains(logs.String(), "after its timeout") {
+			t.Errorf("late panic not logged:\n%s", logs.String())
 		}
 	})
 }
@@ -82,7 +112,7 @@ func TestRecommendedTimeout(t *testing.T) {
 			<-ctx.Done()
 			return nil, ctx.Err()
 		})
-		h := middleware.Recommended(nil, &middleware.RecommendedOptions{Timeout: 2 * time.Second})(slow.Handler)
+		h := middleware.Recommended(&middleware.RecommendedOptions{Logger: nil, Timeout: 2 * time.Second})(slow.Handler)
 		start := time.Now()
 		_, err := call(t, h, slow, nil)
 		var te *middleware.TimeoutError
@@ -90,4 +120,9 @@ func TestRecommendedTimeout(t *testing.T) {
 			t.Errorf("got %v after %v", err, time.Since(start))
 		}
 	})
+}
+
+func mustMarshal(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -52,7 +52,7 @@ func TestRecover(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs logBuffer
 			var seen *mcpkit.PanicError
-			mw := middleware.Recover(logs.logger(), &middleware.RecoverOptions{
+			mw := middleware.Recover(&middleware.RecoverOptions{Logger: logs.logger(),
 				OnPanic: func(ctx context.Context, req *mcpkit.Request, p *mcpkit.PanicError) { seen = p },
 			})
 			h := mw(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
@@ -108,7 +108,7 @@ func TestRecoverPassThrough(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := middleware.Recover(nil, nil)(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			h := middleware.Recover(nil)(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 				return tt.res, tt.err
 			}))
 			res, err := call(t, h, newTool("t", nil), nil)
@@ -123,7 +123,7 @@ func TestRecoverPassThrough(t *testing.T) {
 // Timeout does) keeps its value and original stack.
 func TestRecoverKeepsPanicError(t *testing.T) {
 	orig := &mcpkit.PanicError{Value: "first", Stack: []byte("original stack")}
-	h := middleware.Recover(nil, nil)(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	h := middleware.Recover(nil)(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 		panic(orig)
 	}))
 	_, err := call(t, h, newTool("t", nil), nil)
@@ -150,7 +150,7 @@ func TestRecoverEndToEnd(t *testing.T) {
 				return res, err
 			})
 		}
-		srv := newServer(t, []mcpkit.Middleware{observe, middleware.Recover(logs.logger(), nil)},
+		srv := newServer(t, []mcpkit.Middleware{observe, middleware.Recover(&middleware.RecoverOptions{Logger: logs.logger()})},
 			newTool("crashy", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 				panic(secret)
 			}),

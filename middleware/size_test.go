@@ -22,29 +22,20 @@ func TestArgumentSizeLimit(t *testing.T) {
 	tests := []struct {
 		name    string
 		n       int
-		perTool map[string]int
 		tool    string
 		args    json.RawMessage
 		wantErr string
 	}{
-		{"under", 100, nil, "t", args, ""},
-		{"at", 21, nil, "t", args, ""},
-		{"over", 20, nil, "t", args, `tool "t" arguments are 21 bytes, the limit is 20`},
-		{"no arguments", 1, nil, "t", nil, ""},
-		{"zero", 0, nil, "t", args, ""},
-		{"per tool smaller", 100, map[string]int{"t": 10}, "t", args, `tool "t" arguments are 21 bytes, the limit is 10`},
-		{"per tool larger", 10, map[string]int{"t": 100}, "t", args, ""},
-		{"per tool none", 10, map[string]int{"t": -1}, "t", args, ""},
-		{"other tool", 10, map[string]int{"u": 100}, "t", args, `tool "t" arguments are 21 bytes, the limit is 10`},
+		{"under", 100, "t", args, ""},
+		{"at", 21, "t", args, ""},
+		{"over", 20, "t", args, `tool "t" arguments are 21 bytes, the limit is 20`},
+		{"no arguments", 1, "t", nil, ""},
+		{"zero", 0, "t", args, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var opts *middleware.ArgumentSizeLimitOptions
-			if tt.perTool != nil {
-				opts = &middleware.ArgumentSizeLimitOptions{PerTool: middleware.ByName(tt.perTool)}
-			}
 			called := false
-			h := middleware.ArgumentSizeLimit(tt.n, opts)(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			h := middleware.ArgumentSizeLimit(tt.n)(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 				called = true
 				return textResult("ok"), nil
 			}))
@@ -199,21 +190,16 @@ func TestResultSizeLimitPassThrough(t *testing.T) {
 	tests := []struct {
 		name string
 		n    int
-		per  map[string]int
 		res  *mcp.CallToolResult
 		err  error
 	}{
-		{"error", 1, nil, nil, wantErr},
-		{"nil result", 1, nil, nil, nil},
-		{"no limit for the tool", 10, map[string]int{"t": -1}, textResult(strings.Repeat("x", 100)), nil},
+		{"short error", 100, nil, wantErr},
+		{"nil result", 1, nil, nil},
+		{"no limit", 0, textResult(strings.Repeat("x", 100)), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := &middleware.ResultSizeLimitOptions{}
-			if tt.per != nil {
-				opts.PerTool = middleware.ByName(tt.per)
-			}
-			h := middleware.ResultSizeLimit(tt.n, opts)(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			h := middleware.ResultSizeLimit(tt.n, nil)(mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 				return tt.res, tt.err
 			}))
 			res, err := call(t, h, newTool("t", nil), nil)
@@ -236,7 +222,7 @@ func TestSizeLimitsEndToEnd(t *testing.T) {
 		truncating := newTool("echo_truncated", echo)
 		truncating.Middleware = []mcpkit.Middleware{middleware.ResultSizeLimit(100, &middleware.ResultSizeLimitOptions{Truncate: true})}
 		srv := newServer(t, []mcpkit.Middleware{
-			middleware.ArgumentSizeLimit(300, nil),
+			middleware.ArgumentSizeLimit(300),
 			middleware.ResultSizeLimit(200, nil),
 		}, newTool("echo", echo), truncating)
 		ts := connect(srv)
@@ -266,4 +252,48 @@ func TestSizeLimitsEndToEnd(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestResultSizeLimitBoundsErrors checks that an error's text is cut to the
+// limit, keeping its class and, for outer middleware, its chain.
+func TestResultSizeLimitBoundsErrors(t *testing.T) {
+	huge := strings.Repeat("x", 1<<20)
+	errInner := errors.New(huge)
+	tests := []struct {
+		name  string
+		err   error
+		class mcpkit.ErrorClass
+	}{
+		{"tool error", mcpkit.NewToolError(errInner, mcpkit.Fatal), mcpkit.Fatal},
+		{"internal error", fmt.Errorf("wrapped: %w", errInner), mcpkit.Fatal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var seen error
+			outer := func(next mcpkit.Handler) mcpkit.Handler {
+				return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+					res, err := next.ServeTool(ctx, req)
+					seen = err
+					return res, err
+				})
+			}
+			srv := newServer(t, []mcpkit.Middleware{outer, middleware.ResultSizeLimit(1000, nil)},
+				newTool("t", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return nil, tt.err }))
+			ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+			res, err := ts.CallTool(t.Context(), "t", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := resultText(t, res)
+			if len(text) > 1000 || !strings.HasSuffix(text, "[truncated: the error was 1048576 bytes, the limit is 1000]") && !strings.Contains(text, "[truncated: the error was") {
+				t.Errorf("client got %d bytes of text: %.120q...", len(text), text)
+			}
+			if !res.IsError || mcpkit.ErrorClassOf(res) != tt.class {
+				t.Errorf("isError %v class %q, want class %q", res.IsError, mcpkit.ErrorClassOf(res), tt.class)
+			}
+			if !errors.Is(seen, errInner) {
+				t.Errorf("outer middleware lost the original error: %T", seen)
+			}
+		})
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -125,15 +124,15 @@ const (
 	abandoned
 )
 
-// timeoutCall is one call running on its own goroutine. Calls that finish
-// in time go back to a pool; abandoned ones are left to the collector,
-// since their goroutine still uses them.
+// timeoutCall is one call running on its own goroutine. It is not pooled:
+// a channel made in one synctest bubble must not be used in another, and
+// users test their servers with synctest.
 type timeoutCall struct {
 	h     *timeoutHandler
 	ctx   context.Context
 	req   *mcpkit.Request
 	state atomic.Int32
-	done  chan struct{} // receives one value when the goroutine moves state to finished
+	done  chan struct{} // closed when the goroutine moves state to finished
 	res   *mcp.CallToolResult
 	err   error
 	panic *mcpkit.PanicError
@@ -142,16 +141,13 @@ type timeoutCall struct {
 	gone chan struct{}
 }
 
-var timeoutCalls = sync.Pool{New: func() any { return &timeoutCall{done: make(chan struct{}, 1)} }}
-
 func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	tctx, cancel := context.WithTimeout(ctx, h.limit)
 	defer cancel()
-	c := timeoutCalls.Get().(*timeoutCall)
-	c.h, c.ctx, c.req = h, tctx, req
+	c := &timeoutCall{h: h, ctx: tctx, req: req, done: make(chan struct{})}
 	go c.run()
 
 	select {
@@ -167,11 +163,9 @@ func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*m
 		}
 		<-c.done // the handler finished just now; its outcome is ready
 	}
-	res, err, p := c.res, c.err, c.panic
-	*c = timeoutCall{done: c.done}
-	timeoutCalls.Put(c)
-	if p != nil {
-		panic(p)
+	res, err := c.res, c.err
+	if c.panic != nil {
+		panic(c.panic)
 	}
 	if err != nil && ctx.Err() == nil && tctx.Err() != nil {
 		return nil, &mcpkit.ToolError{Err: &TimeoutError{Tool: req.Tool.Name, Limit: h.limit}, Class: mcpkit.Retryable}
@@ -187,7 +181,7 @@ func (c *timeoutCall) run() {
 			c.panic = mcpkit.NewPanicError(v)
 		}
 		if c.state.CompareAndSwap(running, finished) {
-			c.done <- struct{}{}
+			close(c.done)
 			return
 		}
 		if c.panic != nil && c.h.logger != nil {

@@ -48,7 +48,6 @@ func TestTimeout(t *testing.T) {
 		handler  mcpkit.HandlerFunc
 		wantText string        // the result's text, if the call succeeds
 		wantErr  string        // the error's text, if it fails
-		wantRPC  bool          // the error is JSON-RPC error CodeTimeout
 		wantAt   time.Duration // when the caller gets its answer
 	}{
 		{name: "fast", limit: time.Second, tool: "t", handler: waitCtx(100 * time.Millisecond),
@@ -57,20 +56,8 @@ func TestTimeout(t *testing.T) {
 			wantErr: `tool "slow" timed out after 1s`, wantAt: time.Second},
 		{name: "ignores ctx", limit: 2 * time.Second, tool: "slow", handler: ignoreCtx(time.Hour),
 			wantErr: `tool "slow" timed out after 2s`, wantAt: 2 * time.Second},
-		{name: "per tool longer", limit: time.Second, tool: "report", handler: waitCtx(3 * time.Second),
-			opts:     &middleware.TimeoutOptions{PerTool: middleware.ByName(map[string]time.Duration{"report": 5 * time.Second})},
-			wantText: "done", wantAt: 3 * time.Second},
-		{name: "per tool shorter", limit: time.Second, tool: "quick", handler: waitCtx(time.Hour),
-			opts:    &middleware.TimeoutOptions{PerTool: middleware.ByName(map[string]time.Duration{"quick": 10 * time.Millisecond})},
-			wantErr: `tool "quick" timed out after 10ms`, wantAt: 10 * time.Millisecond},
-		{name: "per tool none", limit: time.Second, tool: "batch", handler: waitCtx(time.Hour),
-			opts:     &middleware.TimeoutOptions{PerTool: middleware.ByName(map[string]time.Duration{"batch": -1})},
-			wantText: "done", wantAt: time.Hour},
 		{name: "zero limit", limit: 0, tool: "t", handler: waitCtx(time.Hour), wantText: "done", wantAt: time.Hour},
 		{name: "negative limit", limit: -time.Second, tool: "t", handler: waitCtx(time.Hour), wantText: "done", wantAt: time.Hour},
-		{name: "protocol error", limit: time.Second, tool: "slow", handler: waitCtx(time.Hour),
-			opts:    &middleware.TimeoutOptions{ProtocolError: true},
-			wantErr: `tool "slow" timed out after 1s`, wantRPC: true, wantAt: time.Second},
 		{name: "handler error passes", limit: time.Second, tool: "t",
 			handler: func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 				return nil, mcpkit.ToolErrorf("bad input")
@@ -98,15 +85,16 @@ func TestTimeout(t *testing.T) {
 				if tt.handler == nil || strings.HasPrefix(tt.wantErr, "bad") {
 					return
 				}
-				checkTimeoutError(t, err, tt.tool, tt.wantRPC)
+				checkTimeoutError(t, err, tt.tool)
 				time.Sleep(2 * time.Hour) // let the abandoned handlers finish
 			})
 		})
 	}
 }
 
-// checkTimeoutError checks what the chain of a timeout error holds.
-func checkTimeoutError(t *testing.T, err error, tool string, wantRPC bool) {
+// checkTimeoutError checks what the chain of a timeout error holds: a
+// retryable tool error, never a JSON-RPC error.
+func checkTimeoutError(t *testing.T, err error, tool string) {
 	t.Helper()
 	var te *middleware.TimeoutError
 	if !errors.As(err, &te) || te.Tool != tool {
@@ -119,10 +107,7 @@ func checkTimeoutError(t *testing.T, err error, tool string, wantRPC bool) {
 	isToolErr := errors.As(err, &toolErr)
 	var wire *jsonrpc.Error
 	isRPC := errors.As(err, &wire)
-	switch {
-	case wantRPC && (!isRPC || wire.Code != middleware.CodeTimeout || isToolErr):
-		t.Errorf("got %#v, want only a JSON-RPC error %d", err, middleware.CodeTimeout)
-	case !wantRPC && (!isToolErr || toolErr.ErrorClass() != mcpkit.Retryable || isRPC):
+	if !isToolErr || toolErr.ErrorClass() != mcpkit.Retryable || isRPC {
 		t.Errorf("got %#v, want a retryable *mcpkit.ToolError", err)
 	}
 }
@@ -150,7 +135,7 @@ func TestTimeoutHandlerErrorAfterDeadline(t *testing.T) {
 			return nil, errors.New("gave up: " + ctx.Err().Error())
 		}))
 		_, err := call(t, h, newTool("t", nil), nil)
-		checkTimeoutError(t, err, "t", false)
+		checkTimeoutError(t, err, "t")
 	})
 }
 
@@ -175,7 +160,7 @@ func TestTimeoutCallerCancelled(t *testing.T) {
 // reaches an outer Recover with its value and the handler's own stack.
 func TestTimeoutPanicReRaised(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		h := mcpkit.Chain(middleware.Recover(nil, nil), middleware.Timeout(time.Second, nil))(
+		h := mcpkit.Chain(middleware.Recover(nil), middleware.Timeout(time.Second, nil))(
 			mcpkit.HandlerFunc(panickingHandler))
 		_, err := call(t, h, newTool("t", nil), nil)
 		var p *mcpkit.PanicError
@@ -218,7 +203,7 @@ func TestTimeoutLatePanicLogged(t *testing.T) {
 				panic("late boom")
 			}))
 		_, err := call(t, h, newTool("late", nil), nil)
-		checkTimeoutError(t, err, "late", false)
+		checkTimeoutError(t, err, "late")
 		close(release)
 		synctest.Wait()
 		recs := logs.records(t)
@@ -266,27 +251,18 @@ func TestTimeoutEndToEnd(t *testing.T) {
 			<-release // ignores its context
 			return textResult("late"), nil
 		}
-		rpcSlow := newTool("rpc_slow", slow)
-		rpcSlow.Middleware = []mcpkit.Middleware{middleware.Timeout(20*time.Millisecond, &middleware.TimeoutOptions{ProtocolError: true})}
-		serverWide := middleware.Timeout(20*time.Millisecond, &middleware.TimeoutOptions{
-			PerTool: middleware.ByName(map[string]time.Duration{"rpc_slow": -1}), // it has its own
-		})
-		srv := newServer(t, []mcpkit.Middleware{middleware.MaskErrors(nil), serverWide},
-			newTool("slow", slow), newTool("fine", ok), rpcSlow)
+		srv := newServer(t, []mcpkit.Middleware{middleware.MaskErrors(nil), middleware.Timeout(20*time.Millisecond, nil)},
+			newTool("slow", slow), newTool("fine", ok))
 		ts := connect(srv)
 
 		res, err := ts.CallTool(t.Context(), "slow", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !res.IsError || resultText(t, res) != `tool "slow" timed out after 20ms` || mcpkit.ErrorClassOf(res) != mcpkit.Retryable {
+		// A tool error with the limit in _meta, never a JSON-RPC error.
+		if !res.IsError || resultText(t, res) != `tool "slow" timed out after 20ms` || mcpkit.ErrorClassOf(res) != mcpkit.Retryable ||
+			res.Meta[middleware.MetaKeyTimeout] != 20.0 {
 			t.Errorf("got %+v (class %q)", res, mcpkit.ErrorClassOf(res))
-		}
-
-		_, err = ts.CallTool(t.Context(), "rpc_slow", nil)
-		var wire *jsonrpc.Error
-		if !errors.As(err, &wire) || wire.Code != middleware.CodeTimeout || wire.Message != `tool "rpc_slow" timed out after 20ms` {
-			t.Errorf("got %v, want JSON-RPC error %d", err, middleware.CodeTimeout)
 		}
 
 		if res, err := ts.CallTool(t.Context(), "fine", nil); err != nil || resultText(t, res) != "ok" {

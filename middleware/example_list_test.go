@@ -12,27 +12,6 @@ import (
 	"github.com/mcpkit/mcpkit/tools"
 )
 
-func ExampleValidate() {
-	type In struct {
-		City string `json:"city" minLength:"2"`
-		Days int    `json:"days" minimum:"1" maximum:"7" default:"3"`
-	}
-	forecast := tools.Must(tools.New("forecast", func(ctx context.Context, in In) (string, error) {
-		return fmt.Sprintf("%d days in %s", in.Days, in.City), nil
-	}, nil))
-	srv := newExampleServer([]mcpkit.Middleware{middleware.Validate(nil)}, forecast)
-	cs := connect(srv)
-	defer cs.Close()
-
-	show(cs, "forecast", map[string]any{"city": "Oslo"})              // the default applies
-	show(cs, "forecast", map[string]any{"city": "Oslo", "days": "5"}) // lenient: "5" is coerced
-	show(cs, "forecast", map[string]any{"city": "X", "days": 9, "unit": "C"})
-	// Output:
-	// 3 days in Oslo
-	// 5 days in Oslo
-	// isError (retryable): invalid arguments: city: want at least 2 characters, got 1; days: want <= 7, got 9; unit: unexpected property
-}
-
 func ExampleDeref() {
 	schema := json.RawMessage(`{"type":"object","$defs":{"address":{"type":"object","properties":{"street":{"type":"string"}}}},
 		"properties":{"home":{"$ref":"#/$defs/address"},"work":{"$ref":"#/$defs/address"}}}`)
@@ -57,11 +36,11 @@ func ExampleRecommended() {
 		return "", fmt.Errorf("query failed: connection to db-7.internal refused")
 	}, nil))
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "prod"}, nil)
-	srv.Use(middleware.Recommended(nil, nil))
+	srv.Use(middleware.Recommended(&middleware.RecommendedOptions{Logger: nil}))
 	srv.Add(failing)
 	cs := connect(srv)
 	defer cs.Close()
-	show(cs, "lookup", map[string]any{"id": "7"}) // coerced, then the internal error is masked
+	show(cs, "lookup", map[string]any{"id": 7}) // the internal error is masked
 	show(cs, "lookup", map[string]any{})
 	// Output:
 	// isError (fatal): error calling tool "lookup"

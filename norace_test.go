@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpkit_test
+
+const raceEnabled = false
