@@ -123,7 +123,7 @@ func TestMaskErrorsSecretNeverReachesClient(t *testing.T) {
 			panic(errors.New(secret))
 		}, `internal error in tool "panics"`, mcpkit.Fatal},
 		{"meta", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			return nil, fmt.Errorf("wrapped: %w", metaSecret("postgres://app:" + secret + "@db"))
+			return nil, fmt.Errorf("wrapped: %w", metaSecret("postgres://app:"+secret+"@db"))
 		}, `error calling tool "meta"`, mcpkit.Fatal},
 	}
 	transports(t, func(t *testing.T, connect func(*mcpkit.Server) *mcpkittest.Server) {
