@@ -401,10 +401,16 @@ func (c *compiler) fill(n *node, s *jsonschema.Schema) {
 		n.hasType = true
 		var names []string
 		for _, t := range append([]string{s.Type}, s.Types...) {
-			if t != "" {
-				n.types |= typeBit(t)
-				names = append(names, t)
+			if t == "" {
+				continue
 			}
+			if typeBit(t) == 0 {
+				// jsonschema-go would let it match nothing, silently
+				// failing every call: a misspelling, not a rule.
+				c.fail(s, "unknown type %q", clip(t))
+			}
+			n.types |= typeBit(t)
+			names = append(names, t)
 		}
 		n.typeText = strings.Join(names, " or ")
 		if len(names) == 0 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Errors that validation wraps or returns.
@@ -38,10 +39,30 @@ func (is Issue) String() string {
 	return p + ": " + is.Message
 }
 
-// A ValidationError lists every place where an instance fails its schema, in
-// the order of the instance's text, each once.
+// MaxIssues is the largest number of issues a [ValidationError] lists,
+// whatever the size of the instance: the answer to a hostile request of
+// millions of wrong values stays small, and so does the work of making it.
+const MaxIssues = 10
+
+// Limits on the text an issue takes from an instance: a value or a
+// property name is clipped to maxEcho bytes, a message from jsonschema-go to
+// maxPath, and a path deeper than pathHead+pathTail segments keeps only its
+// first pathHead and last pathTail ones.
+const (
+	maxEcho  = 40
+	maxPath  = 200
+	pathHead = 3
+	pathTail = 8
+)
+
+// A ValidationError lists the first places where an instance fails its
+// schema, in the order of the instance's text, each once; at most
+// [MaxIssues] of them.
 type ValidationError struct {
 	Issues []Issue
+	// Omitted counts the failures found after Issues was full (some of
+	// them may repeat one listed).
+	Omitted int
 }
 
 // Error names every failing location with its reason, for instance
@@ -58,7 +79,27 @@ func (e *ValidationError) Error() string {
 		}
 		b.WriteString(is.String())
 	}
+	if e.Omitted > 0 {
+		fmt.Fprintf(&b, "; and %d more", e.Omitted)
+	}
 	return b.String()
+}
+
+// clip returns s, or its first maxEcho bytes (cut at a character boundary)
+// followed by "..." when it is longer: for text that comes from an
+// instance, which may be of any size.
+func clip(s string) string { return clipTo(s, maxEcho) }
+
+// clipTo is clip with another limit.
+func clipTo(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	s = s[:limit]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "..."
 }
 
 // Unwrap returns [ErrInvalid].

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -48,7 +49,7 @@ func (v *Validator) putState(st *state) {
 	st.data = nil
 	st.issues = nil
 	st.err = nil
-	st.nfail, st.probe, st.probeBase, st.depth = 0, 0, 0, 0
+	st.nfail, st.omitted, st.probe, st.probeBase, st.depth = 0, 0, 0, 0, 0
 	st.path, st.keys, st.kbuf, st.sbuf, st.bits, st.spans = st.path[:0], st.keys[:0], st.kbuf[:0], st.sbuf[:0], st.bits[:0], st.spans[:0]
 	st.nodes = st.nodes[:0]
 	v.states.Put(st)
@@ -68,8 +69,9 @@ type state struct {
 	probe     int // > 0 while only validity matters (inside anyOf, not, ...)
 	probeBase int // nfail when the innermost probe began
 	nfail     int
-	issues    []Issue
-	err       error // a *SyntaxError or ErrTooComplex: validation stops
+	issues    []Issue // at most MaxIssues
+	omitted   int     // failures found once issues was full
+	err       error   // a *SyntaxError or ErrTooComplex: validation stops
 	budget    int
 	depth     int
 
@@ -120,21 +122,9 @@ func (st *state) run(root *node) error {
 		return &SyntaxError{Offset: j, Msg: "data after the JSON value"}
 	}
 	if st.nfail > 0 {
-		return &ValidationError{Issues: dedupe(st.issues)}
+		return &ValidationError{Issues: st.issues, Omitted: st.omitted}
 	}
 	return nil
-}
-
-func dedupe(issues []Issue) []Issue {
-	seen := make(map[Issue]bool, len(issues))
-	out := issues[:0]
-	for _, is := range issues {
-		if !seen[is] {
-			seen[is] = true
-			out = append(out, is)
-		}
-	}
-	return out
 }
 
 // syntax records a syntax error at offset i and returns -1, which every
@@ -146,10 +136,20 @@ func (st *state) syntax(i int, msg string) int {
 	return -1
 }
 
-// report counts a failure and reports whether its issue should be recorded.
+// report counts a failure and reports whether its issue should be
+// recorded: not inside a probe, and not once MaxIssues are, so that
+// callers build no message and the work per further failure allocates
+// nothing.
 func (st *state) report() bool {
 	st.nfail++
-	return st.probe == 0
+	if st.probe > 0 {
+		return false
+	}
+	if len(st.issues) >= MaxIssues {
+		st.omitted++
+		return false
+	}
+	return true
 }
 
 // halted reports whether the innermost probe has already failed, so that
@@ -164,7 +164,16 @@ func (st *state) addf(format string, args ...any) { st.add(fmt.Sprintf(format, a
 // name extra if it is not empty.
 func (st *state) addAt(extra, msg string) {
 	var b []byte
-	for _, sg := range st.path {
+	for k, sg := range st.path {
+		if k == pathHead && len(st.path) > pathHead+pathTail {
+			// A deep path keeps its first and last segments: where the
+			// value is, and what it is.
+			b = append(b, "/..."...)
+			continue
+		}
+		if k > pathHead && k < len(st.path)-pathTail {
+			continue
+		}
 		if len(b) > 0 {
 			b = append(b, '/')
 		}
@@ -173,18 +182,27 @@ func (st *state) addAt(extra, msg string) {
 			continue
 		}
 		key := st.data[sg.ks:sg.ke]
+		if len(key) > 4*maxEcho { // an unquoted key is no longer than its JSON
+			key = key[:4*maxEcho]
+		}
 		if !sg.plain {
 			key = appendUnquoted(nil, key)
 		}
-		b = append(b, escapePointer(string(key))...)
+		b = append(b, escapePointer(clip(string(key)))...)
 	}
 	if extra != "" {
 		if len(b) > 0 {
 			b = append(b, '/')
 		}
-		b = append(b, escapePointer(extra)...)
+		b = append(b, escapePointer(clip(extra))...)
 	}
-	st.issues = append(st.issues, Issue{Path: string(b), Message: msg})
+	is := Issue{Path: string(b), Message: msg}
+	for _, prev := range st.issues {
+		if prev == is {
+			return
+		}
+	}
+	st.issues = append(st.issues, is)
 }
 
 // matches reports whether the value at i is valid against n, recording no
@@ -419,7 +437,7 @@ func (st *state) fallbackCheck(rs *jsonschema.Resolved, i, end int) {
 			}
 			msg = rest
 		}
-		st.add(msg)
+		st.add(clipTo(msg, maxPath)) // jsonschema-go's text may quote the value
 	}
 }
 
@@ -499,14 +517,14 @@ func (st *state) number(n *node, i int) int {
 		st.numFail("<", n.exMaxText, raw)
 	}
 	if n.hasMultipleOf && !n.isMultiple(raw, f) && st.report() {
-		st.add("want a multiple of " + n.multipleOfText + ", got " + string(raw))
+		st.add("want a multiple of " + n.multipleOfText + ", got " + clip(string(raw)))
 	}
 	return end
 }
 
 func (st *state) numFail(op, bound string, raw []byte) {
 	if st.report() {
-		st.add("want " + op + " " + bound + ", got " + string(raw))
+		st.add("want " + op + " " + bound + ", got " + clip(string(raw)))
 	}
 }
 
@@ -602,17 +620,9 @@ func decodeValue(data []byte) (any, bool) {
 	return v, err == nil
 }
 
-// excerpt returns the JSON text of data[i:end], shortened if long.
+// excerpt returns the JSON text of data[i:end], clipped.
 func (st *state) excerpt(i, end int) string {
-	const max = 40
-	if end-i <= max {
-		return string(st.data[i:end])
-	}
-	s := st.data[i : i+max]
-	for len(s) > 0 && !utf8.Valid(s) {
-		s = s[:len(s)-1]
-	}
-	return string(s) + "..."
+	return clip(string(st.data[i:min(end, i+maxEcho+utf8.UTFMax)]))
 }
 
 func (st *state) array(n *node, i int) int {
@@ -957,7 +967,7 @@ func (st *state) addKey(ks *keySet, k keyRef) bool {
 		if _, ok := ks.m[string(b)]; ok {
 			return true
 		}
-		ks.m[string(b)] = struct{}{}
+		ks.m[st.keyString(k, b)] = struct{}{}
 		return false
 	}
 	for _, o := range st.keys[ks.base:] {
@@ -969,10 +979,22 @@ func (st *state) addKey(ks *keySet, k keyRef) bool {
 	if len(st.keys)-ks.base > maxLinearKeys {
 		ks.m = make(map[string]struct{}, 2*maxLinearKeys)
 		for _, o := range st.keys[ks.base:] {
-			ks.m[string(st.keyBytes(o))] = struct{}{}
+			ks.m[st.keyString(o, st.keyBytes(o))] = struct{}{}
 		}
 	}
 	return false
+}
+
+// keyString returns b, the bytes of the key k, as a string for a map of
+// the keys of one object. A key read straight from the document shares its
+// bytes: the document does not change while it is validated, and the map
+// does not outlive the validation. A key decoded into the arena, which is
+// reused, is copied.
+func (st *state) keyString(k keyRef, b []byte) string {
+	if k.arena || len(b) == 0 {
+		return string(b)
+	}
+	return unsafe.String(&b[0], len(b))
 }
 
 // skip scans the value at data[i], checking that it is well-formed, and
