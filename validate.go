@@ -60,7 +60,8 @@ type ValidationError struct {
 	Tool   string
 	Output bool // the tool's result failed, not its arguments
 	// Issues are the first failing places found, in the order of the
-	// value's text; at most a few are kept, whatever the value's size.
+	// value's text: at most ten, whatever the value's size, so that the
+	// answer to a hostile request stays small.
 	Issues []ValidationIssue
 	// Omitted counts the failing places found beyond Issues.
 	Omitted int
@@ -201,6 +202,7 @@ func newValidationError(tool string, output bool, err error) *ValidationError {
 		for i, is := range se.Issues {
 			ve.Issues[i] = ValidationIssue{Path: is.Path, Message: is.Message}
 		}
+		ve.Omitted = se.Omitted
 		return ve
 	}
 	var syn *schema.SyntaxError
