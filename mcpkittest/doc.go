@@ -13,6 +13,11 @@
 //		// ... check res
 //	}
 //
-// [NewRequest] builds a [mcpkit.Request] for calling a Handler or a
-// Middleware directly, with no transport at all.
+// Middleware authors test headers and tokens most: [Options] give the
+// harness's client headers, a bearer token, and put the HTTP server behind
+// the SDK's bearer-token check; [ForEachTransport] runs a test over
+// in-memory, stateful and stateless HTTP. Without any transport,
+// [NewRequest] builds a [mcpkit.Request] (with [WithHeader], [WithTokenInfo]
+// and [WithMeta]) for calling a Handler or a Middleware directly, and
+// [ServeTool] runs one tool's whole chain.
 package mcpkittest

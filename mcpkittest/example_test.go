@@ -3,8 +3,10 @@ package mcpkittest_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -51,4 +53,22 @@ func ExampleConnectInMemory() {
 	res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ping"})
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output: pong
+}
+
+// ExampleServeTool runs one tool's whole chain without a transport, with
+// the header and token a middleware under test reads.
+func ExampleServeTool() {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "example"}, nil)
+	srv.Add(&mcpkit.Tool{
+		Tool: mcp.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			msg := fmt.Sprintf("%s of %s", req.TokenInfo().UserID, req.Header().Get("X-Tenant"))
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
+		}),
+	})
+	res, err := mcpkittest.ServeTool(context.Background(), srv, "whoami", nil,
+		mcpkittest.WithHeader(http.Header{"X-Tenant": {"acme"}}),
+		mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "ada"}))
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text, err)
+	// Output: ada of acme <nil>
 }

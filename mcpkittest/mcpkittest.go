@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -41,6 +44,27 @@ type Options struct {
 	// [NewStatelessServer]; Stateless and JSONResponse are set by the
 	// constructor. It is ignored by [NewInMemoryServer].
 	HTTP *mcp.StreamableHTTPOptions
+
+	// Header is sent with every HTTP request of the harness's client, for
+	// middleware that reads req.Header(). In-memory transports carry no
+	// headers: there, the Request's Header is nil.
+	Header http.Header
+
+	// HTTPClient, if set, is the client the harness connects with (for a
+	// transport of your own); Header is added to its requests. Nil means
+	// the test server's own client.
+	HTTPClient *http.Client
+
+	// Tokens, if set, puts the HTTP server behind the SDK's bearer-token
+	// check (auth.RequireBearerToken): a request whose bearer token is a
+	// key of Tokens is served with that TokenInfo, which handlers read with
+	// req.TokenInfo(); any other gets HTTP 401. Token says which token the
+	// harness's client sends.
+	Tokens map[string]*auth.TokenInfo
+
+	// Token is the bearer token the harness's client sends, as
+	// "Authorization: Bearer <Token>". Empty means none.
+	Token string
 }
 
 // A Server is an mcpkit server running for one test, with an SDK client
@@ -53,12 +77,13 @@ type Server struct {
 	// Session is the connected client session.
 	Session *mcp.ClientSession
 
-	http    *httptest.Server
-	server  *mcpkit.Server
-	client  *mcp.Client
-	version string
-	retries int
-	close   sync.Once
+	http       *httptest.Server
+	httpClient *http.Client
+	server     *mcpkit.Server
+	client     *mcp.Client
+	version    string
+	retries    int
+	close      sync.Once
 }
 
 // NewServer starts srv on the streamable HTTP transport in stateful mode on a
@@ -140,8 +165,20 @@ func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, v
 	if opts.Retries > 0 {
 		ts.retries = opts.Retries
 	}
-	ts.http = httptest.NewServer(srv.HTTPHandler(&hopts))
+	handler := srv.HTTPHandler(&hopts)
+	if opts.Tokens != nil {
+		tokens := maps.Clone(opts.Tokens)
+		verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+			if info, ok := tokens[token]; ok {
+				return info, nil
+			}
+			return nil, auth.ErrInvalidToken
+		}
+		handler = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(handler)
+	}
+	ts.http = httptest.NewServer(handler)
 	ts.URL = ts.http.URL
+	ts.httpClient = clientFor(ts.http.Client(), opts)
 	cs, err := ts.Connect(context.Background())
 	if err != nil {
 		ts.http.Close()
@@ -150,6 +187,46 @@ func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, v
 	ts.Session = cs
 	tb.Cleanup(ts.Close)
 	return ts
+}
+
+// clientFor returns the HTTP client the harness connects with: opts's, or
+// base, sending opts's headers and token.
+func clientFor(base *http.Client, opts *Options) *http.Client {
+	c := base
+	if opts.HTTPClient != nil {
+		c = opts.HTTPClient
+	}
+	h := opts.Header.Clone()
+	if opts.Token != "" {
+		if h == nil {
+			h = http.Header{}
+		}
+		h.Set("Authorization", "Bearer "+opts.Token)
+	}
+	if len(h) == 0 {
+		return c
+	}
+	c2 := *c
+	next := c.Transport
+	if next == nil {
+		next = http.DefaultTransport
+	}
+	c2.Transport = &withHeader{header: h, next: next}
+	return &c2
+}
+
+// withHeader adds its headers to every request.
+type withHeader struct {
+	header http.Header
+	next   http.RoundTripper
+}
+
+func (t *withHeader) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context()) // a RoundTripper must not modify the request
+	for k, vs := range t.header {
+		req.Header[k] = append(req.Header[k], vs...)
+	}
+	return t.next.RoundTrip(req)
 }
 
 func newClient(opts *Options) *mcp.Client {
@@ -163,7 +240,7 @@ func (s *Server) Connect(ctx context.Context) (*mcp.ClientSession, error) {
 	if s.http == nil {
 		return nil, fmt.Errorf("mcpkittest: Connect: an in-memory server has one session")
 	}
-	t := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.http.Client(), MaxRetries: s.retries}
+	t := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: s.httpClient, MaxRetries: s.retries}
 	cs, err := s.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: s.version})
 	if err != nil {
 		return nil, fmt.Errorf("client connect: %w", err)
@@ -194,32 +271,103 @@ func (s *Server) Close() {
 	})
 }
 
-// NewRequest returns a Request for tool with args marshalled as its arguments,
-// for calling a Handler or Middleware directly in a unit test. Its Call has
-// no session and no transport extras. NewRequest panics if args cannot be
+// A RequestOption sets something a transport would carry on a Request that
+// [NewRequest] or [ServeTool] builds.
+type RequestOption func(*mcp.CallToolRequest)
+
+// WithHeader gives the request the HTTP headers h, as the streamable HTTP
+// transport would.
+func WithHeader(h http.Header) RequestOption {
+	return func(c *mcp.CallToolRequest) { extra(c).Header = h.Clone() }
+}
+
+// WithTokenInfo gives the request the verified bearer token info, as the
+// SDK's bearer-token middleware would.
+func WithTokenInfo(info *auth.TokenInfo) RequestOption {
+	return func(c *mcp.CallToolRequest) { extra(c).TokenInfo = info }
+}
+
+// WithMeta gives the request the _meta object m (a progress token, say).
+func WithMeta(m mcp.Meta) RequestOption {
+	return func(c *mcp.CallToolRequest) { c.Params.Meta = maps.Clone(m) }
+}
+
+func extra(c *mcp.CallToolRequest) *mcp.RequestExtra {
+	if c.Extra == nil {
+		c.Extra = &mcp.RequestExtra{}
+	}
+	return c.Extra
+}
+
+// placeholder is the tool of a Request built without one.
+var placeholder = &mcpkit.Tool{Tool: mcp.Tool{Name: "test", InputSchema: map[string]any{"type": "object"}}}
+
+// NewRequest returns a Request for tool with args marshalled as its
+// arguments, for calling a Handler or Middleware directly in a unit test.
+// A nil tool is replaced by a placeholder tool named "test", since a
+// Request always has a Tool. Its Call has no session and, unless opts say
+// otherwise, no headers, token or _meta. NewRequest panics if args cannot be
 // marshalled, which is a bug in the test.
-func NewRequest(tool *mcpkit.Tool, args any) *mcpkit.Request {
-	var raw json.RawMessage
+func NewRequest(tool *mcpkit.Tool, args any, opts ...RequestOption) *mcpkit.Request {
+	raw := marshalArgs(args)
+	if tool == nil {
+		tool = placeholder
+	}
+	call := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool.Name, Arguments: raw}}
+	for _, o := range opts {
+		o(call)
+	}
+	return &mcpkit.Request{Tool: tool, Arguments: raw, Call: call}
+}
+
+func marshalArgs(args any) json.RawMessage {
 	switch a := args.(type) {
 	case nil:
+		return nil
 	case json.RawMessage:
-		raw = a
+		return a
 	case []byte:
-		raw = a
-	default:
-		b, err := json.Marshal(args)
-		if err != nil {
-			panic(fmt.Sprintf("mcpkittest: NewRequest: %v", err))
-		}
-		raw = b
+		return a
 	}
-	name := ""
-	if tool != nil {
-		name = tool.Name
+	b, err := json.Marshal(args)
+	if err != nil {
+		panic(fmt.Sprintf("mcpkittest: %v", err))
 	}
-	return &mcpkit.Request{
-		Tool:      tool,
-		Arguments: raw,
-		Call:      &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: raw}},
+	return b
+}
+
+// ServeTool runs the full chain of the tool called name on srv (the
+// server-wide middleware, the tool's own, validation and the handler) with
+// args, without a transport, and returns what the chain returned: the Go
+// error a middleware or handler produced, before the server maps it onto
+// the wire (see [mcpkit.Classify] for what the client would get). An unknown
+// name gives the server's unknown-tool error.
+func ServeTool(ctx context.Context, srv *mcpkit.Server, name string, args any, opts ...RequestOption) (*mcp.CallToolResult, error) {
+	h, ok := srv.Handler(name)
+	tool, _ := srv.Lookup(name)
+	if !ok || tool == nil {
+		return nil, mcpkit.NewUnknownToolError(name)
+	}
+	return h.ServeTool(ctx, NewRequest(tool, args, opts...))
+}
+
+// ForEachTransport runs f as a subtest once per transport the harness has,
+// each with a new server from newServer (a server's SDK server is best not
+// shared between transports): "inmemory", "stateful" (streamable HTTP,
+// 2025-11-25) and "stateless" (streamable HTTP, 2026-07-28). Opts, which
+// may be nil, apply to each.
+func ForEachTransport(t *testing.T, newServer func(t *testing.T) *mcpkit.Server, f func(t *testing.T, ts *Server), opts *Options) {
+	t.Helper()
+	for _, tr := range []struct {
+		name    string
+		connect func(testing.TB, *mcpkit.Server, *Options) *Server
+	}{
+		{"inmemory", NewInMemoryServer},
+		{"stateful", NewServer},
+		{"stateless", NewStatelessServer},
+	} {
+		t.Run(tr.name, func(t *testing.T) {
+			f(t, tr.connect(t, newServer(t), opts))
+		})
 	}
 }
