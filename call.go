@@ -38,7 +38,7 @@ func (s *Server) serve(ctx context.Context, e *entry, call *mcp.CallToolRequest)
 	if err != nil {
 		return wireResult(e.tool.Name, err)
 	}
-	return finish(e.tool.Name, res)
+	return finish(e.tool.Name, res, wantsObjects(req.ProtocolVersion()))
 }
 
 // wireResult applies the error table of the package documentation to err,
@@ -89,10 +89,12 @@ func errorResult(text string, class ErrorClass, meta error) *mcp.CallToolResult 
 // finish makes a successful result fit for the wire: nil becomes an empty
 // result (the SDK cannot send nil), structured content without content
 // gets its JSON as a text block (the spec's SHOULD, for clients that read
-// only content), and a result that cannot be marshalled (a NaN in
-// structuredContent, say), which the SDK would drop without an answer,
-// becomes a fatal tool error. The handler's result is never modified.
-func finish(name string, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+// only content), structured content that is not an object becomes
+// {"result": value} for a client that needs objects, and a result that
+// cannot be marshalled (a NaN in structuredContent, say), which the SDK
+// would drop without an answer, becomes a fatal tool error. The handler's
+// result is never modified.
+func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolResult, error) {
 	if res == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
 	}
@@ -116,12 +118,19 @@ func finish(name string, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
 			return unmarshalable(name, err)
 		}
 	}
-	if len(res.Content) == 0 && structured != nil {
-		r := *res
-		r.Content = []mcp.Content{&mcp.TextContent{Text: string(structured)}}
-		return &r, nil
+	textCopy := len(res.Content) == 0 && structured != nil
+	wrap := objects && structured != nil && !isObjectJSON(structured)
+	if !textCopy && !wrap {
+		return res, nil
 	}
-	return res, nil
+	r := *res
+	if textCopy {
+		r.Content = []mcp.Content{&mcp.TextContent{Text: string(structured)}}
+	}
+	if wrap {
+		r.StructuredContent = wrapValue(structured)
+	}
+	return &r, nil
 }
 
 // unmarshalable answers a result that cannot be sent.

@@ -233,3 +233,48 @@ func TestOutputValidatedByDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestNonObjectResultsByProtocolVersion checks SEP-2106 across protocol
+// versions: a 2026-07-28 client gets any JSON value as structured content
+// and output schema, an older client gets {"result": value} and the schema
+// of that object.
+func TestNonObjectResultsByProtocolVersion(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "sep2106"}, nil)
+	list := tool("list", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{StructuredContent: json.RawMessage(`[1,2]`)}, nil
+	})
+	list.OutputSchema = &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "integer"}}
+	if err := srv.Add(list); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		version, structured, schema string
+	}{
+		{"2026-07-28", `[1,2]`, `{"type":"array","items":{"type":"integer"}}`},
+		{"2025-11-25", `{"result":[1,2]}`, `{"type":"object","properties":{"result":{"type":"array","items":{"type":"integer"}}},"required":["result"],"additionalProperties":false}`},
+		{"2025-06-18", `{"result":[1,2]}`, `{"type":"object","properties":{"result":{"type":"array","items":{"type":"integer"}}},"required":["result"],"additionalProperties":false}`},
+	} {
+		t.Run(tt.version, func(t *testing.T) {
+			ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{ProtocolVersion: tt.version})
+			res, err := ts.CallTool(t.Context(), "list", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := json.Marshal(res.StructuredContent); string(got) != tt.structured || resultText(t, res) != `[1,2]` {
+				t.Errorf("structured %s, text %q; want %s and the value's JSON", got, resultText(t, res), tt.structured)
+			}
+			lres, err := ts.Session.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := json.Marshal(lres.Tools[0].OutputSchema); canonical(string(got)) != canonical(tt.schema) {
+				t.Errorf("output schema %s, want %s", got, tt.schema)
+			}
+		})
+	}
+	// The registered definition is untouched.
+	tl, _ := srv.Lookup("list")
+	if tl.OutputSchema.(*jsonschema.Schema).Type != "array" {
+		t.Error("the tool's own schema was modified")
+	}
+}

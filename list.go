@@ -67,6 +67,10 @@ func (r *ListRequest) Session() *mcp.ServerSession {
 	return r.Call.Session
 }
 
+// ProtocolVersion returns the MCP protocol version of the request, or ""
+// when it is not known.
+func (r *ListRequest) ProtocolVersion() string { return protocolVersion(r.Session()) }
+
 // Header returns the HTTP headers of the request, or nil on transports
 // without HTTP.
 func (r *ListRequest) Header() http.Header {

@@ -46,8 +46,13 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 		return nil, err
 	}
 
+	objects := wantsObjects(protocolVersion(req.Session))
 	all := make([]*mcp.Tool, 0, len(ours)+len(foreign))
 	for _, t := range ours {
+		if objects {
+			all = append(all, st.forObjectClients(&t.Tool))
+			continue
+		}
 		all = append(all, &t.Tool)
 	}
 	byName := func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) }
@@ -133,4 +138,16 @@ func decodeCursor(c string) (string, error) {
 		return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
 	}
 	return after, nil
+}
+
+// forObjectClients is the package function of that name, cached for the
+// definitions of the served tools (a list middleware that makes a new copy
+// on every request gets no cache).
+func (st *state) forObjectClients(def *mcp.Tool) *mcp.Tool {
+	e := st.byName[def.Name]
+	if e == nil || &e.tool.Tool != def {
+		return forObjectClients(def)
+	}
+	e.legacyOnce.Do(func() { e.legacy = forObjectClients(def) })
+	return e.legacy
 }

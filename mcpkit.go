@@ -157,6 +157,23 @@ func (r *Request) Session() *mcp.ServerSession {
 	return r.Call.Session
 }
 
+// ProtocolVersion returns the MCP protocol version the call arrived with
+// ("2026-07-28", "2025-11-25", ...), or "" when it is not known (a request
+// built by hand).
+func (r *Request) ProtocolVersion() string {
+	return protocolVersion(r.Session())
+}
+
+func protocolVersion(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	if p := ss.InitializeParams(); p != nil {
+		return p.ProtocolVersion
+	}
+	return ""
+}
+
 // Meta returns the request's _meta object (which holds, for instance, the
 // progress token), or nil when there is none. The map belongs to the request
 // and must not be modified.

@@ -82,6 +82,9 @@ type entry struct {
 	tool    *Tool
 	handler Handler
 	layers  []Layer // for Server.Pipeline
+
+	legacyOnce sync.Once
+	legacy     *mcp.Tool // the definition for clients that need objects
 }
 
 // NewServer returns a Server on a new SDK server for impl, configured by

@@ -70,16 +70,16 @@ func ExampleNewWithRequest() {
 	cs := connect(srv)
 	defer cs.Close()
 	res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "index", Arguments: In{Files: []string{"a", "b"}}})
-	fmt.Println(res.Content[0].(*mcp.TextContent).Text, tools.Unwrap(res))
-	// Output: 2 2
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text, res.StructuredContent)
+	// Output: 2 map[result:2]
 }
 
-func ExampleImage() {
+func ExampleNew_content() {
 	chart := func(ctx context.Context, _ struct{}) ([]mcp.Content, error) {
 		png := []byte("\x89PNG\r\n\x1a\n") // a real tool would render one
 		return []mcp.Content{
-			tools.Text("Sales by month:"),
-			tools.Annotate(tools.Image(png, "image/png"), tools.ForAudience(1, "user")),
+			&mcp.TextContent{Text: "Sales by month:"},
+			&mcp.ImageContent{Data: png, MIMEType: "image/png", Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}, Priority: 1}},
 		}, nil
 	}
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "charts"}, nil)

@@ -3,55 +3,23 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"reflect"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const (
-	// WrapResultKey is set to true in the output schema of a tool whose
-	// values are wrapped as {"result": value}, because MCP structured
-	// content must be an object and the value is not one.
-	WrapResultKey = "x-mcpkit-wrap-result"
-
-	// MetaKeyWrapped is set to true in the _meta of a result whose
-	// structuredContent is a wrapped {"result": value}. Clients that know it
-	// unwrap with [Unwrap].
-	MetaKeyWrapped = "io.github.mcpkit/wrappedResult"
-)
-
-// Unwrap returns the structured content of res as the tool's function
-// returned it: the value under "result" when the result says it was
-// wrapped, the structured content itself otherwise. It is meant for
-// clients, where structured content arrives decoded, and works on a result
-// straight from a handler too, whose structured content is JSON text.
-func Unwrap(res *mcp.CallToolResult) any {
-	if res == nil {
-		return nil
-	}
-	sc := res.StructuredContent
-	wrapped, _ := res.Meta[MetaKeyWrapped].(bool)
-	if raw, ok := sc.(json.RawMessage); ok && wrapped {
-		var m map[string]any
-		if json.Unmarshal(raw, &m) == nil {
-			sc = m
-		}
-	}
-	if m, ok := sc.(map[string]any); ok && wrapped {
-		return m["result"]
-	}
-	return sc
-}
-
 type outKind int
 
 const (
-	outObject   outKind = iota // structured content, as is
-	outWrapped                 // structured content {"result": value}
-	outString                  // wrapped, with the string itself as text
-	outContent                 // one mcp.Content
+	outObject   outKind = iota // structured content, an object
+	outValue                   // structured content, any other JSON value
+	outString                  // structured content, with the string itself as text
+	outBytes                   // an embedded resource with a blob
+	outContent                 // one mcp.Content (the interface or a concrete block)
 	outContents                // []mcp.Content
 	outResult                  // *mcp.CallToolResult, untouched
 	outNone                    // struct{}: an empty result
@@ -63,7 +31,7 @@ const (
 type converter struct {
 	kind    outKind
 	nilable bool // the output type has a nil value
-	slice   bool // a nil output is the empty list, wrapped
+	slice   bool // a nil output is the empty list
 	schema  any  // the advertised output schema, or nil
 }
 
@@ -71,6 +39,7 @@ var (
 	contentType  = reflect.TypeFor[mcp.Content]()
 	contentsType = reflect.TypeFor[[]mcp.Content]()
 	resultType   = reflect.TypeFor[*mcp.CallToolResult]()
+	bytesType    = reflect.TypeFor[[]byte]()
 )
 
 func newConverter(t reflect.Type, opts *Options) (*converter, error) {
@@ -78,8 +47,10 @@ func newConverter(t reflect.Type, opts *Options) (*converter, error) {
 	switch k := t.Kind(); {
 	case t == resultType:
 		c.kind = outResult
-	case t == contentType:
-		c.kind = outContent
+	case t == contentType || t.Kind() != reflect.Interface && t.Implements(contentType):
+		c.kind = outContent // *mcp.ImageContent and the like, too
+	case t == bytesType:
+		c.kind = outBytes
 	case t == contentsType:
 		c.kind = outContents
 	case k == reflect.Struct && t.NumField() == 0:
@@ -91,21 +62,21 @@ func newConverter(t reflect.Type, opts *Options) (*converter, error) {
 	case k == reflect.String && !t.Implements(textMarshalerType) && !t.Implements(jsonMarshalerType):
 		c.kind = outString
 	default:
-		c.kind = outWrapped
+		c.kind = outValue
 	}
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Slice:
 		c.nilable = true
 	}
-	c.slice = t.Kind() == reflect.Slice && c.kind == outWrapped
+	c.slice = t.Kind() == reflect.Slice && c.kind == outValue
 
 	switch c.kind {
-	case outObject, outWrapped, outString:
+	case outObject, outValue, outString:
 		if opts.OutputSchema != nil {
 			c.schema = opts.OutputSchema
 			break
 		}
-		s, err := outputSchema(t, c.kind != outObject, opts)
+		s, err := outputSchema(t, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -129,9 +100,13 @@ func isObject(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct || t.Kind() == reflect.Map
 }
 
-func outputSchema(t reflect.Type, wrap bool, opts *Options) (*jsonschema.Schema, error) {
+// outputSchema returns the schema of the structured content of a result
+// of type t: any JSON value, as protocol 2026-07-28 allows (the server
+// wraps a non-object as {"result": value}, schema included, for older
+// clients).
+func outputSchema(t reflect.Type, opts *Options) (*jsonschema.Schema, error) {
 	root := t
-	for !wrap && root.Kind() == reflect.Pointer {
+	for root.Kind() == reflect.Pointer {
 		root = root.Elem()
 	}
 	s, err := schemaFor(root, true, opts.TypeSchemas)
@@ -144,18 +119,6 @@ func outputSchema(t reflect.Type, wrap bool, opts *Options) (*jsonschema.Schema,
 		s.Types = slices.Delete(s.Types, i, i+1)
 		if len(s.Types) == 1 {
 			s.Type, s.Types = s.Types[0], nil
-		}
-	}
-	if wrap {
-		defs := s.Defs
-		s.Defs = nil
-		s = &jsonschema.Schema{
-			Type:                 "object",
-			Properties:           map[string]*jsonschema.Schema{"result": s},
-			Required:             []string{"result"},
-			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-			Defs:                 defs,
-			Extra:                map[string]any{WrapResultKey: true},
 		}
 	}
 	if err := checkResolves(s); err != nil {
@@ -181,6 +144,8 @@ func (c *converter) convert(out any) (*mcp.CallToolResult, error) {
 		return out.(*mcp.CallToolResult), nil
 	case outContent:
 		return &mcp.CallToolResult{Content: []mcp.Content{out.(mcp.Content)}}, nil
+	case outBytes:
+		return blobResult(out.([]byte)), nil
 	case outContents:
 		return &mcp.CallToolResult{Content: out.([]mcp.Content)}, nil
 	case outNone:
@@ -192,30 +157,26 @@ func (c *converter) convert(out any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools: encoding the result: %w", err)
 	}
-	if c.kind == outObject {
-		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-			StructuredContent: json.RawMessage(b),
-		}, nil
-	}
 	text := string(b)
 	if c.kind == outString {
 		text = reflect.ValueOf(out).String()
 	}
-	return wrapped(b, text), nil
-}
-
-// wrapped returns a result whose structured content is {"result": value}.
-func wrapped(value []byte, text string) *mcp.CallToolResult {
-	sc := make([]byte, 0, len(`{"result":}`)+len(value))
-	sc = append(sc, `{"result":`...)
-	sc = append(sc, value...)
-	sc = append(sc, '}')
 	return &mcp.CallToolResult{
 		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
-		StructuredContent: json.RawMessage(sc),
-		Meta:              mcp.Meta{MetaKeyWrapped: true},
+		StructuredContent: json.RawMessage(b),
+	}, nil
+}
+
+// blobResult returns bytes as an embedded resource with a blob, typed by
+// their content when http.DetectContentType can tell.
+func blobResult(data []byte) *mcp.CallToolResult {
+	mime := http.DetectContentType(data)
+	if mime == "text/plain; charset=utf-8" && !utf8.Valid(data) || mime == "application/octet-stream" {
+		mime = "application/octet-stream"
 	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.EmbeddedResource{
+		Resource: &mcp.ResourceContents{URI: "resource://result", MIMEType: mime, Blob: data},
+	}}}
 }
 
 // dynamic converts the output of a function declared to return an
@@ -229,6 +190,8 @@ func dynamic(out any) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{v}}, nil
 	case []mcp.Content:
 		return &mcp.CallToolResult{Content: v}, nil
+	case []byte:
+		return blobResult(v), nil
 	case string:
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: v}}}, nil
 	}
@@ -236,11 +199,10 @@ func dynamic(out any) (*mcp.CallToolResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools: encoding the result: %w", err)
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}
-	if len(b) > 0 && b[0] == '{' {
-		res.StructuredContent = json.RawMessage(b)
-	}
-	return res, nil
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}, nil
 }
 
 func isNil(v any) bool {

@@ -199,7 +199,6 @@ var schemaCases = []struct {
 	name   string
 	typ    reflect.Type
 	output bool
-	wrap   bool
 	types  map[reflect.Type]*jsonschema.Schema
 }{
 	{name: "basic", typ: reflect.TypeFor[Basic]()},
@@ -231,10 +230,10 @@ var schemaCases = []struct {
 	}},
 	{name: "out_object", typ: reflect.TypeFor[OutputShape](), output: true},
 	{name: "out_tree", typ: reflect.TypeFor[Tree](), output: true},
-	{name: "out_int", typ: reflect.TypeFor[int](), output: true, wrap: true},
-	{name: "out_string", typ: reflect.TypeFor[string](), output: true, wrap: true},
-	{name: "out_list", typ: reflect.TypeFor[[]Address](), output: true, wrap: true},
-	{name: "out_list_of_trees", typ: reflect.TypeFor[[]Tree](), output: true, wrap: true},
+	{name: "out_int", typ: reflect.TypeFor[int](), output: true},
+	{name: "out_string", typ: reflect.TypeFor[string](), output: true},
+	{name: "out_list", typ: reflect.TypeFor[[]Address](), output: true},
+	{name: "out_list_of_trees", typ: reflect.TypeFor[[]Tree](), output: true},
 	{name: "out_pointer", typ: reflect.TypeFor[*Address](), output: true},
 	{name: "out_map", typ: reflect.TypeFor[map[string]int](), output: true},
 }
@@ -248,7 +247,7 @@ func TestSchemaGolden(t *testing.T) {
 				err error
 			)
 			if tc.output {
-				s, err = outputSchema(tc.typ, tc.wrap, opts)
+				s, err = outputSchema(tc.typ, opts)
 			} else {
 				s, err = inputSchema(tc.typ, opts)
 			}

@@ -10,8 +10,6 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -113,13 +111,10 @@ func TestFastMCPResultShapes(t *testing.T) {
 	jsonEqual(t, res.StructuredContent, `{"name":"Alice","age":30,"active":true}`)
 	jsonEqual(t, json.RawMessage(res.Content[0].(*mcp.TextContent).Text), `{"name":"Alice","age":30,"active":true}`)
 
-	// int with an output type -> {"result": 8}, text "8"
+	// int with an output type -> {"result": 8} for this 2025-11-25 client,
+	// text "8"
 	res = call(t, ts, "calculate_sum", map[string]any{"a": 5, "b": 3})
-	jsonEqual(t, wire(t, res), `{"content":[{"type":"text","text":"8"}],"structuredContent":{"result":8},
-		"_meta":{"io.github.mcpkit/wrappedResult":true}}`)
-	if got := tools.Unwrap(res); got != 8.0 {
-		t.Errorf("Unwrap = %v, want 8", got)
-	}
+	jsonEqual(t, wire(t, res), `{"content":[{"type":"text","text":"8"}],"structuredContent":{"result":8}}`)
 
 	// dataclass -> output schema with required fields, structured content
 	list, err := ts.Session.ListTools(t.Context(), nil)
@@ -133,9 +128,29 @@ func TestFastMCPResultShapes(t *testing.T) {
 	jsonEqual(t, schemas["get_user_profile"], `{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},
 		"email":{"type":"string"}},"required":["name","age","email"],"additionalProperties":false}`)
 	jsonEqual(t, schemas["calculate_sum"], `{"type":"object","properties":{"result":{"type":"integer"}},"required":["result"],
-		"additionalProperties":false,"x-mcpkit-wrap-result":true}`)
+		"additionalProperties":false}`)
 	res = call(t, ts, "get_user_profile", map[string]any{"user_id": "1"})
 	jsonEqual(t, res.StructuredContent, `{"name":"Alice","age":30,"email":"alice@example.com"}`)
+
+	// A 2026-07-28 client gets the value itself, and its schema (SEP-2106).
+	ts = mcpkittest.NewStatelessServer(t, srv, nil)
+	res = call(t, ts, "calculate_sum", map[string]any{"a": 5, "b": 3})
+	got := wire(t, res)
+	delete(got, "_meta")
+	delete(got, "resultType")
+	jsonEqual(t, got, `{"content":[{"type":"text","text":"8"}],"structuredContent":8}`)
+	list, err = ts.Session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range list.Tools {
+		if tl.Name == "calculate_sum" {
+			jsonEqual(t, tl.OutputSchema, `{"type":"integer"}`)
+		}
+		if b, _ := json.Marshal(tl); strings.Contains(string(b), "mcpkit") {
+			t.Errorf("a library-private key is advertised: %s", b)
+		}
+	}
 }
 
 func TestStructuredResults(t *testing.T) {
@@ -146,20 +161,20 @@ func TestStructuredResults(t *testing.T) {
 		want string // the result on the wire, without _meta
 	}{
 		{"string", tools.Must(tools.New("s", func(context.Context, empty) (string, error) { return "hi \"there\"", nil }, nil)),
-			`{"content":[{"type":"text","text":"hi \"there\""}],"structuredContent":{"result":"hi \"there\""}}`},
+			`{"content":[{"type":"text","text":"hi \"there\""}],"structuredContent":"hi \"there\""}`},
 		{"bool", tools.Must(tools.New("b", func(context.Context, empty) (bool, error) { return true, nil }, nil)),
-			`{"content":[{"type":"text","text":"true"}],"structuredContent":{"result":true}}`},
+			`{"content":[{"type":"text","text":"true"}],"structuredContent":true}`},
 		{"float", tools.Must(tools.New("f", func(context.Context, empty) (float64, error) { return 2.5, nil }, nil)),
-			`{"content":[{"type":"text","text":"2.5"}],"structuredContent":{"result":2.5}}`},
+			`{"content":[{"type":"text","text":"2.5"}],"structuredContent":2.5}`},
 		{"list of one stays a list", tools.Must(tools.New("l", func(context.Context, empty) ([]Person, error) {
 			return []Person{{Name: "Ada"}}, nil
 		}, nil)),
 			`{"content":[{"type":"text","text":"[{\"name\":\"Ada\",\"age\":0,\"email\":\"\"}]"}],
-			"structuredContent":{"result":[{"name":"Ada","age":0,"email":""}]}}`},
+			"structuredContent":[{"name":"Ada","age":0,"email":""}]}`},
 		{"nil list is empty", tools.Must(tools.New("n", func(context.Context, empty) ([]int, error) { return nil, nil }, nil)),
-			`{"content":[{"type":"text","text":"[]"}],"structuredContent":{"result":[]}}`},
+			`{"content":[{"type":"text","text":"[]"}],"structuredContent":[]}`},
 		{"array", tools.Must(tools.New("a", func(context.Context, empty) ([2]int, error) { return [2]int{1, 2}, nil }, nil)),
-			`{"content":[{"type":"text","text":"[1,2]"}],"structuredContent":{"result":[1,2]}}`},
+			`{"content":[{"type":"text","text":"[1,2]"}],"structuredContent":[1,2]}`},
 		{"pointer to struct", tools.Must(tools.New("p", func(context.Context, empty) (*Person, error) {
 			return &Person{Name: "Bo", Age: 2}, nil
 		}, nil)),
@@ -172,8 +187,14 @@ func TestStructuredResults(t *testing.T) {
 			`{"content":[]}`},
 		{"dynamic object", tools.Must(tools.New("d", func(context.Context, empty) (any, error) { return map[string]int{"x": 1}, nil }, nil)),
 			`{"content":[{"type":"text","text":"{\"x\":1}"}],"structuredContent":{"x":1}}`},
-		{"dynamic number has no structured content", tools.Must(tools.New("dn", func(context.Context, empty) (any, error) { return 7, nil }, nil)),
-			`{"content":[{"type":"text","text":"7"}]}`},
+		{"dynamic number", tools.Must(tools.New("dn", func(context.Context, empty) (any, error) { return 7, nil }, nil)),
+			`{"content":[{"type":"text","text":"7"}],"structuredContent":7}`},
+		{"bytes are a blob", tools.Must(tools.New("bytes", func(context.Context, empty) ([]byte, error) { return []byte("\x89PNG\r\n\x1a\n...."), nil }, nil)),
+			`{"content":[{"type":"resource","resource":{"uri":"resource://result","mimeType":"image/png","blob":"iVBORw0KGgouLi4u"}}]}`},
+		{"a concrete content block", tools.Must(tools.New("img", func(context.Context, empty) (*mcp.ImageContent, error) {
+			return &mcp.ImageContent{Data: []byte("x"), MIMEType: "image/png"}, nil
+		}, nil)),
+			`{"content":[{"type":"image","data":"eA==","mimeType":"image/png"}]}`},
 		{"dynamic string", tools.Must(tools.New("ds", func(context.Context, empty) (any, error) { return "plain", nil }, nil)),
 			`{"content":[{"type":"text","text":"plain"}]}`},
 		{"dynamic nil", tools.Must(tools.New("dnil", func(context.Context, empty) (any, error) { return nil, nil }, nil)),
@@ -181,9 +202,9 @@ func TestStructuredResults(t *testing.T) {
 		{"time is not an object", tools.Must(tools.New("tm", func(context.Context, empty) (time.Time, error) {
 			return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), nil
 		}, nil)),
-			`{"content":[{"type":"text","text":"\"2026-01-02T03:04:05Z\""}],"structuredContent":{"result":"2026-01-02T03:04:05Z"}}`},
+			`{"content":[{"type":"text","text":"\"2026-01-02T03:04:05Z\""}],"structuredContent":"2026-01-02T03:04:05Z"}`},
 		{"call tool result passes through", tools.Must(tools.New("r", func(context.Context, empty) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{tools.Text("as is")}, StructuredContent: map[string]int{"k": 1}, IsError: true}, nil
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "as is"}}, StructuredContent: map[string]int{"k": 1}, IsError: true}, nil
 		}, nil)),
 			`{"content":[{"type":"text","text":"as is"}],"structuredContent":{"k":1},"isError":true}`},
 	}
@@ -256,7 +277,7 @@ func TestArgumentErrors(t *testing.T) {
 		}
 	}
 	// No arguments at all decode as the zero value.
-	if res := call(t, ts, "echo", nil); res.IsError || tools.Unwrap(res) != 0.0 {
+	if res := call(t, ts, "echo", nil); res.IsError || res.StructuredContent != 0.0 {
 		t.Errorf("no arguments: %+v", res)
 	}
 }
@@ -312,8 +333,8 @@ func TestBoundMethod(t *testing.T) {
 	calc := &Calculator{Offset: 100}
 	tl := tools.Must(tools.New("add", calc.Add, &tools.Options{Description: "Add with an offset."}))
 	ts := serve(t, tl)
-	if res := call(t, ts, "add", AddIn{A: 1, B: 2}); tools.Unwrap(res) != 103.0 {
-		t.Errorf("got %v, want 103", tools.Unwrap(res))
+	if res := call(t, ts, "add", AddIn{A: 1, B: 2}); res.StructuredContent != 103.0 {
+		t.Errorf("got %v, want 103", res.StructuredContent)
 	}
 	list, _ := ts.Session.ListTools(t.Context(), nil)
 	jsonEqual(t, list.Tools[0].InputSchema, `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},
@@ -435,46 +456,34 @@ func wavBytes() []byte {
 	return buf.Bytes()
 }
 
-func TestContentHelpers(t *testing.T) {
-	dir := t.TempDir()
+// TestContentResults checks that content blocks, one or many, the
+// interface or a concrete type, are sent as they are.
+func TestContentResults(t *testing.T) {
 	pngData, wavData := pngBytes(t), wavBytes()
-	for name, data := range map[string][]byte{"chart.png": pngData, "chart.noext": pngData, "beep.wav": wavData, "notes.txt": []byte("hello")} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	must := func(c mcp.Content, err error) mcp.Content {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
 	content := func(name string, c ...mcp.Content) *mcpkit.Tool {
 		return tools.Must(tools.New(name, func(context.Context, struct{}) ([]mcp.Content, error) { return c, nil }, nil))
 	}
 	one := func(name string, c mcp.Content) *mcpkit.Tool {
 		return tools.Must(tools.New(name, func(context.Context, struct{}) (mcp.Content, error) { return c, nil }, nil))
 	}
+	audio := tools.Must(tools.New("audio", func(context.Context, struct{}) (*mcp.AudioContent, error) {
+		return &mcp.AudioContent{Data: wavData, MIMEType: "audio/wav"}, nil
+	}, nil))
+	link := tools.Must(tools.New("link", func(context.Context, struct{}) (*mcp.ResourceLink, error) {
+		return &mcp.ResourceLink{URI: "test://big", Name: "big.csv"}, nil
+	}, nil))
 	tests := []struct {
 		tool *mcpkit.Tool
 		want string
 	}{
-		{one("text", tools.Text("hello")), `[{"type":"text","text":"hello"}]`},
-		{one("image", tools.Image(pngData, "image/png")), fmt.Sprintf(`[{"type":"image","data":%q,"mimeType":"image/png"}]`, b64(pngData))},
-		{one("image_file", must(tools.ImageFile(filepath.Join(dir, "chart.png")))), fmt.Sprintf(`[{"type":"image","data":%q,"mimeType":"image/png"}]`, b64(pngData))},
-		{one("image_sniffed", must(tools.ImageFile(filepath.Join(dir, "chart.noext")))), fmt.Sprintf(`[{"type":"image","data":%q,"mimeType":"image/png"}]`, b64(pngData))},
-		{one("audio", tools.Audio(wavData, "audio/wav")), fmt.Sprintf(`[{"type":"audio","data":%q,"mimeType":"audio/wav"}]`, b64(wavData))},
-		{one("audio_file", must(tools.AudioFile(filepath.Join(dir, "beep.wav")))), fmt.Sprintf(`[{"type":"audio","data":%q,"mimeType":"audio/wav"}]`, b64(wavData))},
-		{one("file", tools.File("mem://report.pdf", []byte("%PDF-1.4"), "application/pdf")),
-			fmt.Sprintf(`[{"type":"resource","resource":{"uri":"mem://report.pdf","mimeType":"application/pdf","blob":%q}}]`, b64([]byte("%PDF-1.4")))},
-		{one("text_resource", tools.TextResource("test://doc", "text/plain", "body")),
-			`[{"type":"resource","resource":{"uri":"test://doc","mimeType":"text/plain","text":"body"}}]`},
-		{one("link", tools.ResourceLink("test://big", "big.csv")), `[{"type":"resource_link","uri":"test://big","name":"big.csv"}]`},
-		{one("annotated", tools.Annotate(tools.Text("for you"), tools.ForAudience(0.9, "user"))),
+		{one("text", &mcp.TextContent{Text: "hello"}), `[{"type":"text","text":"hello"}]`},
+		{one("image", &mcp.ImageContent{Data: pngData, MIMEType: "image/png"}), fmt.Sprintf(`[{"type":"image","data":%q,"mimeType":"image/png"}]`, b64(pngData))},
+		{audio, fmt.Sprintf(`[{"type":"audio","data":%q,"mimeType":"audio/wav"}]`, b64(wavData))},
+		{link, `[{"type":"resource_link","uri":"test://big","name":"big.csv"}]`},
+		{one("annotated", &mcp.TextContent{Text: "for you", Annotations: &mcp.Annotations{Audience: []mcp.Role{"user"}, Priority: 0.9}}),
 			`[{"type":"text","text":"for you","annotations":{"audience":["user"],"priority":0.9}}]`},
-		{content("mixed", tools.Text("Multiple content types:"), tools.Image(pngData, "image/png"),
-			tools.TextResource("test://mixed", "application/json", `{"value":123}`)),
+		{content("mixed", &mcp.TextContent{Text: "Multiple content types:"}, &mcp.ImageContent{Data: pngData, MIMEType: "image/png"},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://mixed", MIMEType: "application/json", Text: `{"value":123}`}}),
 			fmt.Sprintf(`[{"type":"text","text":"Multiple content types:"},{"type":"image","data":%q,"mimeType":"image/png"},
 			{"type":"resource","resource":{"uri":"test://mixed","mimeType":"application/json","text":"{\"value\":123}"}}]`, b64(pngData))},
 		{content("none"), `[]`},
@@ -492,22 +501,6 @@ func TestContentHelpers(t *testing.T) {
 			}
 			jsonEqual(t, wire(t, res)["content"], tt.want)
 		})
-	}
-
-	// A file from disk becomes an embedded resource with a file:// URI.
-	f, err := tools.FileFromPath(filepath.Join(dir, "notes.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.HasPrefix(f.Resource.URI, "file:///") || !strings.HasSuffix(f.Resource.URI, "/notes.txt") ||
-		f.Resource.MIMEType != "text/plain" || string(f.Resource.Blob) != "hello" {
-		t.Errorf("FileFromPath = %+v", f.Resource)
-	}
-	if _, err := tools.ImageFile(filepath.Join(dir, "beep.wav")); err == nil {
-		t.Error("ImageFile accepted a WAV file")
-	}
-	if _, err := tools.AudioFile(filepath.Join(dir, "missing.wav")); err == nil {
-		t.Error("AudioFile accepted a missing file")
 	}
 }
 
@@ -547,7 +540,7 @@ func TestProgress(t *testing.T) {
 	params := &mcp.CallToolParams{Name: "work", Arguments: map[string]int{"steps": 3}}
 	params.SetProgressToken("tok-1")
 	res, err := ts.Session.CallTool(t.Context(), params)
-	if err != nil || tools.Unwrap(res) != "done" {
+	if sc, _ := res.StructuredContent.(map[string]any); err != nil || sc["result"] != "done" { // wrapped for 2025-11-25
 		t.Fatalf("work: %+v, %v", res, err)
 	}
 	// Notifications sent before the response arrive before it on the
@@ -576,12 +569,12 @@ func TestProgressWithoutToken(t *testing.T) {
 		return req.NotifyProgress(ctx, 1, 1, "") == nil, nil
 	}, nil))
 	ts := serve(t, tl)
-	if res := call(t, ts, "p", nil); tools.Unwrap(res) != true {
+	if res := call(t, ts, "p", nil); res.StructuredContent != true {
 		t.Errorf("got %+v", res)
 	}
 	// Without a session at all (a unit test), both are no-ops too.
 	res, err := tl.Handler.ServeTool(t.Context(), mcpkittest.NewRequest(tl, nil))
-	if err != nil || tools.Unwrap(res) != true {
+	if err != nil || string(res.StructuredContent.(json.RawMessage)) != "true" {
 		t.Errorf("without a session: %+v, %v", res, err)
 	}
 }

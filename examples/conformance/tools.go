@@ -128,7 +128,7 @@ func (k *toolkit) tools() []*mcpkit.Tool {
 }
 
 func textResult(s string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{tools.Text(s)}}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
 func (k *toolkit) simpleText(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
@@ -136,24 +136,24 @@ func (k *toolkit) simpleText(context.Context, *mcpkit.Request) (*mcp.CallToolRes
 }
 
 func (k *toolkit) image(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
-	return &mcp.CallToolResult{Content: []mcp.Content{tools.Image(k.media.png, "image/png")}}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: k.media.png, MIMEType: "image/png"}}}, nil
 }
 
 func (k *toolkit) audio(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
-	return &mcp.CallToolResult{Content: []mcp.Content{tools.Audio(k.media.wav, "audio/wav")}}, nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: k.media.wav, MIMEType: "audio/wav"}}}, nil
 }
 
 func (k *toolkit) embeddedResource(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{
-		tools.TextResource("test://embedded-resource", "text/plain", embeddedText),
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://embedded-resource", MIMEType: "text/plain", Text: embeddedText}},
 	}}, nil
 }
 
 func (k *toolkit) mixed(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{
-		tools.Text(mixedText),
-		tools.Image(k.media.png, "image/png"),
-		tools.TextResource("test://mixed-content-resource", "application/json", mixedJSON),
+		&mcp.TextContent{Text: mixedText},
+		&mcp.ImageContent{Data: k.media.png, MIMEType: "image/png"},
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "test://mixed-content-resource", MIMEType: "application/json", Text: mixedJSON}},
 	}}, nil
 }
 
@@ -229,7 +229,7 @@ func (k *toolkit) sampling(ctx context.Context, req *mcpkit.Request, in sampling
 		return nil, errNoSession
 	}
 	res, err := ss.CreateMessage(ctx, &mcp.CreateMessageParams{
-		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: tools.Text(in.Prompt)}},
+		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}},
 		MaxTokens: 100,
 	})
 	if err != nil {
