@@ -36,6 +36,11 @@
 //	nullable:"true"      also admit null
 //	deprecated:"true"    mark the field deprecated
 //
+// The keys are bare, as in most Go schema libraries, because the go-sdk's
+// own jsonschema:"..." tag holds only a description and cannot carry a
+// bound or a default; a field that another library also tags with one of
+// these names gets a schema from both readings, so such a field is better
+// described through [Options.InputSchema].
 // Nested structs are inlined. A type that contains itself (a tree) is
 // emitted once under $defs and referred to with $ref. time.Time is a
 // date-time string, time.Duration an integer of nanoseconds (as
@@ -50,18 +55,24 @@
 //
 // # Results
 //
-// See [New] for how Out becomes a result, and [Text], [Image], [Audio],
-// [File], [TextResource] and [ResourceLink] for content blocks, which a
-// function may return alone or as a mixed []mcp.Content.
+// See [New] for how Out becomes a result. Content blocks are the SDK's own
+// types (&mcp.ImageContent{...}, &mcp.EmbeddedResource{...}), which a
+// function may return alone, as its concrete type or as mcp.Content, or as
+// a mixed []mcp.Content.
+//
+// Structured content is json.RawMessage in the result a tool's handler
+// returns, which is what in-process callers ([mcpkit.Server.Handler],
+// mcpkittest.ServeTool) see; over the wire, clients decode it like any
+// JSON (a map[string]any for an object, with the SDK's client).
 //
 // # Errors
 //
 // A function reports failure with the errors of package mcpkit:
-// [mcpkit.ToolErrorf], [mcpkit.RetryableError] or [mcpkit.FatalError] for
-// errors the model should see, [mcpkit.NewProtocolError] for a JSON-RPC
-// error; any other error is shown unless error masking is in the chain.
-// Arguments that do not decode into In are an [ArgumentError], a
-// retryable tool error naming the field. Decoding does not validate the
-// arguments against the schema: put validation middleware in the chain
-// for that.
+// [mcpkit.ToolErrorf] or [mcpkit.NewToolError] for errors the model should
+// see, [mcpkit.NewProtocolError] for a JSON-RPC error; any other error is
+// shown unless error masking is in the chain. The server validates the
+// arguments against the tool's schema before the function runs, so the
+// function sees only arguments that fit it (and the schema's defaults);
+// arguments that still do not decode into In (with validation turned off)
+// are an [ArgumentError], a retryable tool error naming the field.
 package tools

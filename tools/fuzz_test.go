@@ -35,6 +35,7 @@ func FuzzArguments(f *testing.F) {
 		``, `null`, `{}`, `{"name":"a","count":3}`, `{"count":300}`, `{"count":"3"}`, `{"tags":[1]}`,
 		`{"tree":{"value":1,"children":[{"value":2},null]}}`, `{"pairs":{"1":2.5,"x":1}}`, `[1,2]`, `"str"`,
 		`{"raw":{"any":[true]}}`, `{"opt":{"X":1}}`, `{"name":"\ud800"}`, `{`, `{"extra":{"a":{"b":[]}}}`,
+		`{"count":1e2}`, `{"count":10.0,"name":"1.0"}`, `{"count":1e400}`, `{"count":-1.5e1,"tags":["\"1.0"]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -47,8 +48,8 @@ func FuzzArguments(f *testing.F) {
 			if !errors.As(err, &te) || !errors.As(err, &ae) || te.ErrorClass() != mcpkit.Retryable {
 				t.Fatalf("args %q: error %v (%T), want a retryable *ArgumentError", args, err, err)
 			}
-			if len(err.Error()) == 0 {
-				t.Fatalf("args %q: empty error text", args)
+			if n := len(err.Error()); n == 0 || n > 300 {
+				t.Fatalf("args %q: error text of %d bytes: %.400s", args, n, err)
 			}
 			return
 		}

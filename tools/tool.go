@@ -6,7 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/big"
 	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,8 +41,7 @@ type Options struct {
 	InputSchema any
 
 	// OutputSchema, if set, is advertised instead of the schema inferred
-	// from Out. For an Out that is wrapped as {"result": value} (see
-	// [New]), it must describe the wrapped object.
+	// from Out, and must describe Out's JSON.
 	OutputSchema any
 
 	// TypeSchemas gives the schema of types that cannot describe
@@ -57,18 +61,22 @@ type Options struct {
 //
 //   - a struct, a map or a pointer to one: structuredContent holding it, and
 //     its JSON as a text block; the output schema is inferred from Out;
-//   - any other type (numbers, strings, booleans, slices, arrays): wrapped as
-//     structuredContent {"result": value}, with the text block holding the
-//     value's JSON (or the string itself); the output schema and the
-//     result's _meta carry a marker ([WrapResultKey], [MetaKeyWrapped]) so
-//     that clients can unwrap;
-//   - [mcp.Content] or []mcp.Content: those content blocks, no structured
-//     content (see [Text], [Image], [Audio], [File], [ResourceLink], ...);
+//   - numbers, strings, booleans, slices, arrays: structuredContent holding
+//     the value, and a text block with its JSON (or the string itself); the
+//     output schema is the value's. Protocol 2026-07-28 allows any JSON
+//     value there (SEP-2106); for older clients the server sends
+//     {"result": value} and advertises the schema of that object;
+//   - []byte: an embedded resource holding the bytes as a blob, with the
+//     MIME type http.DetectContentType finds;
+//   - [mcp.Content], a concrete content type (*mcp.ImageContent, ...) or
+//     []mcp.Content: those content blocks, no structured content;
 //   - *[mcp.CallToolResult]: the result, untouched;
 //   - struct{}: an empty result.
 //
-// A nil pointer, map, interface or content list is an empty result; a nil
-// slice is the empty list. Errors from fn are reported as the server's
+// A nil pointer, map, interface or content list is an empty result (which
+// passes the output schema check: it carries no structured content); a nil
+// slice is the empty list. Structured content is a json.RawMessage in the
+// handler's result. Errors from fn are reported as the server's
 // error table says; arguments that cannot be decoded into In are a
 // retryable tool error naming the field.
 //
@@ -181,7 +189,17 @@ func (h *handler[In, Out]) ServeTool(ctx context.Context, req *mcpkit.Request) (
 	var in In
 	if args := req.Arguments; len(args) > 0 && !isNull(args) {
 		if err := json.Unmarshal(args, &in); err != nil {
-			return nil, argumentError(err)
+			// 10.0 and 1e2 are integers to JSON Schema, and so to the
+			// validator, but not to encoding/json: write them as such and
+			// try again, paying for it only when it is needed.
+			fixed, ok := integralLiterals(args, err)
+			if !ok {
+				return nil, argumentError(err)
+			}
+			in = *new(In)
+			if err := json.Unmarshal(fixed, &in); err != nil {
+				return nil, argumentError(err)
+			}
 		}
 	}
 	out, err := h.fn(ctx, req, in)
@@ -196,28 +214,36 @@ func isNull(b []byte) bool {
 }
 
 // An ArgumentError reports arguments that could not be decoded into the
-// tool's input type. It reaches the client as a retryable tool error.
+// tool's input type. It reaches the client as a retryable tool error whose
+// text names the field as the validator does ("items/id: want integer, got
+// string") and repeats at most 40 bytes of the arguments.
 type ArgumentError struct {
-	// Field is the dotted path of the offending field ("items.3.id"), or
-	// empty when the arguments as a whole are at fault.
+	// Field is the dotted path of the offending field, as encoding/json
+	// gives it ("items.id"), or empty when the arguments as a whole are at
+	// fault.
 	Field string
 	// Err is the decoding error.
 	Err error
 }
 
 func (e *ArgumentError) Error() string {
+	at := ""
+	if e.Field != "" {
+		at = clip(strings.ReplaceAll(e.Field, ".", "/")) + ": "
+	}
 	var ute *json.UnmarshalTypeError
 	if errors.As(e.Err, &ute) {
 		want := jsonTypeName(ute.Type)
-		if e.Field == "" {
-			return fmt.Sprintf("invalid arguments: want %s, got %s", want, ute.Value)
+		got := ute.Value
+		if lit, isNum := strings.CutPrefix(got, "number "); isNum {
+			if numberOutOfRange(lit, ute.Type) {
+				return fmt.Sprintf("invalid arguments: %swant %s, got a number out of its range: %s", at, want, clip(lit))
+			}
+			return fmt.Sprintf("invalid arguments: %swant %s, got number %s", at, want, clip(lit))
 		}
-		return fmt.Sprintf("invalid arguments: field %q: want %s, got %s", e.Field, want, ute.Value)
+		return fmt.Sprintf("invalid arguments: %swant %s, got %s", at, want, clip(got))
 	}
-	if e.Field != "" {
-		return fmt.Sprintf("invalid arguments: field %q: %v", e.Field, e.Err)
-	}
-	return fmt.Sprintf("invalid arguments: %v", e.Err)
+	return fmt.Sprintf("invalid arguments: %s%s", at, clip(e.Err.Error()))
 }
 
 // Unwrap returns e.Err.
@@ -230,6 +256,105 @@ func argumentError(err error) error {
 		ae.Field = ute.Field
 	}
 	return &mcpkit.ToolError{Err: ae, Class: mcpkit.Retryable}
+}
+
+// maxEcho is the longest text of the arguments an error repeats.
+const maxEcho = 40
+
+// clip returns s, or its first maxEcho bytes and "..." when it is longer.
+func clip(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	s = s[:maxEcho]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "..."
+}
+
+// numberOutOfRange reports whether the number literal lit is beyond what a
+// value of type t holds, rather than of the wrong kind (10.5 for an int).
+func numberOutOfRange(lit string, t reflect.Type) bool {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	f, err := strconv.ParseFloat(lit, 64)
+	if err != nil {
+		return true // beyond float64
+	}
+	if t == nil || f != math.Trunc(f) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		limit := math.Ldexp(1, t.Bits()-1)
+		return f < -limit || f >= limit
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return f < 0 || f >= math.Ldexp(1, t.Bits())
+	case reflect.Float32:
+		return math.Abs(f) > math.MaxFloat32
+	}
+	return false
+}
+
+// integralLiterals returns args with every number literal that has a
+// fraction or an exponent but an integral value within int64 (10.0, 1e2,
+// -2.50e1) written as an integer, when err says a number did not fit an
+// integer field; false when there is nothing to rewrite. Literals longer
+// than 40 bytes or with exponents beyond 18 are left alone: no int64 is
+// written that way, and big exponents would be costly to evaluate.
+func integralLiterals(args []byte, err error) ([]byte, bool) {
+	var ute *json.UnmarshalTypeError
+	if !errors.As(err, &ute) || !strings.HasPrefix(ute.Value, "number") {
+		return nil, false
+	}
+	var out []byte
+	last := 0
+	for i := 0; i < len(args); i++ {
+		switch c := args[i]; {
+		case c == '"':
+			for i++; i < len(args) && args[i] != '"'; i++ {
+				if args[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || '0' <= c && c <= '9':
+			j := i + 1
+			for j < len(args) && strings.IndexByte("0123456789.eE+-", args[j]) >= 0 {
+				j++
+			}
+			if n, ok := integral(args[i:j]); ok {
+				out = append(out, args[last:i]...)
+				out = strconv.AppendInt(out, n, 10)
+				last = j
+			}
+			i = j - 1
+		}
+	}
+	if out == nil {
+		return nil, false
+	}
+	return append(out, args[last:]...), true
+}
+
+// integral returns the value of the number literal lit if it has a
+// fraction or an exponent and is a whole number within int64.
+func integral(lit []byte) (int64, bool) {
+	if len(lit) > maxEcho || !bytes.ContainsAny(lit, ".eE") {
+		return 0, false
+	}
+	if k := bytes.IndexAny(lit, "eE"); k >= 0 {
+		exp, err := strconv.Atoi(string(lit[k+1:]))
+		if err != nil || exp > 18 || exp < -18 {
+			return 0, false
+		}
+	}
+	r, ok := new(big.Rat).SetString(string(lit))
+	if !ok || !r.IsInt() || !r.Num().IsInt64() {
+		return 0, false
+	}
+	return r.Num().Int64(), true
 }
 
 // jsonTypeName names the JSON type that decodes into t.

@@ -262,9 +262,12 @@ func TestArgumentErrors(t *testing.T) {
 		args any
 		want string
 	}{
-		{json.RawMessage(`{"items":[{"id":1},{"id":"two"}]}`), `invalid arguments: field "items.id": want integer, got string`},
-		{json.RawMessage(`{"q":5}`), `invalid arguments: field "q": want string, got number`},
-		{json.RawMessage(`{"items":{}}`), `invalid arguments: field "items": want array, got object`},
+		{json.RawMessage(`{"items":[{"id":1},{"id":"two"}]}`), `invalid arguments: items/id: want integer, got string`},
+		{json.RawMessage(`{"q":5}`), `invalid arguments: q: want string, got number`},
+		{json.RawMessage(`{"items":{}}`), `invalid arguments: items: want array, got object`},
+		{json.RawMessage(`{"items":[{"id":10.5}]}`), `invalid arguments: items/id: want integer, got number 10.5`},
+		{json.RawMessage(`{"items":[{"id":1e30}]}`), `invalid arguments: items/id: want integer, got a number out of its range: 1e30`},
+		{json.RawMessage(`{"items":[{"id":-1.` + strings.Repeat("5", 5000) + `}]}`), `invalid arguments: items/id: want integer, got number -1.` + strings.Repeat("5", 37) + `...`},
 	}
 	for _, tt := range tests {
 		res := call(t, ts, "echo", tt.args)
@@ -273,12 +276,36 @@ func TestArgumentErrors(t *testing.T) {
 			continue
 		}
 		if got := res.Content[0].(*mcp.TextContent).Text; got != tt.want {
-			t.Errorf("%s: message %q, want %q", tt.args, got, tt.want)
+			t.Errorf("%.80s: message %q, want %q", tt.args, got, tt.want)
 		}
 	}
 	// No arguments at all decode as the zero value.
 	if res := call(t, ts, "echo", nil); res.IsError || res.StructuredContent != 0.0 {
 		t.Errorf("no arguments: %+v", res)
+	}
+}
+
+// TestWholeNumbersForIntegers checks that 10.0 and 1e2, integers to JSON
+// Schema and so to the validator, decode into integer fields too.
+func TestWholeNumbersForIntegers(t *testing.T) {
+	type In struct {
+		N  int     `json:"n"`
+		U  uint8   `json:"u"`
+		F  float64 `json:"f"`
+		S  string  `json:"s"`
+		XS []int   `json:"xs"`
+	}
+	tl := tools.Must(tools.New("ints", func(ctx context.Context, in In) (string, error) {
+		return fmt.Sprintf("%d %d %v %s %v", in.N, in.U, in.F, in.S, in.XS), nil
+	}, nil))
+	ts := serve(t, tl)
+	res := call(t, ts, "ints", json.RawMessage(`{"n":10.0,"u":1e2,"f":2.50,"s":"1.0e1","xs":[-2.50e1,3]}`))
+	if res.IsError || res.Content[0].(*mcp.TextContent).Text != "10 100 2.5 1.0e1 [-25 3]" {
+		t.Errorf("got %+v", res.Content[0])
+	}
+	res = call(t, ts, "ints", json.RawMessage(`{"n":10.5,"u":1,"f":1,"s":"","xs":[]}`))
+	if !res.IsError {
+		t.Errorf("10.5 for an integer was accepted: %+v", res.Content[0])
 	}
 }
 
