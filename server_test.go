@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -39,6 +40,19 @@ func resultText(t *testing.T, res *mcp.CallToolResult) string {
 	tc, ok := res.Content[0].(*mcp.TextContent)
 	if !ok {
 		t.Fatalf("content is %T, want *mcp.TextContent", res.Content[0])
+	}
+	return tc.Text
+}
+
+// onlyText returns the text of res's single text block, or "" when res has
+// some other content.
+func onlyText(res *mcp.CallToolResult) string {
+	if len(res.Content) != 1 {
+		return ""
+	}
+	tc, _ := res.Content[0].(*mcp.TextContent)
+	if tc == nil {
+		return ""
 	}
 	return tc.Text
 }
@@ -420,66 +434,74 @@ func TestSDKHandlerWithoutCall(t *testing.T) {
 	}
 }
 
+// TestListChanged checks that Add and Remove reach connected clients as
+// notifications/tools/list_changed. The in-memory client (2026-07-28) hears
+// of changes on a subscriptions/listen stream that it opens while it
+// connects; it runs in a synctest bubble, so that the test waits until the
+// server has taken the subscription instead of guessing how long that takes.
 func TestListChanged(t *testing.T) {
-	for _, v := range []struct {
-		name    string
-		connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
-	}{
-		{"stateful", mcpkittest.NewServer},
-		{"inmemory", mcpkittest.NewInMemoryServer},
-	} {
-		t.Run(v.name, func(t *testing.T) {
-			changed := make(chan struct{}, 16)
-			srv := mcpkit.NewServer(&mcp.Implementation{Name: "lc"}, nil)
-			srv.Add(tool("first", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-				return textResult("1"), nil
-			}))
-			ts := v.connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
-				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-			}})
-			wait := func(what string) {
-				t.Helper()
-				select {
-				case <-changed:
-				case <-time.After(10 * time.Second):
-					t.Fatalf("no notifications/tools/list_changed after %s", what)
-				}
-			}
-			names := func() []string {
-				t.Helper()
-				res, err := ts.Session.ListTools(t.Context(), nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var n []string
-				for _, tl := range res.Tools {
-					n = append(n, tl.Name)
-				}
-				return n
-			}
-
-			if err := srv.Add(tool("second", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-				return textResult("2"), nil
-			})); err != nil {
-				t.Fatal(err)
-			}
-			wait("Add")
-			if got := strings.Join(names(), ","); got != "first,second" {
-				t.Errorf("after Add: tools = %s", got)
-			}
-
-			srv.Remove("first")
-			wait("Remove")
-			if got := strings.Join(names(), ","); got != "second" {
-				t.Errorf("after Remove: tools = %s", got)
-			}
-			_, err := ts.CallTool(t.Context(), "first", nil)
-			var werr *jsonrpc.Error
-			if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != `unknown tool "first"` {
-				t.Errorf("calling a removed tool: %v, want -32602 unknown tool", err)
-			}
+	t.Run("stateful", func(t *testing.T) {
+		testListChanged(t, mcpkittest.NewServer, func() {})
+	})
+	t.Run("inmemory", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			testListChanged(t, mcpkittest.NewInMemoryServer, synctest.Wait)
 		})
+	})
+}
+
+func testListChanged(t *testing.T, connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server, settle func()) {
+	changed := make(chan struct{}, 16)
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "lc"}, nil)
+	srv.Add(tool("first", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return textResult("1"), nil
+	}))
+	ts := connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	}})
+	settle()
+	wait := func(what string) {
+		t.Helper()
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no notifications/tools/list_changed after %s", what)
+		}
 	}
+	names := func() []string {
+		t.Helper()
+		res, err := ts.Session.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n []string
+		for _, tl := range res.Tools {
+			n = append(n, tl.Name)
+		}
+		return n
+	}
+
+	if err := srv.Add(tool("second", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return textResult("2"), nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	wait("Add")
+	if got := strings.Join(names(), ","); got != "first,second" {
+		t.Errorf("after Add: tools = %s", got)
+	}
+
+	srv.Remove("first")
+	wait("Remove")
+	if got := strings.Join(names(), ","); got != "second" {
+		t.Errorf("after Remove: tools = %s", got)
+	}
+	_, err := ts.CallTool(t.Context(), "first", nil)
+	var werr *jsonrpc.Error
+	if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != `unknown tool "first"` {
+		t.Errorf("calling a removed tool: %v, want -32602 unknown tool", err)
+	}
+	ts.Close()
 }
 
 func TestConcurrentCalls(t *testing.T) {
@@ -513,9 +535,11 @@ func TestConcurrentCalls(t *testing.T) {
 					switch {
 					case err != nil:
 						errs <- err
-					case n%7 == 0 && (!res.IsError || resultText(t, res) != fmt.Sprintf("seven divides %d", n)):
+					// Not resultText: t.Fatal must not be called off the
+					// test's goroutine.
+					case n%7 == 0 && (!res.IsError || onlyText(res) != fmt.Sprintf("seven divides %d", n)):
 						errs <- fmt.Errorf("call %d: want tool error, got %+v", n, res)
-					case n%7 != 0 && (res.IsError || resultText(t, res) != fmt.Sprint(n)):
+					case n%7 != 0 && (res.IsError || onlyText(res) != fmt.Sprint(n)):
 						errs <- fmt.Errorf("call %d: got %+v", n, res)
 					}
 				}
