@@ -368,8 +368,9 @@ func TestNoToolsAdvertisesListChanged(t *testing.T) {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "empty"}, nil)
 	ts := mcpkittest.NewServer(t, srv, nil)
 	caps := ts.Session.InitializeResult().Capabilities
-	if caps.Tools == nil || !caps.Tools.ListChanged || caps.Logging == nil {
-		t.Errorf("capabilities = %+v, want tools.listChanged and logging", caps)
+	//lint:ignore SA1019 checking that the deprecated capability is absent
+	if caps.Tools == nil || !caps.Tools.ListChanged || caps.Logging != nil {
+		t.Errorf("capabilities = %+v, want tools.listChanged and no (deprecated) logging", caps)
 	}
 	if v := ts.Session.InitializeResult().ProtocolVersion; v != mcpkittest.StatefulVersion {
 		t.Errorf("negotiated %s, want %s", v, mcpkittest.StatefulVersion)

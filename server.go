@@ -90,13 +90,16 @@ type entry struct {
 // NewServer returns a Server on a new SDK server for impl, configured by
 // opts.SDKOptions. Unless those options set it, the server advertises the
 // tools capability with listChanged from the start, so clients that connect
-// before the first tool is added still learn of later changes.
+// before the first tool is added still learn of later changes. Without
+// Capabilities in those options, it advertises only that: client logging,
+// which the SDK would advertise by default, is deprecated by protocol
+// 2026-07-28 (set Capabilities to advertise it).
 func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 	var sdkOpts mcp.ServerOptions
 	if opts != nil && opts.SDKOptions != nil {
 		sdkOpts = *opts.SDKOptions
 	}
-	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}} // the SDK's own default
+	caps := &mcp.ServerCapabilities{}
 	if sdkOpts.Capabilities != nil {
 		c := *sdkOpts.Capabilities
 		caps = &c

@@ -214,75 +214,132 @@ func TestConcurrencyLimitEndToEnd(t *testing.T) {
 	})
 }
 
-// TestConcurrencyLimitCountsRunaways checks that a limit in its documented
-// place, outside Timeout, bounds the handler bodies that really run: calls
-// answered at their deadline keep their slots until their handlers return,
-// and calls beyond the limit are rejected at once meanwhile (D3).
+// TestConcurrencyLimitCountsRunaways checks, through a client, that a limit
+// in its documented place, outside Timeout, bounds the handler bodies that
+// really run: calls answered at their deadline keep their slots until their
+// handlers return, calls beyond the limit are rejected at once meanwhile,
+// and every slot is free again once the handlers return (D3).
 func TestConcurrencyLimitCountsRunaways(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var running, peak atomic.Int32
-		release := make(chan struct{})
-		stubborn := newTool("stubborn", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+		enter := func() {
 			n := running.Add(1)
 			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 			}
+		}
+		release, hold := make(chan struct{}), make(chan struct{})
+		stubborn := newTool("stubborn", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			enter()
 			<-release // ignores its context
 			running.Add(-1)
 			return textResult("late"), nil
 		})
+		holder := newTool("holder", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			enter()
+			<-hold
+			running.Add(-1)
+			return textResult("held"), nil
+		})
 		srv := newServer(t, []mcpkit.Middleware{
 			middleware.ConcurrencyLimit(4, nil),
 			middleware.Timeout(time.Second, nil),
-		}, stubborn)
-		h, _ := srv.Handler("stubborn")
-		tl, _ := srv.Lookup("stubborn")
-		var timedOut, busy atomic.Int32
-		var wg sync.WaitGroup
-		for range 40 {
-			wg.Go(func() {
-				_, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(tl, nil))
-				switch {
-				case errors.Is(err, context.DeadlineExceeded):
-					timedOut.Add(1)
-				case errors.Is(err, middleware.ErrBusy):
-					busy.Add(1)
-				default:
-					t.Errorf("unexpected outcome %v", err)
-				}
-			})
-			time.Sleep(100 * time.Millisecond) // the calls arrive over 4s, past the first deadlines
+		}, stubborn, holder)
+		ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+
+		type outcome struct {
+			res  *mcp.CallToolResult
+			err  error
+			took time.Duration
 		}
-		wg.Wait()
+		callAll := func(tool string, n int, every time.Duration) []outcome {
+			out := make([]outcome, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				wg.Go(func() {
+					start := time.Now()
+					res, err := ts.CallTool(t.Context(), tool, nil)
+					out[i] = outcome{res, err, time.Since(start)}
+				})
+				time.Sleep(every)
+			}
+			wg.Wait()
+			return out
+		}
+		// The calls arrive over 4s, past the first deadlines.
+		var timedOut, busy int
+		for i, o := range callAll("stubborn", 40, 100*time.Millisecond) {
+			if o.err != nil {
+				t.Fatalf("call %d: %v", i, o.err)
+			}
+			text := resultText(t, o.res)
+			switch {
+			case !o.res.IsError || mcpkit.ErrorClassOf(o.res) != mcpkit.Retryable:
+				t.Errorf("call %d: got %+v (class %q), want a retryable tool error", i, o.res, mcpkit.ErrorClassOf(o.res))
+			case text == `tool "stubborn" timed out after 1s` && o.took == time.Second:
+				timedOut++
+			case text == `tool "stubborn" is busy: the limit of 4 concurrent calls is reached; try again later` && o.took == 0:
+				busy++
+			default:
+				t.Errorf("call %d: got %q after %v", i, text, o.took)
+			}
+		}
 		if p := peak.Load(); p != 4 {
 			t.Errorf("peak of %d handler bodies running at once, want 4", p)
 		}
-		if timedOut.Load() != 4 || busy.Load() != 36 {
-			t.Errorf("%d timed out, %d busy; want 4 and 36", timedOut.Load(), busy.Load())
+		if timedOut != 4 || busy != 36 {
+			t.Errorf("%d timed out after 1s, %d busy at once; want 4 and 36", timedOut, busy)
 		}
-		// Once the runaways return, their slots are free again.
+
+		// Once the runaways return, all four slots are free again: four
+		// calls run at once, and only a fifth is turned away.
 		close(release)
 		synctest.Wait()
-		if running.Load() != 0 {
-			t.Fatalf("%d handlers still running", running.Load())
+		if n := running.Load(); n != 0 {
+			t.Fatalf("%d handlers still running", n)
 		}
-		for i := range 4 {
-			if res, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(tl, nil)); err != nil || resultText(t, res) != "late" {
-				t.Errorf("call %d after release: %v, %v", i, res, err)
+		peak.Store(0)
+		done := make(chan []outcome)
+		go func() { done <- callAll("holder", 4, 0) }()
+		synctest.Wait()
+		if n := running.Load(); n != 4 {
+			t.Errorf("%d of 4 calls running after the runaways returned, want 4", n)
+		}
+		res, err := ts.CallTool(t.Context(), "holder", nil)
+		if err != nil || !res.IsError || mcpkit.ErrorClassOf(res) != mcpkit.Retryable {
+			t.Errorf("a fifth call: %+v, %v; want a busy rejection", res, err)
+		}
+		close(hold)
+		for i, o := range <-done {
+			if o.err != nil || o.res.IsError || resultText(t, o.res) != "held" {
+				t.Errorf("holder call %d: %+v, %v", i, o.res, o.err)
 			}
 		}
 	})
 }
 
 // TestConcurrencyLimitReleasesOnPanic checks that a panicking handler gives
-// its slot back.
+// its slot back, also when Timeout re-raises the panic from the handler's
+// goroutine.
 func TestConcurrencyLimitReleasesOnPanic(t *testing.T) {
 	panicky := mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { panic("boom") })
-	h := middleware.Recover(nil)(middleware.ConcurrencyLimit(1, nil)(panicky))
-	for i := range 3 {
-		_, err := call(t, h, newTool("t", nil), nil)
-		var p *mcpkit.PanicError
-		if !errors.As(err, &p) {
-			t.Fatalf("call %d: got %v, want the recovered panic (a busy rejection means the slot leaked)", i, err)
-		}
+	tests := []struct {
+		name  string
+		inner []mcpkit.Middleware
+	}{
+		{"bare", nil},
+		{"outside Timeout", []mcpkit.Middleware{middleware.Timeout(time.Minute, nil)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chain := append([]mcpkit.Middleware{middleware.Recover(nil), middleware.ConcurrencyLimit(1, nil)}, tt.inner...)
+			h := mcpkit.Chain(chain...)(panicky)
+			for i := range 3 {
+				_, err := call(t, h, newTool("t", nil), nil)
+				var p *mcpkit.PanicError
+				if !errors.As(err, &p) {
+					t.Fatalf("call %d: got %v, want the recovered panic (a busy rejection means the slot leaked)", i, err)
+				}
+			}
+		})
 	}
 }

@@ -47,9 +47,10 @@ func TestRecommended(t *testing.T) {
 			if tt.class == "" {
 				got = canonicalJSON(got)
 			}
-			if !strings.HasPrefix(got, tt.text) || mcpkit.ErrorClassOf(res) != tt.class {
-				t.Errorf("%s: got %q (class %q), want prefix %q (class %q)", tt.tool, got, mcpkit.ErrorClassOf(res), tt.text, tt.class)
+			if got != tt.text || mcpkit.ErrorClassOf(res) != tt.class {
+				t.Errorf("%s: got %q (class %q), want %q (class %q)", tt.tool, got, mcpkit.ErrorClassOf(res), tt.text, tt.class)
 			}
+			mustNotContain(t, "hunter2", map[string]string{tt.tool + "'s result": mustMarshal(res)})
 		}
 		records := logs.records(t)
 		calls := 0
@@ -66,12 +67,17 @@ func TestRecommended(t *testing.T) {
 		if n := strings.Count(logs.String(), "hunter2"); n != 1 {
 			t.Errorf("the real error was logged %d times, want once:\n%s", n, logs.String())
 		}
+		var panics []map[string]any
 		for _, r := range records {
-			if r["tool"] == "panics" {
-				if stack, _ := r["stack"].(string); !strings.Contains(stack, "recommended_test.go") {
-					t.Errorf("panic record without the panicking stack: %v", r)
-				}
+			if strings.Contains(mustMarshal(r), "boom") {
+				panics = append(panics, r)
 			}
+		}
+		if len(panics) != 1 {
+			t.Fatalf("the panic was logged %d times, want once:\n%s", len(panics), logs.String())
+		}
+		if stack, _ := panics[0]["stack"].(string); panics[0]["tool"] != "panics" || !strings.Contains(stack, "recommended_test.go") {
+			t.Errorf("panic record without the panicking stack: %v", panics[0])
 		}
 	})
 }
@@ -91,8 +97,8 @@ func TestRecommendedLogsLatePanics(t *testing.T) {
 		}
 		time.Sleep(2 * time.Second)
 		synctest.Wait()
-		if !strings.Contains(logs.String(), "too late") || !strings.Contains(logs.String(), "after its timeout") {
-			t.Errorf("late panic not logged:\n%s", logs.String())
+		if strings.Count(logs.String(), "too late") != 1 || !strings.Contains(logs.String(), "after its timeout") {
+			t.Errorf("late panic not logged once:\n%s", logs.String())
 		}
 	})
 }

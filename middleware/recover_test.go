@@ -38,7 +38,7 @@ func TestRecover(t *testing.T) {
 		}},
 		{"runtime error", func() {
 			var m map[string]int
-			m["x"] = 1
+			m["x"] = 1 //lint:ignore SA5000 the panic under test
 		}, func(v any) bool {
 			_, ok := v.(runtime.Error)
 			return ok

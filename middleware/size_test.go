@@ -260,12 +260,14 @@ func TestResultSizeLimitBoundsErrors(t *testing.T) {
 	huge := strings.Repeat("x", 1<<20)
 	errInner := errors.New(huge)
 	tests := []struct {
-		name  string
-		err   error
-		class mcpkit.ErrorClass
+		name   string
+		err    error
+		class  mcpkit.ErrorClass
+		prefix string // of the text the client sees
 	}{
-		{"tool error", mcpkit.NewToolError(errInner, mcpkit.Fatal), mcpkit.Fatal},
-		{"internal error", fmt.Errorf("wrapped: %w", errInner), mcpkit.Fatal},
+		{"tool error", mcpkit.NewToolError(errInner, mcpkit.Fatal), mcpkit.Fatal, "xxx"},
+		{"retryable tool error", mcpkit.NewToolError(errInner, mcpkit.Retryable), mcpkit.Retryable, "xxx"},
+		{"internal error", fmt.Errorf("wrapped: %w", errInner), mcpkit.Fatal, "wrapped: xxx"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -285,8 +287,9 @@ func TestResultSizeLimitBoundsErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			text := resultText(t, res)
-			if len(text) > 1000 || !strings.HasSuffix(text, "[truncated: the error was 1048576 bytes, the limit is 1000]") && !strings.Contains(text, "[truncated: the error was") {
-				t.Errorf("client got %d bytes of text: %.120q...", len(text), text)
+			marker := fmt.Sprintf("\n[truncated: the error was %d bytes, the limit is 1000]", len(tt.err.Error()))
+			if len(text) > 1000 || !strings.HasPrefix(text, tt.prefix) || !strings.HasSuffix(text, marker) {
+				t.Errorf("client got %d bytes of text, want at most 1000 ending in %q: %.120q...", len(text), marker, text)
 			}
 			if !res.IsError || mcpkit.ErrorClassOf(res) != tt.class {
 				t.Errorf("isError %v class %q, want class %q", res.IsError, mcpkit.ErrorClassOf(res), tt.class)

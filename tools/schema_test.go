@@ -165,7 +165,7 @@ type Team struct {
 type Skipped struct {
 	Kept     string `json:"kept"`
 	Dash     string `json:"-"`
-	private  string
+	private  string //lint:ignore U1000 an unexported field, which schemas skip
 	Untagged string
 	Quoted   int  `json:"quoted,string"`
 	QBool    bool `json:",string"`
@@ -387,7 +387,7 @@ func TestSchemaErrors(t *testing.T) {
 	}
 }
 
-type customMarshal struct{ v int }
+type customMarshal struct{ v int } //lint:ignore U1000 the value is never marshalled
 
 func (c customMarshal) MarshalJSON() ([]byte, error) { return []byte(`"x"`), nil }
 func (c *customMarshal) UnmarshalJSON([]byte) error  { return nil }

@@ -48,6 +48,9 @@ func newServer(opts options) (*mcpkit.Server, error) {
 		// schema makes unambiguous.
 		Validation: mcpkit.Lenient,
 		SDKOptions: &mcp.ServerOptions{
+			// The suite checks client logging, which 2026-07-28 deprecates
+			// and mcpkit does not advertise by default.
+			Capabilities:      &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
 			Logger:            logger,
 			CompletionHandler: complete,
 			// Subscriptions are tracked by the SDK; the handlers only make
