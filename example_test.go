@@ -230,3 +230,55 @@ func ExampleServer_Add_versions() {
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output: v1.10
 }
+
+func ExampleClassify() {
+	for _, err := range []error{
+		nil,
+		mcpkit.ToolErrorf("no city named %q", "Atlantis"),
+		mcpkit.NewProtocolError(-32041, "resource busy"),
+		errors.New("dial tcp 10.0.0.7:5432: connection refused"),
+		&mcpkit.PanicError{Value: "boom"},
+	} {
+		outcome, class := mcpkit.Classify(nil, err)
+		fmt.Printf("%s %q\n", outcome, class)
+	}
+	// Output:
+	// ok ""
+	// tool_error "retryable"
+	// protocol_error ""
+	// error "fatal"
+	// panic "fatal"
+}
+
+// ExampleForTools gives every tool but one a middleware, and that one
+// another: a selection, decided once per tool when its chain is built.
+func ExampleForTools() {
+	tag := func(name string) mcpkit.Middleware {
+		return func(next mcpkit.Handler) mcpkit.Handler {
+			return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+				fmt.Println(name, "runs for", req.Tool.Name)
+				return next.ServeTool(ctx, req)
+			})
+		}
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "selected"}, nil)
+	srv.Use(
+		mcpkit.ForTools(mcpkit.Not(mcpkit.Named("report")), tag("quick limit")),
+		mcpkit.ForTools(mcpkit.Named("report"), tag("long limit")),
+	)
+	for _, name := range []string{"report", "search"} {
+		srv.Add(&mcpkit.Tool{
+			Tool: mcp.Tool{Name: name, InputSchema: &jsonschema.Schema{Type: "object"}},
+			Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			}),
+		})
+	}
+	cs := connect(srv)
+	defer cs.Close()
+	cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "report"})
+	cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search"})
+	// Output:
+	// long limit runs for report
+	// quick limit runs for search
+}
