@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -92,6 +93,11 @@ func TestRunHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Stateless: no session for an abandoned client to leave behind, and
+	// any replica could answer.
+	if id := cs.ID(); id != "" {
+		t.Errorf("the server gave the client session %q; want a stateless server", id)
+	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}})
 	if err != nil || text(t, res) != `{"sum":3}` {
 		t.Fatalf("add over HTTP: %+v, %v", res, err)
@@ -117,8 +123,9 @@ func TestRunStdio(t *testing.T) {
 	clientToServer, serverIn := io.Pipe()
 	serverOut, serverToClient := io.Pipe()
 	done := make(chan error, 1)
+	var stderr syncBuilder
 	go func() {
-		done <- run(ctx, []string{"-stdio"}, clientToServer, serverToClient, io.Discard)
+		done <- run(ctx, []string{"-stdio"}, clientToServer, serverToClient, &stderr)
 		serverToClient.Close()
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(ctx,
@@ -136,6 +143,28 @@ func TestRunStdio(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("run did not return after the client closed")
 	}
+	// stdout carries the protocol; stderr tells the person who started it.
+	if got := stderr.String(); !strings.HasPrefix(got, "quickstart: serving MCP on stdin/stdout\n") {
+		t.Errorf("stderr = %q", got)
+	}
+}
+
+// syncBuilder is a strings.Builder safe for concurrent writes and reads.
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestBadFlag(t *testing.T) {
