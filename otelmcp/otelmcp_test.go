@@ -1,0 +1,319 @@
+package otelmcp_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/otelmcp"
+)
+
+// telemetry is an OTel SDK setup whose spans and metrics a test reads.
+type telemetry struct {
+	spans  *tracetest.SpanRecorder
+	tp     *sdktrace.TracerProvider
+	reader *sdkmetric.ManualReader
+	mp     *sdkmetric.MeterProvider
+}
+
+func newTelemetry() *telemetry {
+	t := &telemetry{spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader()}
+	t.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(t.spans))
+	t.mp = sdkmetric.NewMeterProvider(sdkmetric.WithReader(t.reader))
+	return t
+}
+
+func (tel *telemetry) middleware(opts ...otelmcp.Option) mcpkit.Middleware {
+	return otelmcp.NewMiddleware(append([]otelmcp.Option{
+		otelmcp.WithTracerProvider(tel.tp),
+		otelmcp.WithMeterProvider(tel.mp),
+		otelmcp.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
+	}, opts...)...)
+}
+
+func attrs(kvs []attribute.KeyValue) map[string]string {
+	m := map[string]string{}
+	for _, kv := range kvs {
+		m[string(kv.Key)] = kv.Value.String()
+	}
+	return m
+}
+
+var errDB = errors.New("dial tcp 10.0.0.7:5432: connection refused")
+
+func newTool(name string, h mcpkit.HandlerFunc) *mcpkit.Tool {
+	return &mcpkit.Tool{Tool: mcp.Tool{Name: name, InputSchema: &jsonschema.Schema{Type: "object"}}, Handler: h}
+}
+
+func text(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// server has one tool per outcome, behind the recommended chain, with the
+// instrumentation outermost.
+func server(tel *telemetry, opts ...otelmcp.Option) *mcpkit.Server {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "traced"}, nil)
+	srv.Use(tel.middleware(opts...), middleware.Recommended(&middleware.RecommendedOptions{Timeout: time.Second}))
+	srv.Add(
+		newTool("ok", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			trace.SpanFromContext(ctx).SetAttributes(attribute.String("app.city", "Oslo"))
+			l, _ := otelmcp.LabelerFromContext(ctx)
+			l.Add(attribute.String("app.tier", "gold"))
+			return text("fine"), nil
+		}),
+		newTool("tool_error", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return nil, mcpkit.ToolErrorf("no city named %q", "Atlantis")
+		}),
+		newTool("fatal", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return nil, mcpkit.NewToolError(errors.New("read-only"), mcpkit.Fatal)
+		}),
+		newTool("internal", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return nil, errDB }),
+		newTool("panics", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { panic("boom") }),
+		newTool("slow", func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}),
+		newTool("invalid_params", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return nil, mcpkit.NewProtocolError(-32602, "bad cursor")
+		}),
+		newTool("server_fault", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return nil, mcpkit.NewProtocolError(-32603, "internal")
+		}),
+	)
+	return srv
+}
+
+func TestSpans(t *testing.T) {
+	tests := []struct {
+		tool    string
+		attrs   map[string]string // besides the common ones
+		status  codes.Code
+		absent  []string
+		desc    string
+		wireErr bool
+	}{
+		{"ok", map[string]string{"app.city": "Oslo"}, codes.Unset, []string{"error.type", "mcpkit.error.class"}, "", false},
+		{"tool_error", map[string]string{"error.type": "tool_error", "mcpkit.error.class": "retryable", "mcpkit.outcome": "tool_error"}, codes.Error, nil, "tool_error", false},
+		{"fatal", map[string]string{"error.type": "tool_error", "mcpkit.error.class": "fatal"}, codes.Error, nil, "tool_error", false},
+		{"internal", map[string]string{"error.type": "tool_error", "mcpkit.error.class": "fatal", "mcpkit.outcome": "error"}, codes.Error, nil, "error", false},
+		{"panics", map[string]string{"error.type": "tool_error", "mcpkit.error.class": "fatal", "mcpkit.outcome": "panic"}, codes.Error, nil, "panic", false},
+		{"slow", map[string]string{"error.type": "tool_error", "mcpkit.error.class": "retryable", "mcpkit.outcome": "timeout"}, codes.Error, nil, "timeout", false},
+		{"invalid_params", map[string]string{"error.type": "-32602", "rpc.response.status_code": "-32602"}, codes.Unset, nil, "", true},
+		{"server_fault", map[string]string{"error.type": "-32603", "rpc.response.status_code": "-32603"}, codes.Error, nil, "internal", true},
+	}
+	synctest.Test(t, func(t *testing.T) {
+		tel := newTelemetry()
+		ts := mcpkittest.NewInMemoryServer(t, server(tel), nil)
+		for _, tt := range tests {
+			tel.spans.Reset()
+			_, err := ts.CallTool(t.Context(), tt.tool, nil)
+			if (err != nil) != tt.wireErr {
+				t.Fatalf("%s: JSON-RPC error %v, want one: %v", tt.tool, err, tt.wireErr)
+			}
+			ended := tel.spans.Ended()
+			if len(ended) != 1 {
+				t.Fatalf("%s: %d spans, want exactly 1", tt.tool, len(ended))
+			}
+			s := ended[0]
+			got := attrs(s.Attributes())
+			want := map[string]string{
+				"mcp.method.name": "tools/call", "gen_ai.tool.name": tt.tool, "gen_ai.operation.name": "execute_tool",
+				"mcp.protocol.version": "2026-07-28", "network.transport": "pipe",
+			}
+			for k, v := range tt.attrs {
+				want[k] = v
+			}
+			for k, v := range want {
+				if got[k] != v {
+					t.Errorf("%s: %s = %q, want %q (all: %v)", tt.tool, k, got[k], v, got)
+				}
+			}
+			for _, k := range append(tt.absent, "mcp.session.id", "gen_ai.tool.call.arguments") {
+				if _, ok := got[k]; ok {
+					t.Errorf("%s: has %s", tt.tool, k)
+				}
+			}
+			if s.Name() != "tools/call "+tt.tool || s.SpanKind() != trace.SpanKindServer {
+				t.Errorf("%s: span %q of kind %v", tt.tool, s.Name(), s.SpanKind())
+			}
+			if s.Status().Code != tt.status || tt.desc != "" && s.Status().Description != tt.desc {
+				t.Errorf("%s: status %v %q, want %v %q", tt.tool, s.Status().Code, s.Status().Description, tt.status, tt.desc)
+			}
+			if tt.tool == "internal" && strings.Contains(s.Status().Description+got["error.type"], "10.0.0.7") {
+				t.Error("the masked error's text is on the span")
+			}
+		}
+		time.Sleep(2 * time.Second) // let the abandoned slow handler end
+	})
+}
+
+func TestMetric(t *testing.T) {
+	tel := newTelemetry()
+	ts := mcpkittest.NewInMemoryServer(t, server(tel), nil)
+	for _, name := range []string{"ok", "ok", "tool_error"} {
+		ts.CallTool(t.Context(), name, nil)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := tel.reader.Collect(t.Context(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var hist metricdata.Histogram[float64]
+	found := false
+	for _, sm := range rm.ScopeMetrics {
+		if sm.Scope.Name != otelmcp.ScopeName || sm.Scope.Version != otelmcp.Version {
+			continue
+		}
+		for _, m := range sm.Metrics {
+			if m.Name == "mcp.server.operation.duration" && m.Unit == "s" {
+				hist, found = m.Data.(metricdata.Histogram[float64])
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no mcp.server.operation.duration histogram in %+v", rm.ScopeMetrics)
+	}
+	counts := map[string]uint64{}
+	for _, dp := range hist.DataPoints {
+		a := attrs(dp.Attributes.ToSlice())
+		counts[a["gen_ai.tool.name"]+"/"+a["error.type"]+"/"+a["app.tier"]] += dp.Count
+		if _, ok := a["mcp.session.id"]; ok {
+			t.Error("the session id is a metric attribute")
+		}
+		if len(dp.Bounds) != 14 || dp.Bounds[0] != 0.01 || dp.Bounds[13] != 300 {
+			t.Errorf("bucket boundaries %v", dp.Bounds)
+		}
+	}
+	if counts["ok//gold"] != 2 || counts["tool_error/tool_error/"] != 1 {
+		t.Errorf("data points: %v", counts)
+	}
+}
+
+// TestParentFromMeta checks that the trace context in params._meta is the
+// span's parent, and that the HTTP server span around the SDK handler (as
+// otelhttp would start) is linked.
+func TestParentFromMeta(t *testing.T) {
+	tel := newTelemetry()
+	srv := server(tel)
+	httpTracer := tel.tp.Tracer("http")
+	handler := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, span := httpTracer.Start(r.Context(), "POST /mcp", trace.WithSpanKind(trace.SpanKindServer))
+		defer span.End()
+		handler.ServeHTTP(w, r.WithContext(ctx))
+	}))
+	defer hs.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	const traceID, parentID = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	tel.spans.Reset()
+	params := &mcp.CallToolParams{Name: "ok", Meta: mcp.Meta{"traceparent": "00-" + traceID + "-" + parentID + "-01", "baggage": "user=ada"}}
+	if _, err := cs.CallTool(t.Context(), params); err != nil {
+		t.Fatal(err)
+	}
+	var mcpSpan, httpSpan sdktrace.ReadOnlySpan
+	for _, s := range tel.spans.Ended() {
+		switch s.Name() {
+		case "tools/call ok":
+			mcpSpan = s
+		case "POST /mcp":
+			httpSpan = s // the last POST is the call's
+		}
+	}
+	if mcpSpan == nil || httpSpan == nil {
+		t.Fatalf("spans: %v", tel.spans.Ended())
+	}
+	if mcpSpan.Parent().TraceID().String() != traceID || mcpSpan.Parent().SpanID().String() != parentID || !mcpSpan.Parent().IsRemote() {
+		t.Errorf("parent = %v, want the traceparent of _meta", mcpSpan.Parent())
+	}
+	links := mcpSpan.Links()
+	if len(links) != 1 || links[0].SpanContext.SpanID() != httpSpan.SpanContext().SpanID() {
+		t.Errorf("links = %+v, want the HTTP span %v", links, httpSpan.SpanContext().SpanID())
+	}
+	if got := attrs(mcpSpan.Attributes()); got["network.transport"] != "tcp" {
+		t.Errorf("network.transport = %q over HTTP", got["network.transport"])
+	}
+
+	// Without _meta, the HTTP span is the parent and nothing is linked.
+	tel.spans.Reset()
+	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range tel.spans.Ended() {
+		if s.Name() == "tools/call ok" && (len(s.Links()) != 0 || s.Parent().IsRemote() || !s.Parent().IsValid()) {
+			t.Errorf("without _meta: parent %v, links %v", s.Parent(), s.Links())
+		}
+	}
+}
+
+func TestSessionAndContentOptions(t *testing.T) {
+	tel := newTelemetry()
+	ts := mcpkittest.NewServer(t, server(tel, otelmcp.WithToolCallContent(true, true)), nil) // stateful: a session
+	tel.spans.Reset()
+	if _, err := ts.CallTool(t.Context(), "ok", map[string]int{"n": 1}); err != nil {
+		t.Fatal(err)
+	}
+	got := attrs(tel.spans.Ended()[0].Attributes())
+	if got["mcp.session.id"] != ts.Session.ID() || got["mcp.session.id"] == "" || got["mcp.protocol.version"] != "2025-11-25" {
+		t.Errorf("session %q (want %q), version %q", got["mcp.session.id"], ts.Session.ID(), got["mcp.protocol.version"])
+	}
+	if got["gen_ai.tool.call.arguments"] != `{"n":1}` || !strings.Contains(got["gen_ai.tool.call.result"], "fine") {
+		t.Errorf("arguments %q, result %q", got["gen_ai.tool.call.arguments"], got["gen_ai.tool.call.result"])
+	}
+}
+
+func TestFilterAndSpanName(t *testing.T) {
+	tel := newTelemetry()
+	srv := server(tel,
+		otelmcp.WithFilter(func(r *mcpkit.Request) bool { return r.Tool.Name != "tool_error" }),
+		otelmcp.WithSpanNameFormatter(func(r *mcpkit.Request) string { return "call " + r.Tool.Name }))
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	ts.CallTool(t.Context(), "tool_error", nil)
+	ts.CallTool(t.Context(), "ok", nil)
+	ended := tel.spans.Ended()
+	if len(ended) != 1 || ended[0].Name() != "call ok" {
+		t.Errorf("spans %v, want one named %q", ended, "call ok")
+	}
+}
+
+// TestNoopAllocations checks that with the no-op providers the middleware
+// costs no allocation on a call.
+func TestNoopAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector changes allocations")
+	}
+	tl := newTool("t", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return text("x"), nil })
+	bare := tl.Handler
+	wrapped := otelmcp.NewMiddleware(otelmcp.WithTracerProvider(tracenoop.NewTracerProvider()), otelmcp.WithMeterProvider(noopMeter()))(bare)
+	req := mcpkittest.NewRequest(tl, nil)
+	base := testing.AllocsPerRun(100, func() { bare.ServeTool(context.Background(), req) })
+	got := testing.AllocsPerRun(100, func() { wrapped.ServeTool(context.Background(), req) })
+	// The no-op tracer's own: it puts its span in the context.
+	noopOwn := testing.AllocsPerRun(100, func() { tracenoop.NewTracerProvider().Tracer("x").Start(context.Background(), "x") })
+	if got != base+noopOwn {
+		t.Errorf("%v allocations per call with no-op providers; %v without the middleware, %v of them the no-op tracer's", got, base, noopOwn)
+	}
+}
