@@ -69,7 +69,12 @@ func (r *ListRequest) Session() *mcp.ServerSession {
 
 // ProtocolVersion returns the MCP protocol version of the request, or ""
 // when it is not known.
-func (r *ListRequest) ProtocolVersion() string { return protocolVersion(r.Session()) }
+func (r *ListRequest) ProtocolVersion() string {
+	if r.Call == nil {
+		return ""
+	}
+	return r.Call.ProtocolVersion()
+}
 
 // Header returns the HTTP headers of the request, or nil on transports
 // without HTTP.

@@ -46,7 +46,7 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 		return nil, err
 	}
 
-	objects := wantsObjects(protocolVersion(req.Session))
+	objects := wantsObjects(req.ProtocolVersion())
 	all := make([]*mcp.Tool, 0, len(ours)+len(foreign))
 	for _, t := range ours {
 		if objects {

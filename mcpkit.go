@@ -158,20 +158,14 @@ func (r *Request) Session() *mcp.ServerSession {
 }
 
 // ProtocolVersion returns the MCP protocol version the call arrived with
-// ("2026-07-28", "2025-11-25", ...), or "" when it is not known (a request
-// built by hand).
+// ("2026-07-28", "2025-11-25", ...), as the SDK reads it: from the request's
+// _meta on 2026-07-28, from the session's initialization before. It is ""
+// when it is not known (a request built by hand).
 func (r *Request) ProtocolVersion() string {
-	return protocolVersion(r.Session())
-}
-
-func protocolVersion(ss *mcp.ServerSession) string {
-	if ss == nil {
+	if r.Call == nil {
 		return ""
 	}
-	if p := ss.InitializeParams(); p != nil {
-		return p.ProtocolVersion
-	}
-	return ""
+	return r.Call.ProtocolVersion()
 }
 
 // Meta returns the request's _meta object (which holds, for instance, the

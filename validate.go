@@ -207,6 +207,10 @@ func newValidationError(tool string, output bool, err error) *ValidationError {
 	}
 	var syn *schema.SyntaxError
 	switch {
+	case errors.As(err, &syn) && syn.Msg == "number out of range":
+		// Valid JSON, but beyond what a float64 (and so a Go handler)
+		// can hold.
+		ve.Err = fmt.Errorf("the number at offset %d is out of range", syn.Offset)
 	case errors.As(err, &syn):
 		ve.Err = fmt.Errorf("not valid JSON at offset %d: %s", syn.Offset, syn.Msg)
 	case errors.Is(err, schema.ErrTooComplex):

@@ -91,6 +91,7 @@ func TestValidateArguments(t *testing.T) {
 		{"missing required", mcpkit.Lenient, `{}`, "invalid arguments: lines: ", true},
 		{"no arguments at all", mcpkit.Strict, ``, "invalid arguments: lines: ", true},
 		{"not JSON", mcpkit.Strict, `{"lines":`, "invalid arguments: not valid JSON at offset", true},
+		{"number beyond float64", mcpkit.Strict, `{"lines":[{"sku":"abc","qty":1e400}]}`, "invalid arguments: the number at offset 29 is out of range", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
