@@ -8,6 +8,7 @@
 //
 //	srv.Use(otelmcp.NewMiddleware()) // outermost: it times everything else
 //	srv.Use(middleware.Recommended(&middleware.RecommendedOptions{Logger: logger}))
+//	srv.UseList(otelmcp.NewListMiddleware()) // tools/list too
 //
 // Options follow OpenTelemetry's conventions rather than this module's
 // options structs: [Option] values such as [WithTracerProvider],
@@ -38,6 +39,9 @@
 // holds (an HTTP server span, say, from otelhttp around the SDK handler) is
 // linked, not used as the parent. Without one, the context's span is the
 // parent.
+//
+// The JSON-RPC id of a request (jsonrpc.request.id) is not recorded: the
+// go-sdk does not hand it to handlers or middleware.
 //
 // Handlers and other middleware add attributes to the current span with
 // trace.SpanFromContext, and to the metric with a [Labeler]

@@ -51,6 +51,15 @@ var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30
 // goes on). The tracer, meter and instruments are made once, here; with the
 // no-op providers a call costs no allocation.
 func NewMiddleware(opts ...Option) mcpkit.Middleware {
+	i := newInstrumentation(opts)
+	return func(next mcpkit.Handler) mcpkit.Handler {
+		return &handler{i: i, next: next}
+	}
+}
+
+// newInstrumentation makes the tracer, meter and instruments of a
+// middleware, once.
+func newInstrumentation(opts []Option) *instrumentation {
 	c := newConfig(opts)
 	tracer := c.tracerProvider.Tracer(ScopeName, trace.WithInstrumentationVersion(Version))
 	meter := c.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(Version))
@@ -61,11 +70,8 @@ func NewMiddleware(opts ...Option) mcpkit.Middleware {
 	if err != nil {
 		panic("otelmcp: " + err.Error()) // only for an invalid name or bucket list, fixed above
 	}
-	i := &instrumentation{c: c, tracer: tracer, duration: duration,
+	return &instrumentation{c: c, tracer: tracer, duration: duration,
 		serverKind: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}}
-	return func(next mcpkit.Handler) mcpkit.Handler {
-		return &handler{i: i, next: next}
-	}
 }
 
 type instrumentation struct {
@@ -103,7 +109,7 @@ func (h *handler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.
 		}
 	}
 	start := time.Now()
-	parent, link := i.parent(ctx, req)
+	parent, link := i.parent(ctx, req.Meta())
 	spanOpts := i.serverKind
 	if link.SpanContext.IsValid() {
 		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(link)}
@@ -151,8 +157,7 @@ var errPanicking = &mcpkit.PanicError{Value: "panic passing through"}
 // parent returns the context to start the span in: the trace context of the
 // request's params._meta when it has one, with the context's own span as a
 // link; otherwise ctx itself.
-func (i *instrumentation) parent(ctx context.Context, req *mcpkit.Request) (context.Context, trace.Link) {
-	meta := req.Meta()
+func (i *instrumentation) parent(ctx context.Context, meta mcp.Meta) (context.Context, trace.Link) {
 	if len(meta) == 0 {
 		return ctx, trace.Link{}
 	}
@@ -171,19 +176,26 @@ func commonAttributes(req *mcpkit.Request) []attribute.KeyValue {
 		keyMethod.String(methodToolsCall),
 		keyToolName.String(req.Tool.Name),
 		keyOperation.String(operationExecTool))
-	if v := req.ProtocolVersion(); v != "" {
-		attrs = append(attrs, keyProtocol.String(v))
+	attrs = transportAttributes(attrs, req.ProtocolVersion(), req.Header() != nil, req.Session())
+	if req.Tool.Version != "" {
+		attrs = append(attrs, keyToolVersion.String(req.Tool.Version))
 	}
-	if req.Header() != nil {
+	return attrs
+}
+
+// transportAttributes appends what a request says of its protocol version,
+// its transport and its session.
+func transportAttributes(attrs []attribute.KeyValue, version string, http bool, ss *mcp.ServerSession) []attribute.KeyValue {
+	if version != "" {
+		attrs = append(attrs, keyProtocol.String(version))
+	}
+	if http {
 		attrs = append(attrs, keyTransport.String("tcp"))
 	} else {
 		attrs = append(attrs, keyTransport.String("pipe"))
 	}
-	if ss := req.Session(); ss != nil && ss.ID() != "" {
+	if ss != nil && ss.ID() != "" {
 		attrs = append(attrs, keySession.String(ss.ID()))
-	}
-	if req.Tool.Version != "" {
-		attrs = append(attrs, keyToolVersion.String(req.Tool.Version))
 	}
 	return attrs
 }

@@ -317,3 +317,42 @@ func TestNoopAllocations(t *testing.T) {
 		t.Errorf("%v allocations per call with no-op providers; %v without the middleware, %v of them the no-op tracer's", got, base, noopOwn)
 	}
 }
+
+// TestListSpans checks that tools/list is traced too, in the trace the
+// client gives in _meta, so that a trace shows a list and a call.
+func TestListSpans(t *testing.T) {
+	tel := newTelemetry()
+	srv := server(tel)
+	srv.UseList(otelmcp.NewListMiddleware(otelmcp.WithTracerProvider(tel.tp), otelmcp.WithMeterProvider(tel.mp),
+		otelmcp.WithPropagators(propagation.TraceContext{})))
+	ts := mcpkittest.NewServer(t, srv, nil)
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	meta := mcp.Meta{"traceparent": "00-" + traceID + "-00f067aa0ba902b7-01"}
+	tel.spans.Reset()
+	if _, err := ts.Session.ListTools(t.Context(), &mcp.ListToolsParams{Meta: meta}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "ok", Meta: meta}); err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]sdktrace.ReadOnlySpan{}
+	for _, s := range tel.spans.Ended() {
+		names[s.Name()] = s
+	}
+	list, call := names["tools/list"], names["tools/call ok"]
+	if list == nil || call == nil {
+		t.Fatalf("spans %v", tel.spans.Ended())
+	}
+	for _, s := range []sdktrace.ReadOnlySpan{list, call} {
+		if s.SpanContext().TraceID().String() != traceID || s.SpanKind() != trace.SpanKindServer {
+			t.Errorf("%s: trace %v kind %v", s.Name(), s.SpanContext().TraceID(), s.SpanKind())
+		}
+	}
+	got := attrs(list.Attributes())
+	if got["mcp.method.name"] != "tools/list" || got["mcp.protocol.version"] != "2025-11-25" || got["network.transport"] != "tcp" || got["mcp.session.id"] == "" {
+		t.Errorf("list attributes %v", got)
+	}
+	if list.Status().Code != codes.Unset {
+		t.Errorf("list status %v", list.Status())
+	}
+}

@@ -1,0 +1,83 @@
+package otelmcp
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+const methodToolsList = "tools/list"
+
+// NewListMiddleware returns a ListMiddleware that traces each tools/list
+// with a SERVER span named "tools/list" and records its duration, as
+// [NewMiddleware] does for tools/call, so that a trace shows a client
+// listing and then calling:
+//
+//	srv.UseList(otelmcp.NewListMiddleware())
+//
+// It takes the same options; WithFilter, WithSpanNameFormatter and
+// WithToolCallContent, which are about calls, do not apply. It belongs
+// outermost among the list middleware.
+func NewListMiddleware(opts ...Option) mcpkit.ListMiddleware {
+	i := newInstrumentation(opts)
+	return func(next mcpkit.Lister) mcpkit.Lister {
+		return &lister{i: i, next: next}
+	}
+}
+
+type lister struct {
+	i    *instrumentation
+	next mcpkit.Lister
+}
+
+func (l *lister) ServeList(ctx context.Context, req *mcpkit.ListRequest) (tools []*mcpkit.Tool, err error) {
+	i := l.i
+	start := time.Now()
+	var meta map[string]any
+	if req.Call != nil && req.Call.Params != nil {
+		meta = req.Call.Params.Meta
+	}
+	parent, link := i.parent(ctx, meta)
+	spanOpts := i.serverKind
+	if link.SpanContext.IsValid() {
+		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(link)}
+	}
+	ctx, span := i.tracer.Start(parent, methodToolsList, spanOpts...)
+	defer span.End()
+	recording, measuring := span.IsRecording(), i.duration.Enabled(ctx)
+	if !recording && !measuring {
+		return l.next.ServeList(ctx, req)
+	}
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, keyMethod.String(methodToolsList))
+	attrs = transportAttributes(attrs, req.ProtocolVersion(), req.Header() != nil, req.Session())
+	span.SetAttributes(attrs...)
+
+	tools, err = l.next.ServeList(ctx, req)
+	if err != nil {
+		var wire *jsonrpc.Error
+		errType := "_OTHER"
+		if errors.As(err, &wire) && wire.Code != 0 {
+			errType = strconv.FormatInt(wire.Code, 10)
+			span.SetAttributes(keyStatusCode.String(errType))
+		}
+		span.SetAttributes(keyErrorType.String(errType))
+		if wire == nil || !clientFaults[wire.Code] {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		attrs = append(attrs, keyErrorType.String(errType))
+	}
+	if measuring {
+		i.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(metricAttributes(attrs)...))
+	}
+	return tools, err
+}
