@@ -9,6 +9,7 @@
 //	srv.Use(otelmcp.NewMiddleware()) // outermost: it times everything else
 //	srv.Use(middleware.Recommended(&middleware.RecommendedOptions{Logger: logger}))
 //	srv.UseList(otelmcp.NewListMiddleware()) // tools/list too
+//	srv.MCPServer().AddReceivingMiddleware(otelmcp.NewReceivingMiddleware()) // and every other method
 //
 // Options follow OpenTelemetry's conventions rather than this module's
 // options structs: [Option] values such as [WithTracerProvider],

@@ -356,3 +356,44 @@ func TestListSpans(t *testing.T) {
 		t.Errorf("list status %v", list.Status())
 	}
 }
+
+// TestReceivingMiddleware checks that the other methods a client sends are
+// traced, and that tools/call is traced once when both are installed.
+func TestReceivingMiddleware(t *testing.T) {
+	tel := newTelemetry()
+	srv := server(tel)
+	srv.MCPServer().AddPrompt(&mcp.Prompt{Name: "greeting"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
+	})
+	srv.MCPServer().AddReceivingMiddleware(otelmcp.NewReceivingMiddleware(otelmcp.WithTracerProvider(tel.tp), otelmcp.WithMeterProvider(tel.mp)))
+	ts := mcpkittest.NewServer(t, srv, nil)
+	tel.spans.Reset()
+	if _, err := ts.Session.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "greeting"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Session.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "missing"}); err == nil {
+		t.Fatal("a missing prompt was found")
+	}
+	if err := ts.Session.Ping(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	ts.CallTool(t.Context(), "ok", nil)
+	count := map[string]int{}
+	for _, s := range tel.spans.Ended() {
+		count[s.Name()]++
+		a := attrs(s.Attributes())
+		switch s.Name() {
+		case "prompts/get greeting":
+			if a["gen_ai.prompt.name"] != "greeting" || a["mcp.method.name"] != "prompts/get" || a["mcp.session.id"] == "" || s.Status().Code != codes.Unset {
+				t.Errorf("prompt span %v %v", a, s.Status())
+			}
+		case "prompts/get missing":
+			if a["error.type"] == "" || a["rpc.response.status_code"] != a["error.type"] {
+				t.Errorf("failed prompt span %v", a)
+			}
+		}
+	}
+	if count["prompts/get greeting"] != 1 || count["prompts/get missing"] != 1 || count["ping"] != 1 || count["tools/call ok"] != 1 {
+		t.Errorf("spans by name: %v", count)
+	}
+}

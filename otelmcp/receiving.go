@@ -1,0 +1,99 @@
+package otelmcp
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// keyPromptName is the conventions' attribute for a prompt's name.
+const keyPromptName = attribute.Key("gen_ai.prompt.name")
+
+// NewReceivingMiddleware returns SDK receiving middleware that traces every
+// other MCP method the server receives (initialize, ping, prompts/get,
+// resources/read, notifications, ...) with a SERVER span named after the
+// method ("prompts/get {prompt name}" for a prompt) and records its
+// duration, so that a trace shows all a client did. tools/call and
+// tools/list pass untouched: [NewMiddleware] and [NewListMiddleware] trace
+// them with what only mcpkit knows (the tool, the outcome). Install it on
+// the SDK server:
+//
+//	srv.MCPServer().AddReceivingMiddleware(otelmcp.NewReceivingMiddleware())
+//
+// It takes the same options; those about tool calls do not apply.
+func NewReceivingMiddleware(opts ...Option) mcp.Middleware {
+	i := newInstrumentation(opts)
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == methodToolsCall || method == methodToolsList {
+				return next(ctx, method, req)
+			}
+			return i.serveMethod(ctx, method, req, next)
+		}
+	}
+}
+
+func (i *instrumentation) serveMethod(ctx context.Context, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+	start := time.Now()
+	params := req.GetParams()
+	var meta mcp.Meta
+	if params != nil && !reflect.ValueOf(params).IsNil() {
+		meta = params.GetMeta()
+	}
+	parent, link := i.parent(ctx, meta)
+	spanOpts := i.serverKind
+	if link.SpanContext.IsValid() {
+		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(link)}
+	}
+	name, attrs := method, make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, keyMethod.String(method))
+	if p, ok := params.(*mcp.GetPromptParams); ok && p != nil {
+		name += " " + p.Name
+		attrs = append(attrs, keyPromptName.String(p.Name))
+	}
+	ctx, span := i.tracer.Start(parent, name, spanOpts...)
+	defer span.End()
+	measuring := i.duration.Enabled(ctx)
+	if !span.IsRecording() && !measuring {
+		return next(ctx, method, req)
+	}
+	var version string
+	if v, ok := req.(interface{ ProtocolVersion() string }); ok {
+		version = v.ProtocolVersion()
+	}
+	var ss *mcp.ServerSession
+	if s, ok := req.GetSession().(*mcp.ServerSession); ok {
+		ss = s
+	}
+	extra := req.GetExtra()
+	attrs = transportAttributes(attrs, version, extra != nil && extra.Header != nil, ss)
+	span.SetAttributes(attrs...)
+
+	res, err := next(ctx, method, req)
+	if err != nil {
+		errType := "_OTHER"
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) && wire.Code != 0 {
+			errType = strconv.FormatInt(wire.Code, 10)
+			span.SetAttributes(keyStatusCode.String(errType))
+		}
+		span.SetAttributes(keyErrorType.String(errType))
+		if wire == nil || !clientFaults[wire.Code] {
+			span.SetStatus(codes.Error, err.Error())
+		}
+		attrs = append(attrs, keyErrorType.String(errType))
+	}
+	if measuring {
+		i.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(metricAttributes(attrs)...))
+	}
+	return res, err
+}
