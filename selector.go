@@ -11,8 +11,8 @@ import (
 // that match selects, in the spirit of chi's With and go-grpc-middleware's
 // selector: the one way to give some tools their own settings.
 //
-//	srv.Use(mcpkit.ForTools(mcpkit.Not(mcpkit.Named("report")), middleware.Timeout(30*time.Second)))
-//	srv.Use(mcpkit.ForTools(mcpkit.Named("report"), middleware.Timeout(5*time.Minute)))
+//	srv.Use(mcpkit.ForTools(mcpkit.Not(mcpkit.Named("report")), middleware.Timeout(30*time.Second, nil)))
+//	srv.Use(mcpkit.ForTools(mcpkit.Named("report"), middleware.Timeout(5*time.Minute, nil)))
 //
 // Inside a [Server] (given to [Server.Use], to [Tool.Middleware], or within a
 // [Chain] given to either), match is called once per tool when the tool's
