@@ -98,6 +98,9 @@ func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolRe
 	if res == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
 	}
+	if res.InputRequests != nil {
+		return res, nil // input_required (SEP-2322): the SDK sends it as it is
+	}
 	var structured []byte
 	switch sc := res.StructuredContent.(type) {
 	case nil:

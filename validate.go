@@ -159,8 +159,8 @@ func (v *validating) ServeTool(ctx context.Context, req *Request) (*mcp.CallTool
 		req = req.WithArguments(args)
 	}
 	res, err := v.next.ServeTool(ctx, req)
-	if err != nil || v.c.out == nil || res == nil || res.IsError || isEmpty(res) {
-		return res, err
+	if err != nil || v.c.out == nil || res == nil || res.IsError || isEmpty(res) || res.InputRequests != nil {
+		return res, err // an input_required result has no output yet
 	}
 	if err := checkOutput(v.c.out, res); err != nil {
 		return nil, &ToolError{Err: newValidationError(req.Tool.Name, true, err), Class: Fatal}

@@ -53,7 +53,8 @@ type ResultSizeLimitOptions struct {
 // it), not counting what the SDK adds on the way out, such as the
 // serverInfo _meta of the stateless protocol. A zero or negative n means no
 // limit: the middleware adds no layer. Results that cannot be marshalled
-// pass unchanged (the server answers them with an error).
+// pass unchanged (the server answers them with an error), and so do
+// input_required results (SEP-2322), which ask the client for input.
 //
 // Errors are bounded too: an error whose text the client would see (a tool
 // error, or an internal error when errors are not masked) and that is longer
@@ -98,8 +99,8 @@ func ResultSizeLimit(n int, opts *ResultSizeLimitOptions) mcpkit.Middleware {
 			if err != nil {
 				return nil, boundError(err, limit)
 			}
-			if res == nil {
-				return res, nil
+			if res == nil || res.InputRequests != nil {
+				return res, nil // nothing, or input_required: passed untouched
 			}
 			data, merr := json.Marshal(res)
 			if merr != nil || len(data) <= limit {

@@ -1,0 +1,80 @@
+package mcpkit_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/otelmcp"
+)
+
+// TestInputRequiredPassesThrough calls a tool that asks the client for
+// input the 2026-07-28 way (SEP-2322: an input_required result, then a
+// retried call with the answer), through the recommended chain, a size
+// limit smaller than the request for input, output validation and
+// tracing: none of them may touch the input_required result.
+func TestInputRequiredPassesThrough(t *testing.T) {
+	var asked, answered atomic.Int32
+	greet := &mcpkit.Tool{
+		Tool: mcp.Tool{Name: "greet", InputSchema: &jsonschema.Schema{Type: "object"},
+			OutputSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"greeting": {Type: "string"}}, Required: []string{"greeting"}}},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			resp, ok := req.Call.Params.InputResponses["name"].(*mcp.ElicitResult)
+			if !ok {
+				asked.Add(1)
+				return &mcp.CallToolResult{
+					InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{
+						Message:         "What is your name? " + strings.Repeat("(any name will do) ", 10),
+						RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}},
+					}},
+					RequestState: "step-1",
+				}, nil
+			}
+			answered.Add(1)
+			if req.Call.Params.RequestState != "step-1" {
+				return nil, mcpkit.ToolErrorf("lost state %q", req.Call.Params.RequestState)
+			}
+			return &mcp.CallToolResult{StructuredContent: map[string]any{"greeting": fmt.Sprintf("hello %v", resp.Content["name"])}}, nil
+		}),
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "mrtr"}, nil)
+	srv.Use(otelmcp.NewMiddleware(), middleware.Recommended(&middleware.RecommendedOptions{
+		Limits: []mcpkit.Middleware{middleware.ResultSizeLimit(150, nil)},
+	}))
+	if err := srv.Add(greet); err != nil {
+		t.Fatal(err)
+	}
+	opts := &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+	}}
+	// 2026-07-28 clients retry the call with the answer; for 2025-11-25
+	// clients the SDK asks over the session and calls the handler again.
+	for _, connect := range []func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server{
+		mcpkittest.NewStatelessServer, mcpkittest.NewServer,
+	} {
+		asked.Store(0)
+		answered.Store(0)
+		ts := connect(t, srv, opts)
+		res, err := ts.CallTool(t.Context(), "greet", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		version := ts.Session.InitializeResult().ProtocolVersion
+		if res.IsError || resultText(t, res) != `{"greeting":"hello Ada"}` {
+			t.Fatalf("%s: got %+v (%s)", version, res, resultText(t, res))
+		}
+		if asked.Load() != 1 || answered.Load() != 1 {
+			t.Errorf("%s: asked %d times, answered %d times; want once each", version, asked.Load(), answered.Load())
+		}
+	}
+}
