@@ -168,6 +168,26 @@ func (r *Request) ProtocolVersion() string {
 	return r.Call.ProtocolVersion()
 }
 
+// ClientCapabilities returns the capabilities the calling client declared
+// (elicitation, sampling, roots, extensions), as the SDK reads them: from
+// the request's _meta on 2026-07-28, from the session's initialization
+// before. It is nil when they are not known.
+func (r *Request) ClientCapabilities() *mcp.ClientCapabilities {
+	if r.Call == nil {
+		return nil
+	}
+	return r.Call.ClientCapabilities()
+}
+
+// ClientInfo returns the name and version the calling client gave, read as
+// [Request.ClientCapabilities] reads its capabilities, or nil.
+func (r *Request) ClientInfo() *mcp.Implementation {
+	if r.Call == nil {
+		return nil
+	}
+	return r.Call.ClientInfo()
+}
+
 // Meta returns the request's _meta object (which holds, for instance, the
 // progress token), or nil when there is none. The map belongs to the request
 // and must not be modified.

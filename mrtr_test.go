@@ -78,3 +78,33 @@ func TestInputRequiredPassesThrough(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestKnowsItsClient checks that a handler learns the protocol
+// version, the client's name and its declared capabilities on both eras.
+func TestRequestKnowsItsClient(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "who"}, nil)
+	srv.Add(tool("client", func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		caps := req.ClientCapabilities()
+		elicits := caps != nil && caps.Elicitation != nil
+		return textResult(fmt.Sprintf("%s %s elicitation=%v", req.ProtocolVersion(), req.ClientInfo().Name, elicits)), nil
+	}))
+	opts := &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil },
+	}}
+	for connect, want := range map[string]string{
+		"stateless": "2026-07-28 mcpkittest elicitation=true",
+		"stateful":  "2025-11-25 mcpkittest elicitation=true",
+	} {
+		c := mcpkittest.NewServer
+		if connect == "stateless" {
+			c = mcpkittest.NewStatelessServer
+		}
+		res, err := c(t, srv, opts).CallTool(t.Context(), "client", nil)
+		if err != nil || resultText(t, res) != want {
+			t.Errorf("%s: got %v, %v; want %q", connect, res, err, want)
+		}
+	}
+	if got := mcpkittest.NewRequest(nil, nil); got.ClientCapabilities() != nil || got.ClientInfo() != nil || got.ProtocolVersion() != "" {
+		t.Error("a request built by hand claims to know its client")
+	}
+}
