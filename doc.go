@@ -79,6 +79,15 @@
 // An error can add its own entries to the result's _meta by implementing
 // [ResultMetaError].
 //
+// # Asking the client for input
+//
+// On protocol 2026-07-28 a tool asks the client for input (elicitation,
+// sampling, roots) by returning an input_required result
+// (InputRequests and RequestState, SEP-2322); the client answers by calling
+// again. Every layer passes such a result untouched. The request state comes
+// back from the client and must not be trusted: [StateSealer] seals it,
+// bound to the caller, the tool and the arguments, with an expiry.
+//
 // # Registry
 //
 // Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.';

@@ -1,0 +1,185 @@
+package mcpkit
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// DefaultStateTTL is how long a sealed request state stays valid when
+// [StateSealerOptions] do not say.
+const DefaultStateTTL = 10 * time.Minute
+
+// MinStateKeyLen is the shortest key a [StateSealer] takes, in bytes.
+const MinStateKeyLen = 32
+
+// ErrInvalidState is wrapped by the error [StateSealer.Open] returns for a
+// request state that it does not accept: tampered with, expired, sealed for
+// another principal, tool or arguments, sealed with a retired key, or not a
+// sealed state at all. The client is told only "invalid request state".
+var ErrInvalidState = errors.New("mcpkit: invalid request state")
+
+// A StateSealer protects the requestState of input_required results
+// (multi-round-trip requests, SEP-2322), which the client holds and sends
+// back with its answer, and which the spec says servers must treat as
+// attacker-controlled. Seal encrypts and authenticates the state
+// (AES-256-GCM under a key derived from yours) together with an expiry and
+// what the state is for: the caller's principal (the token's user id), the
+// tool and a digest of the call's arguments, which a retried call repeats.
+// Open accepts only a state sealed by one of its keys, unexpired, for the
+// same principal, tool and arguments.
+//
+// Replicas that share the keys open each other's states, so any replica can
+// take the retried call. To rotate keys, put the new key first (it seals)
+// and keep the old ones after it (they still open) for one TTL.
+//
+// A StateSealer is safe for concurrent use.
+type StateSealer struct {
+	keys []sealKey // the first seals; all open
+	ttl  time.Duration
+}
+
+type sealKey struct {
+	id   [4]byte // names the key in a sealed state, so Open tries one
+	aead cipher.AEAD
+}
+
+// StateSealerOptions configures a [StateSealer]. A nil *StateSealerOptions
+// means the defaults.
+type StateSealerOptions struct {
+	// TTL is how long a sealed state stays valid; zero means
+	// DefaultStateTTL.
+	TTL time.Duration
+}
+
+// NewStateSealer returns a StateSealer with the given keys, each at least
+// MinStateKeyLen bytes of secret randomness (crypto/rand), the first of
+// which seals. It fails for no key, or a short one.
+func NewStateSealer(keys [][]byte, opts *StateSealerOptions) (*StateSealer, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("mcpkit: NewStateSealer: no key")
+	}
+	s := &StateSealer{ttl: DefaultStateTTL}
+	if opts != nil && opts.TTL > 0 {
+		s.ttl = opts.TTL
+	}
+	for i, k := range keys {
+		if len(k) < MinStateKeyLen {
+			return nil, fmt.Errorf("mcpkit: NewStateSealer: key %d is %d bytes, at least %d are needed", i, len(k), MinStateKeyLen)
+		}
+		derived, err := hkdf.Key(sha256.New, k, nil, "mcpkit requestState v1", 32)
+		if err != nil {
+			return nil, fmt.Errorf("mcpkit: NewStateSealer: %w", err)
+		}
+		block, err := aes.NewCipher(derived)
+		if err != nil {
+			return nil, fmt.Errorf("mcpkit: NewStateSealer: %w", err)
+		}
+		aead, err := cipher.NewGCM(block)
+		if err != nil {
+			return nil, fmt.Errorf("mcpkit: NewStateSealer: %w", err)
+		}
+		sum := sha256.Sum256(derived)
+		s.keys = append(s.keys, sealKey{id: [4]byte(sum[:4]), aead: aead})
+	}
+	return s, nil
+}
+
+const stateVersion = 1
+
+// Seal returns state sealed for req: for its principal, its tool and its
+// arguments, valid for the TTL. Put it in the input_required result's
+// RequestState.
+func (s *StateSealer) Seal(req *Request, state []byte) (string, error) {
+	k := s.keys[0]
+	nonce := make([]byte, k.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return "", fmt.Errorf("mcpkit: sealing a request state: %w", err)
+	}
+	plain := make([]byte, 8, 8+len(state))
+	binary.BigEndian.PutUint64(plain, uint64(time.Now().Add(s.ttl).Unix()))
+	plain = append(plain, state...)
+
+	out := make([]byte, 0, 1+len(k.id)+len(nonce)+len(plain)+k.aead.Overhead())
+	out = append(out, stateVersion)
+	out = append(out, k.id[:]...)
+	out = append(out, nonce...)
+	out = k.aead.Seal(out, nonce, plain, binding(req))
+	return base64.RawURLEncoding.EncodeToString(out), nil
+}
+
+// Open returns the state that the retried call req carries in its
+// requestState, if it is one that s sealed for this principal, tool and
+// arguments and that has not expired. Otherwise it returns an error that
+// wraps ErrInvalidState and reaches the client as the JSON-RPC error
+// -32602 "invalid request state", whatever the reason. A call without a
+// request state gives (nil, nil).
+func (s *StateSealer) Open(req *Request) ([]byte, error) {
+	if req.Call == nil || req.Call.Params == nil || req.Call.Params.RequestState == "" {
+		return nil, nil
+	}
+	state, ok := s.open(req, req.Call.Params.RequestState)
+	if !ok {
+		return nil, invalidState
+	}
+	return state, nil
+}
+
+func (s *StateSealer) open(req *Request, sealed string) ([]byte, bool) {
+	data, err := base64.RawURLEncoding.DecodeString(sealed)
+	if err != nil || len(data) < 1+4 || data[0] != stateVersion {
+		return nil, false
+	}
+	id, rest := [4]byte(data[1:5]), data[5:]
+	for _, k := range s.keys {
+		if k.id != id {
+			continue
+		}
+		n := k.aead.NonceSize()
+		if len(rest) < n+k.aead.Overhead() {
+			return nil, false
+		}
+		plain, err := k.aead.Open(nil, rest[:n], rest[n:], binding(req))
+		if err != nil || len(plain) < 8 {
+			return nil, false
+		}
+		if time.Now().Unix() >= int64(binary.BigEndian.Uint64(plain)) {
+			return nil, false // expired
+		}
+		return plain[8:], true
+	}
+	return nil, false
+}
+
+// binding is what a sealed state is bound to: the principal, the tool and
+// the arguments, as authenticated data.
+func binding(req *Request) []byte {
+	var principal string
+	if info := req.TokenInfo(); info != nil {
+		principal = info.UserID
+	}
+	args := sha256.Sum256(req.Arguments)
+	b := make([]byte, 0, 64+len(principal)+len(req.Tool.Name))
+	b = binary.AppendUvarint(b, uint64(len(principal)))
+	b = append(b, principal...)
+	b = binary.AppendUvarint(b, uint64(len(req.Tool.Name)))
+	b = append(b, req.Tool.Name...)
+	return append(b, args[:]...)
+}
+
+// invalidState is the one answer to every state Open refuses.
+var invalidState error = &stateError{wire: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid request state"}}
+
+type stateError struct{ wire *jsonrpc.Error }
+
+func (e *stateError) Error() string   { return e.wire.Message }
+func (e *stateError) Unwrap() []error { return []error{ErrInvalidState, e.wire} }

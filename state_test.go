@@ -1,0 +1,173 @@
+package mcpkit_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+)
+
+func key(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
+
+// retried returns req as the client sends it again, carrying state.
+func retried(req *mcpkit.Request, state string) *mcpkit.Request {
+	r := req.Clone()
+	r.Call.Params.RequestState = state
+	return r
+}
+
+func TestStateSealer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sealer, err := mcpkit.NewStateSealer([][]byte{key(1)}, &mcpkit.StateSealerOptions{TTL: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tl := tool("book", reply("x"))
+		ada := mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "ada"})
+		req := mcpkittest.NewRequest(tl, map[string]int{"seats": 2}, ada)
+		sealed, err := sealer.Seal(req, []byte("step-1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := sealer.Open(retried(req, sealed)); err != nil || string(got) != "step-1" {
+			t.Fatalf("Open = %q, %v", got, err)
+		}
+		if got, err := sealer.Open(req); got != nil || err != nil {
+			t.Errorf("no state: Open = %q, %v; want nothing", got, err)
+		}
+
+		tampered := []byte(sealed)
+		tampered[len(tampered)-3] ^= 1
+		rotated, _ := mcpkit.NewStateSealer([][]byte{key(2), key(1)}, nil)
+		retired, _ := mcpkit.NewStateSealer([][]byte{key(2)}, nil)
+		for name, r := range map[string]*mcpkit.Request{
+			"tampered":        retried(req, string(tampered)),
+			"garbage":         retried(req, "not a state"),
+			"truncated":       retried(req, sealed[:10]),
+			"other principal": retried(mcpkittest.NewRequest(tl, map[string]int{"seats": 2}, mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "eve"})), sealed),
+			"no principal":    retried(mcpkittest.NewRequest(tl, map[string]int{"seats": 2}), sealed),
+			"other tool":      retried(mcpkittest.NewRequest(tool("cancel", reply("x")), map[string]int{"seats": 2}, ada), sealed),
+			"other arguments": retried(mcpkittest.NewRequest(tl, map[string]int{"seats": 9}, ada), sealed),
+		} {
+			got, err := sealer.Open(r)
+			var wire *jsonrpc.Error
+			if got != nil || !errors.Is(err, mcpkit.ErrInvalidState) || !errors.As(err, &wire) ||
+				wire.Code != jsonrpc.CodeInvalidParams || err.Error() != "invalid request state" {
+				t.Errorf("%s: Open = %q, %v; want the opaque -32602", name, got, err)
+			}
+		}
+		// Rotation: a new first key still opens what the old one sealed;
+		// a sealer without the old key does not.
+		if got, err := rotated.Open(retried(req, sealed)); err != nil || string(got) != "step-1" {
+			t.Errorf("rotated: Open = %q, %v", got, err)
+		}
+		if _, err := retired.Open(retried(req, sealed)); !errors.Is(err, mcpkit.ErrInvalidState) {
+			t.Errorf("retired key: Open = %v", err)
+		}
+		// Expiry, on the fake clock.
+		time.Sleep(time.Minute)
+		if _, err := sealer.Open(retried(req, sealed)); !errors.Is(err, mcpkit.ErrInvalidState) {
+			t.Errorf("expired: Open = %v", err)
+		}
+	})
+}
+
+func TestNewStateSealerRefusesWeakKeys(t *testing.T) {
+	for name, keys := range map[string][][]byte{"none": nil, "short": {key(1), []byte("short")}} {
+		if _, err := mcpkit.NewStateSealer(keys, nil); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+// TestSealedStateEndToEnd asks the client for input with a sealed state,
+// on both eras, and checks a forged state is refused with -32602.
+func TestSealedStateEndToEnd(t *testing.T) {
+	sealer, err := mcpkit.NewStateSealer([][]byte{key(7)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "sealed"}, nil)
+	srv.Add(&mcpkit.Tool{
+		Tool: mcp.Tool{Name: "book", InputSchema: &jsonschema.Schema{Type: "object"}},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			state, err := sealer.Open(req)
+			if err != nil {
+				return nil, err
+			}
+			if state == nil {
+				sealed, err := sealer.Seal(req, []byte("asked"))
+				if err != nil {
+					return nil, err
+				}
+				return &mcp.CallToolResult{
+					InputRequests: mcp.InputRequestMap{"ok": &mcp.ElicitParams{Message: "Book it?",
+						RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"ok": {Type: "boolean"}}}}},
+					RequestState: sealed,
+				}, nil
+			}
+			answer, _ := req.Call.Params.InputResponses["ok"].(*mcp.ElicitResult)
+			return textResult(fmt.Sprintf("%s, answer %v", state, answer.Content["ok"])), nil
+		}),
+	})
+	opts := &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+		},
+	}}
+	for _, connect := range []func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server{mcpkittest.NewStatelessServer, mcpkittest.NewServer} {
+		ts := connect(t, srv, opts)
+		res, err := ts.CallTool(t.Context(), "book", nil)
+		if err != nil || resultText(t, res) != "asked, answer true" {
+			t.Fatalf("%s: %v, %v", ts.Session.InitializeResult().ProtocolVersion, res, err)
+		}
+	}
+	// A client that forges the state gets -32602.
+	mem := mcpkittest.NewInMemoryServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}})
+	_, err = mem.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "book", RequestState: "forged"})
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams || wire.Message != "invalid request state" {
+		t.Errorf("forged state: %v", err)
+	}
+}
+
+// FuzzStateOpen feeds arbitrary request states to Open: it never panics,
+// and accepts only what Seal made for the same request (a state sealed with
+// the fuzz key for it, whichever process sealed it).
+func FuzzStateOpen(f *testing.F) {
+	sealer, err := mcpkit.NewStateSealer([][]byte{key(3)}, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	req := mcpkittest.NewRequest(tool("t", reply("x")), map[string]int{"a": 1})
+	good, _ := sealer.Seal(req, []byte("state"))
+	for _, s := range []string{good, good[:len(good)-1], "", "AQ", "AQAAAAA", "\x00", good + "A"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := sealer.Open(retried(req, s))
+		switch {
+		case s == "":
+			if got != nil || err != nil {
+				t.Fatalf("empty state: %q, %v", got, err)
+			}
+		case err == nil:
+			if string(got) != "state" {
+				t.Fatalf("accepted %q as %q", s, got)
+			}
+		case !errors.Is(err, mcpkit.ErrInvalidState) || got != nil:
+			t.Fatalf("%q: %q, %v", s, got, err)
+		}
+	})
+}
