@@ -149,7 +149,11 @@ func (r *Request) WithArguments(args json.RawMessage) *Request {
 }
 
 // Session returns the SDK session the call arrived on, or nil when the
-// request was built without one.
+// request was built without one. It is for what the SDK does on a session
+// (sending progress notifications, say), never for identity: on protocol
+// 2026-07-28 and on stateless servers a session lasts one request, and
+// nothing in mcpkit keys on one. Who is calling comes from the request:
+// [Request.TokenInfo], [Request.Header], or the request's _meta.
 func (r *Request) Session() *mcp.ServerSession {
 	if r.Call == nil {
 		return nil
