@@ -84,6 +84,12 @@ type Server struct {
 	version    string
 	retries    int
 	close      sync.Once
+
+	// The server's sides of the sessions this harness opened, which Close
+	// ends: the in-memory one, or the IDs of the stateful HTTP ones.
+	memSession *mcp.ServerSession
+	mu         sync.Mutex
+	sessionIDs map[string]bool
 }
 
 // NewServer starts srv on the streamable HTTP transport in stateful mode on a
@@ -112,11 +118,11 @@ func NewInMemoryServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server
 		opts = &Options{}
 	}
 	ts := &Server{server: srv, client: newClient(opts), version: opts.ProtocolVersion}
-	cs, err := connectInMemory(context.Background(), srv, ts.client, ts.version)
+	ss, cs, err := connectInMemory(context.Background(), srv, ts.client, ts.version)
 	if err != nil {
 		tb.Fatalf("mcpkittest: %v", err)
 	}
-	ts.Session = cs
+	ts.memSession, ts.Session = ss, cs
 	tb.Cleanup(ts.Close)
 	return ts
 }
@@ -130,21 +136,22 @@ func ConnectInMemory(ctx context.Context, srv *mcpkit.Server, opts *Options) (*m
 	if opts == nil {
 		opts = &Options{}
 	}
-	return connectInMemory(ctx, srv, newClient(opts), opts.ProtocolVersion)
+	_, cs, err := connectInMemory(ctx, srv, newClient(opts), opts.ProtocolVersion)
+	return cs, err
 }
 
-func connectInMemory(ctx context.Context, srv *mcpkit.Server, client *mcp.Client, version string) (*mcp.ClientSession, error) {
+func connectInMemory(ctx context.Context, srv *mcpkit.Server, client *mcp.Client, version string) (*mcp.ServerSession, *mcp.ClientSession, error) {
 	serverT, clientT := mcp.NewInMemoryTransports()
 	ss, err := srv.MCPServer().Connect(ctx, serverT, nil)
 	if err != nil {
-		return nil, fmt.Errorf("server connect: %w", err)
+		return nil, nil, fmt.Errorf("server connect: %w", err)
 	}
 	cs, err := client.Connect(ctx, clientT, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		ss.Close()
-		return nil, fmt.Errorf("client connect: %w", err)
+		return nil, nil, fmt.Errorf("client connect: %w", err)
 	}
-	return cs, nil
+	return ss, cs, nil
 }
 
 func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, version string) *Server {
@@ -161,11 +168,11 @@ func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, v
 	if opts.ProtocolVersion != "" {
 		version = opts.ProtocolVersion
 	}
-	ts := &Server{server: srv, client: newClient(opts), version: version, retries: -1}
+	ts := &Server{server: srv, client: newClient(opts), version: version, retries: -1, sessionIDs: map[string]bool{}}
 	if opts.Retries > 0 {
 		ts.retries = opts.Retries
 	}
-	handler := srv.HTTPHandler(&hopts)
+	handler := ts.recordSessions(srv.HTTPHandler(&hopts))
 	if opts.Tokens != nil {
 		tokens := maps.Clone(opts.Tokens)
 		verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -181,12 +188,27 @@ func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, v
 	ts.httpClient = clientFor(ts.http.Client(), opts)
 	cs, err := ts.Connect(context.Background())
 	if err != nil {
-		ts.http.Close()
+		ts.Close()
 		tb.Fatalf("mcpkittest: %v", err)
 	}
 	ts.Session = cs
 	tb.Cleanup(ts.Close)
 	return ts
+}
+
+// recordSessions returns h, noting the ID of each stateful session a request
+// names, so that Close can end the sessions this harness opened and no
+// other: the SDK server may be serving other transports too. A client names
+// its session on every request after initialize.
+func (s *Server) recordSessions(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+			s.mu.Lock()
+			s.sessionIDs[id] = true
+			s.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // clientFor returns the HTTP client the harness connects with: opts's, or
@@ -229,6 +251,14 @@ func (t *withHeader) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(req)
 }
 
+// CloseIdleConnections lets [http.Client.CloseIdleConnections] reach the
+// wrapped transport.
+func (t *withHeader) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 func newClient(opts *Options) *mcp.Client {
 	return mcp.NewClient(&mcp.Implementation{Name: "mcpkittest", Version: "1"}, opts.Client)
 }
@@ -257,8 +287,14 @@ func (s *Server) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 	return s.Session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 }
 
-// Close closes the client session and stops the server. It is safe to call
-// more than once; the test's cleanup calls it too.
+// Close closes the client session, stops the HTTP server, and ends the
+// server's side of every session the harness opened (also those of
+// [Server.Connect] that the caller left open), in that order. When it
+// returns, no request of the harness is being served and no goroutine of
+// those sessions runs, so a test may inspect what the tools recorded
+// without racing them. A tool call still running when Close is called has
+// its context cancelled and is waited for. Close is safe to call more than
+// once; the test's cleanup calls it too.
 func (s *Server) Close() {
 	s.close.Do(func() {
 		if s.Session != nil {
@@ -266,7 +302,20 @@ func (s *Server) Close() {
 		}
 		if s.http != nil {
 			s.http.CloseClientConnections()
-			s.http.Close()
+			s.http.Close() // waits for every handler to return
+			s.httpClient.CloseIdleConnections()
+		}
+		if s.memSession != nil {
+			s.memSession.Close()
+			s.memSession.Wait()
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for ss := range s.server.MCPServer().Sessions() {
+			if ss.ID() != "" && s.sessionIDs[ss.ID()] {
+				ss.Close()
+				ss.Wait()
+			}
 		}
 	})
 }
