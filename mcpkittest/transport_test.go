@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -122,5 +124,116 @@ func TestForEachTransport(t *testing.T) {
 	}, nil)
 	if !slices.Equal(ran, []string{"inmemory", "stateful", "stateless"}) || built != 3 {
 		t.Errorf("ran %v with %d servers", ran, built)
+	}
+}
+
+// fatalTB records a Fatalf and stops the caller with a panic, so that a
+// test can check how a harness constructor fails. It is used on the test's
+// own goroutine only.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	panic(f)
+}
+
+// fatal runs connect with a fatalTB and returns the message it failed
+// with, or "" if it did not fail.
+func fatal(t *testing.T, connect func(tb testing.TB)) (msg string) {
+	t.Helper()
+	tb := &fatalTB{TB: t}
+	defer func() {
+		if v := recover(); v != nil && v != tb {
+			panic(v)
+		}
+		msg = tb.msg
+	}()
+	connect(tb)
+	return ""
+}
+
+func TestTokenRefused(t *testing.T) {
+	tokens := map[string]*auth.TokenInfo{
+		"good": {UserID: "ada"},
+		"old":  {UserID: "bob", Expiration: time.Unix(1, 0)},
+	}
+	for _, tt := range []struct{ name, token string }{
+		{"missing", ""},
+		{"unknown", "bad"},
+		{"expired", "old"},
+	} {
+		for _, connect := range []struct {
+			name string
+			f    func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+		}{{"stateful", mcpkittest.NewServer}, {"stateless", mcpkittest.NewStatelessServer}} {
+			t.Run(tt.name+"/"+connect.name, func(t *testing.T) {
+				msg := fatal(t, func(tb testing.TB) {
+					connect.f(tb, whoServer(t), &mcpkittest.Options{Tokens: tokens, Token: tt.token})
+				})
+				if !strings.Contains(msg, http.StatusText(http.StatusUnauthorized)) {
+					t.Errorf("connect with token %q: failed with %q, want a 401", tt.token, msg)
+				}
+			})
+		}
+	}
+	// The good token connects, and a client of the test's own without it
+	// is refused.
+	ts := mcpkittest.NewServer(t, whoServer(t), &mcpkittest.Options{Tokens: tokens, Token: "good"})
+	client := mcp.NewClient(&mcp.Implementation{Name: "stranger"}, nil)
+	if cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1}, nil); err == nil {
+		cs.Close()
+		t.Error("a client without a token connected")
+	}
+}
+
+// countingTransport counts the requests it carries and checks each for a
+// header.
+type countingTransport struct {
+	n, withHeader atomic.Int64
+	next          http.RoundTripper
+}
+
+func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	c.n.Add(1)
+	if req.Header.Get("X-Tenant") == "acme" {
+		c.withHeader.Add(1)
+	}
+	// Authenticate as a client's own transport would.
+	req = req.Clone(req.Context())
+	req.Header.Set("Authorization", "Bearer tok-ada")
+	return c.next.RoundTrip(req)
+}
+
+func TestHTTPClient(t *testing.T) {
+	for _, connect := range []struct {
+		name string
+		f    func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+	}{{"stateful", mcpkittest.NewServer}, {"stateless", mcpkittest.NewStatelessServer}} {
+		t.Run(connect.name, func(t *testing.T) {
+			ct := &countingTransport{next: http.DefaultTransport}
+			client := &http.Client{Transport: ct}
+			ts := connect.f(t, whoServer(t), &mcpkittest.Options{
+				HTTPClient: client,
+				Header:     http.Header{"X-Tenant": {"acme"}},
+				Tokens:     map[string]*auth.TokenInfo{"tok-ada": {UserID: "ada", Scopes: []string{"read"}}},
+			})
+			res, err := ts.CallTool(t.Context(), "who", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := text(res), `tenant="acme" user=ada scopes=read`; got != want {
+				t.Errorf("handler saw %s, want %s", got, want)
+			}
+			ts.Close()
+			if n := ct.n.Load(); n == 0 || ct.withHeader.Load() != n {
+				t.Errorf("the custom client carried %d requests, %d with the header", n, ct.withHeader.Load())
+			}
+			if client.Transport != ct {
+				t.Error("the harness changed the caller's client")
+			}
+		})
 	}
 }
