@@ -111,7 +111,9 @@ func NewStatelessServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Serve
 
 // NewInMemoryServer connects srv and a client over the SDK's in-memory
 // transports: no network, no HTTP headers. The client asks for the newest
-// protocol version the SDK supports unless opts say otherwise.
+// protocol version the SDK supports unless opts say otherwise. The options
+// that concern HTTP (HTTP, Retries, Header, HTTPClient, Tokens, Token) do
+// not apply: handlers see a nil req.Header() and req.TokenInfo().
 func NewInMemoryServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server {
 	tb.Helper()
 	if opts == nil {
@@ -130,8 +132,8 @@ func NewInMemoryServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server
 // ConnectInMemory connects a new client to srv over the SDK's in-memory
 // transports and returns its session, for code that has no testing.TB
 // (Example functions, benchmarks' setup, programs). Closing the session
-// ends the server's side too. Opts may be nil; its HTTP and Retries fields
-// do not apply.
+// ends the server's side too. Opts may be nil; as for [NewInMemoryServer],
+// its HTTP fields do not apply.
 func ConnectInMemory(ctx context.Context, srv *mcpkit.Server, opts *Options) (*mcp.ClientSession, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -321,24 +323,34 @@ func (s *Server) Close() {
 }
 
 // A RequestOption sets something a transport would carry on a Request that
-// [NewRequest] or [ServeTool] builds.
-type RequestOption func(*mcp.CallToolRequest)
+// [NewRequest] or [ServeTool] builds. Options apply in order; a later one of
+// the same kind replaces an earlier one.
+type RequestOption interface {
+	apply(*mcp.CallToolRequest)
+}
 
-// WithHeader gives the request the HTTP headers h, as the streamable HTTP
-// transport would.
+type requestOptionFunc func(*mcp.CallToolRequest)
+
+func (f requestOptionFunc) apply(c *mcp.CallToolRequest) { f(c) }
+
+// WithHeader gives the request a copy of the HTTP headers h, as the
+// streamable HTTP transport would.
 func WithHeader(h http.Header) RequestOption {
-	return func(c *mcp.CallToolRequest) { extra(c).Header = h.Clone() }
+	h = h.Clone()
+	return requestOptionFunc(func(c *mcp.CallToolRequest) { extra(c).Header = h.Clone() })
 }
 
 // WithTokenInfo gives the request the verified bearer token info, as the
 // SDK's bearer-token middleware would.
 func WithTokenInfo(info *auth.TokenInfo) RequestOption {
-	return func(c *mcp.CallToolRequest) { extra(c).TokenInfo = info }
+	return requestOptionFunc(func(c *mcp.CallToolRequest) { extra(c).TokenInfo = info })
 }
 
-// WithMeta gives the request the _meta object m (a progress token, say).
+// WithMeta gives the request a copy of the _meta object m (a progress
+// token, say).
 func WithMeta(m mcp.Meta) RequestOption {
-	return func(c *mcp.CallToolRequest) { c.Params.Meta = maps.Clone(m) }
+	m = maps.Clone(m)
+	return requestOptionFunc(func(c *mcp.CallToolRequest) { c.Params.Meta = maps.Clone(m) })
 }
 
 func extra(c *mcp.CallToolRequest) *mcp.RequestExtra {
@@ -364,7 +376,7 @@ func NewRequest(tool *mcpkit.Tool, args any, opts ...RequestOption) *mcpkit.Requ
 	}
 	call := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool.Name, Arguments: raw}}
 	for _, o := range opts {
-		o(call)
+		o.apply(call)
 	}
 	return &mcpkit.Request{Tool: tool, Arguments: raw, Call: call}
 }
@@ -392,12 +404,19 @@ func marshalArgs(args any) json.RawMessage {
 // the wire (see [mcpkit.Classify] for what the client would get). An unknown
 // name gives the server's unknown-tool error.
 func ServeTool(ctx context.Context, srv *mcpkit.Server, name string, args any, opts ...RequestOption) (*mcp.CallToolResult, error) {
-	h, ok := srv.Handler(name)
-	tool, _ := srv.Lookup(name)
-	if !ok || tool == nil {
-		return nil, mcpkit.NewUnknownToolError(name)
+	for {
+		// The chain and the tool are read separately: read the tool on
+		// both sides of the chain, so that a tool replaced meanwhile
+		// does not pair one version's chain with another's definition.
+		tool, ok := srv.Lookup(name)
+		if !ok {
+			return nil, mcpkit.NewUnknownToolError(name)
+		}
+		h, ok := srv.Handler(name)
+		if again, _ := srv.Lookup(name); ok && again == tool {
+			return h.ServeTool(ctx, NewRequest(tool, args, opts...))
+		}
 	}
-	return h.ServeTool(ctx, NewRequest(tool, args, opts...))
 }
 
 // ForEachTransport runs f as a subtest once per transport the harness has,

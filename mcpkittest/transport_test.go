@@ -237,3 +237,23 @@ func TestHTTPClient(t *testing.T) {
 		})
 	}
 }
+
+func TestRequestOptionsCopy(t *testing.T) {
+	h := http.Header{"X-Tenant": {"acme"}}
+	meta := mcp.Meta{"k": "v"}
+	withH, withM := mcpkittest.WithHeader(h), mcpkittest.WithMeta(meta)
+	h.Set("X-Tenant", "changed")
+	meta["k"] = "changed"
+	a := mcpkittest.NewRequest(nil, nil, withH, withM)
+	a.Header().Set("X-Tenant", "mine")
+	a.Meta()["k"] = "mine"
+	b := mcpkittest.NewRequest(nil, nil, withH, withM)
+	if b.Header().Get("X-Tenant") != "acme" || b.Meta()["k"] != "v" {
+		t.Errorf("second request: header %v, meta %v; want the values given to the options", b.Header(), b.Meta())
+	}
+	// A later option of the same kind replaces an earlier one.
+	c := mcpkittest.NewRequest(nil, nil, withH, mcpkittest.WithHeader(http.Header{"X-Other": {"1"}}))
+	if c.Header().Get("X-Tenant") != "" || c.Header().Get("X-Other") != "1" {
+		t.Errorf("header = %v, want only the last option's", c.Header())
+	}
+}
