@@ -94,7 +94,9 @@ type Server struct {
 
 // NewServer starts srv on the streamable HTTP transport in stateful mode on a
 // loopback port and connects a client that negotiates [StatefulVersion]. It
-// stops the test on failure and closes the server when the test ends.
+// stops the test on failure (with tb.Fatalf, so like that it must be called
+// from the test's goroutine), and closes the server when the test ends. The
+// constructors below do the same.
 func NewServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server {
 	tb.Helper()
 	return newHTTP(tb, srv, opts, false, StatefulVersion)
@@ -419,11 +421,13 @@ func ServeTool(ctx context.Context, srv *mcpkit.Server, name string, args any, o
 	}
 }
 
-// ForEachTransport runs f as a subtest once per transport the harness has,
-// each with a new server from newServer (a server's SDK server is best not
-// shared between transports): "inmemory", "stateful" (streamable HTTP,
-// 2025-11-25) and "stateless" (streamable HTTP, 2026-07-28). Opts, which
-// may be nil, apply to each.
+// ForEachTransport runs f as a subtest once per transport the harness has:
+// "inmemory", "stateful" (streamable HTTP, [StatefulVersion]) and
+// "stateless" (streamable HTTP, [StatelessVersion]), in that order and one
+// after the other. Each subtest gets a new server from newServer, so that
+// what one transport did (its sessions, their notifications, registry
+// changes and state the tools keep) cannot show in another's results. Opts,
+// which may be nil, apply to each; those about HTTP do nothing in memory.
 func ForEachTransport(t *testing.T, newServer func(t *testing.T) *mcpkit.Server, f func(t *testing.T, ts *Server), opts *Options) {
 	t.Helper()
 	for _, tr := range []struct {
