@@ -29,6 +29,9 @@ func whoServer(t *testing.T) *mcpkit.Server {
 		Tool: mcp.Tool{Name: "who", InputSchema: &jsonschema.Schema{Type: "object"}},
 		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			text := fmt.Sprintf("tenant=%q", req.Header().Get("X-Tenant"))
+			if req.Header() == nil {
+				text = "no headers"
+			}
 			if info := req.TokenInfo(); info != nil {
 				text += fmt.Sprintf(" user=%s scopes=%s", info.UserID, strings.Join(info.Scopes, ","))
 			}
@@ -50,7 +53,7 @@ func TestHeadersAndTokens(t *testing.T) {
 		Token:  "tok-ada",
 	}
 	want := map[string]string{
-		"inmemory":  `tenant=""`, // no HTTP: no headers, no token
+		"inmemory":  "no headers", // no HTTP: no headers, no token
 		"stateful":  `tenant="acme" user=ada scopes=read,write`,
 		"stateless": `tenant="acme" user=ada scopes=read,write`,
 	}
@@ -108,22 +111,30 @@ func TestServeTool(t *testing.T) {
 		t.Errorf("invalid arguments: got %v, want a validation error", err)
 	}
 	var wire *jsonrpc.Error
-	if _, err := mcpkittest.ServeTool(t.Context(), srv, "nope", nil); !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams {
-		t.Errorf("unknown tool: got %v", err)
+	_, err = mcpkittest.ServeTool(t.Context(), srv, "nope", nil)
+	if want := mcpkit.NewUnknownToolError("nope"); !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams || err.Error() != want.Error() {
+		t.Errorf("unknown tool: got %v, want %v", err, want)
 	}
 }
 
 func TestForEachTransport(t *testing.T) {
 	var ran []string
-	built := 0
-	mcpkittest.ForEachTransport(t, func(t *testing.T) *mcpkit.Server { built++; return whoServer(t) }, func(t *testing.T, ts *mcpkittest.Server) {
+	var built []*mcpkit.Server
+	newServer := func(t *testing.T) *mcpkit.Server {
+		built = append(built, whoServer(t))
+		return built[len(built)-1]
+	}
+	mcpkittest.ForEachTransport(t, newServer, func(t *testing.T, ts *mcpkittest.Server) {
 		ran = append(ran, t.Name()[strings.LastIndexByte(t.Name(), '/')+1:])
+		if len(built) != len(ran) || ts.Server() != built[len(built)-1] {
+			t.Errorf("subtest %d runs on server %p; built %d servers, the last %p", len(ran), ts.Server(), len(built), built[len(built)-1])
+		}
 		if _, err := ts.CallTool(t.Context(), "who", nil); err != nil {
 			t.Error(err)
 		}
 	}, nil)
-	if !slices.Equal(ran, []string{"inmemory", "stateful", "stateless"}) || built != 3 {
-		t.Errorf("ran %v with %d servers", ran, built)
+	if !slices.Equal(ran, []string{"inmemory", "stateful", "stateless"}) || len(built) != 3 {
+		t.Errorf("ran %v with %d servers", ran, len(built))
 	}
 }
 
