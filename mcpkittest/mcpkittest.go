@@ -58,8 +58,9 @@ type Options struct {
 	// Tokens, if set, puts the HTTP server behind the SDK's bearer-token
 	// check (auth.RequireBearerToken): a request whose bearer token is a
 	// key of Tokens is served with that TokenInfo, which handlers read with
-	// req.TokenInfo(); any other gets HTTP 401. Token says which token the
-	// harness's client sends.
+	// req.TokenInfo(); any other, and one whose TokenInfo has a past
+	// Expiration, gets HTTP 401 (a zero Expiration never expires). Token
+	// says which token the harness's client sends.
 	Tokens map[string]*auth.TokenInfo
 
 	// Token is the bearer token the harness's client sends, as
