@@ -20,4 +20,14 @@
 // [NewRequest] builds a [mcpkit.Request] (with [WithHeader], [WithTokenInfo]
 // and [WithMeta]) for calling a Handler or a Middleware directly, and
 // [ServeTool] runs one tool's whole chain.
+//
+// Options follow two rules, one per kind of call. A test server is
+// configured, like the SDK's servers and clients, by an [*Options] struct
+// where nil means the defaults. A request is built with variadic
+// [RequestOption] values, so that the common case stays
+// NewRequest(tool, args).
+//
+// A test server closes itself when its test ends, in order: the client, then
+// the HTTP server, then the server's side of each session it opened, so that
+// once [Server.Close] returns nothing of the harness is still running.
 package mcpkittest

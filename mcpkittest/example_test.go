@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -71,4 +72,48 @@ func ExampleServeTool() {
 		mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "ada"}))
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text, err)
 	// Output: ada of acme <nil>
+}
+
+// ExampleWithMeta gives a hand-built request the _meta a client would
+// send, here a progress token.
+func ExampleWithMeta() {
+	req := mcpkittest.NewRequest(nil, nil, mcpkittest.WithMeta(mcp.Meta{"progressToken": "p1"}))
+	fmt.Println(req.Tool.Name, req.Meta()["progressToken"], req.Call.Params.GetProgressToken())
+	// Output: test p1 p1
+}
+
+// ExampleForEachTransport shows a test that runs over in-memory, stateful
+// and stateless HTTP, with a header and a bearer token on the HTTP
+// transports. It needs a *testing.T, so it is compiled but not run here; the
+// package's tests run the same code.
+func ExampleForEachTransport() {
+	newServer := func(t *testing.T) *mcpkit.Server {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "example"}, nil)
+		srv.Add(&mcpkit.Tool{
+			Tool: mcp.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}},
+			Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+				user := "anonymous" // in memory: no HTTP, so no token
+				if info := req.TokenInfo(); info != nil {
+					user = info.UserID
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: user}}}, nil
+			}),
+		})
+		return srv
+	}
+	TestWhoAmI := func(t *testing.T) {
+		opts := &mcpkittest.Options{
+			Header: http.Header{"X-Tenant": {"acme"}},
+			Tokens: map[string]*auth.TokenInfo{"tok": {UserID: "ada", Scopes: []string{"read"}}},
+			Token:  "tok",
+		}
+		mcpkittest.ForEachTransport(t, newServer, func(t *testing.T, ts *mcpkittest.Server) {
+			res, err := ts.CallTool(t.Context(), "whoami", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Log(res.Content[0].(*mcp.TextContent).Text) // "ada" over HTTP
+		}, opts)
+	}
+	_ = TestWhoAmI
 }

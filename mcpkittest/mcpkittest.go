@@ -58,8 +58,9 @@ type Options struct {
 	// Tokens, if set, puts the HTTP server behind the SDK's bearer-token
 	// check (auth.RequireBearerToken): a request whose bearer token is a
 	// key of Tokens is served with that TokenInfo, which handlers read with
-	// req.TokenInfo(); any other gets HTTP 401. Token says which token the
-	// harness's client sends.
+	// req.TokenInfo(); any other, and one whose TokenInfo has a past
+	// Expiration, gets HTTP 401 (a zero Expiration never expires). Token
+	// says which token the harness's client sends.
 	Tokens map[string]*auth.TokenInfo
 
 	// Token is the bearer token the harness's client sends, as
@@ -84,11 +85,19 @@ type Server struct {
 	version    string
 	retries    int
 	close      sync.Once
+
+	// The server's sides of the sessions this harness opened, which Close
+	// ends: the in-memory one, or the IDs of the stateful HTTP ones.
+	memSession *mcp.ServerSession
+	mu         sync.Mutex
+	sessionIDs map[string]bool
 }
 
 // NewServer starts srv on the streamable HTTP transport in stateful mode on a
 // loopback port and connects a client that negotiates [StatefulVersion]. It
-// stops the test on failure and closes the server when the test ends.
+// stops the test on failure (with tb.Fatalf, so like that it must be called
+// from the test's goroutine), and closes the server when the test ends. The
+// constructors below do the same.
 func NewServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server {
 	tb.Helper()
 	return newHTTP(tb, srv, opts, false, StatefulVersion)
@@ -105,18 +114,20 @@ func NewStatelessServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Serve
 
 // NewInMemoryServer connects srv and a client over the SDK's in-memory
 // transports: no network, no HTTP headers. The client asks for the newest
-// protocol version the SDK supports unless opts say otherwise.
+// protocol version the SDK supports unless opts say otherwise. The options
+// that concern HTTP (HTTP, Retries, Header, HTTPClient, Tokens, Token) do
+// not apply: handlers see a nil req.Header() and req.TokenInfo().
 func NewInMemoryServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server {
 	tb.Helper()
 	if opts == nil {
 		opts = &Options{}
 	}
 	ts := &Server{server: srv, client: newClient(opts), version: opts.ProtocolVersion}
-	cs, err := connectInMemory(context.Background(), srv, ts.client, ts.version)
+	ss, cs, err := connectInMemory(context.Background(), srv, ts.client, ts.version)
 	if err != nil {
 		tb.Fatalf("mcpkittest: %v", err)
 	}
-	ts.Session = cs
+	ts.memSession, ts.Session = ss, cs
 	tb.Cleanup(ts.Close)
 	return ts
 }
@@ -124,27 +135,28 @@ func NewInMemoryServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server
 // ConnectInMemory connects a new client to srv over the SDK's in-memory
 // transports and returns its session, for code that has no testing.TB
 // (Example functions, benchmarks' setup, programs). Closing the session
-// ends the server's side too. Opts may be nil; its HTTP and Retries fields
-// do not apply.
+// ends the server's side too. Opts may be nil; as for [NewInMemoryServer],
+// its HTTP fields do not apply.
 func ConnectInMemory(ctx context.Context, srv *mcpkit.Server, opts *Options) (*mcp.ClientSession, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
-	return connectInMemory(ctx, srv, newClient(opts), opts.ProtocolVersion)
+	_, cs, err := connectInMemory(ctx, srv, newClient(opts), opts.ProtocolVersion)
+	return cs, err
 }
 
-func connectInMemory(ctx context.Context, srv *mcpkit.Server, client *mcp.Client, version string) (*mcp.ClientSession, error) {
+func connectInMemory(ctx context.Context, srv *mcpkit.Server, client *mcp.Client, version string) (*mcp.ServerSession, *mcp.ClientSession, error) {
 	serverT, clientT := mcp.NewInMemoryTransports()
 	ss, err := srv.MCPServer().Connect(ctx, serverT, nil)
 	if err != nil {
-		return nil, fmt.Errorf("server connect: %w", err)
+		return nil, nil, fmt.Errorf("server connect: %w", err)
 	}
 	cs, err := client.Connect(ctx, clientT, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		ss.Close()
-		return nil, fmt.Errorf("client connect: %w", err)
+		return nil, nil, fmt.Errorf("client connect: %w", err)
 	}
-	return cs, nil
+	return ss, cs, nil
 }
 
 func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, version string) *Server {
@@ -161,11 +173,11 @@ func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, v
 	if opts.ProtocolVersion != "" {
 		version = opts.ProtocolVersion
 	}
-	ts := &Server{server: srv, client: newClient(opts), version: version, retries: -1}
+	ts := &Server{server: srv, client: newClient(opts), version: version, retries: -1, sessionIDs: map[string]bool{}}
 	if opts.Retries > 0 {
 		ts.retries = opts.Retries
 	}
-	handler := srv.HTTPHandler(&hopts)
+	handler := ts.recordSessions(srv.HTTPHandler(&hopts))
 	if opts.Tokens != nil {
 		tokens := maps.Clone(opts.Tokens)
 		verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
@@ -181,12 +193,27 @@ func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, v
 	ts.httpClient = clientFor(ts.http.Client(), opts)
 	cs, err := ts.Connect(context.Background())
 	if err != nil {
-		ts.http.Close()
+		ts.Close()
 		tb.Fatalf("mcpkittest: %v", err)
 	}
 	ts.Session = cs
 	tb.Cleanup(ts.Close)
 	return ts
+}
+
+// recordSessions returns h, noting the ID of each stateful session a request
+// names, so that Close can end the sessions this harness opened and no
+// other: the SDK server may be serving other transports too. A client names
+// its session on every request after initialize.
+func (s *Server) recordSessions(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+			s.mu.Lock()
+			s.sessionIDs[id] = true
+			s.mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // clientFor returns the HTTP client the harness connects with: opts's, or
@@ -229,6 +256,14 @@ func (t *withHeader) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.next.RoundTrip(req)
 }
 
+// CloseIdleConnections lets [http.Client.CloseIdleConnections] reach the
+// wrapped transport.
+func (t *withHeader) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 func newClient(opts *Options) *mcp.Client {
 	return mcp.NewClient(&mcp.Implementation{Name: "mcpkittest", Version: "1"}, opts.Client)
 }
@@ -257,8 +292,14 @@ func (s *Server) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 	return s.Session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 }
 
-// Close closes the client session and stops the server. It is safe to call
-// more than once; the test's cleanup calls it too.
+// Close closes the client session, stops the HTTP server, and ends the
+// server's side of every session the harness opened (also those of
+// [Server.Connect] that the caller left open), in that order. When it
+// returns, no request of the harness is being served and no goroutine of
+// those sessions runs, so a test may inspect what the tools recorded
+// without racing them. A tool call still running when Close is called has
+// its context cancelled and is waited for. Close is safe to call more than
+// once; the test's cleanup calls it too.
 func (s *Server) Close() {
 	s.close.Do(func() {
 		if s.Session != nil {
@@ -266,30 +307,53 @@ func (s *Server) Close() {
 		}
 		if s.http != nil {
 			s.http.CloseClientConnections()
-			s.http.Close()
+			s.http.Close() // waits for every handler to return
+			s.httpClient.CloseIdleConnections()
+		}
+		if s.memSession != nil {
+			s.memSession.Close()
+			s.memSession.Wait()
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for ss := range s.server.MCPServer().Sessions() {
+			if ss.ID() != "" && s.sessionIDs[ss.ID()] {
+				ss.Close()
+				ss.Wait()
+			}
 		}
 	})
 }
 
 // A RequestOption sets something a transport would carry on a Request that
-// [NewRequest] or [ServeTool] builds.
-type RequestOption func(*mcp.CallToolRequest)
+// [NewRequest] or [ServeTool] builds. Options apply in order; a later one of
+// the same kind replaces an earlier one.
+type RequestOption interface {
+	apply(*mcp.CallToolRequest)
+}
 
-// WithHeader gives the request the HTTP headers h, as the streamable HTTP
-// transport would.
+type requestOptionFunc func(*mcp.CallToolRequest)
+
+func (f requestOptionFunc) apply(c *mcp.CallToolRequest) { f(c) }
+
+// WithHeader gives the request a copy of the HTTP headers h, as the
+// streamable HTTP transport would.
 func WithHeader(h http.Header) RequestOption {
-	return func(c *mcp.CallToolRequest) { extra(c).Header = h.Clone() }
+	h = h.Clone()
+	return requestOptionFunc(func(c *mcp.CallToolRequest) { extra(c).Header = h.Clone() })
 }
 
 // WithTokenInfo gives the request the verified bearer token info, as the
 // SDK's bearer-token middleware would.
 func WithTokenInfo(info *auth.TokenInfo) RequestOption {
-	return func(c *mcp.CallToolRequest) { extra(c).TokenInfo = info }
+	return requestOptionFunc(func(c *mcp.CallToolRequest) { extra(c).TokenInfo = info })
 }
 
-// WithMeta gives the request the _meta object m (a progress token, say).
+// WithMeta gives the request a copy of the _meta object m (a progress
+// token, say).
 func WithMeta(m mcp.Meta) RequestOption {
-	return func(c *mcp.CallToolRequest) { c.Params.Meta = maps.Clone(m) }
+	m = maps.Clone(m)
+	return requestOptionFunc(func(c *mcp.CallToolRequest) { c.Params.Meta = maps.Clone(m) })
 }
 
 func extra(c *mcp.CallToolRequest) *mcp.RequestExtra {
@@ -315,7 +379,7 @@ func NewRequest(tool *mcpkit.Tool, args any, opts ...RequestOption) *mcpkit.Requ
 	}
 	call := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: tool.Name, Arguments: raw}}
 	for _, o := range opts {
-		o(call)
+		o.apply(call)
 	}
 	return &mcpkit.Request{Tool: tool, Arguments: raw, Call: call}
 }
@@ -343,19 +407,28 @@ func marshalArgs(args any) json.RawMessage {
 // the wire (see [mcpkit.Classify] for what the client would get). An unknown
 // name gives the server's unknown-tool error.
 func ServeTool(ctx context.Context, srv *mcpkit.Server, name string, args any, opts ...RequestOption) (*mcp.CallToolResult, error) {
-	h, ok := srv.Handler(name)
-	tool, _ := srv.Lookup(name)
-	if !ok || tool == nil {
-		return nil, mcpkit.NewUnknownToolError(name)
+	for {
+		// The chain and the tool are read separately: read the tool on
+		// both sides of the chain, so that a tool replaced meanwhile
+		// does not pair one version's chain with another's definition.
+		tool, ok := srv.Lookup(name)
+		if !ok {
+			return nil, mcpkit.NewUnknownToolError(name)
+		}
+		h, ok := srv.Handler(name)
+		if again, _ := srv.Lookup(name); ok && again == tool {
+			return h.ServeTool(ctx, NewRequest(tool, args, opts...))
+		}
 	}
-	return h.ServeTool(ctx, NewRequest(tool, args, opts...))
 }
 
-// ForEachTransport runs f as a subtest once per transport the harness has,
-// each with a new server from newServer (a server's SDK server is best not
-// shared between transports): "inmemory", "stateful" (streamable HTTP,
-// 2025-11-25) and "stateless" (streamable HTTP, 2026-07-28). Opts, which
-// may be nil, apply to each.
+// ForEachTransport runs f as a subtest once per transport the harness has:
+// "inmemory", "stateful" (streamable HTTP, [StatefulVersion]) and
+// "stateless" (streamable HTTP, [StatelessVersion]), in that order and one
+// after the other. Each subtest gets a new server from newServer, so that
+// what one transport did (its sessions, their notifications, registry
+// changes and state the tools keep) cannot show in another's results. Opts,
+// which may be nil, apply to each; those about HTTP do nothing in memory.
 func ForEachTransport(t *testing.T, newServer func(t *testing.T) *mcpkit.Server, f func(t *testing.T, ts *Server), opts *Options) {
 	t.Helper()
 	for _, tr := range []struct {

@@ -3,8 +3,8 @@ package mcpkittest_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -123,17 +123,51 @@ func TestConnectInMemory(t *testing.T) {
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo"}); err != nil {
 		t.Fatal(err)
 	}
-	cs.Close()
-	// Closing the client ends the server's session.
-	for range 500 {
-		n := 0
-		for range srv.MCPServer().Sessions() {
-			n++
-		}
-		if n == 0 {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	sessions := slices.Collect(srv.MCPServer().Sessions())
+	if len(sessions) != 1 {
+		t.Fatalf("%d server sessions, want 1", len(sessions))
 	}
-	t.Error("the server session outlived the client's")
+	cs.Close()
+	// Closing the client ends the server's session (a hang here is the
+	// failure: the test's deadline reports it).
+	sessions[0].Wait()
+}
+
+// TestCloseEndsSessions checks that Close leaves no server session of the
+// harness running, also one that [Server.Connect] opened and the test
+// forgot, and that it ends no session of another harness on the same
+// server.
+func TestCloseEndsSessions(t *testing.T) {
+	tests := []struct {
+		name    string
+		connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+	}{
+		{"stateful", mcpkittest.NewServer},
+		{"stateless", mcpkittest.NewStatelessServer},
+		{"inmemory", mcpkittest.NewInMemoryServer},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := echoServer(t)
+			other := mcpkittest.NewServer(t, srv, nil)
+			before := len(slices.Collect(srv.MCPServer().Sessions()))
+
+			ts := tt.connect(t, srv, nil)
+			if _, err := ts.CallTool(t.Context(), "echo", nil); err != nil {
+				t.Fatal(err)
+			}
+			if ts.URL != "" {
+				if _, err := ts.Connect(t.Context()); err != nil { // left open on purpose
+					t.Fatal(err)
+				}
+			}
+			ts.Close()
+			if n := len(slices.Collect(srv.MCPServer().Sessions())); n != before {
+				t.Errorf("%d server sessions after Close, want %d", n, before)
+			}
+			if _, err := other.CallTool(t.Context(), "echo", nil); err != nil {
+				t.Errorf("Close ended another harness's session: %v", err)
+			}
+		})
+	}
 }
