@@ -424,12 +424,12 @@ func (c *compiler) fill(n *node, s *jsonschema.Schema) {
 			n.enum = append(n.enum, toConst(e))
 			texts[i] = jsonText(e)
 		}
-		n.enumText = strings.Join(texts, ", ")
+		n.enumText = clipTo(strings.Join(texts, ", "), maxLong)
 	}
 	if s.Const != nil {
 		k := toConst(*s.Const)
 		n.konst = &k
-		n.konstTxt = jsonText(*s.Const)
+		n.konstTxt = clipTo(jsonText(*s.Const), maxLong)
 	}
 
 	// Numbers.
@@ -461,7 +461,7 @@ func (c *compiler) fill(n *node, s *jsonschema.Schema) {
 		if err != nil {
 			c.fail(s, "pattern: %v", err)
 		}
-		n.pattern = re
+		n.pattern, n.patternText = re, clipTo(s.Pattern, maxLong)
 		n.strChecks = true
 	}
 

@@ -44,13 +44,14 @@ func (is Issue) String() string {
 // millions of wrong values stays small, and so does the work of making it.
 const MaxIssues = 10
 
-// Limits on the text an issue takes from an instance: a value or a
-// property name is clipped to maxEcho bytes, a message from jsonschema-go to
-// maxPath, and a path deeper than pathHead+pathTail segments keeps only its
+// Limits on the text of an issue: a value or a property name taken from
+// the instance is clipped to maxEcho bytes; a whole path, a message from
+// jsonschema-go and text from the schema (an enum's values, a pattern) to
+// maxLong; and a path deeper than pathHead+pathTail segments keeps only its
 // first pathHead and last pathTail ones.
 const (
 	maxEcho  = 40
-	maxPath  = 200
+	maxLong  = 200
 	pathHead = 3
 	pathTail = 8
 )
@@ -106,9 +107,11 @@ func clipTo(s string, limit int) string {
 func (e *ValidationError) Unwrap() error { return ErrInvalid }
 
 // A SyntaxError reports an instance that is not JSON that encoding/json
-// would decode: malformed text, a number out of float64 range, nesting
-// deeper than 10000, or an object with the same property twice (which the
-// validator and the handler could read differently).
+// would decode: malformed text, nesting deeper than 10000, or an object
+// with the same property twice (which the validator and the handler could
+// read differently). A number beyond the range of a float64, which is
+// well-formed JSON, is an [Issue] of a [*ValidationError] instead, located
+// at the number.
 type SyntaxError struct {
 	// Offset is the byte offset in the instance where the problem is.
 	Offset int

@@ -85,6 +85,8 @@ func TestEchoedInputIsClipped(t *testing.T) {
 	bigNum := "-1." + strings.Repeat("0", 5000)
 	deep := strings.Repeat(`{"a":`, 500) + `"x"` + strings.Repeat(`}`, 500)
 	deepSchema := `{"$defs":{"n":{"type":["object","integer"],"properties":{"a":{"$ref":"#/$defs/n"}}}},"$ref":"#/$defs/n"}`
+	longKeys := strings.Repeat(`{"`+long+`":`, 12) + `"x"` + strings.Repeat(`}`, 12)
+	objects := `{"$defs":{"n":{"type":"object","additionalProperties":{"$ref":"#/$defs/n"}}},"$ref":"#/$defs/n"}`
 	for _, tt := range []struct {
 		name, schema, doc string
 		want              string // a part of the first issue
@@ -93,6 +95,10 @@ func TestEchoedInputIsClipped(t *testing.T) {
 		{"number", `{"type":"object","properties":{"n":{"type":"integer","minimum":0}}}`, `{"n":` + bigNum + `}`, "got -1.000"},
 		{"enum value", `{"type":"object","properties":{"e":{"enum":["a"]}}}`, `{"e":"` + long + `"}`, `got "kkk`},
 		{"deep path", deepSchema, deep, "a/a/a/.../a/a/a/a/a/a/a/a"},
+		{"path of long names", objects, longKeys, "kkk.../kkk"},
+		{"out of range", `true`, `{"` + long + `":` + "1" + strings.Repeat("0", 5000) + `}`, "got 1000"},
+		{"pattern", `{"type":"object","properties":{"p":{"pattern":"^a"}}}`, `{"p":"` + long + `"}`, `got "kkk`},
+		{"propertyNames", `{"propertyNames":{"maxLength":3}}`, `{"` + long + `":1}`, `got "kkk`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := mustCompile(t, tt.schema).Validate([]byte(tt.doc))
@@ -101,7 +107,7 @@ func TestEchoedInputIsClipped(t *testing.T) {
 				t.Fatalf("got %v", err)
 			}
 			is := ve.Issues[0]
-			if len(is.Path) > 300 || len(is.Message) > 300 || !strings.Contains(is.String(), tt.want) {
+			if len(is.Path) > maxLong+3 || len(is.Message) > maxLong || !strings.Contains(is.String(), tt.want) {
 				t.Errorf("issue of %d+%d bytes: %.300s; want it short and containing %q", len(is.Path), len(is.Message), is.String(), tt.want)
 			}
 		})

@@ -16,8 +16,9 @@ import (
 )
 
 // Validate reports whether data, a JSON document, is valid against the
-// schema. It returns nil, a [*ValidationError] naming every failing
-// location, a [*SyntaxError] if data is not JSON, or [ErrTooComplex].
+// schema. It returns nil, a [*ValidationError] naming the first failing
+// locations (at most [MaxIssues]) and counting the others, a [*SyntaxError]
+// if data is not JSON, or [ErrTooComplex].
 // Empty data and a bare null stand for no arguments and are validated as
 // {}, as the MCP SDK does.
 //
@@ -108,10 +109,7 @@ func (st *state) run(root *node) error {
 	}
 	var end int
 	if w := st.v.whole; w != nil {
-		end = st.skip(i)
-		if end >= 0 {
-			st.fallbackCheck(w, i, end)
-		}
+		end = st.skipThenFallback(w, i)
 	} else {
 		end = st.value(root, i)
 	}
@@ -196,7 +194,8 @@ func (st *state) addAt(extra, msg string) {
 		}
 		b = append(b, escapePointer(clip(extra))...)
 	}
-	is := Issue{Path: string(b), Message: msg}
+	// Every segment is clipped, but many of them still make a long path.
+	is := Issue{Path: clipTo(string(b), maxLong), Message: msg}
 	for _, prev := range st.issues {
 		if prev == is {
 			return
@@ -239,11 +238,7 @@ func (st *state) value(n *node, i int) int {
 		return st.skip(i)
 	}
 	if n.fallback != nil {
-		end := st.skip(i)
-		if end >= 0 {
-			st.fallbackCheck(n.fallback, i, end)
-		}
-		return end
+		return st.skipThenFallback(n.fallback, i)
 	}
 	end := -1
 	if n.inplace {
@@ -253,7 +248,7 @@ func (st *state) value(n *node, i int) int {
 	}
 	if n.never {
 		if st.report() {
-			st.add("not allowed")
+			st.add("want no value (the schema is false), got " + st.kindText(i))
 		}
 	}
 	if !n.local || n.never {
@@ -312,7 +307,7 @@ func (st *state) inplace(n *node, i int) int {
 		}
 		if !ok && st.report() {
 			if !st.explain(n.anyOf, i) {
-				st.addf("does not match any of the %d alternatives of anyOf", len(n.anyOf))
+				st.addf("want a match for one of the %d alternatives of anyOf, got none", len(n.anyOf))
 			}
 		}
 	}
@@ -334,11 +329,11 @@ func (st *state) inplace(n *node, i int) int {
 		switch {
 		case first < 0:
 			if st.report() && !st.explain(n.oneOf, i) {
-				st.addf("does not match any of the %d alternatives of oneOf", len(n.oneOf))
+				st.addf("want a match for exactly one of the %d alternatives of oneOf, got none", len(n.oneOf))
 			}
 		case second >= 0:
 			if st.report() {
-				st.addf("matches alternatives %d and %d of oneOf, want exactly one", first, second)
+				st.addf("want a match for exactly one of the %d alternatives of oneOf, got alternatives %d and %d", len(n.oneOf), first, second)
 			}
 		}
 	}
@@ -348,7 +343,7 @@ func (st *state) inplace(n *node, i int) int {
 			return -1
 		}
 		if ok && st.report() {
-			st.add("must not match the schema of not")
+			st.add("want no match for the schema of not, got one")
 		}
 	}
 	if n.ifN != nil {
@@ -418,6 +413,17 @@ func (st *state) kindAt(i int) (kind, bool) {
 	return kNumber, frac == 0
 }
 
+// skipThenFallback scans the value at i and validates it with
+// jsonschema-go, unless the scan found a number that cannot be decoded.
+func (st *state) skipThenFallback(rs *jsonschema.Resolved, i int) int {
+	fails := st.nfail
+	end := st.skip(i)
+	if end >= 0 && st.nfail == fails {
+		st.fallbackCheck(rs, i, end)
+	}
+	return end
+}
+
 // fallbackCheck validates data[i:end] with jsonschema-go.
 func (st *state) fallbackCheck(rs *jsonschema.Resolved, i, end int) {
 	if rs == nil {
@@ -437,14 +443,29 @@ func (st *state) fallbackCheck(rs *jsonschema.Resolved, i, end int) {
 			}
 			msg = rest
 		}
-		st.add(clipTo(msg, maxPath)) // jsonschema-go's text may quote the value
+		st.add(clipTo(msg, maxLong)) // jsonschema-go's text may quote the value
 	}
 }
 
-func (st *state) typeMismatch(n *node, k kind) {
-	if st.report() {
-		st.add("want " + n.typeText + ", got " + k.String())
+// typeMismatch records that the value at i is not of a type n allows.
+func (st *state) typeMismatch(n *node, i int) {
+	if !st.report() {
+		return
 	}
+	got := st.kindText(i)
+	if n.types&tInteger != 0 && got == "number" {
+		// "want integer, got number" alone would not say why 2.5 is
+		// not one.
+		end, _ := scanNumber(st.data, i)
+		got += " " + clip(string(st.data[i:end]))
+	}
+	st.add("want " + n.typeText + ", got " + got)
+}
+
+// kindText names the kind of the (well-formed) value at i.
+func (st *state) kindText(i int) string {
+	k, _ := st.kindAt(i)
+	return k.String()
 }
 
 func (st *state) literal(n *node, i int, lit string, k kind, b bool) int {
@@ -454,7 +475,7 @@ func (st *state) literal(n *node, i int, lit string, k kind, b bool) int {
 		return st.syntax(i, "invalid literal")
 	}
 	if n.hasType && !n.types.has(k) {
-		st.typeMismatch(n, k)
+		st.typeMismatch(n, i)
 		return end
 	}
 	if n.hasEnum || n.konst != nil {
@@ -475,7 +496,8 @@ func (st *state) number(n *node, i int) int {
 	if mayOverflow(raw, shape) {
 		var ok bool
 		if f, ok = parseNumber(raw, shape); !ok {
-			return st.syntax(i, "number out of range")
+			st.outOfRange(raw)
+			return end
 		}
 		parsed = true
 	}
@@ -486,7 +508,7 @@ func (st *state) number(n *node, i int) int {
 			integral = frac == 0
 		}
 		if !n.types.allows(kNumber, integral) {
-			st.typeMismatch(n, kNumber)
+			st.typeMismatch(n, i)
 			return end
 		}
 	}
@@ -522,6 +544,15 @@ func (st *state) number(n *node, i int) int {
 	return end
 }
 
+// outOfRange records that the number raw is beyond the range of a float64:
+// valid JSON, but not a value that encoding/json (and so a Go handler) can
+// decode, nor one that any keyword could be checked against.
+func (st *state) outOfRange(raw []byte) {
+	if st.report() {
+		st.add("want a number within the range of a 64-bit float (about ±1.8e308), got " + clip(string(raw)))
+	}
+}
+
 func (st *state) numFail(op, bound string, raw []byte) {
 	if st.report() {
 		st.add("want " + op + " " + bound + ", got " + clip(string(raw)))
@@ -535,7 +566,7 @@ func (st *state) str(n *node, i int) int {
 		return st.syntax(i, msg)
 	}
 	if n.hasType && !n.types.has(kString) {
-		st.typeMismatch(n, kString)
+		st.typeMismatch(n, i)
 		return end
 	}
 	if !n.strChecks && !n.hasEnum && n.konst == nil {
@@ -561,7 +592,7 @@ func (st *state) str(n *node, i int) int {
 		}
 	}
 	if n.pattern != nil && !n.pattern.Match(s) && st.report() {
-		st.add("want a string matching " + n.pattern.String())
+		st.add("want a string matching " + n.patternText + ", got " + st.excerpt(i, end))
 	}
 	return end
 }
@@ -627,7 +658,7 @@ func (st *state) excerpt(i, end int) string {
 
 func (st *state) array(n *node, i int) int {
 	if n.hasType && !n.types.has(kArray) {
-		st.typeMismatch(n, kArray)
+		st.typeMismatch(n, i)
 		return st.skip(i)
 	}
 	if !n.arrChecks {
@@ -704,7 +735,7 @@ func (st *state) array(n *node, i int) int {
 	}
 	if n.unique {
 		if a, b, dup := st.duplicateItems(st.spans[spanBase:]); dup && st.report() {
-			st.addf("want unique items, items %d and %d are equal", a, b)
+			st.addf("want unique items, got items %d and %d equal", a, b)
 		}
 		st.spans = st.spans[:spanBase]
 	}
@@ -775,7 +806,7 @@ func appendCanonical(b []byte, v any) []byte {
 
 func (st *state) object(n *node, i int) int {
 	if n.hasType && !n.types.has(kObject) {
-		st.typeMismatch(n, kObject)
+		st.typeMismatch(n, i)
 		return st.skip(i)
 	}
 	if !n.objChecks {
@@ -869,7 +900,7 @@ func (st *state) object(n *node, i int) int {
 					return -1
 				}
 				if !ok && st.report() {
-					st.add("property name not allowed by propertyNames")
+					st.add("want a name allowed by propertyNames, got " + st.excerpt(j, ke))
 				}
 			}
 			count++
@@ -911,7 +942,7 @@ func (st *state) object(n *node, i int) int {
 		}
 		for _, r := range dr.required {
 			if !has(r) && st.report() {
-				st.addAt(n.names[r], "required property is missing (required when "+strconv.Quote(n.names[dr.trigger])+" is present)")
+				st.addAt(n.names[r], "required property is missing (required when "+strconv.Quote(clip(n.names[dr.trigger]))+" is present)")
 			}
 		}
 	}
@@ -1028,7 +1059,7 @@ func (st *state) skip(i int) int {
 	}
 	if raw := d[i:end]; mayOverflow(raw, shape) {
 		if _, ok := parseNumber(raw, shape); !ok {
-			return st.syntax(i, "number out of range")
+			st.outOfRange(raw)
 		}
 	}
 	return end
@@ -1048,14 +1079,22 @@ func (st *state) skipArray(i int) int {
 	}
 	d := st.data
 	j, more := st.first(i, ']')
-	for more {
-		end := st.skip(skipSpace(d, j))
-		if end < 0 {
-			return -1
+	if more {
+		// The path is kept for the one issue skip may find, a number out
+		// of range.
+		st.path = append(st.path, seg{})
+		top := len(st.path) - 1
+		for k := 0; more; k++ {
+			st.path[top] = seg{idx: k}
+			end := st.skip(skipSpace(d, j))
+			if end < 0 {
+				return -1
+			}
+			if j, more = next(d, end, ']'); j < 0 {
+				return st.sepError(end, ']')
+			}
 		}
-		if j, more = next(d, end, ']'); j < 0 {
-			return st.sepError(end, ']')
-		}
+		st.path = st.path[:top]
 	}
 	st.depth--
 	return j
@@ -1069,11 +1108,17 @@ func (st *state) skipObject(i int) int {
 	j, more := st.first(i, '}')
 	keys := keySet{base: len(st.keys)}
 	kbufBase := len(st.kbuf)
+	top := len(st.path)
+	if more {
+		st.path = append(st.path, seg{}) // as in skipArray
+	}
 	for more {
-		_, _, _, vj := st.member(skipSpace(d, j), &keys)
+		q := skipSpace(d, j)
+		_, kr, ke, vj := st.member(q, &keys)
 		if vj < 0 {
 			return -1
 		}
+		st.path[top] = seg{idx: -1, ks: q + 1, ke: ke - 1, plain: !kr.arena}
 		end := st.skip(vj)
 		if end < 0 {
 			return -1
@@ -1082,6 +1127,7 @@ func (st *state) skipObject(i int) int {
 			return st.sepError(end, '}')
 		}
 	}
+	st.path = st.path[:top]
 	st.keys = st.keys[:keys.base]
 	st.kbuf = st.kbuf[:kbufBase]
 	st.depth--
