@@ -278,19 +278,18 @@ func (c *compiler) fillInserts(n *node, s *jsonschema.Schema) {
 		default:
 			continue
 		}
-		if err != nil {
-			c.fail(s, "default of property %q: %v", name, err)
-			return
+		if err == nil {
+			var text []byte
+			if text, err = marshalMember(name, val); err == nil {
+				if n.insert == nil {
+					n.insert = make([][]byte, len(n.names))
+				}
+				n.insert[idx] = text
+				continue
+			}
 		}
-		text, err := marshalMember(name, val)
-		if err != nil {
-			c.fail(s, "default of property %q: %v", name, err)
-			return
-		}
-		if n.insert == nil {
-			n.insert = make([][]byte, len(n.names))
-		}
-		n.insert[idx] = text
+		c.fail(s, "properties/"+escapePointer(name)+"/default", err)
+		return
 	}
 }
 
