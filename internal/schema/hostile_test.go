@@ -78,6 +78,37 @@ func TestIssuesAreCapped(t *testing.T) {
 	}
 }
 
+// TestHostileAllocations checks that rejecting a hostile request allocates
+// a bounded number of times, whatever the number of failures: the issues
+// beyond MaxIssues, and the names of a huge object, cost no allocation.
+func TestHostileAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop states")
+	}
+	for _, tt := range []struct {
+		name, schema string
+		doc          []byte
+	}{
+		{"strings for integers", intsSchema, hostileStrings(1 << 20)},
+		{"unknown keys", closedSchema, hostileKeys(100_000)},
+		{"numbers out of range", intsSchema, []byte(`{"xs":[` + strings.Repeat(`1e999,`, 100_000) + `1e999]}`)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := mustCompile(t, tt.schema)
+			for _, lenient := range []bool{false, true} {
+				allocs := testing.AllocsPerRun(5, func() {
+					if _, err := v.Process(tt.doc, lenient); err == nil {
+						t.Fatal("accepted")
+					}
+				})
+				if allocs > 4*MaxIssues+20 {
+					t.Errorf("lenient=%v: %.0f allocations per call", lenient, allocs)
+				}
+			}
+		})
+	}
+}
+
 // TestEchoedInputIsClipped checks that no text from the instance reaches an
 // issue unclipped: property names, numbers, deep paths.
 func TestEchoedInputIsClipped(t *testing.T) {

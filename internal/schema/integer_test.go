@@ -2,6 +2,7 @@ package schema
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 )
 
@@ -52,4 +53,52 @@ func TestWholeNumbersAreIntegers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOverflows checks overflows against strconv.ParseFloat, on the edges
+// of the float64 range and on numbers written in many ways.
+func TestOverflows(t *testing.T) {
+	limit := "0." + float64Limit
+	docs := []string{
+		"0", "-0", "0.0", "0e999999999999", "1e308", "1e309", "-1e309", "9.99e308", "1.7976931348623157e308",
+		"1.7976931348623158e308", "1.797693134862315807937289714053e308", "1.797693134862315807937289714054e308",
+		limit + "e309", "-" + limit + "e309", limit + "0000e309", limit + "0001e309",
+		"0." + float64Limit[:308] + "1e309", "0." + float64Limit[:308] + "3e309",
+		"17976931348623158079372897140530341507993413271003782693617377898044496829276475094664901797758720709633028641669288791094655554785194040263065748867150582068190890200070838367627385484581771153176447573027006985557136695962284291481986083493647529271907416844436551070434271155969950809304288017790417449779" + "1",
+		"17976931348623158079372897140530341507993413271003782693617377898044496829276475094664901797758720709633028641669288791094655554785194040263065748867150582068190890200070838367627385484581771153176447573027006985557136695962284291481986083493647529271907416844436551070434271155969950809304288017790417449779" + "2",
+		"0.000001797693134862315807937289714054e314", "1797693134862315807937289714054e278", "1e-400", "1e+400", "1E400",
+		"123.456e-999999999999999999", "1e99999999999999999999", "0.1e310", "100e307", "179.7693134862315807937289714054e306",
+	}
+	for _, d := range docs {
+		_, err := strconv.ParseFloat(d, 64)
+		if got, want := overflows([]byte(d)), err != nil; got != want {
+			t.Errorf("overflows(%.60s) = %v, want %v", d, got, want)
+		}
+		end, shape := scanNumber([]byte(d), 0)
+		if end != len(d) {
+			t.Fatalf("%.60s is not a JSON number", d)
+		}
+		if _, ok := parseNumber([]byte(d), shape); ok != (err == nil) {
+			t.Errorf("parseNumber(%.60s) ok = %v, want %v", d, ok, err == nil)
+		}
+	}
+}
+
+// FuzzNumber checks that parseNumber agrees with strconv.ParseFloat, on
+// the value and on whether it is in range, for every JSON number.
+func FuzzNumber(f *testing.F) {
+	for _, s := range []string{"0", "-1.5e3", "1e309", "1.7976931348623158e308", "0.000e-5", "12345678901234567890"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		end, shape := scanNumber([]byte(s), 0)
+		if end != len(s) || end <= 0 {
+			return
+		}
+		want, err := strconv.ParseFloat(s, 64)
+		got, ok := parseNumber([]byte(s), shape)
+		if ok != (err == nil) || overflows([]byte(s)) != (err != nil) || got != want {
+			t.Fatalf("parseNumber(%q) = %v, %v; ParseFloat: %v, %v", s, got, ok, want, err)
+		}
+	})
 }

@@ -1,16 +1,15 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -39,7 +38,7 @@ func (v *Validator) Validate(data []byte) error {
 func (v *Validator) getState(data []byte) *state {
 	st, _ := v.states.Get().(*state)
 	if st == nil {
-		st = &state{v: v}
+		st = &state{v: v, seed: maphash.MakeSeed()}
 	}
 	st.data = data
 	st.budget = workLimit(len(data))
@@ -51,7 +50,9 @@ func (v *Validator) putState(st *state) {
 	st.issues = nil
 	st.err = nil
 	st.nfail, st.omitted, st.probe, st.probeBase, st.depth = 0, 0, 0, 0, 0
+	st.quiet = false
 	st.path, st.keys, st.kbuf, st.sbuf, st.bits, st.spans = st.path[:0], st.keys[:0], st.kbuf[:0], st.sbuf[:0], st.bits[:0], st.spans[:0]
+	st.ktab = st.ktab[:0]
 	st.nodes = st.nodes[:0]
 	v.states.Put(st)
 }
@@ -67,8 +68,9 @@ type state struct {
 	v    *Validator
 	data []byte
 
-	probe     int // > 0 while only validity matters (inside anyOf, not, ...)
-	probeBase int // nfail when the innermost probe began
+	quiet     bool // coercing or inserting defaults: failures are not reported
+	probe     int  // > 0 while only validity matters (inside anyOf, not, ...)
+	probeBase int  // nfail when the innermost probe began
 	nfail     int
 	issues    []Issue // at most MaxIssues
 	omitted   int     // failures found once issues was full
@@ -77,7 +79,9 @@ type state struct {
 	depth     int
 
 	path  []seg
-	keys  []keyRef // property names of the open objects not in their schemas
+	keys  []keyRef // property names of the open objects not in their schemas, a stack
+	ktab  []int32  // hash indexes of the objects in keys with many names, a stack
+	seed  maphash.Seed
 	kbuf  []byte   // decoded property names, a stack
 	sbuf  []byte   // a decoded string
 	bits  []uint64 // seen-sets of objects with more than 64 names, a stack
@@ -140,7 +144,7 @@ func (st *state) syntax(i int, msg string) int {
 // nothing.
 func (st *state) report() bool {
 	st.nfail++
-	if st.probe > 0 {
+	if st.probe > 0 || st.quiet {
 		return false
 	}
 	if len(st.issues) >= MaxIssues {
@@ -946,7 +950,7 @@ func (st *state) object(n *node, i int) int {
 			}
 		}
 	}
-	st.keys = st.keys[:keys.base]
+	st.dropKeys(&keys)
 	st.kbuf = st.kbuf[:kbufBase]
 	for _, ds := range n.depSchemas {
 		if has(ds.trigger) {
@@ -980,54 +984,6 @@ func (st *state) keyBytes(k keyRef) []byte {
 	return st.data[k.start:k.end]
 }
 
-// keySet is the set of names of one object that are not names of its
-// schema, kept to find duplicates.
-type keySet struct {
-	base int // its first key in st.keys
-	m    map[string]struct{}
-}
-
-// maxLinearKeys is the number of keys of one object up to which a
-// duplicate is looked for by comparing with each.
-const maxLinearKeys = 32
-
-// addKey adds k to ks and reports whether ks already had it.
-func (st *state) addKey(ks *keySet, k keyRef) bool {
-	b := st.keyBytes(k)
-	if ks.m != nil {
-		if _, ok := ks.m[string(b)]; ok {
-			return true
-		}
-		ks.m[st.keyString(k, b)] = struct{}{}
-		return false
-	}
-	for _, o := range st.keys[ks.base:] {
-		if bytes.Equal(st.keyBytes(o), b) {
-			return true
-		}
-	}
-	st.keys = append(st.keys, k)
-	if len(st.keys)-ks.base > maxLinearKeys {
-		ks.m = make(map[string]struct{}, 2*maxLinearKeys)
-		for _, o := range st.keys[ks.base:] {
-			ks.m[st.keyString(o, st.keyBytes(o))] = struct{}{}
-		}
-	}
-	return false
-}
-
-// keyString returns b, the bytes of the key k, as a string for a map of
-// the keys of one object. A key read straight from the document shares its
-// bytes: the document does not change while it is validated, and the map
-// does not outlive the validation. A key decoded into the arena, which is
-// reused, is copied.
-func (st *state) keyString(k keyRef, b []byte) string {
-	if k.arena || len(b) == 0 {
-		return string(b)
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
 // skip scans the value at data[i], checking that it is well-formed, and
 // returns the index past it.
 func (st *state) skip(i int) int {
@@ -1057,10 +1013,8 @@ func (st *state) skip(i int) int {
 	if end < 0 {
 		return st.syntax(i, "invalid character")
 	}
-	if raw := d[i:end]; mayOverflow(raw, shape) {
-		if _, ok := parseNumber(raw, shape); !ok {
-			st.outOfRange(raw)
-		}
+	if raw := d[i:end]; mayOverflow(raw, shape) && overflows(raw) {
+		st.outOfRange(raw)
 	}
 	return end
 }
@@ -1128,7 +1082,7 @@ func (st *state) skipObject(i int) int {
 		}
 	}
 	st.path = st.path[:top]
-	st.keys = st.keys[:keys.base]
+	st.dropKeys(&keys)
 	st.kbuf = st.kbuf[:kbufBase]
 	st.depth--
 	return j
