@@ -30,17 +30,7 @@
 // float64 (1e400), which encoding/json cannot decode, fails validation
 // wherever it is, with an issue that says so. minLength and maxLength count
 // Unicode code points. pattern uses Go's regexp (RE2) syntax, unanchored.
-// format is an annotation and is not checked. Unknown keywords are ignored.
-//
-// # Errors
-//
-// A document that fails its schema gets a [*ValidationError] listing the
-// first [MaxIssues] failures, each with the path of the value and a message
-// of the form "want ..., got ...", and counting the others. Its size is
-// bounded whatever the document's: text taken from the document (a
-// property name, a number, a string) is clipped to 40 bytes, a path to 200,
-// and once the list is full further failures are only counted, allocating
-// nothing.
+// format is an annotation and is not checked, and so are unknown keywords.
 //
 // Where this package differs from decoding with encoding/json and
 // validating with jsonschema-go:
@@ -62,4 +52,25 @@
 //     where jsonschema-go's float64 division says the opposite;
 //   - [Validator.ApplyDefaults] also follows $ref and allOf and descends
 //     into arrays, which jsonschema-go does not.
+//
+// # Schemas
+//
+// [Compile] rejects, with a [*SchemaError] that points at the keyword, what
+// it could compile but would not enforce as written: a "type" that names
+// no type, a $ref to nothing or to another document, a pattern that is not
+// a regular expression, and keywords of other drafts that 2020-12 does not
+// enforce (the array form of items, additionalItems and dependencies,
+// unless $schema says draft-07; $recursiveRef). format and unknown keywords
+// are annotations: they compile and are not checked.
+//
+// # Errors
+//
+// A document that fails its schema gets a [*ValidationError] listing the
+// first [MaxIssues] failures, each with the path of the value and a message
+// ("want integer, got string", "required property is missing"), and
+// counting the others. Its size is
+// bounded whatever the document's: text taken from the document (a
+// property name, a number, a string) is clipped to 40 bytes, a path to 200,
+// and once the list is full further failures are only counted, allocating
+// nothing.
 package schema

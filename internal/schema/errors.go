@@ -31,6 +31,8 @@ type Issue struct {
 	Message string
 }
 
+// String returns the path and the message, "items/3/name: want string, got
+// number", with "(root)" for the empty path.
 func (is Issue) String() string {
 	p := is.Path
 	if p == "" {
@@ -60,15 +62,16 @@ const (
 // schema, in the order of the instance's text, each once; at most
 // [MaxIssues] of them.
 type ValidationError struct {
+	// Issues are the failures listed, at most MaxIssues; never empty.
 	Issues []Issue
 	// Omitted counts the failures found after Issues was full (some of
 	// them may repeat one listed).
 	Omitted int
 }
 
-// Error names every failing location with its reason, for instance
-// "schema: invalid value: items/3/name: want string, got number; q: required
-// property is missing".
+// Error names every listed location with its reason, and how many more
+// failed, for instance "schema: invalid value: items/3/name: want string,
+// got number; q: required property is missing; and 2 more".
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	b.WriteString(ErrInvalid.Error())
@@ -119,6 +122,7 @@ type SyntaxError struct {
 	Msg string
 }
 
+// Error returns "schema: invalid JSON at offset N: " and the message.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s at offset %d: %s", ErrSyntax.Error(), e.Offset, e.Msg)
 }
