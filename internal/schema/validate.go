@@ -252,7 +252,8 @@ func (st *state) value(n *node, i int) int {
 	}
 	if n.never {
 		if st.report() {
-			st.add("want no value (the schema is false), got " + st.kindText(i))
+			k, _ := st.kindAt(i)
+			st.add("want no value (the schema is false), got " + k.String())
 		}
 	}
 	if !n.local || n.never {
@@ -456,20 +457,15 @@ func (st *state) typeMismatch(n *node, i int) {
 	if !st.report() {
 		return
 	}
-	got := st.kindText(i)
-	if n.types&tInteger != 0 && got == "number" {
+	k, _ := st.kindAt(i)
+	got := k.String()
+	if k == kNumber && n.types&tInteger != 0 {
 		// "want integer, got number" alone would not say why 2.5 is
 		// not one.
 		end, _ := scanNumber(st.data, i)
 		got += " " + clip(string(st.data[i:end]))
 	}
 	st.add("want " + n.typeText + ", got " + got)
-}
-
-// kindText names the kind of the (well-formed) value at i.
-func (st *state) kindText(i int) string {
-	k, _ := st.kindAt(i)
-	return k.String()
 }
 
 func (st *state) literal(n *node, i int, lit string, k kind, b bool) int {
