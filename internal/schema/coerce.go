@@ -45,6 +45,7 @@ type edit struct {
 func (v *Validator) coerceDoc(data []byte, n *node) ([]byte, bool, error) {
 	st := v.getState(data)
 	defer v.putState(st)
+	st.quiet = true
 	i := skipSpace(data, 0)
 	if i == len(data) {
 		return nil, false, &SyntaxError{Offset: i, Msg: "no JSON value"}
@@ -310,7 +311,7 @@ func (st *state) coerceObject(n *node, i int, edits *[]edit) int {
 			return st.sepError(end, '}')
 		}
 	}
-	st.keys = st.keys[:keys.base]
+	st.dropKeys(&keys)
 	st.kbuf = st.kbuf[:kbufBase]
 	st.depth--
 	return j

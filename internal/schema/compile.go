@@ -15,8 +15,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Errors returned by [Compile]. A schema that jsonschema-go rejects is an
-// [ErrInvalidSchema]; one with a remote $ref is also an [ErrRemoteRef].
+// Errors that [Compile]'s errors wrap. Every error of Compile is a
+// [*SchemaError], which wraps ErrInvalidSchema and, for a remote $ref or a
+// circular schema, ErrRemoteRef or ErrCircular.
 var (
 	ErrInvalidSchema = errors.New("schema: invalid schema")
 	ErrRemoteRef     = errors.New("schema: remote $ref not fetched")
@@ -46,29 +47,41 @@ type Validator struct {
 // Compile fail with [ErrRemoteRef]. A schema that would apply itself to the
 // same value forever ({"$ref": "#"} at its root, say) fails with
 // [ErrCircular]; recursion through properties or items is fine.
+//
+// Compile also rejects what it could compile but not enforce as written,
+// so that a tool's schema never says more than validation checks: a
+// "type" that names no type ("strng"), a $ref to nothing, a pattern that
+// is not a regular expression, and keywords of other drafts that are not
+// enforced under 2020-12 (the array form of items, additionalItems and
+// dependencies, unless $schema is draft-07; $recursiveRef). Unknown
+// keywords and format are annotations, and are ignored.
+//
+// Every error is a [*SchemaError] locating the fault in the schema.
 func Compile(schema any) (*Validator, error) {
 	s, err := load(schema)
 	if err != nil {
 		return nil, err
 	}
-	rs, err := s.Resolve(&jsonschema.ResolveOptions{Loader: noRemote})
-	if err != nil {
-		if errors.Is(err, ErrRemoteRef) {
-			return nil, fmt.Errorf("%w: %w", ErrInvalidSchema, err)
-		}
-		return nil, fmt.Errorf("%w: %v", ErrInvalidSchema, err)
-	}
 	c := &compiler{
 		root:   s,
-		rs:     rs,
 		info:   map[*jsonschema.Schema]*schemaInfo{},
 		byPath: map[string]*jsonschema.Schema{},
 		byURI:  map[string]*jsonschema.Schema{},
 		nodes:  map[*jsonschema.Schema]*node{},
 	}
 	c.walk(s, "", s)
-	switch s.Schema {
-	case "http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft-07/schema#":
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	rs, err := s.Resolve(&jsonschema.ResolveOptions{Loader: noRemote})
+	if err != nil {
+		if e := c.refFault(); e != nil {
+			return nil, e
+		}
+		return nil, &SchemaError{Msg: err.Error(), Err: err}
+	}
+	c.rs = rs
+	if isDraft07(s) {
 		c.wholeBecause("draft-07 ($schema)")
 	}
 	if c.dynamic {
@@ -113,10 +126,10 @@ func load(schema any) (*jsonschema.Schema, error) {
 	var data []byte
 	switch s := schema.(type) {
 	case nil:
-		return nil, fmt.Errorf("%w: nil", ErrInvalidSchema)
+		return nil, &SchemaError{Msg: "no schema (nil)"}
 	case *jsonschema.Schema:
 		if s == nil {
-			return nil, fmt.Errorf("%w: nil", ErrInvalidSchema)
+			return nil, &SchemaError{Msg: "no schema (nil)"}
 		}
 		return s, nil
 	case json.RawMessage:
@@ -126,12 +139,12 @@ func load(schema any) (*jsonschema.Schema, error) {
 	default:
 		var err error
 		if data, err = json.Marshal(schema); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidSchema, err)
+			return nil, &SchemaError{Msg: err.Error(), Err: err}
 		}
 	}
 	s := new(jsonschema.Schema)
 	if err := json.Unmarshal(data, s); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidSchema, err)
+		return nil, &SchemaError{Msg: err.Error(), Err: err}
 	}
 	return s, nil
 }
@@ -152,11 +165,12 @@ type compiler struct {
 	byURI  map[string]*jsonschema.Schema
 	nodes  map[*jsonschema.Schema]*node
 
+	null       string // the pointer of the first null subschema, if any
 	dynamic    bool
 	dynAnchors map[string][]*jsonschema.Schema
 	whole      bool
 	fallbacks  []string
-	err        error
+	err        *SchemaError
 }
 
 func (c *compiler) wholeBecause(why string) {
@@ -206,11 +220,18 @@ func (c *compiler) walk(s *jsonschema.Schema, path string, base *jsonschema.Sche
 		c.dynamic = true
 	}
 	eachChild(s, func(seg string, child *jsonschema.Schema) {
+		if child == nil {
+			if c.null == "" {
+				c.null = path + seg
+			}
+			return
+		}
 		c.walk(child, path+seg, base)
 	})
 }
 
-// eachChild calls f with every subschema of s and its path segment.
+// eachChild calls f with every subschema of s and its path segment, and
+// with nil for a null in a list or a map of subschemas.
 func eachChild(s *jsonschema.Schema, f func(seg string, child *jsonschema.Schema)) {
 	one := func(name string, c *jsonschema.Schema) {
 		if c != nil {
@@ -321,17 +342,16 @@ func (c *compiler) nodeList(ss []*jsonschema.Schema) []*node {
 	return ns
 }
 
-func (c *compiler) fail(s *jsonschema.Schema, format string, args ...any) {
+// fail records the first fault found while compiling: at the keyword kw
+// of s ("" for s itself), for the reason err.
+func (c *compiler) fail(s *jsonschema.Schema, kw string, err error) {
 	if c.err == nil {
-		c.err = fmt.Errorf("%w: %s: %s", ErrInvalidSchema, displayPath(c.info[s].path), fmt.Sprintf(format, args...))
+		p := c.info[s].path
+		if kw != "" {
+			p += "/" + kw
+		}
+		c.err = &SchemaError{Pointer: p, Msg: err.Error(), Err: err}
 	}
-}
-
-func displayPath(p string) string {
-	if p == "" {
-		return "(root)"
-	}
-	return p
 }
 
 // fill compiles the keywords of s into n. It reads no flag of another node:
@@ -404,12 +424,7 @@ func (c *compiler) fill(n *node, s *jsonschema.Schema) {
 			if t == "" {
 				continue
 			}
-			if typeBit(t) == 0 {
-				// jsonschema-go would let it match nothing, silently
-				// failing every call: a misspelling, not a rule.
-				c.fail(s, "unknown type %q", clip(t))
-			}
-			n.types |= typeBit(t)
+			n.types |= typeBit(t) // check rejected the unknown ones
 			names = append(names, t)
 		}
 		n.typeText = strings.Join(names, " or ")
@@ -424,12 +439,12 @@ func (c *compiler) fill(n *node, s *jsonschema.Schema) {
 			n.enum = append(n.enum, toConst(e))
 			texts[i] = jsonText(e)
 		}
-		n.enumText = strings.Join(texts, ", ")
+		n.enumText = clipTo(strings.Join(texts, ", "), maxLong)
 	}
 	if s.Const != nil {
 		k := toConst(*s.Const)
 		n.konst = &k
-		n.konstTxt = jsonText(*s.Const)
+		n.konstTxt = clipTo(jsonText(*s.Const), maxLong)
 	}
 
 	// Numbers.
@@ -459,9 +474,10 @@ func (c *compiler) fill(n *node, s *jsonschema.Schema) {
 	if s.Pattern != "" {
 		re, err := regexp.Compile(s.Pattern)
 		if err != nil {
-			c.fail(s, "pattern: %v", err)
+			c.fail(s, "pattern", err) // check has rejected it already
+			return
 		}
-		n.pattern = re
+		n.pattern, n.patternText = re, clipTo(s.Pattern, maxLong)
 		n.strChecks = true
 	}
 
@@ -528,7 +544,8 @@ func (c *compiler) fillObject(n *node, s *jsonschema.Schema) {
 	for _, src := range slices.Sorted(maps.Keys(s.PatternProperties)) {
 		re, err := regexp.Compile(src)
 		if err != nil {
-			c.fail(s, "patternProperties: %v", err)
+			c.fail(s, "patternProperties/"+escapePointer(src), err) // as for pattern
+			return
 		}
 		n.patterns = append(n.patterns, patternProp{src: src, re: re, n: c.node(s.PatternProperties[src])})
 	}
@@ -634,7 +651,7 @@ func (c *compiler) subResolved(s *jsonschema.Schema) *jsonschema.Resolved {
 	}
 	u, err := url.Parse(root.ID)
 	if err != nil {
-		c.fail(s, "$id: %v", err)
+		c.fail(c.root, "$id", err)
 		return nil
 	}
 	u.Fragment = c.info[s].path
@@ -645,7 +662,7 @@ func (c *compiler) subResolved(s *jsonschema.Schema) *jsonschema.Resolved {
 	}
 	rs, err := wrapper.Resolve(&jsonschema.ResolveOptions{Loader: noRemote})
 	if err != nil {
-		c.fail(s, "%v", err)
+		c.fail(s, "", err)
 	}
 	return rs
 }
@@ -653,7 +670,7 @@ func (c *compiler) subResolved(s *jsonschema.Schema) *jsonschema.Resolved {
 // checkCycles reports a schema that applies itself, through in-place
 // keywords only, to the value it is validating: validating would never end
 // (jsonschema-go overflows its stack on it).
-func (c *compiler) checkCycles() error {
+func (c *compiler) checkCycles() *SchemaError {
 	const (
 		white = iota
 		grey
@@ -681,7 +698,7 @@ func (c *compiler) checkCycles() error {
 		return strings.Compare(c.info[a].path, c.info[b].path)
 	}) {
 		if bad := visit(c.nodes[s]); bad != nil {
-			return fmt.Errorf("%w: at %s", ErrCircular, displayPath(bad.path))
+			return &SchemaError{Pointer: bad.path, Msg: "the schema applies itself to the same value without end", Err: ErrCircular}
 		}
 	}
 	return nil

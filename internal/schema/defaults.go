@@ -34,6 +34,7 @@ func (v *Validator) ApplyDefaults(data []byte) ([]byte, bool, error) {
 	}
 	st := v.getState(doc)
 	defer v.putState(st)
+	st.quiet = true
 	i := skipSpace(doc, 0)
 	if i == len(doc) {
 		return nil, false, &SyntaxError{Offset: i, Msg: "no JSON value"}
@@ -212,7 +213,7 @@ func (st *state) defaultsObject(set []*node, i int, b *builder) int {
 				continue
 			}
 			name := src.names[idx]
-			if st.hasKey(&keys, name) || slices.Contains(inserted, name) {
+			if st.hasKey(&keys, []byte(name)) || slices.Contains(inserted, name) {
 				continue
 			}
 			inserted = append(inserted, name)
@@ -220,24 +221,10 @@ func (st *state) defaultsObject(set []*node, i int, b *builder) int {
 			members++
 		}
 	}
-	st.keys = st.keys[:keys.base]
+	st.dropKeys(&keys)
 	st.kbuf = st.kbuf[:kbufBase]
 	st.depth--
 	return j
-}
-
-// hasKey reports whether ks holds name.
-func (st *state) hasKey(ks *keySet, name string) bool {
-	if ks.m != nil {
-		_, ok := ks.m[name]
-		return ok
-	}
-	for _, k := range st.keys[ks.base:] {
-		if string(st.keyBytes(k)) == name {
-			return true
-		}
-	}
-	return false
 }
 
 // fillInserts computes, for the properties of s that have a default (or
@@ -278,19 +265,18 @@ func (c *compiler) fillInserts(n *node, s *jsonschema.Schema) {
 		default:
 			continue
 		}
-		if err != nil {
-			c.fail(s, "default of property %q: %v", name, err)
-			return
+		if err == nil {
+			var text []byte
+			if text, err = marshalMember(name, val); err == nil {
+				if n.insert == nil {
+					n.insert = make([][]byte, len(n.names))
+				}
+				n.insert[idx] = text
+				continue
+			}
 		}
-		text, err := marshalMember(name, val)
-		if err != nil {
-			c.fail(s, "default of property %q: %v", name, err)
-			return
-		}
-		if n.insert == nil {
-			n.insert = make([][]byte, len(n.names))
-		}
-		n.insert[idx] = text
+		c.fail(s, "properties/"+escapePointer(name)+"/default", err)
+		return
 	}
 }
 

@@ -15,7 +15,7 @@
 //	...
 //	args, err := v.Process(req.Arguments, lenient) // per call
 //	if err != nil {
-//		return nil, err // a *ValidationError names every failing field
+//		return nil, err // a *ValidationError names the failing fields
 //	}
 //
 // [Validator.Process] is what a validating middleware calls: coercion (if
@@ -25,10 +25,12 @@
 // # Semantics
 //
 // Numbers are compared as the float64 values encoding/json decodes, as
-// jsonschema-go compares them: "integer" admits 1.0 and 1e3. minLength and
-// maxLength count Unicode code points. pattern uses Go's regexp (RE2)
-// syntax, unanchored. format is an annotation and is not checked.
-// Unknown keywords are ignored.
+// jsonschema-go compares them: "integer" admits 1.0, 10.0 and 1e2, and
+// coercion leaves them as they are written. A number beyond the range of a
+// float64 (1e400), which encoding/json cannot decode, fails validation
+// wherever it is, with an issue that says so. minLength and maxLength count
+// Unicode code points. pattern uses Go's regexp (RE2) syntax, unanchored.
+// format is an annotation and is not checked, and so are unknown keywords.
 //
 // Where this package differs from decoding with encoding/json and
 // validating with jsonschema-go:
@@ -36,6 +38,8 @@
 //   - an object with the same property name twice is a [*SyntaxError]:
 //     encoding/json keeps the last (or merges, for a struct), so the
 //     validator and the handler could read different values;
+//   - a number beyond the range of a float64 is an issue at its path,
+//     where encoding/json fails to decode the whole document;
 //   - empty data and a bare null are validated as {}, as the MCP SDK treats
 //     missing arguments;
 //   - a schema that applies itself to the same value without end (such as
@@ -48,4 +52,25 @@
 //     where jsonschema-go's float64 division says the opposite;
 //   - [Validator.ApplyDefaults] also follows $ref and allOf and descends
 //     into arrays, which jsonschema-go does not.
+//
+// # Schemas
+//
+// [Compile] rejects, with a [*SchemaError] that points at the keyword, what
+// it could compile but would not enforce as written: a "type" that names
+// no type, a $ref to nothing or to another document, a pattern that is not
+// a regular expression, and keywords of other drafts that 2020-12 does not
+// enforce (the array form of items, additionalItems and dependencies,
+// unless $schema says draft-07; $recursiveRef). format and unknown keywords
+// are annotations: they compile and are not checked.
+//
+// # Errors
+//
+// A document that fails its schema gets a [*ValidationError] listing the
+// first [MaxIssues] failures, each with the path of the value and a message
+// ("want integer, got string", "required property is missing"), and
+// counting the others. Its size is
+// bounded whatever the document's: text taken from the document (a
+// property name, a number, a string) is clipped to 40 bytes, a path to 200,
+// and once the list is full further failures are only counted, allocating
+// nothing.
 package schema

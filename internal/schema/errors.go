@@ -31,6 +31,8 @@ type Issue struct {
 	Message string
 }
 
+// String returns the path and the message, "items/3/name: want string, got
+// number", with "(root)" for the empty path.
 func (is Issue) String() string {
 	p := is.Path
 	if p == "" {
@@ -44,13 +46,14 @@ func (is Issue) String() string {
 // millions of wrong values stays small, and so does the work of making it.
 const MaxIssues = 10
 
-// Limits on the text an issue takes from an instance: a value or a
-// property name is clipped to maxEcho bytes, a message from jsonschema-go to
-// maxPath, and a path deeper than pathHead+pathTail segments keeps only its
+// Limits on the text of an issue: a value or a property name taken from
+// the instance is clipped to maxEcho bytes; a whole path, a message from
+// jsonschema-go and text from the schema (an enum's values, a pattern) to
+// maxLong; and a path deeper than pathHead+pathTail segments keeps only its
 // first pathHead and last pathTail ones.
 const (
 	maxEcho  = 40
-	maxPath  = 200
+	maxLong  = 200
 	pathHead = 3
 	pathTail = 8
 )
@@ -59,15 +62,16 @@ const (
 // schema, in the order of the instance's text, each once; at most
 // [MaxIssues] of them.
 type ValidationError struct {
+	// Issues are the failures listed, at most MaxIssues; never empty.
 	Issues []Issue
 	// Omitted counts the failures found after Issues was full (some of
 	// them may repeat one listed).
 	Omitted int
 }
 
-// Error names every failing location with its reason, for instance
-// "schema: invalid value: items/3/name: want string, got number; q: required
-// property is missing".
+// Error names every listed location with its reason, and how many more
+// failed, for instance "schema: invalid value: items/3/name: want string,
+// got number; q: required property is missing; and 2 more".
 func (e *ValidationError) Error() string {
 	var b strings.Builder
 	b.WriteString(ErrInvalid.Error())
@@ -106,9 +110,11 @@ func clipTo(s string, limit int) string {
 func (e *ValidationError) Unwrap() error { return ErrInvalid }
 
 // A SyntaxError reports an instance that is not JSON that encoding/json
-// would decode: malformed text, a number out of float64 range, nesting
-// deeper than 10000, or an object with the same property twice (which the
-// validator and the handler could read differently).
+// would decode: malformed text, nesting deeper than 10000, or an object
+// with the same property twice (which the validator and the handler could
+// read differently). A number beyond the range of a float64, which is
+// well-formed JSON, is an [Issue] of a [*ValidationError] instead, located
+// at the number.
 type SyntaxError struct {
 	// Offset is the byte offset in the instance where the problem is.
 	Offset int
@@ -116,6 +122,7 @@ type SyntaxError struct {
 	Msg string
 }
 
+// Error returns "schema: invalid JSON at offset N: " and the message.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s at offset %d: %s", ErrSyntax.Error(), e.Offset, e.Msg)
 }

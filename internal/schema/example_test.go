@@ -1,7 +1,9 @@
 package schema_test
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/schema"
 )
@@ -73,4 +75,34 @@ func ExampleValidator_Fallbacks() {
 	fmt.Println(v.Fallbacks())
 	// Output:
 	// [/properties/opts: unevaluatedProperties]
+}
+
+func ExampleSchemaError() {
+	_, err := schema.Compile([]byte(`{"type":"object","properties":{"n":{"type":"int"}}}`))
+	var se *schema.SchemaError
+	if errors.As(err, &se) {
+		fmt.Printf("%s | %s\n", se.Pointer, se.Msg)
+	}
+	fmt.Println(err)
+	// Output:
+	// /properties/n/type | unknown type "int"
+	// schema: invalid schema: /properties/n/type: unknown type "int"
+}
+
+func ExampleValidationError() {
+	v, err := schema.Compile([]byte(`{"type":"array","items":{"type":"integer"}}`))
+	if err != nil {
+		panic(err)
+	}
+	err = v.Validate([]byte(`["a",2.5,3,1e400` + strings.Repeat(`,"x"`, 20) + `]`))
+	var ve *schema.ValidationError
+	if errors.As(err, &ve) {
+		fmt.Println(len(ve.Issues), ve.Omitted)
+		fmt.Println(ve.Issues[1])
+		fmt.Println(ve.Issues[2])
+	}
+	// Output:
+	// 10 13
+	// 1: want integer, got number 2.5
+	// 3: want a number within the range of a 64-bit float (about ±1.8e308), got 1e400
 }

@@ -78,6 +78,37 @@ func TestIssuesAreCapped(t *testing.T) {
 	}
 }
 
+// TestHostileAllocations checks that rejecting a hostile request allocates
+// a bounded number of times, whatever the number of failures: the issues
+// beyond MaxIssues, and the names of a huge object, cost no allocation.
+func TestHostileAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop states")
+	}
+	for _, tt := range []struct {
+		name, schema string
+		doc          []byte
+	}{
+		{"strings for integers", intsSchema, hostileStrings(1 << 20)},
+		{"unknown keys", closedSchema, hostileKeys(100_000)},
+		{"numbers out of range", intsSchema, []byte(`{"xs":[` + strings.Repeat(`1e999,`, 100_000) + `1e999]}`)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := mustCompile(t, tt.schema)
+			for _, lenient := range []bool{false, true} {
+				allocs := testing.AllocsPerRun(5, func() {
+					if _, err := v.Process(tt.doc, lenient); err == nil {
+						t.Fatal("accepted")
+					}
+				})
+				if allocs > 4*MaxIssues+20 {
+					t.Errorf("lenient=%v: %.0f allocations per call", lenient, allocs)
+				}
+			}
+		})
+	}
+}
+
 // TestEchoedInputIsClipped checks that no text from the instance reaches an
 // issue unclipped: property names, numbers, deep paths.
 func TestEchoedInputIsClipped(t *testing.T) {
@@ -85,6 +116,8 @@ func TestEchoedInputIsClipped(t *testing.T) {
 	bigNum := "-1." + strings.Repeat("0", 5000)
 	deep := strings.Repeat(`{"a":`, 500) + `"x"` + strings.Repeat(`}`, 500)
 	deepSchema := `{"$defs":{"n":{"type":["object","integer"],"properties":{"a":{"$ref":"#/$defs/n"}}}},"$ref":"#/$defs/n"}`
+	longKeys := strings.Repeat(`{"`+long+`":`, 12) + `"x"` + strings.Repeat(`}`, 12)
+	objects := `{"$defs":{"n":{"type":"object","additionalProperties":{"$ref":"#/$defs/n"}}},"$ref":"#/$defs/n"}`
 	for _, tt := range []struct {
 		name, schema, doc string
 		want              string // a part of the first issue
@@ -93,6 +126,10 @@ func TestEchoedInputIsClipped(t *testing.T) {
 		{"number", `{"type":"object","properties":{"n":{"type":"integer","minimum":0}}}`, `{"n":` + bigNum + `}`, "got -1.000"},
 		{"enum value", `{"type":"object","properties":{"e":{"enum":["a"]}}}`, `{"e":"` + long + `"}`, `got "kkk`},
 		{"deep path", deepSchema, deep, "a/a/a/.../a/a/a/a/a/a/a/a"},
+		{"path of long names", objects, longKeys, "kkk.../kkk"},
+		{"out of range", `true`, `{"` + long + `":` + "1" + strings.Repeat("0", 5000) + `}`, "got 1000"},
+		{"pattern", `{"type":"object","properties":{"p":{"pattern":"^a"}}}`, `{"p":"` + long + `"}`, `got "kkk`},
+		{"propertyNames", `{"propertyNames":{"maxLength":3}}`, `{"` + long + `":1}`, `got "kkk`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := mustCompile(t, tt.schema).Validate([]byte(tt.doc))
@@ -101,24 +138,10 @@ func TestEchoedInputIsClipped(t *testing.T) {
 				t.Fatalf("got %v", err)
 			}
 			is := ve.Issues[0]
-			if len(is.Path) > 300 || len(is.Message) > 300 || !strings.Contains(is.String(), tt.want) {
+			if len(is.Path) > maxLong+3 || len(is.Message) > maxLong || !strings.Contains(is.String(), tt.want) {
 				t.Errorf("issue of %d+%d bytes: %.300s; want it short and containing %q", len(is.Path), len(is.Message), is.String(), tt.want)
 			}
 		})
-	}
-}
-
-func TestCompileNamesTheFault(t *testing.T) {
-	for schema, want := range map[string]string{
-		`{"type":"object","properties":{"a":{"type":"strng"}}}`:                `properties/a: unknown type "strng"`,
-		`{"type":"object","properties":{"a":{"type":["string","nul"]}}}`:       `properties/a: unknown type "nul"`,
-		`{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`:      "missing",
-		`{"type":"object","properties":{"a":{"type":"string","pattern":"("}}}`: "pattern",
-	} {
-		_, err := Compile([]byte(schema))
-		if !errors.Is(err, ErrInvalidSchema) || !strings.Contains(err.Error(), want) {
-			t.Errorf("Compile(%s) = %v, want ErrInvalidSchema naming %q", schema, err, want)
-		}
 	}
 }
 

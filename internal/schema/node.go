@@ -121,6 +121,7 @@ type node struct {
 	hasMinLen, hasMaxLen bool
 	minLen, maxLen       int
 	pattern              *regexp.Regexp
+	patternText          string // for messages
 
 	arrChecks                      bool
 	prefix                         []*node

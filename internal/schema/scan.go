@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth is the deepest nesting of arrays and objects accepted, the same
@@ -244,7 +245,17 @@ func parseNumber(s []byte, shape int) (float64, bool) {
 			return f, true
 		}
 	}
-	f, err := strconv.ParseFloat(string(s), 64)
+	if mayOverflow(s, shape) && overflows(s) {
+		// Found without ParseFloat, whose error allocates: a document
+		// of many such numbers must cost nothing per number.
+		if s[0] == '-' {
+			return math.Inf(-1), false
+		}
+		return math.Inf(1), false
+	}
+	// ParseFloat keeps no reference to its argument (its errors copy it),
+	// so the bytes need not be copied into a string.
+	f, err := strconv.ParseFloat(unsafe.String(&s[0], len(s)), 64)
 	return f, err == nil
 }
 
@@ -252,4 +263,78 @@ func parseNumber(s []byte, shape int) (float64, bool) {
 // could be out of a float64's range, so that it must be parsed to find out.
 func mayOverflow(s []byte, shape int) bool {
 	return shape == numFloat || len(s) > 300
+}
+
+// float64Limit holds the digits of 2^1024 - 2^970, halfway between the
+// largest float64 and 2^1024: the least magnitude that rounds to infinity
+// (the tie goes to the even 2^1024), as 0.float64Limit × 10^309.
+const float64Limit = "179769313486231580793728971405303415079934132710037826936173778980444968292764750946649017977587207096330286416692887910946555547851940402630657488671505820681908902000708383676273854845817711531764475730270069855571366959622842914819860834936475292719074168444365510704342711559699508093042880177904174497792"
+
+// overflows reports whether the well-formed number literal s is beyond the
+// range of a float64: whether its magnitude is at least float64Limit.
+func overflows(s []byte) bool {
+	i := 0
+	if s[0] == '-' {
+		i++
+	}
+	m := i // the end of the mantissa
+	for m < len(s) && s[m] != 'e' && s[m] != 'E' {
+		m++
+	}
+	exp := 0
+	if m < len(s) {
+		j := m + 1
+		neg := s[j] == '-'
+		if s[j] == '+' || neg {
+			j++
+		}
+		for ; j < len(s) && exp < 1e6; j++ { // saturating: 1e6 is beyond any float64
+			exp = exp*10 + int(s[j]-'0')
+		}
+		if neg {
+			exp = -exp
+		}
+	}
+	// The magnitude is 0.d × 10^k, d the digits from the first that is
+	// not zero.
+	first, k, point := -1, 0, false
+	for j := i; j < m; j++ {
+		switch c := s[j]; {
+		case c == '.':
+			point = true
+		case first < 0 && c == '0':
+			if point {
+				k--
+			}
+		default:
+			if first < 0 {
+				first = j
+			}
+			if !point {
+				k++
+			}
+		}
+	}
+	if first < 0 {
+		return false // zero
+	}
+	switch k += exp; {
+	case k < len(float64Limit):
+		return false
+	case k > len(float64Limit):
+		return true
+	}
+	t := 0
+	for j := first; j < m; j++ {
+		if s[j] == '.' {
+			continue
+		}
+		if s[j] != float64Limit[t] {
+			return s[j] > float64Limit[t]
+		}
+		if t++; t == len(float64Limit) {
+			return true // equal to the limit so far: at least the limit
+		}
+	}
+	return false // a prefix of the limit, which has digits left that are not all 0
 }

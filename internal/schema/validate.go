@@ -1,23 +1,23 @@
 package schema
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Validate reports whether data, a JSON document, is valid against the
-// schema. It returns nil, a [*ValidationError] naming every failing
-// location, a [*SyntaxError] if data is not JSON, or [ErrTooComplex].
+// schema. It returns nil, a [*ValidationError] naming the first failing
+// locations (at most [MaxIssues]) and counting the others, a [*SyntaxError]
+// if data is not JSON, or [ErrTooComplex].
 // Empty data and a bare null stand for no arguments and are validated as
 // {}, as the MCP SDK does.
 //
@@ -38,7 +38,7 @@ func (v *Validator) Validate(data []byte) error {
 func (v *Validator) getState(data []byte) *state {
 	st, _ := v.states.Get().(*state)
 	if st == nil {
-		st = &state{v: v}
+		st = &state{v: v, seed: maphash.MakeSeed()}
 	}
 	st.data = data
 	st.budget = workLimit(len(data))
@@ -50,7 +50,9 @@ func (v *Validator) putState(st *state) {
 	st.issues = nil
 	st.err = nil
 	st.nfail, st.omitted, st.probe, st.probeBase, st.depth = 0, 0, 0, 0, 0
+	st.quiet = false
 	st.path, st.keys, st.kbuf, st.sbuf, st.bits, st.spans = st.path[:0], st.keys[:0], st.kbuf[:0], st.sbuf[:0], st.bits[:0], st.spans[:0]
+	st.ktab = st.ktab[:0]
 	st.nodes = st.nodes[:0]
 	v.states.Put(st)
 }
@@ -66,8 +68,9 @@ type state struct {
 	v    *Validator
 	data []byte
 
-	probe     int // > 0 while only validity matters (inside anyOf, not, ...)
-	probeBase int // nfail when the innermost probe began
+	quiet     bool // coercing or inserting defaults: failures are not reported
+	probe     int  // > 0 while only validity matters (inside anyOf, not, ...)
+	probeBase int  // nfail when the innermost probe began
 	nfail     int
 	issues    []Issue // at most MaxIssues
 	omitted   int     // failures found once issues was full
@@ -76,7 +79,9 @@ type state struct {
 	depth     int
 
 	path  []seg
-	keys  []keyRef // property names of the open objects not in their schemas
+	keys  []keyRef // property names of the open objects not in their schemas, a stack
+	ktab  []int32  // hash indexes of the objects in keys with many names, a stack
+	seed  maphash.Seed
 	kbuf  []byte   // decoded property names, a stack
 	sbuf  []byte   // a decoded string
 	bits  []uint64 // seen-sets of objects with more than 64 names, a stack
@@ -108,10 +113,7 @@ func (st *state) run(root *node) error {
 	}
 	var end int
 	if w := st.v.whole; w != nil {
-		end = st.skip(i)
-		if end >= 0 {
-			st.fallbackCheck(w, i, end)
-		}
+		end = st.skipThenFallback(w, i)
 	} else {
 		end = st.value(root, i)
 	}
@@ -142,7 +144,7 @@ func (st *state) syntax(i int, msg string) int {
 // nothing.
 func (st *state) report() bool {
 	st.nfail++
-	if st.probe > 0 {
+	if st.probe > 0 || st.quiet {
 		return false
 	}
 	if len(st.issues) >= MaxIssues {
@@ -196,7 +198,8 @@ func (st *state) addAt(extra, msg string) {
 		}
 		b = append(b, escapePointer(clip(extra))...)
 	}
-	is := Issue{Path: string(b), Message: msg}
+	// Every segment is clipped, but many of them still make a long path.
+	is := Issue{Path: clipTo(string(b), maxLong), Message: msg}
 	for _, prev := range st.issues {
 		if prev == is {
 			return
@@ -239,11 +242,7 @@ func (st *state) value(n *node, i int) int {
 		return st.skip(i)
 	}
 	if n.fallback != nil {
-		end := st.skip(i)
-		if end >= 0 {
-			st.fallbackCheck(n.fallback, i, end)
-		}
-		return end
+		return st.skipThenFallback(n.fallback, i)
 	}
 	end := -1
 	if n.inplace {
@@ -253,7 +252,8 @@ func (st *state) value(n *node, i int) int {
 	}
 	if n.never {
 		if st.report() {
-			st.add("not allowed")
+			k, _ := st.kindAt(i)
+			st.add("want no value (the schema is false), got " + k.String())
 		}
 	}
 	if !n.local || n.never {
@@ -312,7 +312,7 @@ func (st *state) inplace(n *node, i int) int {
 		}
 		if !ok && st.report() {
 			if !st.explain(n.anyOf, i) {
-				st.addf("does not match any of the %d alternatives of anyOf", len(n.anyOf))
+				st.addf("want a match for one of the %d alternatives of anyOf, got none", len(n.anyOf))
 			}
 		}
 	}
@@ -334,11 +334,11 @@ func (st *state) inplace(n *node, i int) int {
 		switch {
 		case first < 0:
 			if st.report() && !st.explain(n.oneOf, i) {
-				st.addf("does not match any of the %d alternatives of oneOf", len(n.oneOf))
+				st.addf("want a match for exactly one of the %d alternatives of oneOf, got none", len(n.oneOf))
 			}
 		case second >= 0:
 			if st.report() {
-				st.addf("matches alternatives %d and %d of oneOf, want exactly one", first, second)
+				st.addf("want a match for exactly one of the %d alternatives of oneOf, got alternatives %d and %d", len(n.oneOf), first, second)
 			}
 		}
 	}
@@ -348,7 +348,7 @@ func (st *state) inplace(n *node, i int) int {
 			return -1
 		}
 		if ok && st.report() {
-			st.add("must not match the schema of not")
+			st.add("want no match for the schema of not, got one")
 		}
 	}
 	if n.ifN != nil {
@@ -418,6 +418,17 @@ func (st *state) kindAt(i int) (kind, bool) {
 	return kNumber, frac == 0
 }
 
+// skipThenFallback scans the value at i and validates it with
+// jsonschema-go, unless the scan found a number that cannot be decoded.
+func (st *state) skipThenFallback(rs *jsonschema.Resolved, i int) int {
+	fails := st.nfail
+	end := st.skip(i)
+	if end >= 0 && st.nfail == fails {
+		st.fallbackCheck(rs, i, end)
+	}
+	return end
+}
+
 // fallbackCheck validates data[i:end] with jsonschema-go.
 func (st *state) fallbackCheck(rs *jsonschema.Resolved, i, end int) {
 	if rs == nil {
@@ -437,14 +448,24 @@ func (st *state) fallbackCheck(rs *jsonschema.Resolved, i, end int) {
 			}
 			msg = rest
 		}
-		st.add(clipTo(msg, maxPath)) // jsonschema-go's text may quote the value
+		st.add(clipTo(msg, maxLong)) // jsonschema-go's text may quote the value
 	}
 }
 
-func (st *state) typeMismatch(n *node, k kind) {
-	if st.report() {
-		st.add("want " + n.typeText + ", got " + k.String())
+// typeMismatch records that the value at i is not of a type n allows.
+func (st *state) typeMismatch(n *node, i int) {
+	if !st.report() {
+		return
 	}
+	k, _ := st.kindAt(i)
+	got := k.String()
+	if k == kNumber && n.types&tInteger != 0 {
+		// "want integer, got number" alone would not say why 2.5 is
+		// not one.
+		end, _ := scanNumber(st.data, i)
+		got += " " + clip(string(st.data[i:end]))
+	}
+	st.add("want " + n.typeText + ", got " + got)
 }
 
 func (st *state) literal(n *node, i int, lit string, k kind, b bool) int {
@@ -454,7 +475,7 @@ func (st *state) literal(n *node, i int, lit string, k kind, b bool) int {
 		return st.syntax(i, "invalid literal")
 	}
 	if n.hasType && !n.types.has(k) {
-		st.typeMismatch(n, k)
+		st.typeMismatch(n, i)
 		return end
 	}
 	if n.hasEnum || n.konst != nil {
@@ -475,7 +496,8 @@ func (st *state) number(n *node, i int) int {
 	if mayOverflow(raw, shape) {
 		var ok bool
 		if f, ok = parseNumber(raw, shape); !ok {
-			return st.syntax(i, "number out of range")
+			st.outOfRange(raw)
+			return end
 		}
 		parsed = true
 	}
@@ -486,7 +508,7 @@ func (st *state) number(n *node, i int) int {
 			integral = frac == 0
 		}
 		if !n.types.allows(kNumber, integral) {
-			st.typeMismatch(n, kNumber)
+			st.typeMismatch(n, i)
 			return end
 		}
 	}
@@ -522,6 +544,15 @@ func (st *state) number(n *node, i int) int {
 	return end
 }
 
+// outOfRange records that the number raw is beyond the range of a float64:
+// valid JSON, but not a value that encoding/json (and so a Go handler) can
+// decode, nor one that any keyword could be checked against.
+func (st *state) outOfRange(raw []byte) {
+	if st.report() {
+		st.add("want a number within the range of a 64-bit float (about ±1.8e308), got " + clip(string(raw)))
+	}
+}
+
 func (st *state) numFail(op, bound string, raw []byte) {
 	if st.report() {
 		st.add("want " + op + " " + bound + ", got " + clip(string(raw)))
@@ -535,7 +566,7 @@ func (st *state) str(n *node, i int) int {
 		return st.syntax(i, msg)
 	}
 	if n.hasType && !n.types.has(kString) {
-		st.typeMismatch(n, kString)
+		st.typeMismatch(n, i)
 		return end
 	}
 	if !n.strChecks && !n.hasEnum && n.konst == nil {
@@ -561,7 +592,7 @@ func (st *state) str(n *node, i int) int {
 		}
 	}
 	if n.pattern != nil && !n.pattern.Match(s) && st.report() {
-		st.add("want a string matching " + n.pattern.String())
+		st.add("want a string matching " + n.patternText + ", got " + st.excerpt(i, end))
 	}
 	return end
 }
@@ -627,7 +658,7 @@ func (st *state) excerpt(i, end int) string {
 
 func (st *state) array(n *node, i int) int {
 	if n.hasType && !n.types.has(kArray) {
-		st.typeMismatch(n, kArray)
+		st.typeMismatch(n, i)
 		return st.skip(i)
 	}
 	if !n.arrChecks {
@@ -704,7 +735,7 @@ func (st *state) array(n *node, i int) int {
 	}
 	if n.unique {
 		if a, b, dup := st.duplicateItems(st.spans[spanBase:]); dup && st.report() {
-			st.addf("want unique items, items %d and %d are equal", a, b)
+			st.addf("want unique items, got items %d and %d equal", a, b)
 		}
 		st.spans = st.spans[:spanBase]
 	}
@@ -775,7 +806,7 @@ func appendCanonical(b []byte, v any) []byte {
 
 func (st *state) object(n *node, i int) int {
 	if n.hasType && !n.types.has(kObject) {
-		st.typeMismatch(n, kObject)
+		st.typeMismatch(n, i)
 		return st.skip(i)
 	}
 	if !n.objChecks {
@@ -869,7 +900,7 @@ func (st *state) object(n *node, i int) int {
 					return -1
 				}
 				if !ok && st.report() {
-					st.add("property name not allowed by propertyNames")
+					st.add("want a name allowed by propertyNames, got " + st.excerpt(j, ke))
 				}
 			}
 			count++
@@ -911,11 +942,11 @@ func (st *state) object(n *node, i int) int {
 		}
 		for _, r := range dr.required {
 			if !has(r) && st.report() {
-				st.addAt(n.names[r], "required property is missing (required when "+strconv.Quote(n.names[dr.trigger])+" is present)")
+				st.addAt(n.names[r], "required property is missing (required when "+strconv.Quote(clip(n.names[dr.trigger]))+" is present)")
 			}
 		}
 	}
-	st.keys = st.keys[:keys.base]
+	st.dropKeys(&keys)
 	st.kbuf = st.kbuf[:kbufBase]
 	for _, ds := range n.depSchemas {
 		if has(ds.trigger) {
@@ -949,54 +980,6 @@ func (st *state) keyBytes(k keyRef) []byte {
 	return st.data[k.start:k.end]
 }
 
-// keySet is the set of names of one object that are not names of its
-// schema, kept to find duplicates.
-type keySet struct {
-	base int // its first key in st.keys
-	m    map[string]struct{}
-}
-
-// maxLinearKeys is the number of keys of one object up to which a
-// duplicate is looked for by comparing with each.
-const maxLinearKeys = 32
-
-// addKey adds k to ks and reports whether ks already had it.
-func (st *state) addKey(ks *keySet, k keyRef) bool {
-	b := st.keyBytes(k)
-	if ks.m != nil {
-		if _, ok := ks.m[string(b)]; ok {
-			return true
-		}
-		ks.m[st.keyString(k, b)] = struct{}{}
-		return false
-	}
-	for _, o := range st.keys[ks.base:] {
-		if bytes.Equal(st.keyBytes(o), b) {
-			return true
-		}
-	}
-	st.keys = append(st.keys, k)
-	if len(st.keys)-ks.base > maxLinearKeys {
-		ks.m = make(map[string]struct{}, 2*maxLinearKeys)
-		for _, o := range st.keys[ks.base:] {
-			ks.m[st.keyString(o, st.keyBytes(o))] = struct{}{}
-		}
-	}
-	return false
-}
-
-// keyString returns b, the bytes of the key k, as a string for a map of
-// the keys of one object. A key read straight from the document shares its
-// bytes: the document does not change while it is validated, and the map
-// does not outlive the validation. A key decoded into the arena, which is
-// reused, is copied.
-func (st *state) keyString(k keyRef, b []byte) string {
-	if k.arena || len(b) == 0 {
-		return string(b)
-	}
-	return unsafe.String(&b[0], len(b))
-}
-
 // skip scans the value at data[i], checking that it is well-formed, and
 // returns the index past it.
 func (st *state) skip(i int) int {
@@ -1026,10 +1009,8 @@ func (st *state) skip(i int) int {
 	if end < 0 {
 		return st.syntax(i, "invalid character")
 	}
-	if raw := d[i:end]; mayOverflow(raw, shape) {
-		if _, ok := parseNumber(raw, shape); !ok {
-			return st.syntax(i, "number out of range")
-		}
+	if raw := d[i:end]; mayOverflow(raw, shape) && overflows(raw) {
+		st.outOfRange(raw)
 	}
 	return end
 }
@@ -1048,14 +1029,22 @@ func (st *state) skipArray(i int) int {
 	}
 	d := st.data
 	j, more := st.first(i, ']')
-	for more {
-		end := st.skip(skipSpace(d, j))
-		if end < 0 {
-			return -1
+	if more {
+		// The path is kept for the one issue skip may find, a number out
+		// of range.
+		st.path = append(st.path, seg{})
+		top := len(st.path) - 1
+		for k := 0; more; k++ {
+			st.path[top] = seg{idx: k}
+			end := st.skip(skipSpace(d, j))
+			if end < 0 {
+				return -1
+			}
+			if j, more = next(d, end, ']'); j < 0 {
+				return st.sepError(end, ']')
+			}
 		}
-		if j, more = next(d, end, ']'); j < 0 {
-			return st.sepError(end, ']')
-		}
+		st.path = st.path[:top]
 	}
 	st.depth--
 	return j
@@ -1069,11 +1058,17 @@ func (st *state) skipObject(i int) int {
 	j, more := st.first(i, '}')
 	keys := keySet{base: len(st.keys)}
 	kbufBase := len(st.kbuf)
+	top := len(st.path)
+	if more {
+		st.path = append(st.path, seg{}) // as in skipArray
+	}
 	for more {
-		_, _, _, vj := st.member(skipSpace(d, j), &keys)
+		q := skipSpace(d, j)
+		_, kr, ke, vj := st.member(q, &keys)
 		if vj < 0 {
 			return -1
 		}
+		st.path[top] = seg{idx: -1, ks: q + 1, ke: ke - 1, plain: !kr.arena}
 		end := st.skip(vj)
 		if end < 0 {
 			return -1
@@ -1082,7 +1077,8 @@ func (st *state) skipObject(i int) int {
 			return st.sepError(end, '}')
 		}
 	}
-	st.keys = st.keys[:keys.base]
+	st.path = st.path[:top]
+	st.dropKeys(&keys)
 	st.kbuf = st.kbuf[:kbufBase]
 	st.depth--
 	return j
