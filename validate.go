@@ -133,14 +133,29 @@ func compileChecker(t *Tool, serverMode ValidationMode) (*checker, error) {
 	c := &checker{lenient: mode == Lenient}
 	var err error
 	if c.in, err = schema.Compile(t.InputSchema); err != nil {
-		return nil, fmt.Errorf("%w: tool %q: input schema: %v", ErrInvalidSchema, t.Name, err)
+		return nil, schemaError(t, "input", err)
 	}
 	if t.OutputSchema != nil {
 		if c.out, err = schema.Compile(t.OutputSchema); err != nil {
-			return nil, fmt.Errorf("%w: tool %q: output schema: %v", ErrInvalidSchema, t.Name, err)
+			return nil, schemaError(t, "output", err)
 		}
 	}
 	return c, nil
+}
+
+// schemaError says which tool's which schema cannot be enforced, and
+// where in it: `mcpkit: invalid tool schema: tool "t": input schema:
+// /properties/a/type: unknown type "strng"`.
+func schemaError(t *Tool, which string, err error) error {
+	var se *schema.SchemaError
+	if errors.As(err, &se) && se.Msg != "" {
+		where := se.Pointer
+		if where == "" {
+			where = "(root)"
+		}
+		return fmt.Errorf("%w: tool %q: %s schema: %s: %s", ErrInvalidSchema, t.Name, which, where, se.Msg)
+	}
+	return fmt.Errorf("%w: tool %q: %s schema: %v", ErrInvalidSchema, t.Name, which, err)
 }
 
 // validating is the innermost layer of a tool's chain: it checks the
@@ -207,10 +222,6 @@ func newValidationError(tool string, output bool, err error) *ValidationError {
 	}
 	var syn *schema.SyntaxError
 	switch {
-	case errors.As(err, &syn) && syn.Msg == "number out of range":
-		// Valid JSON, but beyond what a float64 (and so a Go handler)
-		// can hold.
-		ve.Err = fmt.Errorf("the number at offset %d is out of range", syn.Offset)
 	case errors.As(err, &syn):
 		ve.Err = fmt.Errorf("not valid JSON at offset %d: %s", syn.Offset, syn.Msg)
 	case errors.Is(err, schema.ErrTooComplex):
