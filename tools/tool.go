@@ -11,12 +11,12 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/internal/schema"
 )
 
 // Options configures a tool built by [New] or [NewWithRequest]. A nil
@@ -229,7 +229,7 @@ type ArgumentError struct {
 func (e *ArgumentError) Error() string {
 	at := ""
 	if e.Field != "" {
-		at = clip(strings.ReplaceAll(e.Field, ".", "/")) + ": "
+		at = schema.Clip(strings.ReplaceAll(e.Field, ".", "/")) + ": "
 	}
 	var ute *json.UnmarshalTypeError
 	if errors.As(e.Err, &ute) {
@@ -237,13 +237,13 @@ func (e *ArgumentError) Error() string {
 		got := ute.Value
 		if lit, isNum := strings.CutPrefix(got, "number "); isNum {
 			if numberOutOfRange(lit, ute.Type) {
-				return fmt.Sprintf("invalid arguments: %swant %s, got a number out of its range: %s", at, want, clip(lit))
+				return fmt.Sprintf("invalid arguments: %swant %s, got a number out of its range: %s", at, want, schema.Clip(lit))
 			}
-			return fmt.Sprintf("invalid arguments: %swant %s, got number %s", at, want, clip(lit))
+			return fmt.Sprintf("invalid arguments: %swant %s, got number %s", at, want, schema.Clip(lit))
 		}
-		return fmt.Sprintf("invalid arguments: %swant %s, got %s", at, want, clip(got))
+		return fmt.Sprintf("invalid arguments: %swant %s, got %s", at, want, schema.Clip(got))
 	}
-	return fmt.Sprintf("invalid arguments: %s%s", at, clip(e.Err.Error()))
+	return fmt.Sprintf("invalid arguments: %s%s", at, schema.Clip(e.Err.Error()))
 }
 
 // Unwrap returns e.Err.
@@ -256,21 +256,6 @@ func argumentError(err error) error {
 		ae.Field = ute.Field
 	}
 	return &mcpkit.ToolError{Err: ae, Class: mcpkit.Retryable}
-}
-
-// maxEcho is the longest text of the arguments an error repeats.
-const maxEcho = 40
-
-// clip returns s, or its first maxEcho bytes and "..." when it is longer.
-func clip(s string) string {
-	if len(s) <= maxEcho {
-		return s
-	}
-	s = s[:maxEcho]
-	for len(s) > 0 && !utf8.ValidString(s) {
-		s = s[:len(s)-1]
-	}
-	return s + "..."
 }
 
 // numberOutOfRange reports whether the number literal lit is beyond what a
@@ -338,10 +323,14 @@ func integralLiterals(args []byte, err error) ([]byte, bool) {
 	return append(out, args[last:]...), true
 }
 
+// maxIntegralLiteral is the longest number literal integral rewrites: no
+// int64 needs more.
+const maxIntegralLiteral = 40
+
 // integral returns the value of the number literal lit if it has a
 // fraction or an exponent and is a whole number within int64.
 func integral(lit []byte) (int64, bool) {
-	if len(lit) > maxEcho || !bytes.ContainsAny(lit, ".eE") {
+	if len(lit) > maxIntegralLiteral || !bytes.ContainsAny(lit, ".eE") {
 		return 0, false
 	}
 	if k := bytes.IndexAny(lit, "eE"); k >= 0 {

@@ -94,6 +94,11 @@ func (e *ValidationError) Error() string {
 // instance, which may be of any size.
 func clip(s string) string { return clipTo(s, maxEcho) }
 
+// Clip is the rule by which every mcpkit error clips text that comes from
+// a request: at most 40 bytes, cut at a character boundary, then "...".
+// The typed-tool decoder uses it too, so that both read alike.
+func Clip(s string) string { return clip(s) }
+
 // clipTo is clip with another limit.
 func clipTo(s string, limit int) string {
 	if len(s) <= limit {
