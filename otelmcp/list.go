@@ -2,15 +2,10 @@ package otelmcp
 
 import (
 	"context"
-	"errors"
-	"strconv"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/mcpkit/mcpkit"
 )
@@ -46,12 +41,7 @@ func (l *lister) ServeList(ctx context.Context, req *mcpkit.ListRequest) (tools 
 	if req.Call != nil && req.Call.Params != nil {
 		meta = req.Call.Params.Meta
 	}
-	parent, link := i.parent(ctx, meta)
-	spanOpts := i.serverKind
-	if link.SpanContext.IsValid() {
-		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(link)}
-	}
-	ctx, span := i.tracer.Start(parent, methodToolsList, spanOpts...)
+	ctx, span := i.start(ctx, methodToolsList, meta)
 	defer span.End()
 	recording, measuring := span.IsRecording(), i.duration.Enabled(ctx)
 	if !recording && !measuring {
@@ -64,17 +54,7 @@ func (l *lister) ServeList(ctx context.Context, req *mcpkit.ListRequest) (tools 
 
 	tools, err = l.next.ServeList(ctx, req)
 	if err != nil {
-		var wire *jsonrpc.Error
-		errType := "_OTHER"
-		if errors.As(err, &wire) && wire.Code != 0 {
-			errType = strconv.FormatInt(wire.Code, 10)
-			span.SetAttributes(keyStatusCode.String(errType))
-		}
-		span.SetAttributes(keyErrorType.String(errType))
-		if wire == nil || !clientFaults[wire.Code] {
-			span.SetStatus(codes.Error, err.Error())
-		}
-		attrs = append(attrs, keyErrorType.String(errType))
+		attrs = append(attrs, recordError(span, err)...)
 	}
 	if measuring {
 		i.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(metricAttributes(attrs)...))

@@ -109,12 +109,7 @@ func (h *handler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.
 		}
 	}
 	start := time.Now()
-	parent, link := i.parent(ctx, req.Meta())
-	spanOpts := i.serverKind
-	if link.SpanContext.IsValid() {
-		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(link)}
-	}
-	ctx, span := i.tracer.Start(parent, i.spanName(req), spanOpts...)
+	ctx, span := i.start(ctx, i.spanName(req), req.Meta())
 	recording := span.IsRecording()
 	measuring := i.duration.Enabled(ctx)
 	if !recording && !measuring {
@@ -153,6 +148,37 @@ func (h *handler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.
 
 // errPanicking stands for a panic passing through.
 var errPanicking = &mcpkit.PanicError{Value: "panic passing through"}
+
+// start starts the SERVER span of a request, in the trace its _meta gives
+// (see parent).
+func (i *instrumentation) start(ctx context.Context, name string, meta mcp.Meta) (context.Context, trace.Span) {
+	parent, link := i.parent(ctx, meta)
+	opts := i.serverKind
+	if link.SpanContext.IsValid() {
+		opts = []trace.SpanStartOption{opts[0], trace.WithLinks(link)}
+	}
+	return i.tracer.Start(parent, name, opts...)
+}
+
+// recordError records on span the error a method failed with: a JSON-RPC
+// error's code as error.type and rpc.response.status_code, anything else as
+// "_OTHER"; the status is Error unless the client caused the error. It
+// returns the attributes the error adds to the metric.
+func recordError(span trace.Span, err error) []attribute.KeyValue {
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code == 0 {
+		span.SetAttributes(keyErrorType.String("_OTHER"))
+		span.SetStatus(codes.Error, err.Error())
+		return []attribute.KeyValue{keyErrorType.String("_OTHER")}
+	}
+	code := strconv.FormatInt(wire.Code, 10)
+	attrs := []attribute.KeyValue{keyErrorType.String(code), keyStatusCode.String(code)}
+	span.SetAttributes(attrs...)
+	if !clientFaults[wire.Code] {
+		span.SetStatus(codes.Error, wire.Message)
+	}
+	return attrs
+}
 
 // parent returns the context to start the span in: the trace context of the
 // request's params._meta when it has one, with the context's own span as a
@@ -236,19 +262,13 @@ func (i *instrumentation) finish(span trace.Span, res *mcp.CallToolResult, err e
 		}
 		return nil
 	case mcpkit.OutcomeProtocolError:
-		var wire *jsonrpc.Error
-		errors.As(err, &wire)
-		code := strconv.FormatInt(wire.Code, 10)
-		attrs = append(attrs, keyErrorType.String(code), keyStatusCode.String(code))
-		if !clientFaults[wire.Code] {
-			span.SetStatus(codes.Error, wire.Message)
-		}
+		attrs = recordError(span, err)
 	default:
 		// The client gets a result with isError set.
 		attrs = append(attrs, keyErrorType.String("tool_error"))
+		span.SetAttributes(attrs...)
 		span.SetStatus(codes.Error, string(outcome))
 	}
-	span.SetAttributes(attrs...)
 	span.SetAttributes(keyOutcome.String(string(outcome)))
 	if class != "" {
 		span.SetAttributes(keyErrorClass.String(string(class)))

@@ -2,17 +2,12 @@ package otelmcp
 
 import (
 	"context"
-	"errors"
 	"reflect"
-	"strconv"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 )
 
 // keyPromptName is the conventions' attribute for a prompt's name.
@@ -49,18 +44,13 @@ func (i *instrumentation) serveMethod(ctx context.Context, method string, req mc
 	if params != nil && !reflect.ValueOf(params).IsNil() {
 		meta = params.GetMeta()
 	}
-	parent, link := i.parent(ctx, meta)
-	spanOpts := i.serverKind
-	if link.SpanContext.IsValid() {
-		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(link)}
-	}
 	name, attrs := method, make([]attribute.KeyValue, 0, 6)
 	attrs = append(attrs, keyMethod.String(method))
 	if p, ok := params.(*mcp.GetPromptParams); ok && p != nil {
 		name += " " + p.Name
 		attrs = append(attrs, keyPromptName.String(p.Name))
 	}
-	ctx, span := i.tracer.Start(parent, name, spanOpts...)
+	ctx, span := i.start(ctx, name, meta)
 	defer span.End()
 	measuring := i.duration.Enabled(ctx)
 	if !span.IsRecording() && !measuring {
@@ -80,17 +70,7 @@ func (i *instrumentation) serveMethod(ctx context.Context, method string, req mc
 
 	res, err := next(ctx, method, req)
 	if err != nil {
-		errType := "_OTHER"
-		var wire *jsonrpc.Error
-		if errors.As(err, &wire) && wire.Code != 0 {
-			errType = strconv.FormatInt(wire.Code, 10)
-			span.SetAttributes(keyStatusCode.String(errType))
-		}
-		span.SetAttributes(keyErrorType.String(errType))
-		if wire == nil || !clientFaults[wire.Code] {
-			span.SetStatus(codes.Error, err.Error())
-		}
-		attrs = append(attrs, keyErrorType.String(errType))
+		attrs = append(attrs, recordError(span, err)...)
 	}
 	if measuring {
 		i.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(metricAttributes(attrs)...))
