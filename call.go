@@ -16,17 +16,23 @@ import (
 // the SDK's registry.
 func (s *Server) sdkHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		e := s.state.Load().byName[name]
+		st := s.state.Load()
+		n := st.byName[name]
+		if n == nil {
+			return nil, NewUnknownToolError(name)
+		}
+		req := &Request{Arguments: call.Params.Arguments, Call: call}
+		e := st.resolve(ctx, n, req)
 		if e == nil {
 			return nil, NewUnknownToolError(name)
 		}
-		return s.serve(ctx, e, call)
+		req.Tool = e.tool
+		return s.serve(ctx, e, req)
 	}
 }
 
-// serve runs one call through e's chain and maps the outcome onto the wire.
-func (s *Server) serve(ctx context.Context, e *entry, call *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-	req := &Request{Tool: e.tool, Arguments: call.Params.Arguments, Call: call}
+// serve runs req through e's chain and maps the outcome onto the wire.
+func (s *Server) serve(ctx context.Context, e *entry, req *Request) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pe := NewPanicError(v)

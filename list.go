@@ -76,6 +76,23 @@ func (r *ListRequest) ProtocolVersion() string {
 	return r.Call.ProtocolVersion()
 }
 
+// ClientCapabilities returns the capabilities the client declared, read as
+// [Request.ClientCapabilities] reads them, or nil.
+func (r *ListRequest) ClientCapabilities() *mcp.ClientCapabilities {
+	if r.Call == nil {
+		return nil
+	}
+	return r.Call.ClientCapabilities()
+}
+
+// ClientInfo returns the name and version the client gave, or nil.
+func (r *ListRequest) ClientInfo() *mcp.Implementation {
+	if r.Call == nil {
+		return nil
+	}
+	return r.Call.ClientInfo()
+}
+
 // Header returns the HTTP headers of the request, or nil on transports
 // without HTTP.
 func (r *ListRequest) Header() http.Header {

@@ -1,6 +1,7 @@
 package mcpkit
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -37,20 +38,38 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 	}
 
 	st := s.state.Load()
-	ours, err := st.lister.ServeList(ctx, &ListRequest{Call: req})
-	if err != nil {
+	lreq := &ListRequest{Call: req}
+	var ours []*Tool
+	if st.lister == nil {
+		// Without list middleware, only the page is looked at.
+		ours = st.visible(ctx, lreq, after, s.pageSize+1)
+	} else if ours, err = st.lister.ServeList(ctx, lreq); err != nil {
 		return nil, err
 	}
-	foreign, cacheable, err := s.foreignTools(ctx, req, st, next)
-	if err != nil {
-		return nil, err
+	var (
+		foreign   []*mcp.Tool
+		cacheable mcp.Cacheable
+	)
+	if s.foreign.Load() {
+		if foreign, cacheable, err = s.foreignTools(ctx, req, next); err != nil {
+			return nil, err
+		}
+	} else {
+		if s.setCacheable != nil {
+			s.setCacheable(ctx, req, &cacheable)
+		}
+		cacheable.CacheScope = cmp.Or(cacheable.CacheScope, "public")
+	}
+	if st.allowed != nil {
+		// The list depends on who asks: no shared cache may keep it.
+		cacheable.CacheScope = "private"
 	}
 
 	objects := wantsObjects(req.ProtocolVersion())
 	all := make([]*mcp.Tool, 0, len(ours)+len(foreign))
 	for _, t := range ours {
 		if objects {
-			all = append(all, st.forObjectClients(&t.Tool))
+			all = append(all, st.forObjectClients(t))
 			continue
 		}
 		all = append(all, &t.Tool)
@@ -80,7 +99,7 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 // foreignTools returns the tools registered on the SDK server by other code
 // than s, reading every page of the SDK's own list, and the cache hints the
 // SDK computed for the first page.
-func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, st *state, next mcp.MethodHandler) ([]*mcp.Tool, mcp.Cacheable, error) {
+func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, next mcp.MethodHandler) ([]*mcp.Tool, mcp.Cacheable, error) {
 	var (
 		foreign   []*mcp.Tool
 		cacheable mcp.Cacheable
@@ -103,7 +122,7 @@ func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, st
 			cacheable = lres.Cacheable
 		}
 		for _, t := range lres.Tools {
-			if _, ours := st.byName[t.Name]; !ours && !s.registered(t.Name) {
+			if !s.registered(t.Name) {
 				foreign = append(foreign, t)
 			}
 		}
@@ -114,9 +133,10 @@ func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, st
 	}
 }
 
-// registered reports whether name is one of s's tools in the latest state;
-// a tools/list racing with Add or Remove may see a state where the SDK and
-// the registry briefly disagree, and must not list such a tool as foreign.
+// registered reports whether name is one of s's tools in the latest state
+// (also when hidden from the caller or unlisted); a tools/list racing with
+// Add or Remove may see a state where the SDK and the registry briefly
+// disagree, and must not list such a tool as foreign.
 func (s *Server) registered(name string) bool {
 	_, ok := s.state.Load().byName[name]
 	return ok
@@ -143,11 +163,14 @@ func decodeCursor(c string) (string, error) {
 // forObjectClients is the package function of that name, cached for the
 // definitions of the served tools (a list middleware that makes a new copy
 // on every request gets no cache).
-func (st *state) forObjectClients(def *mcp.Tool) *mcp.Tool {
-	e := st.byName[def.Name]
-	if e == nil || &e.tool.Tool != def {
-		return forObjectClients(def)
+func (st *state) forObjectClients(t *Tool) *mcp.Tool {
+	if n := st.byName[t.Name]; n != nil {
+		for _, e := range n.versions {
+			if e.tool == t {
+				e.legacyOnce.Do(func() { e.legacy = forObjectClients(&t.Tool) })
+				return e.legacy
+			}
+		}
 	}
-	e.legacyOnce.Do(func() { e.legacy = forObjectClients(def) })
-	return e.legacy
+	return forObjectClients(&t.Tool)
 }

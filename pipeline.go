@@ -36,11 +36,11 @@ type Layer struct {
 // this tool marked as skipped. It is for tests ("is the time limit of
 // report 5 minutes?") and debug endpoints, in the spirit of chi's Walk.
 func (s *Server) Pipeline(name string) ([]Layer, bool) {
-	e, ok := s.state.Load().byName[name]
+	n, ok := s.state.Load().byName[name]
 	if !ok {
 		return nil, false
 	}
-	return append([]Layer(nil), e.layers...), true
+	return append([]Layer(nil), n.versions[0].layers...), true
 }
 
 // pipeline records the layers of a chain while a Server builds it,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -53,83 +54,133 @@ func (s *Server) Add(tools ...*Tool) error {
 			return fmt.Errorf("%w: %s appears twice in one Add", ErrDuplicateTool, toolID(t))
 		}
 		seen[key] = true
-		if !s.replace && s.find(t.Name, t.Version) >= 0 {
+		if !s.replace && find(s.versions[t.Name], t.Version) >= 0 {
 			return fmt.Errorf("%w: %s is already registered", ErrDuplicateTool, toolID(t))
 		}
 	}
-	changed := make(map[string]bool)
+	versions := maps.Clone(s.versions)
+	var replaced []*Tool
 	for i, t := range copies {
-		vs := s.versions[t.Name]
-		if j := s.find(t.Name, t.Version); j >= 0 {
-			s.forget(vs[j])
+		vs := slices.Clone(versions[t.Name])
+		if j := find(vs, t.Version); j >= 0 {
+			replaced = append(replaced, vs[j])
 			vs = slices.Delete(vs, j, j+1)
 		}
 		vs = append(vs, t)
-		slices.SortStableFunc(vs, func(a, b *Tool) int { return version.Compare(b.Version, a.Version) })
-		s.versions[t.Name] = vs
+		slices.SortFunc(vs, func(a, b *Tool) int { return version.Compare(b.Version, a.Version) })
+		versions[t.Name] = vs
 		s.checks[t] = checks[i]
-		changed[t.Name] = true
 	}
-	s.commit(changed, nil)
+	if err := s.apply(versions); err != nil {
+		for _, t := range copies {
+			s.forget(t)
+		}
+		return err
+	}
+	for _, t := range replaced {
+		s.forget(t)
+	}
 	return nil
 }
 
-// Remove unregisters every version of the named tools. Names that are not
-// registered are ignored. Open sessions receive
+// Remove unregisters every version of the tools registered under the
+// given names (the names given to Add, before any [CatalogTransform]).
+// Names that are not registered are ignored. Open sessions receive
 // notifications/tools/list_changed; a call already running finishes, and
 // later calls get the unknown-tool error.
 func (s *Server) Remove(names ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var removed []string
+	versions := maps.Clone(s.versions)
+	var removed []*Tool
 	for _, name := range names {
-		vs, ok := s.versions[name]
-		if !ok {
-			continue
-		}
-		for _, t := range vs {
-			s.forget(t)
-		}
-		delete(s.versions, name)
-		removed = append(removed, name)
+		removed = append(removed, versions[name]...)
+		delete(versions, name)
 	}
-	if len(removed) > 0 {
-		s.commit(nil, removed)
+	s.unregister(versions, removed)
+}
+
+// RemoveVersion unregisters one version of the tool registered under name
+// ("" is the unversioned one) and reports whether it was registered. When
+// it was the highest, clients are served the next one from then on; open
+// sessions receive notifications/tools/list_changed, since the versions a
+// tool lists in its _meta change.
+func (s *Server) RemoveVersion(name, version string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vs := s.versions[name]
+	i := find(vs, version)
+	if i < 0 {
+		return false
+	}
+	versions := maps.Clone(s.versions)
+	if len(vs) == 1 {
+		delete(versions, name)
+	} else {
+		versions[name] = slices.Delete(slices.Clone(vs), i, i+1)
+	}
+	s.unregister(versions, vs[i:i+1])
+	return true
+}
+
+// unregister makes versions, which lacks the removed tools, the registry.
+// s.mu is held.
+func (s *Server) unregister(versions map[string][]*Tool, removed []*Tool) {
+	if len(removed) == 0 {
+		return
+	}
+	if err := s.apply(versions); err != nil {
+		// Removing tools cannot make two served tools collide, nor a
+		// transform fail: every remaining tool was derived before.
+		s.logger.Error("mcpkit: removing tools failed", "error", err)
+		return
+	}
+	for _, t := range removed {
+		s.forget(t)
 	}
 }
 
-// forget drops what the server keeps for t. s.mu is held.
+// forget drops what the server keeps for t, a tool leaving the registry.
+// s.mu is held.
 func (s *Server) forget(t *Tool) {
+	if d, ok := s.derived[t]; ok && d.tool != nil && d.tool != t {
+		delete(s.built, d.tool)
+		delete(s.checks, d.tool)
+	}
+	delete(s.derived, t)
 	delete(s.built, t)
 	delete(s.checks, t)
 }
 
-// Tools returns the tools the server serves (the highest version of each
-// name), sorted by name. The Tools are shared and must not be modified.
+// Tools returns the tools that tools/list shows when no per-request
+// [Visibility] is in effect: the highest enabled version of each name,
+// after transforms, sorted by name. The Tools are shared and must not be
+// modified.
 func (s *Server) Tools() []*Tool {
 	return slices.Clone(s.state.Load().tools)
 }
 
-// Lookup returns the tool served under name, if any. The Tool is shared and
-// must not be modified.
+// Lookup returns the tool served under name (after transforms, the highest
+// enabled version), if any. The Tool is shared and must not be modified.
 func (s *Server) Lookup(name string) (*Tool, bool) {
-	e, ok := s.state.Load().byName[name]
+	n, ok := s.state.Load().byName[name]
 	if !ok {
 		return nil, false
 	}
-	return e.tool, true
+	return n.versions[0].tool, true
 }
 
 // Handler returns the full chain that serves calls to name (server-wide
 // middleware, the tool's own, validation and the handler), and whether name
 // is served. It lets tests and adapters call a tool without a transport;
-// the Go error the chain returns is not mapped onto the wire.
+// the Go error the chain returns is not mapped onto the wire, and no
+// per-request [Visibility] is applied.
 func (s *Server) Handler(name string) (Handler, bool) {
-	e, ok := s.state.Load().byName[name]
+	n, ok := s.state.Load().byName[name]
 	if !ok {
 		return nil, false
 	}
-	return e.handler, true
+	return n.versions[0].handler, true
 }
 
 // toolID names t in messages: "add", or "add" version "2" when it has one.
@@ -140,50 +191,141 @@ func toolID(t *Tool) string {
 	return fmt.Sprintf("%q version %q", t.Name, t.Version)
 }
 
-// find returns the index of name@ver in s.versions[name], or -1.
-func (s *Server) find(name, ver string) int {
-	return slices.IndexFunc(s.versions[name], func(t *Tool) bool { return t.Version == ver })
+// find returns the index of the tool with version ver in vs, or -1.
+func find(vs []*Tool, ver string) int {
+	return slices.IndexFunc(vs, func(t *Tool) bool { return t.Version == ver })
 }
 
-// commit publishes the registry and brings the SDK's tools in line with it:
-// names in changed are (re)registered, names in removed are unregistered.
-// The SDK sends notifications/tools/list_changed for both. s.mu is held.
-func (s *Server) commit(changed map[string]bool, removed []string) {
-	old := s.state.Load()
-	st := s.publish()
+// apply builds the state of the registry versions and, when that
+// succeeds, makes versions the registry and brings the SDK's tools in line.
+// s.mu is held.
+func (s *Server) apply(versions map[string][]*Tool) error {
+	st, err := s.build(versions)
+	if err != nil {
+		return err
+	}
+	s.versions = versions
+	s.publish(st)
+	return nil
+}
+
+// republish rebuilds the state after a change of middleware, transforms or
+// visibility. s.mu is held.
+func (s *Server) republish() {
+	if err := s.apply(s.versions); err != nil {
+		s.logger.Error("mcpkit: rebuilding the tool registry failed", "error", err)
+	}
+}
+
+// publish makes st the state that calls and lists read, and brings the
+// SDK's tools in line: a name no longer served is unregistered, a name
+// whose served definition changed is (re)registered. The SDK sends
+// notifications/tools/list_changed for both. s.mu is held.
+func (s *Server) publish(st *state) {
+	old := s.state.Swap(st)
+	var removed []string
+	for name := range old.byName {
+		if _, ok := st.byName[name]; !ok {
+			removed = append(removed, name)
+		}
+	}
 	if len(removed) > 0 {
 		s.sdk.RemoveTools(removed...)
 	}
-	for name := range changed {
-		e := st.byName[name]
-		if prev := old.byName[name]; prev != nil && prev.tool == e.tool {
-			continue // a lower version changed; the served one did not
+	for name, n := range st.byName {
+		if o, ok := old.byName[name]; ok && o.versions[0] == n.versions[0] {
+			continue
 		}
-		def := e.tool.Tool // the SDK keeps a pointer: give it its own copy
+		// The SDK keeps the definition to check the Mcp-Param headers of
+		// 2026-07-28 calls: give it its own copy of the served one.
+		def := n.versions[0].tool.Tool
 		s.sdk.AddTool(&def, s.sdkHandler(name))
 	}
 }
 
-// publish builds and stores a new state from the registry. s.mu is held.
-func (s *Server) publish() *state {
-	st := &state{byName: make(map[string]*entry, len(s.versions))}
-	for name, vs := range s.versions {
-		t := vs[0] // highest version
-		e, ok := s.built[t]
-		if !ok {
-			e = &entry{tool: t}
-			e.handler, e.layers = buildChain(t, s.use, s.checks[t])
-			s.built[t] = e
+// build computes the state of the registry versions: every version through
+// the transforms, the enabled ones grouped by the name they are served
+// under, each with its chain. Entries that did not change are taken over
+// from the current state, so their caches survive. s.mu is held.
+func (s *Server) build(versions map[string][]*Tool) (*state, error) {
+	names := slices.Sorted(maps.Keys(versions))
+	servedAs := make(map[[2]string]*Tool)
+	groups := make(map[string][]*Tool)
+	for _, name := range names {
+		for _, t := range versions[name] {
+			d, err := s.derive(t)
+			if err != nil {
+				return nil, err
+			}
+			if d == nil {
+				continue
+			}
+			key := [2]string{d.Name, d.Version}
+			if prev, ok := servedAs[key]; ok {
+				return nil, fmt.Errorf("%w: %s and %s would both be served as %s", ErrDuplicateTool, toolID(prev), toolID(t), toolID(d))
+			}
+			servedAs[key] = t
+			if s.visibility != nil && !s.visibility.Enabled(d) {
+				continue
+			}
+			groups[d.Name] = append(groups[d.Name], d)
 		}
-		st.byName[name] = e
-		st.tools = append(st.tools, t)
 	}
-	slices.SortFunc(st.tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
-	tools := st.tools
-	base := ListerFunc(func(context.Context, *ListRequest) ([]*Tool, error) { return tools, nil })
-	st.lister = ChainList(s.listUse...)(base)
-	s.state.Store(st)
-	return st
+
+	old := s.state.Load()
+	st := &state{byName: make(map[string]*toolName, len(groups))}
+	for name, ds := range groups {
+		slices.SortFunc(ds, func(a, b *Tool) int { return version.Compare(b.Version, a.Version) })
+		n := &toolName{name: name, versions: make([]*entry, len(ds))}
+		listed := versionList(ds)
+		for i, d := range ds {
+			n.versions[i] = s.entry(old, d, listed)
+		}
+		st.byName[name] = n
+		st.names = append(st.names, n)
+	}
+	slices.SortFunc(st.names, func(a, b *toolName) int { return strings.Compare(a.name, b.name) })
+	for _, n := range st.names {
+		if t := n.versions[0].tool; !t.Unlisted {
+			st.tools = append(st.tools, t)
+		}
+	}
+	if s.visibility != nil && s.visibility.PerRequest() {
+		st.allowed = s.visibility.Allowed
+	}
+	if len(s.listUse) > 0 {
+		base := ListerFunc(func(ctx context.Context, req *ListRequest) ([]*Tool, error) {
+			if st.allowed == nil {
+				return st.tools, nil
+			}
+			return st.visible(ctx, req, "", -1), nil
+		})
+		st.lister = ChainList(s.listUse...)(base)
+	}
+	return st, nil
+}
+
+// entry returns the entry serving d, a version among those listed, reusing
+// the current state's entry when nothing it depends on changed.
+func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
+	c := s.built[d]
+	if c == nil {
+		c = &chain{}
+		c.handler, c.layers = buildChain(d, s.use, s.checks[d])
+		s.built[d] = c
+	}
+	if n := old.byName[d.Name]; n != nil {
+		for _, e := range n.versions {
+			if e.derived == d && e.chain == c && slices.Equal(e.listed, listed) {
+				return e
+			}
+		}
+	}
+	e := &entry{tool: d, derived: d, chain: c, handler: c.handler, layers: c.layers, listed: listed}
+	if listed != nil {
+		e.tool = withVersionMeta(d, listed)
+	}
+	return e
 }
 
 // checkWithSDK runs the SDK's own checks of a definition (those that would

@@ -60,31 +60,63 @@ type Server struct {
 	validation ValidationMode
 	pageSize   int
 
-	mu       sync.Mutex         // serializes changes to the fields below and to sdk's tools
-	versions map[string][]*Tool // every registered version, by name, highest first
-	checks   map[*Tool]*checker // compiled schemas, for every registered version
-	built    map[*Tool]*entry   // built chains, dropped when the server-wide chain changes
-	use      []Middleware
-	listUse  []ListMiddleware
+	mu         sync.Mutex         // serializes changes to the fields below and to sdk's tools
+	versions   map[string][]*Tool // every registered version, by name, highest first
+	checks     map[*Tool]*checker // compiled schemas, for every registered version
+	transforms []CatalogTransform
+	derived    map[*Tool]derivation // what the transforms made of each registered version
+	built      map[*Tool]*chain     // built chains by served tool, dropped when the server-wide chain changes
+	use        []Middleware
+	listUse    []ListMiddleware
+	visibility Visibility
 
 	state atomic.Pointer[state] // what calls and lists read, without locking
+
+	// foreign is set once code other than s may have added tools to sdk
+	// (the SDK server was given to Wrap, or handed out by MCPServer): only
+	// then does tools/list read the SDK's own list.
+	foreign atomic.Bool
+
+	// setCacheable is the SDK option of that name, when s created the SDK
+	// server, for the lists that s answers without asking the SDK.
+	setCacheable func(context.Context, mcp.Request, *mcp.Cacheable)
 }
 
 // state is an immutable view of the registry, replaced whole on each change.
 type state struct {
-	byName map[string]*entry // the served (highest) version of each name
-	tools  []*Tool           // the served tools, sorted by name
-	lister Lister            // list middleware around the served tools
+	byName map[string]*toolName // every callable name, with its enabled versions
+	names  []*toolName          // the same, sorted by name
+	tools  []*Tool              // the listed tools (highest version of each name), sorted by name
+	lister Lister               // list middleware around the listed tools; nil when there is none
+
+	// allowed is the per-request half of the server's Visibility, or nil
+	// when what a request sees does not depend on the request.
+	allowed func(context.Context, *Tool, Caller) bool
 }
 
-// entry is a served tool with its middleware chain already built.
+// toolName is a name clients can call, with its versions.
+type toolName struct {
+	name     string
+	versions []*entry // enabled versions, highest first
+}
+
+// entry is a served tool version with its middleware chain already built.
 type entry struct {
-	tool    *Tool
+	tool    *Tool // as listed and as Request.Tool: after transforms, with its version's _meta
+	derived *Tool // what the transforms made of the registered tool; the chain was built for it
+	chain   *chain
 	handler Handler
-	layers  []Layer // for Server.Pipeline
+	layers  []Layer  // for Server.Pipeline
+	listed  []string // the versions of the name, highest first, when it has versions
 
 	legacyOnce sync.Once
 	legacy     *mcp.Tool // the definition for clients that need objects
+}
+
+// chain is a built middleware chain.
+type chain struct {
+	handler Handler
+	layers  []Layer
 }
 
 // NewServer returns a Server on a new SDK server for impl, configured by
@@ -108,8 +140,9 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 		caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
 	}
 	sdkOpts.Capabilities = caps
-	s := Wrap(mcp.NewServer(impl, &sdkOpts), opts)
+	s := newServer(mcp.NewServer(impl, &sdkOpts), opts)
 	s.pageSize = cmp.Or(sdkOpts.PageSize, mcp.DefaultPageSize)
+	s.setCacheable = sdkOpts.SetCacheable
 	return s
 }
 
@@ -122,6 +155,12 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 // answer tools/list. An SDK server's options cannot be read back, so
 // mcpkit's tools/list pages have [mcp.DefaultPageSize] tools.
 func Wrap(s *mcp.Server, opts *ServerOptions) *Server {
+	srv := newServer(s, opts)
+	srv.foreign.Store(true)
+	return srv
+}
+
+func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	if opts == nil {
 		opts = &ServerOptions{}
 	}
@@ -133,12 +172,14 @@ func Wrap(s *mcp.Server, opts *ServerOptions) *Server {
 		pageSize:   mcp.DefaultPageSize,
 		versions:   make(map[string][]*Tool),
 		checks:     make(map[*Tool]*checker),
-		built:      make(map[*Tool]*entry),
+		derived:    make(map[*Tool]derivation),
+		built:      make(map[*Tool]*chain),
 	}
 	if srv.logger == nil {
 		srv.logger = slog.New(slog.DiscardHandler)
 	}
-	srv.publish()
+	st, _ := srv.build(srv.versions) // nothing registered: cannot fail
+	srv.state.Store(st)
 	s.AddReceivingMiddleware(srv.interceptList)
 	return srv
 }
@@ -146,7 +187,22 @@ func Wrap(s *mcp.Server, opts *ServerOptions) *Server {
 // MCPServer returns the SDK server, to run on any SDK transport
 // (s.MCPServer().Run(ctx, &mcp.StdioTransport{}), in-memory transports, ...)
 // and to register resources and prompts.
-func (s *Server) MCPServer() *mcp.Server { return s.sdk }
+//
+// Tools added to the SDK server directly are listed alongside the mcpkit
+// tools, without mcpkit middleware; since the SDK cannot say when that
+// happens, once MCPServer has been called each tools/list also reads the
+// SDK's own list. [Server.Run], [Server.Connect] and [Server.HTTPHandler]
+// serve without that cost.
+func (s *Server) MCPServer() *mcp.Server {
+	s.foreign.Store(true)
+	return s.sdk
+}
+
+// Connect connects the server to a client over t, like
+// [mcp.Server.Connect], and returns the session.
+func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerSessionOptions) (*mcp.ServerSession, error) {
+	return s.sdk.Connect(ctx, t, opts)
+}
 
 // Run runs the server over a single transport, like [mcp.Server.Run].
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.sdk.Run(ctx, t) }
@@ -183,7 +239,7 @@ func (s *Server) Use(mw ...Middleware) {
 	defer s.mu.Unlock()
 	s.use = append(s.use, mw...)
 	clear(s.built)
-	s.publish()
+	s.republish()
 }
 
 // UseList appends list middleware, which filter or rewrite what tools/list
@@ -198,5 +254,5 @@ func (s *Server) UseList(mw ...ListMiddleware) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listUse = append(s.listUse, mw...)
-	s.publish()
+	s.republish()
 }

@@ -36,6 +36,12 @@ type Tool struct {
 	// Versions compare as dotted numbers where they are numeric ("1.10" >
 	// "1.9"), as strings otherwise; an empty version is the lowest.
 	Version string
+
+	// Unlisted keeps the tool out of tools/list while it stays callable by
+	// its name: for an old name kept working after a rename (see
+	// transform.Alias). A name is unlisted when the version served to a
+	// request is.
+	Unlisted bool
 }
 
 // HasTag reports whether t carries tag.

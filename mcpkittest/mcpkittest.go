@@ -147,7 +147,7 @@ func ConnectInMemory(ctx context.Context, srv *mcpkit.Server, opts *Options) (*m
 
 func connectInMemory(ctx context.Context, srv *mcpkit.Server, client *mcp.Client, version string) (*mcp.ServerSession, *mcp.ClientSession, error) {
 	serverT, clientT := mcp.NewInMemoryTransports()
-	ss, err := srv.MCPServer().Connect(ctx, serverT, nil)
+	ss, err := srv.Connect(ctx, serverT, nil)
 	if err != nil {
 		return nil, nil, fmt.Errorf("server connect: %w", err)
 	}

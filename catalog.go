@@ -1,0 +1,145 @@
+package mcpkit
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+)
+
+// A CatalogTransform rewrites the server's catalog: it is given every
+// registered tool, every version, and returns the tool to serve in its
+// place (t itself, or a changed copy: a new name, description or schema),
+// or nil to leave t out. It must not modify t; [Tool.Clone] makes a copy
+// to change.
+//
+// The transforms of a Server run when its registry changes, once per tool,
+// never per request: with transforms in effect, tools/list and tools/call
+// cost what they cost without. Package transform has the common ones
+// (namespaces, version ranges) and the selection of the tools a transform
+// applies to.
+type CatalogTransform func(t *Tool) (*Tool, error)
+
+// Transform appends transforms to the server's catalog transforms, which
+// run in order: the first is given each registered tool, the second what
+// the first returned, and so on. What the last returns is what clients
+// list, call and have validated: a tool renamed by a transform is called
+// by its new name, and a changed input schema is the one its arguments
+// are checked against.
+//
+// In the order of a tools/list, transforms come first, then [Visibility],
+// then the choice of the highest version of each name, then the list
+// middleware.
+//
+// Transform checks what the transforms make of every registered tool, as
+// [Server.Add] checks a tool, and fails without changing anything if a
+// transform returns an error, makes an invalid tool, or serves two tools
+// under the same name and version. Later calls to Add apply the transforms
+// to the new tools and fail in the same cases. Open sessions receive
+// notifications/tools/list_changed. Transform panics if a transform is nil.
+func (s *Server) Transform(ts ...CatalogTransform) error {
+	for i, t := range ts {
+		if t == nil {
+			panic(fmt.Sprintf("mcpkit: Transform: transform %d is nil", i))
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	transforms, derived, built, checks := s.transforms, s.derived, s.built, s.checks
+	s.transforms = append(slices.Clone(transforms), ts...)
+	s.derived = make(map[*Tool]derivation)
+	s.built = make(map[*Tool]*chain)
+	s.checks = make(map[*Tool]*checker, len(checks))
+	for _, vs := range s.versions {
+		for _, t := range vs {
+			s.checks[t] = checks[t]
+		}
+	}
+	if err := s.apply(s.versions); err != nil {
+		s.transforms, s.derived, s.built, s.checks = transforms, derived, built, checks
+		return err
+	}
+	return nil
+}
+
+// derivation is what the transforms made of a registered tool.
+type derivation struct {
+	tool *Tool // nil when a transform left the tool out
+	err  error
+}
+
+// derive returns what the transforms make of t, a registered tool, checked
+// and with its schemas compiled; nil when a transform leaves t out. The
+// result is remembered until the transforms change. s.mu is held.
+func (s *Server) derive(t *Tool) (*Tool, error) {
+	if d, ok := s.derived[t]; ok {
+		return d.tool, d.err
+	}
+	d, err := s.transform(t)
+	s.derived[t] = derivation{tool: d, err: err}
+	return d, err
+}
+
+func (s *Server) transform(t *Tool) (*Tool, error) {
+	d := t
+	for i, tr := range s.transforms {
+		next, err := tr(d)
+		if err != nil {
+			return nil, fmt.Errorf("mcpkit: transform %d of tool %s: %w", i, toolID(t), err)
+		}
+		if next == nil {
+			return nil, nil
+		}
+		d = next
+	}
+	if d == t {
+		return t, nil
+	}
+	if err := d.validate(); err != nil {
+		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
+	}
+	if sameValue(d.InputSchema, t.InputSchema) && sameValue(d.OutputSchema, t.OutputSchema) && d.Validation == t.Validation {
+		s.checks[d] = s.checks[t]
+		return d, nil
+	}
+	if err := checkWithSDK(&d.Tool); err != nil {
+		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
+	}
+	c, err := compileChecker(d, s.validation)
+	if err != nil {
+		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
+	}
+	s.checks[d] = c
+	return d, nil
+}
+
+// sameValue reports whether a and b are the same schema value: the same
+// pointer, map or slice, or equal otherwise. It never panics on values
+// that == cannot compare.
+func sameValue(a, b any) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if !va.IsValid() || !vb.IsValid() {
+		return va.IsValid() == vb.IsValid()
+	}
+	if va.Type() != vb.Type() {
+		return false
+	}
+	switch va.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice:
+		return va.Pointer() == vb.Pointer() && (va.Kind() != reflect.Slice || va.Len() == vb.Len())
+	}
+	if va.Type().Comparable() {
+		return a == b
+	}
+	return false
+}
+
+// Clone returns a copy of t to change, for a [CatalogTransform] or before a
+// second [Server.Add]: its slices (Middleware, Tags, Icons) and its _meta
+// are its own; its schemas, annotations and handler are shared, since
+// neither mcpkit nor a well-behaved transform modifies them in place.
+func (t *Tool) Clone() *Tool {
+	t2 := t.clone()
+	t2.Meta = maps.Clone(t.Meta)
+	return t2
+}

@@ -1,0 +1,145 @@
+package mcpkit
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Visibility decides which tools exist: for everyone, and for each
+// request. Package visibility builds them from rules (by name, tag,
+// version) and per-request predicates (scopes, claims, headers, client
+// capabilities); see [Server.SetVisibility].
+//
+// A tool that is not visible is hidden everywhere: absent from tools/list,
+// and a call to it, pinned or not, gets exactly the answer of a name never
+// registered. When the highest version of a tool is not visible, the next
+// visible one is listed and called.
+type Visibility interface {
+	// Enabled reports whether t, a version of a tool as the catalog
+	// transforms made it, is served at all. The Server asks when its
+	// registry or its visibility changes (see [Server.Refresh]), never per
+	// request.
+	Enabled(t *Tool) bool
+
+	// PerRequest reports whether Allowed can answer false. It is asked
+	// with Enabled. When it reports false, Allowed is never called and
+	// lists may be cached by anyone; when it reports true, every tools/list
+	// answer has cacheScope "private", since it depends on who asks.
+	PerRequest() bool
+
+	// Allowed reports whether the request c may see and call t, an
+	// enabled tool. It is called for each tool a request touches (one or
+	// a few per tools/call, up to a page per tools/list), so it must be
+	// fast, and safe for concurrent use.
+	Allowed(ctx context.Context, t *Tool, c Caller) bool
+}
+
+// A Caller is what a request says about who sends it, for per-request
+// decisions: [*Request] and [*ListRequest] are Callers. On stdio and
+// in-memory transports Header and TokenInfo are nil; a predicate that needs
+// them should treat their absence as it would a stranger.
+type Caller interface {
+	// TokenInfo returns the verified bearer token, or nil.
+	TokenInfo() *auth.TokenInfo
+	// Header returns the HTTP headers, or nil.
+	Header() http.Header
+	// ProtocolVersion returns the MCP protocol version, or "".
+	ProtocolVersion() string
+	// ClientCapabilities returns the capabilities the client declared, or
+	// nil.
+	ClientCapabilities() *mcp.ClientCapabilities
+}
+
+// SetVisibility makes v decide which tools are served, and to whom; nil
+// serves every tool to everyone. Open sessions receive
+// notifications/tools/list_changed when the served tools change.
+//
+// When what v.Enabled answers changes (a rule was added, say), call
+// [Server.Refresh]; the rules of package visibility do it themselves.
+func (s *Server) SetVisibility(v Visibility) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.visibility = v
+	s.republish()
+}
+
+// Refresh asks the server's [Visibility] again which tools are enabled,
+// and tells open sessions with notifications/tools/list_changed if that
+// changed what is served. Calls and lists already running finish with what
+// they started with.
+func (s *Server) Refresh() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.republish()
+}
+
+// resolve returns the version of n that serves a call, or nil when the
+// call must be answered as for an unknown tool: the version req pins, or
+// else the highest, among those req may see.
+func (st *state) resolve(ctx context.Context, n *toolName, req *Request) *entry {
+	pin, pinned := pinnedVersion(req.Call)
+	for _, e := range n.versions {
+		if pinned && e.tool.Version != pin {
+			continue
+		}
+		if st.allowed != nil && !st.allowed(ctx, e.tool, req) {
+			if pinned {
+				return nil
+			}
+			continue
+		}
+		return e
+	}
+	return nil
+}
+
+// served returns the version of n that c sees listed, or nil when none is
+// listed for c.
+func (st *state) served(ctx context.Context, n *toolName, c Caller) *Tool {
+	for _, e := range n.versions {
+		if st.allowed != nil && !st.allowed(ctx, e.tool, c) {
+			continue
+		}
+		if e.tool.Unlisted {
+			return nil
+		}
+		return e.tool
+	}
+	return nil
+}
+
+// visible returns, in name order, the tools c sees listed whose names come
+// after the name after, at most limit of them (no limit when negative).
+// Its work is proportional to the names it looks at, not to the registry.
+func (st *state) visible(ctx context.Context, c Caller, after string, limit int) []*Tool {
+	if st.allowed == nil {
+		i, found := slices.BinarySearchFunc(st.tools, after, func(t *Tool, name string) int { return strings.Compare(t.Name, name) })
+		if found {
+			i++
+		}
+		out := st.tools[i:]
+		if limit >= 0 && len(out) > limit {
+			out = out[:limit]
+		}
+		return out
+	}
+	i, found := slices.BinarySearchFunc(st.names, after, func(n *toolName, name string) int { return strings.Compare(n.name, name) })
+	if found {
+		i++
+	}
+	var out []*Tool
+	for _, n := range st.names[i:] {
+		if limit >= 0 && len(out) == limit {
+			break
+		}
+		if t := st.served(ctx, n, c); t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
