@@ -31,7 +31,7 @@ func TestCompare(t *testing.T) {
 		{"beta", "alpha", +1},
 		{"beta", "99.0", +1}, // non-semver strings rank above semver ones
 		{"1.a", "2", +1},
-		{"1..2", "1.0.2", +1}, // "1..2" is not semver-like
+		{"1..2", "1.0.2", +1},   // "1..2" is not semver-like
 		{"2024-06", "2024", -1}, // a pre-release of 2024
 	}
 	for _, tt := range tests {
