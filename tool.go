@@ -31,10 +31,15 @@ type Tool struct {
 	// this tool; the zero value keeps it.
 	Validation ValidationMode
 
-	// Version distinguishes several registrations of the same name. When a
-	// name has several versions, clients see and call the highest one.
-	// Versions compare as dotted numbers where they are numeric ("1.10" >
-	// "1.9"), as strings otherwise; an empty version is the lowest.
+	// Version distinguishes several registrations of the same name. Clients
+	// list and call the highest visible version, and can pin another with
+	// [MetaKeyVersion] in a call's _meta. From lowest to highest: the empty
+	// version; semver-like versions (an optional "v", dot-separated numbers
+	// compared as numbers, so "1.10" > "1.9"; an optional "-" pre-release,
+	// lower than its release, "2.0.0-rc.1" < "2.0.0"; missing parts count
+	// as zero; an optional "+" build suffix, ignored); then any other
+	// string, compared byte-wise. Versions that rank alike but are spelled
+	// differently ("1.2", "v1.2.0") are ordered byte-wise.
 	Version string
 
 	// Unlisted keeps the tool out of tools/list while it stays callable by
