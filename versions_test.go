@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/transform"
 )
 
 // versioned returns version ver of the tool "calc", which answers "v"+ver
@@ -199,5 +200,16 @@ func TestVersionChangesNotify(t *testing.T) {
 	wait("removing a lower version")
 	if vs := versions(); len(vs) != 1 {
 		t.Errorf("versions = %v, want [2]", vs)
+	}
+	if err := srv.Add(versioned("1")); err != nil {
+		t.Fatal(err)
+	}
+	wait("adding a lower version again")
+	if err := srv.Transform(transform.Versions("", "2")); err != nil {
+		t.Fatal(err)
+	}
+	wait("filtering versions")
+	if vs := versions(); len(vs) != 1 || vs[0] != "1" {
+		t.Errorf("versions after filtering = %v, want [1]", vs)
 	}
 }
