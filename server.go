@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,8 +13,8 @@ import (
 )
 
 // DefaultSessionTimeout is how long [Server.HTTPHandler] keeps an idle
-// stateful session when its options do not say: an abandoned session costs a
-// goroutine and its buffers until it is closed.
+// session (see [HTTPOptions.Sessions]) when its options do not say: an
+// abandoned session costs a goroutine and its buffers until it is closed.
 const DefaultSessionTimeout = 10 * time.Minute
 
 // ServerOptions configures a [Server]. The zero value, and a nil
@@ -206,21 +205,6 @@ func (s *Server) Connect(ctx context.Context, t mcp.Transport, opts *mcp.ServerS
 
 // Run runs the server over a single transport, like [mcp.Server.Run].
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error { return s.sdk.Run(ctx, t) }
-
-// HTTPHandler returns an [http.Handler] serving the server over the
-// streamable HTTP transport. A nil opts means the SDK's defaults, except that
-// idle stateful sessions are closed after [DefaultSessionTimeout] unless
-// opts.SessionTimeout says otherwise.
-func (s *Server) HTTPHandler(opts *mcp.StreamableHTTPOptions) http.Handler {
-	var o mcp.StreamableHTTPOptions
-	if opts != nil {
-		o = *opts
-	}
-	if o.SessionTimeout == 0 {
-		o.SessionTimeout = DefaultSessionTimeout
-	}
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.sdk }, &o)
-}
 
 // Use appends middleware to the server-wide chain, which runs around every
 // tool's own middleware, for tools added before and after Use. The first

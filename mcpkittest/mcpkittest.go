@@ -40,8 +40,9 @@ type Options struct {
 	// a failure shows at once.
 	Retries int
 
-	// HTTP configures the streamable HTTP handler of [NewServer] and
-	// [NewStatelessServer]; Stateless and JSONResponse are set by the
+	// HTTP configures the SDK's streamable HTTP handler behind
+	// [mcpkit.Server.HTTPHandler] for [NewServer] and [NewStatelessServer]
+	// (as [mcpkit.HTTPOptions].SDK); JSONResponse is set by the
 	// constructor. It is ignored by [NewInMemoryServer].
 	HTTP *mcp.StreamableHTTPOptions
 
@@ -93,8 +94,9 @@ type Server struct {
 	sessionIDs map[string]bool
 }
 
-// NewServer starts srv on the streamable HTTP transport in stateful mode on a
-// loopback port and connects a client that negotiates [StatefulVersion]. It
+// NewServer starts srv on the streamable HTTP transport with sessions for
+// older clients ([mcpkit.HTTPOptions].Sessions) on a loopback port and
+// connects a client that negotiates [StatefulVersion], so it gets one. It
 // stops the test on failure (with tb.Fatalf, so like that it must be called
 // from the test's goroutine), and closes the server when the test ends. The
 // constructors below do the same.
@@ -103,8 +105,9 @@ func NewServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server {
 	return newHTTP(tb, srv, opts, false, StatefulVersion)
 }
 
-// NewStatelessServer starts srv on the streamable HTTP transport in stateless
-// mode with JSON responses (no SSE) and connects a client that negotiates
+// NewStatelessServer starts srv on the streamable HTTP transport as
+// [mcpkit.Server.HTTPHandler] serves it by default, statelessly, with JSON
+// responses (no SSE), and connects a client that negotiates
 // [StatelessVersion]. Stateless servers cannot send notifications outside a
 // request, so list-changed notifications do not arrive here.
 func NewStatelessServer(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server {
@@ -168,7 +171,6 @@ func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, v
 	if opts.HTTP != nil {
 		hopts = *opts.HTTP
 	}
-	hopts.Stateless = stateless
 	hopts.JSONResponse = stateless
 	if opts.ProtocolVersion != "" {
 		version = opts.ProtocolVersion
@@ -177,7 +179,7 @@ func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, v
 	if opts.Retries > 0 {
 		ts.retries = opts.Retries
 	}
-	handler := ts.recordSessions(srv.HTTPHandler(&hopts))
+	handler := ts.recordSessions(srv.HTTPHandler(&mcpkit.HTTPOptions{Sessions: !stateless, SDK: &hopts}))
 	if opts.Tokens != nil {
 		tokens := maps.Clone(opts.Tokens)
 		verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {

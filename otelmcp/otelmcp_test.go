@@ -215,7 +215,7 @@ func TestParentFromMeta(t *testing.T) {
 	tel := newTelemetry()
 	srv := server(tel)
 	httpTracer := tel.tp.Tracer("http")
-	handler := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	handler := srv.HTTPHandler(&mcpkit.HTTPOptions{SDK: &mcp.StreamableHTTPOptions{JSONResponse: true}})
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, span := httpTracer.Start(r.Context(), "POST /mcp", trace.WithSpanKind(trace.SpanKindServer))
 		defer span.End()

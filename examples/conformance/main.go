@@ -37,6 +37,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
 )
 
 func main() {
@@ -79,10 +81,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	// The event store lets a client resume an SSE stream the server closed
-	// (test_reconnection); sampling and elicitation need the sessions of
-	// stateful mode.
-	mux.Handle("/mcp", srv.HTTPHandler(&mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}))
+	// Older clients get sessions: sampling and elicitation during a call
+	// need them before 2026-07-28. The event store lets a client resume an
+	// SSE stream the server closed (test_reconnection). 2026-07-28 clients
+	// are served statelessly on the same endpoint.
+	mux.Handle("/mcp", srv.HTTPHandler(&mcpkit.HTTPOptions{
+		Sessions: true,
+		SDK:      &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)},
+	}))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	// Shutdown waits for requests to finish, and a session's standalone SSE
 	// stream never does: closing the sessions ends those requests.

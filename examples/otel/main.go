@@ -90,7 +90,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: true, PropagateRequestCancellation: true}))
+	mux.Handle("/mcp", srv.HTTPHandler(nil))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "otel: serving MCP on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)

@@ -81,11 +81,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.HTTPHandler(&mcp.StreamableHTTPOptions{
-		Stateless: true,
-		// A client that closes its connection cancels its call.
-		PropagateRequestCancellation: true,
-	}))
+	// Stateless (any replica can answer any request) for clients of every
+	// protocol version; a client that closes its stream cancels its call.
+	mux.Handle("/mcp", srv.HTTPHandler(nil))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stderr, "quickstart: serving MCP on http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
