@@ -46,7 +46,7 @@ func decodeDefinition(def []byte) (map[string]any, error) {
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("defdiff: a tool definition is a JSON object, not %s", clip(encode(v)))
+		return nil, fmt.Errorf("defdiff: a tool definition is a JSON object, not %s", Clip(string(encode(v)), maxQuote))
 	}
 	normalizeAnnotations(m)
 	return m, nil

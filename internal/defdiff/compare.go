@@ -537,7 +537,7 @@ func minus(a, b map[string]bool) []string {
 
 // list joins canonical JSON values for a description, clipped.
 func list(values []string) string {
-	return clip(strings.Join(values, ", "))
+	return Clip(strings.Join(values, ", "), maxQuote)
 }
 
 // bound compares a lower (lower) or upper bound.
@@ -820,20 +820,21 @@ func text(v any) string {
 }
 
 // short returns text(v) clipped for a description.
-func short(v any) string { return clip(text(v)) }
+func short(v any) string { return Clip(text(v), maxQuote) }
 
 // maxQuote bounds the values quoted in descriptions.
 const maxQuote = 120
 
-// clip shortens s to maxQuote bytes and a "...", at a rune boundary.
-func clip[S ~string | ~[]byte](s S) string {
-	t := string(s)
-	if len(t) <= maxQuote {
-		return t
+// Clip returns s, or its first limit bytes (cut at a character boundary)
+// followed by "..." when it is longer: definitions may hold values of any
+// size, and messages that quote them stay short.
+func Clip(s string, limit int) string {
+	if len(s) <= limit {
+		return s
 	}
-	t = t[:maxQuote]
-	for len(t) > 0 && !utf8.ValidString(t) {
-		t = t[:len(t)-1]
+	s = s[:limit]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
 	}
-	return t + "..."
+	return s + "..."
 }
