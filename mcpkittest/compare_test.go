@@ -130,6 +130,8 @@ func TestCompare(t *testing.T) {
 			[]string{"/inputSchema/required equivalent"}},
 		{"type spelled differently", def(`{"type":"object","properties":{"n":{"type":"number"}}}`, ""), def(`{"type":"object","properties":{"n":{"type":["integer","number"]}}}`, ""),
 			[]string{"/inputSchema/properties/n/type equivalent"}},
+		{"empty properties", def(`{"type":"object","properties":{}}`, ""), def(`{"type":"object"}`, ""),
+			[]string{"/inputSchema/properties equivalent"}},
 		{"$defs entry narrowed", def(`{"type":"object","$defs":{"A":{"type":"string"}}}`, ""), def(`{"type":"object","$defs":{"A":{"type":"string","minLength":1}}}`, ""),
 			[]string{"/inputSchema/$defs/A/minLength constraint-tightened !"}},
 

@@ -40,15 +40,6 @@ const (
 	Unknown             Kind = "unknown"
 )
 
-// Kinds lists every Kind, in the order of the declarations.
-var Kinds = []Kind{
-	ToolAdded, ToolRemoved, ToolRenamed, MetadataChanged, HintChanged,
-	PropertyAdded, PropertyRemoved, RequiredAdded, RequiredRemoved,
-	TypeNarrowed, TypeWidened, TypeChanged, EnumNarrowed, EnumWidened, EnumChanged,
-	ConstraintTightened, ConstraintLoosened, ConstraintChanged, DefaultChanged,
-	SchemaAdded, SchemaRemoved, Equivalent, Unknown,
-}
-
 // A Change is one difference between two tool definitions.
 type Change struct {
 	// Path is the JSON Pointer (RFC 6901) of the changed value in the
@@ -189,6 +180,7 @@ func (d *differ) tool(o, n map[string]any) {
 			continue
 		}
 		p := join("", k)
+		before := len(d.changes)
 		switch k {
 		case "name":
 			d.add(p, ToolRenamed, true, ov, nv, "tool renamed from %s to %s: calls by the old name fail", short(ov), short(nv))
@@ -212,6 +204,18 @@ func (d *differ) tool(o, n map[string]any) {
 		default:
 			d.unknown(p, k, ov, nv)
 		}
+		d.equivalent(before, p, k, ov, nv)
+	}
+}
+
+// equivalent reports the values ov and nv of k at p, which differ, as
+// equivalent if nothing was reported since the change numbered before:
+// they are written differently and mean the same, such as an empty
+// "properties" object and none. It is for the comparisons that report
+// changes per member of an object, which find none between {} and nothing.
+func (d *differ) equivalent(before int, p, k string, ov, nv any) {
+	if len(d.changes) == before {
+		d.add(p, Equivalent, false, ov, nv, "%s written differently, the same meaning", k)
 	}
 }
 
@@ -690,6 +694,7 @@ func (d *differ) properties(p, kp string, ov, nv any, nm map[string]any, pol pol
 	}
 	req, _ := stringSet(get(nm, "required"))
 	what := noun(p, pol)
+	defer d.equivalent(len(d.changes), kp, "properties", ov, nv)
 	for _, name := range keys(o, n) {
 		pp := join(kp, name)
 		v, w := get(o, name), get(n, name)
@@ -745,6 +750,7 @@ func (d *differ) schemaMap(kp, k string, ov, nv any, pol polarity) bool {
 		return false
 	}
 	defs := k == "$defs" || k == "definitions"
+	defer d.equivalent(len(d.changes), kp, k, ov, nv)
 	for _, name := range keys(o, n) {
 		pp := join(kp, name)
 		v, w := get(o, name), get(n, name)
