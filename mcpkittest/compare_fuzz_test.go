@@ -21,7 +21,7 @@ var kinds = map[mcpkittest.ChangeKind]bool{
 	mcpkittest.EnumNarrowed: true, mcpkittest.EnumWidened: true, mcpkittest.EnumChanged: true,
 	mcpkittest.ConstraintTightened: true, mcpkittest.ConstraintLoosened: true, mcpkittest.ConstraintChanged: true,
 	mcpkittest.DefaultChanged: true, mcpkittest.SchemaAdded: true, mcpkittest.SchemaRemoved: true,
-	mcpkittest.Equivalent: true, mcpkittest.Unknown: true,
+	mcpkittest.Equivalent: true, mcpkittest.Unclassified: true,
 }
 
 // FuzzCompare compares tools whose schemas are two arbitrary JSON texts,
@@ -36,8 +36,8 @@ func FuzzCompare(f *testing.F) {
 		x := &mcp.Tool{Name: "t", InputSchema: json.RawMessage(a), OutputSchema: json.RawMessage(b)}
 		y := &mcp.Tool{Name: "t", InputSchema: json.RawMessage(b), OutputSchema: json.RawMessage(a)}
 		if !json.Valid([]byte(a)) || !json.Valid([]byte(b)) {
-			// The schemas do not marshal: one Unknown change, no fingerprint.
-			if cs := mcpkittest.Compare(x, y); len(cs) != 1 || cs[0].Kind != mcpkittest.Unknown || !cs[0].Breaking {
+			// The schemas do not marshal: one Unclassified change, no fingerprint.
+			if cs := mcpkittest.Compare(x, y); len(cs) != 1 || cs[0].Kind != mcpkittest.Unclassified || !cs[0].Breaking {
 				t.Fatalf("Compare of unmarshallable definitions = %v", cs)
 			}
 			if fp := mcpkittest.Fingerprint(x); fp != "" {
@@ -58,7 +58,7 @@ func FuzzCompare(f *testing.F) {
 			}
 			for _, c := range cs {
 				if !kinds[c.Kind] || c.Description == "" || len(c.Description) > 1000 ||
-					c.Path != "" && !strings.HasPrefix(c.Path, "/") || c.Kind == mcpkittest.Unknown && !c.Breaking {
+					c.Path != "" && !strings.HasPrefix(c.Path, "/") || c.Kind == mcpkittest.Unclassified && !c.Breaking {
 					t.Fatalf("bad change %#v", c)
 				}
 				for _, v := range []string{c.Old, c.New} {

@@ -98,15 +98,15 @@ func TestCompare(t *testing.T) {
 
 		// Differences the classifier cannot reason about.
 		{"anyOf grows", def(`{"type":"object","properties":{"x":{"anyOf":[{"type":"string"}]}}}`, ""), def(`{"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"type":"number"}]}}}`, ""),
-			[]string{"/inputSchema/properties/x/anyOf unknown !"}},
+			[]string{"/inputSchema/properties/x/anyOf unclassified !"}},
 		{"oneOf changed", def(`{"type":"object","properties":{"x":{"oneOf":[{"type":"string"},{"type":"number"}]}}}`, ""), def(`{"type":"object","properties":{"x":{"oneOf":[{"type":"string"},{"type":"integer"}]}}}`, ""),
-			[]string{"/inputSchema/properties/x/oneOf unknown !"}},
+			[]string{"/inputSchema/properties/x/oneOf unclassified !"}},
 		{"$ref changed", def(`{"type":"object","properties":{"x":{"$ref":"#/$defs/A"}},"$defs":{"A":{"type":"string"},"B":{"type":"number"}}}`, ""), def(`{"type":"object","properties":{"x":{"$ref":"#/$defs/B"}},"$defs":{"A":{"type":"string"},"B":{"type":"number"}}}`, ""),
-			[]string{"/inputSchema/properties/x/$ref unknown !"}},
+			[]string{"/inputSchema/properties/x/$ref unclassified !"}},
 		{"unknown keyword", def(`{"type":"object","x-order":["a"]}`, ""), def(`{"type":"object","x-order":["b"]}`, ""),
-			[]string{"/inputSchema/x-order unknown !"}},
+			[]string{"/inputSchema/x-order unclassified !"}},
 		{"schema not a schema", def(`{"type":"object","properties":{"x":{"type":"string"}}}`, ""), def(`{"type":"object","properties":{"x":7}}`, ""),
-			[]string{"/inputSchema/properties/x unknown !"}},
+			[]string{"/inputSchema/properties/x unclassified !"}},
 
 		// Compatible changes to the input schema.
 		{"new optional argument", base, def(`{"type":"object","properties":{"a":{"type":"number"},"b":{"type":"number"},"c":{"type":"string"}},"required":["a"]}`, outSum),
@@ -296,7 +296,7 @@ func TestCompareSchemaForms(t *testing.T) {
 func TestCompareUnmarshallable(t *testing.T) {
 	bad := &mcp.Tool{Name: "t", InputSchema: map[string]any{"f": func() {}}}
 	for _, cs := range [][]mcpkittest.Change{mcpkittest.Compare(bad, def(ab, "")), mcpkittest.Compare(def(ab, ""), bad)} {
-		if len(cs) != 1 || cs[0].Kind != mcpkittest.Unknown || !cs[0].Breaking {
+		if len(cs) != 1 || cs[0].Kind != mcpkittest.Unclassified || !cs[0].Breaking {
 			t.Errorf("Compare with an unmarshallable schema = %v", cs)
 		}
 	}

@@ -95,9 +95,9 @@ const (
 	// Equivalent: written differently, the same meaning ("required" in
 	// another order, "type": ["number", "integer"] for "number").
 	Equivalent = ChangeKind(defdiff.Equivalent)
-	// Unknown: a difference that Compare cannot reason about, such as a
+	// Unclassified: a difference that Compare cannot reason about, such as a
 	// changed $ref, oneOf or if/then/else. It is always breaking.
-	Unknown = ChangeKind(defdiff.Unknown)
+	Unclassified = ChangeKind(defdiff.Unclassified)
 )
 
 // A Change is one difference between two tool definitions.
@@ -160,7 +160,7 @@ func (c Change) String() string {
 // openWorldHint false to true), since clients may grant a tool
 // permissions on those promises. Differences Compare cannot reason about
 // (a changed $ref, oneOf, if/then/else, a pattern replaced by another,
-// allOf or anyOf growing or shrinking, unknown keywords) are [Unknown] and
+// allOf or anyOf growing or shrinking, unknown keywords) are [Unclassified] and
 // breaking.
 //
 // Everything else is compatible: new optional arguments, wider input
@@ -170,7 +170,7 @@ func (c Change) String() string {
 // additionalProperties, $defs, allOf, anyOf and the like, but never
 // follows a $ref, so recursive schemas cannot make it loop. It never
 // panics; a definition that does not marshal to a JSON object gives one
-// Unknown change.
+// Unclassified change.
 //
 // Changes are listed in the order of their paths' keys.
 func Compare(old, new *mcp.Tool) []Change {
@@ -178,14 +178,14 @@ func Compare(old, new *mcp.Tool) []Change {
 	if old != nil {
 		c, err := canonical(old)
 		if err != nil {
-			return []Change{{Kind: Unknown, Breaking: true, Description: "old definition: " + err.Error()}}
+			return []Change{{Kind: Unclassified, Breaking: true, Description: "old definition: " + err.Error()}}
 		}
 		o = c
 	}
 	if new != nil {
 		c, err := canonical(new)
 		if err != nil {
-			return []Change{{Kind: Unknown, Breaking: true, Description: "new definition: " + err.Error()}}
+			return []Change{{Kind: Unclassified, Breaking: true, Description: "new definition: " + err.Error()}}
 		}
 		n = c
 	}

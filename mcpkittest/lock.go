@@ -289,8 +289,8 @@ func (f finding) report(advice bool) string {
 // maxValue bounds the old and new values that a report quotes.
 const maxValue = 200
 
-// record is the advice for a change that is fine once recorded.
-const record = "record it: " + UpdateLockEnv + "=1 go test"
+// recordAdvice is the advice for a change that is fine once recorded.
+const recordAdvice = "record it: " + UpdateLockEnv + "=1 go test"
 
 // checkLock compares the locked entries with the current ones, tool by
 // tool in name order, and returns what it finds.
@@ -322,11 +322,11 @@ func checkLock(locked, current []lockEntry) []finding {
 		case !hasCur:
 			out = append(out, finding{fail: true,
 				what: fmt.Sprintf("tool %q (version %q) was removed, which breaks its clients", name, old.Version),
-				todo: "if that is intended, " + record})
+				todo: "if that is intended, " + recordAdvice})
 		case !hadOld:
 			out = append(out, finding{fail: true,
 				what: fmt.Sprintf("tool %q (version %q) is not in the lockfile", name, cur.Version),
-				todo: record})
+				todo: recordAdvice})
 		default:
 			if f, ok := checkTool(old, cur); ok {
 				out = append(out, f)
@@ -351,10 +351,10 @@ func checkTool(old, cur lockEntry) (finding, bool) {
 		f.todo = "versions only go up"
 	case !sameDef && version.Compare(cur.Version, old.Version) == 0:
 		f.what = fmt.Sprintf("tool %q: the definition changed but its version %q did not", cur.Name, cur.Version)
-		f.todo = "bump the version (the major version for a breaking change), then " + record
+		f.todo = "bump the version (the major version for a breaking change), then " + recordAdvice
 	case breaking && version.Compare(major(cur.Version), major(old.Version)) == 0:
 		f.what = fmt.Sprintf("tool %q: breaking changes need a new major version, and %q to %q keeps major version %q", cur.Name, old.Version, cur.Version, major(cur.Version))
-		f.todo = "bump the major version, then " + record
+		f.todo = "bump the major version, then " + recordAdvice
 	default:
 		f.fail = false
 		what := "no change to the definition"
@@ -362,7 +362,7 @@ func checkTool(old, cur lockEntry) (finding, bool) {
 			what = plural(len(f.changes), "change")
 		}
 		f.what = fmt.Sprintf("tool %q: version %q to %q, %s", cur.Name, old.Version, cur.Version, what)
-		f.todo = "the lockfile is out of date: " + record
+		f.todo = "the lockfile is out of date: " + recordAdvice
 	}
 	return f, true
 }

@@ -37,7 +37,7 @@ const (
 	SchemaAdded         Kind = "schema-added"
 	SchemaRemoved       Kind = "schema-removed"
 	Equivalent          Kind = "equivalent"
-	Unknown             Kind = "unknown"
+	Unclassified        Kind = "unclassified"
 )
 
 // A Change is one difference between two tool definitions.
@@ -64,7 +64,7 @@ type Change struct {
 // listed in the order of their paths' keys; definitions with the same
 // canonical form (see [Definition]) have none, and definitions that differ
 // in it have at least one. Compare never panics: what it cannot read or
-// reason about is one Unknown change, which is breaking.
+// reason about is one Unclassified change, which is breaking.
 func Compare(old, new []byte) []Change {
 	switch {
 	case old == nil && new == nil:
@@ -76,18 +76,18 @@ func Compare(old, new []byte) []Change {
 	}
 	o, err := decodeDefinition(old)
 	if err != nil {
-		return []Change{{Kind: Unknown, Breaking: true, Description: "cannot read the old definition: " + err.Error()}}
+		return []Change{{Kind: Unclassified, Breaking: true, Description: "cannot read the old definition: " + err.Error()}}
 	}
 	n, err := decodeDefinition(new)
 	if err != nil {
-		return []Change{{Kind: Unknown, Breaking: true, Description: "cannot read the new definition: " + err.Error()}}
+		return []Change{{Kind: Unclassified, Breaking: true, Description: "cannot read the new definition: " + err.Error()}}
 	}
 	var d differ
 	d.tool(o, n)
 	if len(d.changes) == 0 && !reflect.DeepEqual(o, n) {
 		// Every branch of the differ reports what it finds; this is a net
 		// for the one that does not.
-		d.add("", Unknown, true, o, n, "the definition changed in a way that is not classified; counted as breaking")
+		d.add("", Unclassified, true, o, n, "the definition changed in a way that is not classified; counted as breaking")
 	}
 	return d.changes
 }
@@ -117,8 +117,7 @@ const (
 type effect int
 
 const (
-	neutral effect = iota // the same values
-	narrows               // fewer values
+	narrows effect = iota // fewer values
 	widens                // more values
 	breaks                // other values, or cannot tell
 )
@@ -169,7 +168,7 @@ func (d *differ) add(path string, kind Kind, breaking bool, old, new any, format
 
 // unknown reports a change to k that the differ does not reason about.
 func (d *differ) unknown(path, k string, old, new any) {
-	d.add(path, Unknown, true, old, new, "%s %s: cannot tell whether that is compatible, so it counts as breaking", k, verb(old, new))
+	d.add(path, Unclassified, true, old, new, "%s %s: cannot tell whether that is compatible, so it counts as breaking", k, verb(old, new))
 }
 
 // tool compares two normalized definitions.
@@ -236,7 +235,7 @@ func (d *differ) meta(p string, ov, nv any) {
 	}
 }
 
-// safeHint is the value of each hint that promises the least: a change
+// safeHint is the value of each hint that promises the most: a change
 // away from it tells clients the tool may do more than they were told, and
 // clients may have granted it permissions on the old promise.
 var safeHint = map[string]struct {
@@ -335,7 +334,7 @@ var (
 
 // keyword compares the values ov and nv of the keyword k of the schemas om
 // and nm at p, and reports whether it could; if not, the caller reports
-// the change as Unknown.
+// the change as Unclassified.
 func (d *differ) keyword(p, k string, ov, nv any, om, nm map[string]any, pol polarity) bool {
 	kp := join(p, k)
 	switch k {
@@ -377,7 +376,7 @@ func (d *differ) keyword(p, k string, ov, nv any, om, nm map[string]any, pol pol
 	case "$defs", "definitions", "patternProperties", "dependentSchemas":
 		return d.schemaMap(kp, k, ov, nv, pol)
 	case "$ref":
-		d.add(kp, Unknown, true, ov, nv, "$ref %s: the schemas it names are not compared, so it counts as breaking", verb(ov, nv))
+		d.add(kp, Unclassified, true, ov, nv, "$ref %s: the schemas it names are not compared, so it counts as breaking", verb(ov, nv))
 		return true
 	}
 	for _, b := range lowerBounds {
@@ -758,7 +757,7 @@ func (d *differ) schemaMap(kp, k string, ov, nv any, pol polarity) bool {
 		case isMissing(v) && defs:
 			d.add(pp, SchemaAdded, false, v, w, "%s %q added", k, name)
 		case isMissing(w) && defs:
-			d.add(pp, Unknown, true, v, w, "%s %q removed: a $ref to it would no longer resolve, so it counts as breaking", k, name)
+			d.add(pp, Unclassified, true, v, w, "%s %q removed: a $ref to it would no longer resolve, so it counts as breaking", k, name)
 		case isMissing(v) || isMissing(w):
 			d.optionalSchema(pp, fmt.Sprintf("%s %q", k, name), v, w, pol)
 		default:

@@ -38,7 +38,7 @@
 //     the old promise);
 //   - anything Compare cannot reason about: a changed $ref, oneOf, if/then/
 //     else, a list of subschemas that changed length, a changed pattern or
-//     multipleOf, an unknown keyword; it is reported as [Unknown].
+//     multipleOf, an unknown keyword; it is reported as [Unclassified].
 //
 // Everything else is compatible: new optional arguments, wider input types
 // and enums, looser input bounds, narrower outputs, new output properties,
