@@ -55,49 +55,49 @@ type ChangeKind string
 
 // The kinds of change that [Compare] reports.
 const (
-	ToolAdded   = ChangeKind(defdiff.ToolAdded)   // a tool that was not there (old is nil)
-	ToolRemoved = ChangeKind(defdiff.ToolRemoved) // a tool that is gone (new is nil)
-	ToolRenamed = ChangeKind(defdiff.ToolRenamed) // the name changed
+	ToolAdded   ChangeKind = "tool-added"   // a tool that was not there (old is nil)
+	ToolRemoved ChangeKind = "tool-removed" // a tool that is gone (new is nil)
+	ToolRenamed ChangeKind = "tool-renamed" // the name changed
 
 	// MetadataChanged: a title, a description, icons, _meta, or an
 	// annotation of a schema (examples, deprecated, $comment, ...).
-	MetadataChanged = ChangeKind(defdiff.MetadataChanged)
+	MetadataChanged ChangeKind = "metadata-changed"
 	// HintChanged: readOnlyHint, destructiveHint, idempotentHint or
 	// openWorldHint.
-	HintChanged = ChangeKind(defdiff.HintChanged)
+	HintChanged ChangeKind = "hint-changed"
 
-	PropertyAdded   = ChangeKind(defdiff.PropertyAdded)   // an argument, or a property of a nested object or of the output
-	PropertyRemoved = ChangeKind(defdiff.PropertyRemoved) // ditto
-	RequiredAdded   = ChangeKind(defdiff.RequiredAdded)   // an existing property became required
-	RequiredRemoved = ChangeKind(defdiff.RequiredRemoved) // a required property became optional
+	PropertyAdded   ChangeKind = "property-added"   // a new argument, or a new property of a nested object or of the output
+	PropertyRemoved ChangeKind = "property-removed" // an argument or a property removed
+	RequiredAdded   ChangeKind = "required-added"   // an existing property became required
+	RequiredRemoved ChangeKind = "required-removed" // a required property became optional
 
-	TypeNarrowed = ChangeKind(defdiff.TypeNarrowed) // fewer types: ["string", "null"] to "string", "number" to "integer"
-	TypeWidened  = ChangeKind(defdiff.TypeWidened)  // more types
-	TypeChanged  = ChangeKind(defdiff.TypeChanged)  // some types gone, others new
+	TypeNarrowed ChangeKind = "type-narrowed" // fewer types: ["string", "null"] to "string", "number" to "integer"
+	TypeWidened  ChangeKind = "type-widened"  // more types
+	TypeChanged  ChangeKind = "type-changed"  // some types gone, others new
 
-	EnumNarrowed = ChangeKind(defdiff.EnumNarrowed) // enum or const values removed, or an enum added
-	EnumWidened  = ChangeKind(defdiff.EnumWidened)  // values added, or the enum removed
-	EnumChanged  = ChangeKind(defdiff.EnumChanged)  // some values gone, others new
+	EnumNarrowed ChangeKind = "enum-narrowed" // enum or const values removed, or an enum added
+	EnumWidened  ChangeKind = "enum-widened"  // values added, or the enum removed
+	EnumChanged  ChangeKind = "enum-changed"  // some values gone, others new
 
 	// ConstraintTightened: a minimum raised, a maxLength lowered, a
 	// pattern or format added, additionalProperties made false, ...
-	ConstraintTightened = ChangeKind(defdiff.ConstraintTightened)
+	ConstraintTightened ChangeKind = "constraint-tightened"
 	// ConstraintLoosened is the reverse.
-	ConstraintLoosened = ChangeKind(defdiff.ConstraintLoosened)
+	ConstraintLoosened ChangeKind = "constraint-loosened"
 	// ConstraintChanged: a pattern, format or multipleOf replaced by
 	// another, which may accept other values.
-	ConstraintChanged = ChangeKind(defdiff.ConstraintChanged)
+	ConstraintChanged ChangeKind = "constraint-changed"
 
-	DefaultChanged = ChangeKind(defdiff.DefaultChanged) // a default added, changed or removed
-	SchemaAdded    = ChangeKind(defdiff.SchemaAdded)    // an output schema, or a $defs entry
-	SchemaRemoved  = ChangeKind(defdiff.SchemaRemoved)  // the output schema
+	DefaultChanged ChangeKind = "default-changed" // a default added, changed or removed
+	SchemaAdded    ChangeKind = "schema-added"    // an output schema, or a $defs entry
+	SchemaRemoved  ChangeKind = "schema-removed"  // the output schema
 
 	// Equivalent: written differently, the same meaning ("required" in
 	// another order, "type": ["number", "integer"] for "number").
-	Equivalent = ChangeKind(defdiff.Equivalent)
+	Equivalent ChangeKind = "equivalent"
 	// Unclassified: a difference that Compare cannot reason about, such as a
 	// changed $ref, oneOf or if/then/else. It is always breaking.
-	Unclassified = ChangeKind(defdiff.Unclassified)
+	Unclassified ChangeKind = "unclassified"
 )
 
 // A Change is one difference between two tool definitions.
