@@ -386,3 +386,38 @@ func TestCheckLockPages(t *testing.T) {
 	}
 	checkLock(t, srv, path, false).wantPass(t)
 }
+
+// TestCheckLockForeignTool locks a tool registered on the SDK server
+// directly: clients list it, so it is locked, with no version.
+func TestCheckLockForeignTool(t *testing.T) {
+	srv := newLockServer(t, echoTool("1"))
+	srv.MCPServer().AddTool(&mcp.Tool{Name: "raw", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	path := lockPath(t)
+	checkLock(t, srv, path, true).wantPass(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "\"name\": \"raw\",\n      \"version\": \"\",") {
+		t.Errorf("the SDK's tool is not locked without a version:\n%s", data)
+	}
+	checkLock(t, srv, path, false).wantPass(t)
+}
+
+// TestCheckLockWriteFails writes over a directory: CheckLock reports it and
+// leaves no temporary file behind.
+func TestCheckLockWriteFails(t *testing.T) {
+	parent := t.TempDir()
+	path := filepath.Join(parent, "tools.lock.json")
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := checkLock(t, newLockServer(t, echoTool("1")), path, true)
+	r.wantFail(t, "mcpkittest: CheckLock: ")
+	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
+		t.Errorf("%d files in the lockfile's directory, want the directory alone", len(entries))
+	}
+}
