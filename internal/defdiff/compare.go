@@ -379,15 +379,11 @@ func (d *differ) keyword(p, k string, ov, nv any, om, nm map[string]any, pol pol
 		d.add(kp, Unclassified, true, ov, nv, "$ref %s: the schemas it names are not compared, so it counts as breaking", verb(ov, nv))
 		return true
 	}
-	for _, b := range lowerBounds {
-		if k == b {
-			return d.bound(kp, k, ov, nv, pol, true)
-		}
-	}
-	for _, b := range upperBounds {
-		if k == b {
-			return d.bound(kp, k, ov, nv, pol, false)
-		}
+	switch {
+	case slices.Contains(lowerBounds, k):
+		return d.bound(kp, k, ov, nv, pol, true)
+	case slices.Contains(upperBounds, k):
+		return d.bound(kp, k, ov, nv, pol, false)
 	}
 	return false
 }
@@ -602,7 +598,7 @@ func (d *differ) uniqueItems(kp string, ov, nv any, pol polarity) bool {
 	case !ok1 || !ok2:
 		return false
 	case was == is:
-		d.add(kp, Equivalent, false, ov, nv, "uniqueItems written differently (%s, now %s)", typeText(ov), typeText(nv))
+		d.add(kp, Equivalent, false, ov, nv, "uniqueItems %s, which changes nothing", verb(ov, nv))
 	case is:
 		d.add(kp, ConstraintTightened, pol.breaking(narrows), ov, nv, "uniqueItems added: items must now be unique")
 	default:
@@ -634,13 +630,13 @@ func (d *differ) required(p, kp string, ov, nv any, om, nm map[string]any, pol p
 	what := noun(p, pol)
 	added, removed := minus(n, o), minus(o, n)
 	for _, name := range added {
-		if _, was := oProps[name]; !was && hasKey(nProps, name) {
+		if !hasKey(oProps, name) && hasKey(nProps, name) {
 			continue
 		}
 		d.add(kp, RequiredAdded, pol.breaking(narrows), ov, nv, "%s %q is now required", what, name)
 	}
 	for _, name := range removed {
-		if _, is := nProps[name]; !is && hasKey(oProps, name) {
+		if !hasKey(nProps, name) && hasKey(oProps, name) {
 			continue
 		}
 		if pol == input {
