@@ -1,0 +1,21 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/mcpkit/mcpkit/mcpkittest"
+)
+
+// TestToolsLocked checks the conformance server's tools, as clients list
+// them (with their $refs inlined), against testdata/tools.lock.json: a tool
+// whose definition changes needs a new version, and a breaking change a
+// new major version. After a deliberate change, record it:
+//
+//	MCPKIT_UPDATE_LOCK=1 go test ./examples/conformance
+func TestToolsLocked(t *testing.T) {
+	srv, err := newServer(options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpkittest.CheckLock(t, srv, "testdata/tools.lock.json")
+}
