@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -157,13 +158,14 @@ func lockCatalog(ctx context.Context, srv *mcpkit.Server) ([]lockEntry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tools/list: %w", err)
 		}
+		version := withoutVersionMeta(tool)
 		canon, err := canonical(tool)
 		if err != nil {
 			return nil, err
 		}
 		entries = append(entries, lockEntry{
 			Name:        tool.Name,
-			Version:     toolVersion(srv, tool),
+			Version:     version,
 			Fingerprint: defdiff.Fingerprint(canon),
 			Definition:  canon,
 		})
@@ -172,13 +174,21 @@ func lockCatalog(ctx context.Context, srv *mcpkit.Server) ([]lockEntry, error) {
 	return entries, nil
 }
 
-// toolVersion returns the version of the listed tool: that of the tool srv
-// serves under its name.
-func toolVersion(srv *mcpkit.Server, listed *mcp.Tool) string {
-	if t, ok := srv.Lookup(listed.Name); ok {
-		return t.Version
+// withoutVersionMeta returns the version a listed tool's _meta names, and
+// removes mcpkit's version keys from it: which other versions of a tool
+// are registered is not part of this version's definition.
+func withoutVersionMeta(listed *mcp.Tool) string {
+	v, _ := listed.Meta[mcpkit.MetaKeyVersion].(string)
+	if listed.Meta != nil {
+		m := maps.Clone(listed.Meta)
+		delete(m, mcpkit.MetaKeyVersion)
+		delete(m, mcpkit.MetaKeyVersions)
+		if len(m) == 0 {
+			m = nil
+		}
+		listed.Meta = m
 	}
-	return ""
+	return v
 }
 
 // readLock reads and checks the lockfile at path.

@@ -181,6 +181,12 @@ func TestLockFile(t *testing.T) {
 	}
 	for i, e := range lf.Tools {
 		want := listed.Tools[i]
+		// The lockfile leaves out the _meta that lists the other versions.
+		delete(want.Meta, mcpkit.MetaKeyVersion)
+		delete(want.Meta, mcpkit.MetaKeyVersions)
+		if len(want.Meta) == 0 {
+			want.Meta = nil
+		}
 		if e.Name != want.Name || e.Fingerprint != mcpkittest.Fingerprint(want) || e.Fingerprint != mcpkittest.Fingerprint(e.Definition) {
 			t.Errorf("entry %d: %s %s, listed %s %s", i, e.Name, e.Fingerprint, want.Name, mcpkittest.Fingerprint(want))
 		}
@@ -420,4 +426,13 @@ func TestCheckLockWriteFails(t *testing.T) {
 	if entries, _ := os.ReadDir(parent); len(entries) != 1 {
 		t.Errorf("%d files in the lockfile's directory, want the directory alone", len(entries))
 	}
+}
+
+// TestCheckLockOlderVersionAdded checks that registering an older version
+// of a locked tool, which changes the versions its _meta lists but not its
+// definition, passes.
+func TestCheckLockOlderVersionAdded(t *testing.T) {
+	path := lockPath(t)
+	checkLock(t, newLockServer(t, echoTool("2")), path, true).wantPass(t)
+	checkLock(t, newLockServer(t, echoTool("2"), echoTool("1")), path, false).wantPass(t)
 }
