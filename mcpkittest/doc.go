@@ -21,6 +21,13 @@
 // and [WithMeta]) for calling a Handler or a Middleware directly, and
 // [ServeTool] runs one tool's whole chain.
 //
+// [CheckLock] guards a server's tool definitions against changes nobody
+// meant: it compares what the server lists with a lockfile committed next
+// to the test, and fails when a definition changed without a version
+// change, or broke compatibility within a major version ([Compare]
+// classifies each difference). MCPKIT_UPDATE_LOCK=1 go test rewrites the
+// lockfile. [Fingerprint] is the canonical hash it records.
+//
 // Options follow two rules, one per kind of call. A test server is
 // configured, like the SDK's servers and clients, by an [*Options] struct
 // where nil means the defaults. A request is built with variadic
