@@ -81,12 +81,36 @@
 //
 // # Asking the client for input
 //
-// On protocol 2026-07-28 a tool asks the client for input (elicitation,
-// sampling, roots) by returning an input_required result
-// (InputRequests and RequestState, SEP-2322); the client answers by calling
-// again. Every layer passes such a result untouched. The request state comes
-// back from the client and must not be trusted: [StateSealer] seals it,
-// bound to the caller, the tool and the arguments, with an expiry.
+// A tool asks the client for input (elicitation, sampling, roots) the same
+// way on every protocol version: it returns an input_required result, a
+// [mcp.CallToolResult] with InputRequests and RequestState (SEP-2322), and
+// is called again with the answers, which [InputResponse] reads. A
+// 2026-07-28 client makes the second call itself; for a 2025-11-25 client
+// with a session (see [HTTPOptions].Sessions) the SDK asks it over the
+// session and calls the handler again. Handlers should not call
+// [Request.Session]'s Elicit or CreateMessage: that fails on 2026-07-28 and
+// on stateless servers. Every layer passes an input_required result
+// untouched. The request state comes back from the client and must not be
+// trusted: [StateSealer] seals it, bound to the caller, the tool and the
+// arguments, with an expiry.
+//
+// # Versions
+//
+// Several versions of a name may be registered ([Tool.Version]); clients
+// list and call the highest visible one, which lists its version and the
+// others in its _meta ([MetaKeyVersions]), and a call can pin another with
+// [MetaKeyVersion] in its _meta.
+//
+// # Catalog transforms and visibility
+//
+// What clients list and call is computed when the registry changes, in
+// this order: every registered version, through the catalog transforms
+// ([Server.Transform]: renames, namespaces, version ranges), then the
+// [Visibility] rules that enable or disable tools for everyone, then, per
+// request, the Visibility predicates (scopes, claims, headers), then the
+// choice of the highest version of each name, then the list middleware
+// ([Server.UseList]). A tool that is not visible to a request is, for that
+// request, a tool that does not exist.
 //
 // # Registry
 //

@@ -153,7 +153,11 @@ func (r *Request) WithArguments(args json.RawMessage) *Request {
 // (sending progress notifications, say), never for identity: on protocol
 // 2026-07-28 and on stateless servers a session lasts one request, and
 // nothing in mcpkit keys on one. Who is calling comes from the request:
-// [Request.TokenInfo], [Request.Header], or the request's _meta.
+// [Request.TokenInfo], [Request.Header], or the request's _meta. Nor is it
+// for asking the client for input: the session's Elicit and CreateMessage
+// fail on 2026-07-28 and on stateless servers; return an input_required
+// result instead, which works on every protocol version (see
+// [InputResponse]).
 func (r *Request) Session() *mcp.ServerSession {
 	if r.Call == nil {
 		return nil

@@ -108,3 +108,38 @@ func TestRequestKnowsItsClient(t *testing.T) {
 		t.Error("a request built by hand claims to know its client")
 	}
 }
+
+// TestInputResponseOnBothEras asks for a confirmation with one handler,
+// written once, through the recommended chain: a 2026-07-28 client answers
+// by calling again, and the SDK asks a 2025-11-25 client over its session.
+func TestInputResponseOnBothEras(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "ask"}, nil)
+	srv.Use(middleware.Recommended(nil))
+	srv.Add(tool("delete", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		answer, ok := mcpkit.InputResponse[*mcp.ElicitResult](req, "confirm")
+		if !ok {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+				"confirm": &mcp.ElicitParams{Message: "Delete 3 files?", RequestedSchema: &jsonschema.Schema{Type: "object"}},
+			}}, nil
+		}
+		if _, wrongType := mcpkit.InputResponse[*mcp.CreateMessageResult](req, "confirm"); wrongType {
+			t.Error("InputResponse answered for the wrong type")
+		}
+		return textResult("deleted: " + answer.Action), nil
+	}))
+	opts := &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}}
+	for _, connect := range []func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server{mcpkittest.NewStatelessServer, mcpkittest.NewServer} {
+		ts := connect(t, srv, opts)
+		res, err := ts.CallTool(t.Context(), "delete", nil)
+		if err != nil || onlyText(res) != "deleted: accept" {
+			t.Errorf("%s: %v, %v", ts.Session.InitializeResult().ProtocolVersion, res, err)
+		}
+	}
+	if _, ok := mcpkit.InputResponse[*mcp.ElicitResult](mcpkittest.NewRequest(nil, nil), "confirm"); ok {
+		t.Error("InputResponse found an answer in a request without one")
+	}
+}
