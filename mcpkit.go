@@ -2,12 +2,14 @@ package mcpkit
 
 import (
 	"bytes"
+	"encoding/base64"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -251,4 +253,28 @@ func (r *Request) NotifyProgress(ctx context.Context, progress, total float64, m
 		Total:         total,
 		Message:       message,
 	})
+}
+
+// ParamHeader returns the value of an argument that the tool's input schema
+// mirrors into the Mcp-Param-<name> HTTP header (SEP-2243, protocol
+// 2026-07-28), decoded from the header's Base64 form when the client used
+// it, and whether the header was sent. The SDK has already checked that the
+// header agrees with the argument in the body, so middleware may route or
+// authorize on it without parsing the arguments.
+func (r *Request) ParamHeader(name string) (string, bool) {
+	values := r.Header().Values("Mcp-Param-" + name)
+	if len(values) == 0 {
+		return "", false
+	}
+	v := values[0]
+	if enc, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if enc, ok = strings.CutSuffix(enc, "?="); ok {
+			b, err := base64.StdEncoding.DecodeString(enc)
+			if err != nil {
+				return "", false
+			}
+			return string(b), true
+		}
+	}
+	return v, true
 }

@@ -34,6 +34,7 @@
 //	minItems, maxItems, uniqueItems, minProperties, maxProperties  list and map bounds
 //	required:"true|false"  overrides the rule above
 //	nullable:"true"      also admit null
+//	header:"Region"      mirror the argument into the Mcp-Param-Region HTTP header (SEP-2243; see below)
 //	deprecated:"true"    mark the field deprecated
 //
 // The keys are bare, as in most Go schema libraries, because the go-sdk's
@@ -41,6 +42,14 @@
 // bound or a default; a field that another library also tags with one of
 // these names gets a schema from both readings, so such a field is better
 // described through [Options.InputSchema].
+// A header tag asks 2026-07-28 clients to send the argument's value in an
+// HTTP header as well, for proxies and load balancers to route on (the
+// server checks that header and body agree; middleware reads the value with
+// [mcpkit.Request.ParamHeader]). The tool fails to build, instead of the
+// argument being silently dropped, unless the field is a string, integer or
+// boolean reached through struct fields alone (not in a slice or map), the
+// name is an HTTP token, and no two names differ only in case.
+//
 // Nested structs are inlined. A type that contains itself (a tree) is
 // emitted once under $defs and referred to with $ref. time.Time is a
 // date-time string, time.Duration an integer of nanoseconds (as

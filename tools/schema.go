@@ -286,6 +286,11 @@ func (g *inferrer) applyTags(fs *jsonschema.Schema, f jsonField) (required bool,
 	if v, ok := tag.Lookup("title"); ok {
 		fs.Title = v
 	}
+	if v, ok := tag.Lookup("header"); ok && !g.output {
+		if err := headerAnnotation(fs, v); err != nil {
+			return false, err
+		}
+	}
 	target := fs // where value constraints go: the items, for a list of scalars
 	if fs.Type == "array" && fs.Items != nil && fs.Items.Type != "object" && fs.Items.Type != "array" {
 		target = fs.Items

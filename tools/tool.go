@@ -167,6 +167,9 @@ func inputSchema(t reflect.Type, opts *Options) (any, error) {
 	if err := checkResolves(s); err != nil {
 		return nil, err
 	}
+	if err := checkHeaders(s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
