@@ -578,7 +578,10 @@ func checkDefaults(parentJSON []byte, derived object) error {
 	if err != nil {
 		return err
 	}
-	return resolveDefaults(data)
+	if err := resolveDefaults(data); err != nil {
+		return fmt.Errorf("a default does not match its schema: %v", err)
+	}
+	return nil
 }
 
 func resolveDefaults(data []byte) error {
