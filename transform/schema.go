@@ -99,7 +99,6 @@ type specError struct {
 }
 
 func (e *specError) Error() string { return e.sentinel.Error() + ": " + e.msg }
-func (e *specError) Unwrap() error { return e.sentinel }
 
 func fail(sentinel error, format string, a ...any) error {
 	return &specError{sentinel: sentinel, msg: fmt.Sprintf(format, a...)}
@@ -129,11 +128,28 @@ func (rw *rewritten) maps() bool { return len(rw.renames) > 0 || len(rw.hidden) 
 func rewrite(root object, args map[string]Arg) (*rewritten, error) {
 	rw := &rewritten{renames: map[string]string{}}
 	ms := members(root)
-	known := map[string]bool{}
+	// The arguments are the names the members describe; the schema may
+	// speak of other names too (required, dependencies), which a rename
+	// must not take.
+	known, mentioned := map[string]bool{}, map[string]bool{}
 	for _, m := range ms {
 		props, _ := m.s["properties"].(object)
 		for k := range props {
-			known[k] = true
+			known[k], mentioned[k] = true, true
+		}
+		list, _ := m.s["required"].([]any)
+		for _, kw := range [...]string{"dependentRequired", "dependentSchemas", "dependencies"} {
+			obj, _ := m.s[kw].(object)
+			for k, v := range obj {
+				mentioned[k] = true
+				deps, _ := v.([]any)
+				list = append(slices.Clip(list), deps...)
+			}
+		}
+		for _, v := range list {
+			if name, ok := v.(string); ok {
+				mentioned[name] = true
+			}
 		}
 	}
 
@@ -161,9 +177,9 @@ func rewrite(root object, args map[string]Arg) (*rewritten, error) {
 		}
 	}
 
-	// Every visible argument needs a name of its own.
+	// Every name keeps one meaning.
 	owner := map[string]string{} // advertised name -> parent name
-	for _, name := range slices.Sorted(maps.Keys(known)) {
+	for _, name := range slices.Sorted(maps.Keys(mentioned)) {
 		if hide[name] {
 			continue
 		}
@@ -175,7 +191,9 @@ func rewrite(root object, args map[string]Arg) (*rewritten, error) {
 			return nil, fail(ErrDuplicateArgument, "arguments %q and %q would both be called %q", prev, name, adv)
 		}
 		owner[adv] = name
-		rw.visible = append(rw.visible, adv)
+		if known[name] {
+			rw.visible = append(rw.visible, adv)
+		}
 	}
 
 	if len(rw.renames) > 0 || len(hide) > 0 || len(optional) > 0 {
