@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -86,13 +87,9 @@ func (m *mapper) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallT
 		}
 	}
 	for i := range m.inject {
-		in := &m.inject[i]
-		v, err := in.valueFor(ctx, req)
-		if err != nil {
+		var err error
+		if out, err = m.inject[i].appendTo(ctx, req, out); err != nil {
 			return nil, err
-		}
-		if v != nil {
-			out = appendMember(out, in.quoted, v)
 		}
 	}
 	if len(out) > 1 {
@@ -121,27 +118,76 @@ func appendMember(out, quotedKey, value []byte) []byte {
 	return append(out, ',')
 }
 
-// valueFor returns the JSON value of the hidden argument for req, or nil
-// to leave it out.
-func (in *injection) valueFor(ctx context.Context, req *mcpkit.Request) ([]byte, error) {
+// appendTo appends the hidden argument's member for req to out, or
+// nothing when it is to be left out.
+func (in *injection) appendTo(ctx context.Context, req *mcpkit.Request, out []byte) ([]byte, error) {
 	if in.fn == nil {
-		return in.value, nil
+		return appendMember(out, in.quoted, in.value), nil
 	}
 	v, err := in.fn(ctx, req)
 	if err != nil {
 		return nil, &ValueError{Tool: req.Tool.Name, Argument: in.name, Err: err}
 	}
-	if v == nil {
+	switch v := v.(type) {
+	case nil:
 		if in.def == nil && in.required {
 			return nil, &ValueError{Tool: req.Tool.Name, Argument: in.name, Err: errors.New("ValueFunc returned nil")}
 		}
-		return in.def, nil
+		if in.def == nil {
+			return out, nil
+		}
+		return appendMember(out, in.quoted, in.def), nil
+	case string:
+		// The usual value (a user ID), written without json.Marshal's
+		// allocation.
+		out = append(append(out, in.quoted...), ':')
+		return append(appendString(out, v), ','), nil
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, &ValueError{Tool: req.Tool.Name, Argument: in.name, Err: err}
 	}
-	return data, nil
+	return appendMember(out, in.quoted, data), nil
+}
+
+// appendString appends s to out as a JSON string. It escapes what JSON
+// requires, and U+2028 and U+2029 as encoding/json does; invalid UTF-8
+// becomes U+FFFD, as with encoding/json.
+func appendString(out []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				out = append(out, '\\', c)
+			case c == '\n':
+				out = append(out, '\\', 'n')
+			case c == '\r':
+				out = append(out, '\\', 'r')
+			case c == '\t':
+				out = append(out, '\\', 't')
+			case c < 0x20:
+				out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				out = append(out, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			out = append(out, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			out = append(out, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(out, '"')
 }
 
 // objectReader reads the members of a JSON object, valid JSON, one by one.
