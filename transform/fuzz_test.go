@@ -30,6 +30,9 @@ var sentinels = []error{
 // hidden values, whatever the client sends, and which a Server accepts
 // whenever it accepts the parent.
 //
+// A schemaJSON that is not JSON is read as a sequence of choices that
+// build a schema (see genSchema), with the keywords the rewrite handles.
+//
 // Each op is three bytes: what to do, which argument (among the names the
 // schema's properties use, and one it does not), and a parameter.
 func FuzzArgTransforms(f *testing.F) {
@@ -37,7 +40,10 @@ func FuzzArgTransforms(f *testing.F) {
 	f.Fuzz(func(t *testing.T, schemaJSON, ops []byte) {
 		var schema any
 		if err := json.Unmarshal(schemaJSON, &schema); err != nil {
-			return
+			// Not JSON: read the bytes as choices of a schema instead,
+			// so that no input is wasted.
+			schema = genSchema(&byteReader{data: schemaJSON}, 0)
+			schemaJSON, _ = json.Marshal(schema)
 		}
 		if len(ops) > 0 && ops[0]&0x80 != 0 {
 			// The same schema as a *jsonschema.Schema, as typed tools have it.
@@ -193,4 +199,102 @@ func propertyNames(s any) []string {
 	}
 	walk(v)
 	return slices.Sorted(maps.Keys(set))
+}
+
+// byteReader hands out the bytes of data one by one, then zeros.
+type byteReader struct {
+	data []byte
+	i    int
+}
+
+func (r *byteReader) next() int {
+	if r.i >= len(r.data) {
+		return 0
+	}
+	r.i++
+	return int(r.data[r.i-1])
+}
+
+// pick returns one of vs, as the next byte chooses.
+func (r *byteReader) pick(vs ...string) string { return vs[r.next()%len(vs)] }
+
+// genSchema builds an object schema from the choices r makes: properties of
+// a few kinds (some with defaults, x-mcp-header annotations, $refs), required
+// lists, and, below the root, the keywords whose subschemas apply to the
+// same object, dependencies, patterns and references back to the root.
+func genSchema(r *byteReader, depth int) map[string]any {
+	names := []string{"a", "b", "q", "user", "A", "x_1", "query"}
+	s := map[string]any{}
+	if depth == 0 || r.next()%2 == 0 {
+		s["type"] = "object"
+	}
+	props := map[string]any{}
+	for range r.next() % 5 {
+		name := r.pick(names...)
+		switch r.next() % 8 {
+		case 0:
+			props[name] = map[string]any{"type": "string"}
+		case 1:
+			props[name] = map[string]any{"type": "integer", "default": r.next()}
+		case 2:
+			props[name] = map[string]any{"type": "string", "x-mcp-header": r.pick("H1", "H2", "Bad Header")}
+		case 3:
+			props[name] = true
+		case 4:
+			props[name] = map[string]any{"$ref": r.pick("#/$defs/d", "#", "#/allOf/0", "#top")}
+		case 5:
+			props[name] = map[string]any{"type": "object", "properties": map[string]any{r.pick(names...): map[string]any{"type": "string"}}}
+		case 6:
+			props[name] = map[string]any{"type": "string", "default": "d", "x-mcp-header": "H3"}
+		case 7:
+			props[name] = false
+		}
+	}
+	if len(props) > 0 {
+		s["properties"] = props
+	}
+	var required []any
+	for range r.next() % 3 {
+		required = append(required, r.pick(names...))
+	}
+	if required != nil {
+		s["required"] = required
+	}
+	for range r.next() % 4 {
+		switch kw := r.pick("additionalProperties", "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+			"dependentRequired", "dependentSchemas", "patternProperties", "propertyNames", "minProperties",
+			"$defs", "$ref", "$anchor", "$id", "unevaluatedProperties"); kw {
+		case "additionalProperties", "unevaluatedProperties":
+			s[kw] = r.next()%2 == 0
+		case "allOf", "anyOf", "oneOf":
+			if depth < 3 {
+				s[kw] = []any{genSchema(r, depth+1), genSchema(r, depth+1)}
+			}
+		case "not", "if", "then", "else":
+			if depth < 3 {
+				s[kw] = genSchema(r, depth+1)
+			}
+		case "dependentRequired":
+			s[kw] = map[string]any{r.pick(names...): []any{r.pick(names...)}}
+		case "dependentSchemas":
+			if depth < 3 {
+				s[kw] = map[string]any{r.pick(names...): genSchema(r, depth+1)}
+			}
+		case "patternProperties":
+			s[kw] = map[string]any{r.pick("^q", "^x_", "a$", "^$", "("): map[string]any{"type": "string"}}
+		case "propertyNames":
+			s[kw] = map[string]any{"maxLength": 5}
+		case "minProperties":
+			s[kw] = 1
+		case "$defs":
+			s[kw] = map[string]any{"d": map[string]any{"type": "string"}}
+		case "$ref":
+			s[kw] = r.pick("#/$defs/d", "#")
+		case "$anchor":
+			s[kw] = "top"
+		case "$id":
+			s[kw] = "https://example.com/s"
+		}
+	}
+	return s
 }

@@ -122,6 +122,9 @@ func appendMember(out, quotedKey, value []byte) []byte {
 // nothing when it is to be left out.
 func (in *injection) appendTo(ctx context.Context, req *mcpkit.Request, out []byte) ([]byte, error) {
 	if in.fn == nil {
+		if in.value == nil {
+			return out, nil // hidden, optional, no default: the parent never gets it
+		}
 		return appendMember(out, in.quoted, in.value), nil
 	}
 	v, err := in.fn(ctx, req)

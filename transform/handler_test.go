@@ -40,7 +40,7 @@ func (r *recorder) args(t *testing.T) map[string]any {
 func TestHandlerMapsArguments(t *testing.T) {
 	const schema = `{"type":"object","properties":{
 		"q":{"type":"string"},"limit":{"type":"integer"},"user":{"type":"string"},
-		"org":{"type":"string","default":"acme"},"tz":{"type":"string"},"Q":{"type":"string"}},
+		"org":{"type":"string","default":"acme"},"tz":{"type":"string"},"Q":{"type":"string"},"User":{"type":"string"}},
 		"required":["q","user"]}`
 	byToken := func(_ context.Context, req *mcpkit.Request) (any, error) {
 		if req.TokenInfo() == nil {
@@ -56,6 +56,7 @@ func TestHandlerMapsArguments(t *testing.T) {
 		"user":  {Hide: true, ValueFunc: byToken},
 		"org":   {Hide: true},
 		"tz":    {Hide: true, Value: "UTC"},
+		"Q":     {Hide: true},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -74,8 +75,10 @@ func TestHandlerMapsArguments(t *testing.T) {
 			map[string]any{"q": "go", "user": "alice", "org": "acme", "tz": "UTC"}},
 		{"old names sent anyway", `{"q":"old","limit":100,"LIMIT":100,"query":"new"}`,
 			map[string]any{"q": "new", "user": "alice", "org": "acme", "tz": "UTC"}},
-		{"an untouched argument that differs from a dropped one only by case", `{"Q":"kept"}`,
-			map[string]any{"Q": "kept", "user": "alice", "org": "acme", "tz": "UTC"}},
+		{"an untouched argument that differs from a dropped one only by case", `{"User":"kept"}`,
+			map[string]any{"User": "kept", "user": "alice", "org": "acme", "tz": "UTC"}},
+		{"a hidden argument without a value is never sent", `{"Q":"dropped","query":"x"}`,
+			map[string]any{"q": "x", "user": "alice", "org": "acme", "tz": "UTC"}},
 		{"other arguments pass, as written", `{ "extra" : {"user":"nested", "q":[1,"]}"]} , "n":1.50 }`,
 			map[string]any{"extra": map[string]any{"user": "nested", "q": []any{1.0, "]}"}}, "n": 1.5, "user": "alice", "org": "acme", "tz": "UTC"}},
 	} {

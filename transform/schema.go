@@ -211,7 +211,7 @@ func rewrite(root object, args map[string]Arg) (*rewritten, error) {
 		}
 		rw.hidden = append(rw.hidden, h)
 	}
-	for name := range optional {
+	for _, name := range slices.Sorted(maps.Keys(optional)) {
 		if requiredAlways(ms, name) && args[name].Default == nil && defaultOf(ms, name) == nil {
 			return nil, fail(ErrMissingValue, "argument %q is required and has no default: give it a Default to make it optional", name)
 		}
