@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -75,7 +76,9 @@ type Spec struct {
 	// Middleware wraps the derived tool: it comes first in the derived
 	// tool's [mcpkit.Tool.Middleware], before (outside) the parent's own
 	// middleware, so it sees the call first and the result last, after
-	// the parent's middleware has had it. A middleware that changes the
+	// the parent's middleware has had it. Like all of a tool's
+	// middleware it runs around the server's validation and sees the
+	// arguments under their new names. A middleware that changes the
 	// structured content must leave it matching the output schema, or
 	// the caller replaces the derived tool's OutputSchema.
 	Middleware []mcpkit.Middleware
@@ -95,13 +98,19 @@ type Arg struct {
 
 	// Default sets the argument's default in the advertised schema,
 	// which validation fills in when a client leaves the argument out.
-	// Nil keeps the parent's default. Its argument's schema must admit
-	// it.
+	// Nil keeps the parent's default. Tool refuses a Default that the
+	// argument's schema does not admit (unless the parent's schema
+	// already has such defaults, which Tool then cannot tell apart).
 	Default any
 
 	// Required makes the argument required or optional; the zero value
-	// keeps what the parent says. An argument the parent requires can be
-	// made Optional only if it has a default (its own, or Default).
+	// keeps what the parent says. Required adds it to the root's
+	// required list. Optional takes it out of the lists that hold for
+	// every call (the root's and those of allOf), leaving requirements
+	// that hold under a condition (anyOf, if/then, ...) as they are; an
+	// argument the parent requires can be made Optional only if it has
+	// a default (its own, or Default), so that the parent still gets a
+	// value.
 	Required Requiredness
 
 	// Examples replace the argument's examples; nil keeps them.
@@ -109,10 +118,13 @@ type Arg struct {
 
 	// Hide removes the argument from the advertised schema: clients
 	// neither see nor send it, and the parent receives Value, or what
-	// ValueFunc returns, or the default of the parent's schema. A client
-	// that sends it anyway does not reach the parent with it. A hidden
-	// argument takes only Value or ValueFunc; Hide is an error for an
-	// argument the parent requires that has none of the three.
+	// ValueFunc returns, or the default of the parent's schema, or
+	// nothing. A client that sends it anyway (under any case, as
+	// encoding/json would match it to a struct field) does not reach
+	// the parent with it, and neither does one sending a renamed
+	// argument under its old name. A hidden argument takes only Value
+	// or ValueFunc; Hide is an error for an argument the parent requires
+	// that has none of the three.
 	Hide bool
 
 	// Value is the value of a hidden argument on every call.
@@ -155,6 +167,7 @@ type ValueError struct {
 	Err      error
 }
 
+// Error says which argument of which tool got no value, and why.
 func (e *ValueError) Error() string {
 	return fmt.Sprintf("tool %q: no value for argument %q: %v", e.Tool, e.Argument, e.Err)
 }
@@ -171,9 +184,12 @@ func (e *ValueError) Unwrap() error { return e.Err }
 // own and calls cost nothing more.
 //
 // t is not modified, and the derived tool shares nothing mutable with it:
-// its schemas (as map[string]any trees, numbers as [json.Number] to keep
-// their exact text), _meta (copied through its JSON form), annotations,
-// icons, tags and middleware are its own, and the caller may change them.
+// its schemas, _meta (copied through its JSON form), annotations, icons,
+// tags and middleware are its own, and the caller may change them. Its
+// schemas have the Go type of t's where they can: a *jsonschema.Schema (as
+// tools.New makes) stays one, a json.RawMessage stays one, and any other
+// becomes a map[string]any tree, with numbers as [json.Number] to keep
+// their exact text.
 // The derived tool keeps t's Validation mode, middleware (after
 // spec.Middleware) and, unless spec says otherwise, everything else; its
 // output schema is t's.
@@ -237,6 +253,7 @@ func Tool(t *mcpkit.Tool, spec Spec) (*mcpkit.Tool, error) {
 	if se, ok := err.(*specError); ok {
 		return nil, fmt.Errorf("%w: tool %q: %s", se.sentinel, t.Name, se.msg)
 	}
+
 	if rw.newDefaults {
 		if err := checkDefaults(inJSON, in); err != nil {
 			return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidSpec, t.Name, err)
@@ -248,9 +265,9 @@ func Tool(t *mcpkit.Tool, spec Spec) (*mcpkit.Tool, error) {
 			Meta:         meta,
 			Annotations:  copyAnnotations(cmp.Or(spec.Annotations, t.Annotations)),
 			Description:  cmp.Or(spec.Description, t.Description),
-			InputSchema:  in,
+			InputSchema:  likeParent(t.InputSchema, remarshal(in)),
 			Name:         name,
-			OutputSchema: mustDecode(outJSON),
+			OutputSchema: likeParent(t.OutputSchema, outJSON),
 			Title:        cmp.Or(spec.Title, t.Title),
 			Icons:        copyIcons(t.Icons),
 		},
@@ -279,8 +296,8 @@ func Tool(t *mcpkit.Tool, spec Spec) (*mcpkit.Tool, error) {
 // its own definition, sharing nothing mutable with t.
 func parentView(t *mcpkit.Tool, inJSON, outJSON []byte) *mcpkit.Tool {
 	p := *t
-	p.InputSchema = mustDecode(inJSON)
-	p.OutputSchema = mustDecode(outJSON)
+	p.InputSchema = likeParent(t.InputSchema, inJSON)
+	p.OutputSchema = likeParent(t.OutputSchema, outJSON)
 	p.Meta, _ = copyMeta(t.Meta) // it was copied once already
 	p.Annotations = copyAnnotations(t.Annotations)
 	p.Icons = copyIcons(t.Icons)
@@ -301,10 +318,32 @@ func decode(data []byte) (any, error) {
 	return v, nil
 }
 
-// mustDecode decodes what json.Marshal produced; nil stays nil.
-func mustDecode(data []byte) any {
+// remarshal returns the JSON of v, a tree that decode made (and rewrite
+// changed), which always marshals.
+func remarshal(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic("transform: marshalling a decoded schema: " + err.Error())
+	}
+	return data
+}
+
+// likeParent returns a new schema whose JSON is data, of the Go type of
+// the parent's schema where it can: a *jsonschema.Schema (as typed tools
+// have), a json.RawMessage, or else a map[string]any tree with numbers as
+// json.Number. Data is what json.Marshal wrote; nil stays nil.
+func likeParent(parent any, data []byte) any {
 	if data == nil {
 		return nil
+	}
+	switch parent.(type) {
+	case *jsonschema.Schema:
+		s := new(jsonschema.Schema)
+		if json.Unmarshal(data, s) == nil {
+			return s
+		}
+	case json.RawMessage:
+		return json.RawMessage(data)
 	}
 	v, err := decode(data)
 	if err != nil {

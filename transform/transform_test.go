@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/transform"
 )
 
@@ -216,6 +218,27 @@ func TestParentUnchanged(t *testing.T) {
 // scribble changes every map and slice reachable from v.
 func scribble(v any) {
 	switch v := v.(type) {
+	case *jsonschema.Schema:
+		if v == nil {
+			return
+		}
+		v.Description = "scribbled"
+		for i := range v.Required {
+			v.Required[i] = "scribbled"
+		}
+		for _, m := range []map[string]*jsonschema.Schema{v.Properties, v.Defs} {
+			for k, sub := range m {
+				scribble(sub)
+				m[k+"~"] = &jsonschema.Schema{}
+			}
+		}
+		scribble(v.Extra)
+		if v.Extra != nil {
+			v.Extra["x-scribbled"] = true
+		}
+		if len(v.Default) > 0 {
+			v.Default[0] = ' '
+		}
 	case map[string]any:
 		for k, x := range v {
 			scribble(x)
@@ -226,6 +249,55 @@ func scribble(v any) {
 			scribble(x)
 			v[i] = "scribbled"
 		}
+	}
+}
+
+// TestSchemaTypes: the derived tool's schemas, and those its parent's
+// handler finds in req.Tool, have the Go type of the parent's.
+func TestSchemaTypes(t *testing.T) {
+	const schema = `{"type":"object","properties":{"q":{"type":"string"},"u":{"type":"string"}}}`
+	var typed jsonschema.Schema
+	if err := json.Unmarshal([]byte(schema), &typed); err != nil {
+		t.Fatal(err)
+	}
+	var generic map[string]any
+	json.Unmarshal([]byte(schema), &generic)
+	spec := transform.Spec{Arguments: map[string]transform.Arg{"q": {Name: "query"}, "u": {Hide: true, Value: "x"}}}
+	for _, tc := range []struct {
+		name   string
+		schema any
+		want   string
+	}{
+		{"*jsonschema.Schema", &typed, "*jsonschema.Schema"},
+		{"json.RawMessage", json.RawMessage(schema), "json.RawMessage"},
+		{"map", generic, "map[string]interface {}"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &recorder{}
+			parent := &mcpkit.Tool{Tool: mcp.Tool{Name: "p", InputSchema: tc.schema, OutputSchema: tc.schema}, Handler: rec}
+			d, err := transform.Tool(parent, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.Handler.ServeTool(context.Background(), mcpkittest.NewRequest(d, nil)); err != nil {
+				t.Fatal(err)
+			}
+			for what, v := range map[string]any{
+				"derived input": d.InputSchema, "derived output": d.OutputSchema,
+				"parent's input": rec.req.Tool.InputSchema, "parent's output": rec.req.Tool.OutputSchema,
+			} {
+				if got := fmt.Sprintf("%T", v); got != tc.want {
+					t.Errorf("%s schema is a %s, want a %s", what, got, tc.want)
+				}
+			}
+			want := `{"type":"object","properties":{"query":{"type":"string"}}}`
+			if got := mustJSON(t, d.InputSchema); !jsonEqual(t, got, want) {
+				t.Errorf("derived input schema %s, want %s", got, want)
+			}
+			if got := mustJSON(t, rec.req.Tool.InputSchema); !jsonEqual(t, got, schema) {
+				t.Errorf("the parent's handler sees %s, want %s", got, schema)
+			}
+		})
 	}
 }
 
