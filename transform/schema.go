@@ -76,19 +76,11 @@ func where(m member) string {
 }
 
 // validArgName reports whether name may be given to an argument: 1 to 64
-// characters of A-Z, a-z, 0-9, '_', '-' and '.', which every major model
-// provider accepts for the properties of a tool's input.
+// characters of those a tool name may have (A-Z, a-z, 0-9, '_', '-', '.'),
+// which every major model provider accepts for the properties of a tool's
+// input.
 func validArgName(name string) bool {
-	if name == "" || len(name) > 64 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
-			return false
-		}
-	}
-	return true
+	return len(name) <= 64 && mcpkit.ValidateToolName(name) == nil
 }
 
 // A specError is an error of [rewrite], which [Tool] reports as
