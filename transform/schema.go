@@ -327,18 +327,31 @@ func checkRefs(root object, ms []member) error {
 // dataKeywords hold JSON values, not schemas: a "$ref" inside one is data.
 var dataKeywords = map[string]bool{"const": true, "default": true, "enum": true, "examples": true}
 
+// nameKeywords hold objects whose keys are names (of properties, patterns,
+// definitions), not keywords, and whose values are schemas.
+var nameKeywords = map[string]bool{
+	"properties": true, "patternProperties": true, "$defs": true, "definitions": true,
+	"dependentSchemas": true, "dependencies": true,
+}
+
 // walkRefs calls f for every reference in the schema s, at pointer ptr.
 func walkRefs(s any, ptr string, f func(ptr, kw, ref string)) {
 	switch s := s.(type) {
 	case object:
 		for _, k := range slices.Sorted(maps.Keys(s)) {
-			v := s[k]
-			if ref, ok := v.(string); ok && (k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef") {
-				f(ptr, k, ref)
-				continue
-			}
-			if !dataKeywords[k] {
-				walkRefs(v, ptr+"/"+escapePointer(k), f)
+			v, at := s[k], ptr+"/"+escapePointer(k)
+			switch obj, isObj := v.(object); {
+			case k == "$ref" || k == "$dynamicRef" || k == "$recursiveRef":
+				if ref, ok := v.(string); ok {
+					f(ptr, k, ref)
+				}
+			case dataKeywords[k]:
+			case nameKeywords[k] && isObj:
+				for _, name := range slices.Sorted(maps.Keys(obj)) {
+					walkRefs(obj[name], at+"/"+escapePointer(name), f)
+				}
+			default:
+				walkRefs(v, at, f)
 			}
 		}
 	case []any:

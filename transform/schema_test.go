@@ -144,6 +144,11 @@ func TestInputSchemaRewrite(t *testing.T) {
 		args:   map[string]transform.Arg{"b": {Hide: true}, "a": {Description: "A."}},
 		want:   `{"type":"object","properties":{"a":{"$ref":"#/$defs/a","description":"A."}},"propertyNames":{"maxLength":3},"$defs":{"a":{"type":"string"}}}`,
 	}, {
+		name:   "a $ref inside a value is data",
+		schema: `{"type":"object","properties":{"a":{"type":"object","default":{"$ref":"#"},"enum":[{"$ref":"#"}]},"b":{}}}`,
+		args:   map[string]transform.Arg{"b": {Name: "c"}},
+		want:   `{"type":"object","properties":{"a":{"type":"object","default":{"$ref":"#"},"enum":[{"$ref":"#"}]},"c":{}}}`,
+	}, {
 		name:   "numbers keep their text",
 		schema: `{"type":"object","properties":{"id":{"type":"integer","default":9007199254740993}},"maxProperties":12345678901234567890}`,
 		args:   map[string]transform.Arg{"id": {Name: "ID"}},

@@ -91,6 +91,8 @@ func TestToolErrors(t *testing.T) {
 			spec: args("q", transform.Arg{Name: "query"}), want: transform.ErrUnsupportedSchema, detail: "$ref at /allOf/0"},
 		{name: "$ref to the root from a property", tool: toolWith(`{"type":"object","properties":{"q":{},"children":{"type":"array","items":{"$ref":"#"}}}}`),
 			spec: args("q", transform.Arg{Name: "query"}), want: transform.ErrUnsupportedSchema, detail: `"#" at /properties/children/items`},
+		{name: "$ref to the root from a property called enum", tool: toolWith(`{"type":"object","properties":{"q":{},"enum":{"$ref":"#"}}}`),
+			spec: args("q", transform.Arg{Name: "query"}), want: transform.ErrUnsupportedSchema, detail: `"#" at /properties/enum`},
 		{name: "$ref to a member", tool: toolWith(`{"type":"object","properties":{"q":{},"c":{"$ref":"#/anyOf/0"}},"anyOf":[{"properties":{"q":{}}}]}`),
 			spec: args("q", transform.Arg{Hide: true}), want: transform.ErrUnsupportedSchema},
 		{name: "$ref to an anchor of the root", tool: toolWith(`{"$anchor":"top","type":"object","properties":{"q":{},"c":{"$ref":"#top"}}}`),
