@@ -59,10 +59,14 @@ func quote(s string) []byte {
 	return b
 }
 
+var emptyObject = []byte("{}")
+
+// ServeTool calls the parent's handler with the call's arguments under the
+// parent's names, and the hidden ones.
 func (m *mapper) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	args := bytes.TrimSpace(req.Arguments)
 	if len(args) == 0 || string(args) == "null" {
-		args = []byte("{}")
+		args = emptyObject // as the SDK and validation read them
 	}
 	// Validation has checked the arguments unless it is off for the
 	// tool; either way, what is copied must be JSON, or a value could

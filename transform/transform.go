@@ -223,7 +223,7 @@ func Tool(t *mcpkit.Tool, spec Spec) (*mcpkit.Tool, error) {
 	}
 	for i, m := range spec.Middleware {
 		if m == nil {
-			return nil, fmt.Errorf("%w: tool %q: middleware %d is nil", ErrInvalidSpec, name, i)
+			return nil, fmt.Errorf("%w: tool %q: middleware %d is nil", ErrInvalidSpec, t.Name, i)
 		}
 	}
 
@@ -246,14 +246,17 @@ func Tool(t *mcpkit.Tool, spec Spec) (*mcpkit.Tool, error) {
 		return nil, fmt.Errorf("%w: tool %q: _meta: %v", ErrInvalidTool, t.Name, err)
 	}
 	if err := mergeMeta(meta, spec.Meta); err != nil {
-		return nil, fmt.Errorf("%w: tool %q: Meta: %v", ErrInvalidSpec, name, err)
+		return nil, fmt.Errorf("%w: tool %q: Meta: %v", ErrInvalidSpec, t.Name, err)
 	}
 
 	rw, err := rewrite(in, spec.Arguments)
-	if se, ok := err.(*specError); ok {
-		return nil, fmt.Errorf("%w: tool %q: %s", se.sentinel, t.Name, se.msg)
+	if err != nil {
+		var se *specError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%w: tool %q: %s", se.sentinel, t.Name, se.msg)
+		}
+		return nil, err
 	}
-
 	if rw.newDefaults {
 		if err := checkDefaults(inJSON, in); err != nil {
 			return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidSpec, t.Name, err)
@@ -284,7 +287,7 @@ func Tool(t *mcpkit.Tool, spec Spec) (*mcpkit.Tool, error) {
 		d.Tags = slices.Clone(spec.Tags)
 	}
 	if err := checkWithSDK(&d.Tool); err != nil {
-		return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidTool, name, err)
+		return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidTool, t.Name, err)
 	}
 	if rw.maps() {
 		d.Handler = newMapper(parentView(t, inJSON, outJSON), rw)
