@@ -59,36 +59,22 @@ func quote(s string) []byte {
 	return b
 }
 
-var emptyObject = []byte("{}")
-
 // ServeTool calls the parent's handler with the call's arguments under the
 // parent's names, and the hidden ones.
 func (m *mapper) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	args := bytes.TrimSpace(req.Arguments)
-	if len(args) == 0 || string(args) == "null" {
-		args = emptyObject // as the SDK and validation read them
-	}
+	none := len(args) == 0 || string(args) == "null" // as the SDK and validation read them: {}
 	// Validation has checked the arguments unless it is off for the
 	// tool; either way, what is copied must be JSON, or a value could
 	// smuggle a member past the mapping.
-	if args[0] != '{' || !json.Valid(args) {
+	if !none && (args[0] != '{' || !json.Valid(args)) {
 		return nil, mcpkit.ToolErrorf("invalid arguments: not a JSON object")
 	}
 
-	out := make([]byte, 1, len(args)+m.extra+16*len(m.inject))
+	out := make([]byte, 1, len(args)+m.extra+16*len(m.inject)+2)
 	out[0] = '{'
-	sc := objectReader{data: args, i: 1}
-	for {
-		key, quotedKey, value, ok := sc.next()
-		if !ok {
-			break
-		}
-		switch parent, visible := m.keys[string(key)]; {
-		case visible && parent != nil:
-			out = appendMember(out, parent, value)
-		case visible || !m.dropped(key):
-			out = appendMember(out, quotedKey, value)
-		}
+	if !none {
+		out = m.appendArgs(out, args)
 	}
 	for i := range m.inject {
 		var err error
@@ -104,6 +90,25 @@ func (m *mapper) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallT
 	r := req.WithArguments(out)
 	r.Tool = m.parent
 	return m.next.ServeTool(ctx, r)
+}
+
+// appendArgs appends the members of args, a JSON object, to out, under
+// the parent's names, leaving out those the parent must not get from a
+// client.
+func (m *mapper) appendArgs(out, args []byte) []byte {
+	sc := objectReader{data: args, i: 1}
+	for {
+		key, quotedKey, value, ok := sc.next()
+		if !ok {
+			return out
+		}
+		switch parent, visible := m.keys[string(key)]; {
+		case visible && parent != nil:
+			out = appendMember(out, parent, value)
+		case visible || !m.dropped(key):
+			out = appendMember(out, quotedKey, value)
+		}
+	}
 }
 
 func (m *mapper) dropped(key []byte) bool {
