@@ -2,93 +2,63 @@ package transform_test
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
 	"testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/transform"
 )
 
-// BenchmarkCatalogTransforms compares tools/call and tools/list (200
-// tools, one page) over in-memory transports with no catalog transform and
-// with five: transforms run when the registry changes, so both should cost
-// the same.
-func BenchmarkCatalogTransforms(b *testing.B) {
-	five := []mcpkit.CatalogTransform{
-		transform.Namespace("app", "_"),
-		transform.Select(mcpkit.Tagged("even"), transform.Namespace("even", ".")),
-		transform.Versions("1", "9"),
-		func(t *mcpkit.Tool) (*mcpkit.Tool, error) {
-			t2 := t.Clone()
-			t2.Description = "transformed: " + t.Description
-			return t2, nil
-		},
-		transform.Select(mcpkit.Not(mcpkit.Tagged("even")), transform.Namespace("odd", ".")),
+// BenchmarkCall serves one call through the server's chain for the tool
+// (validation and handler), without a transport: the parent, called with
+// its own names and the user argument, and a tool derived from it that
+// renames q to query and fills in the hidden user from the token.
+func BenchmarkCall(b *testing.B) {
+	result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}
+	parent := &mcpkit.Tool{
+		Tool: mcp.Tool{Name: "search", InputSchema: json.RawMessage(`{"type":"object","properties":{
+			"q":{"type":"string"},"limit":{"type":"integer","default":10},"user":{"type":"string"}},
+			"required":["q","user"],"additionalProperties":false}`)},
+		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return result, nil
+		}),
 	}
+	derived, err := transform.Tool(parent, transform.Spec{Name: "find", Arguments: map[string]transform.Arg{
+		"q": {Name: "query"},
+		"user": {Hide: true, ValueFunc: func(_ context.Context, req *mcpkit.Request) (any, error) {
+			return req.TokenInfo().UserID, nil
+		}},
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "bench"}, nil)
+	if err := srv.Add(parent, derived); err != nil {
+		b.Fatal(err)
+	}
+	token := mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "alice"})
 	for _, bc := range []struct {
-		name       string
-		transforms []mcpkit.CatalogTransform
-		call       string
+		name, tool string
+		args       string
 	}{
-		{"none", nil, "t0"},
-		{"five", five, "even.app_t0"},
+		{"parent", "search", `{"q":"model context protocol","limit":5,"user":"alice"}`},
+		{"derived", "find", `{"query":"model context protocol","limit":5}`},
 	} {
-		srv := mcpkit.NewServer(&mcp.Implementation{Name: "bench"}, nil)
-		for i := range 200 {
-			tl := &mcpkit.Tool{
-				Tool:    mcp.Tool{Name: fmt.Sprintf("t%d", i), Description: "a tool", InputSchema: &jsonschema.Schema{Type: "object"}},
-				Handler: mcpkit.HandlerFunc(okHandler),
-				Version: "1.0",
-			}
-			if i%2 == 0 {
-				tl.Tags = []string{"even"}
-			}
-			if err := srv.Add(tl); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := srv.Transform(bc.transforms...); err != nil {
-			b.Fatal(err)
-		}
-		cs := connect(b, srv)
-		ctx := context.Background()
-		b.Run("call/"+bc.name, func(b *testing.B) {
-			params := &mcp.CallToolParams{Name: bc.call, Arguments: map[string]any{}}
+		b.Run(bc.name, func(b *testing.B) {
+			tool, _ := srv.Lookup(bc.tool)
+			h, _ := srv.Handler(bc.tool)
+			req := mcpkittest.NewRequest(tool, json.RawMessage(bc.args), token)
+			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
-					b.Fatal(err, res)
-				}
-			}
-		})
-		b.Run("list/"+bc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) != 200 {
-					b.Fatal(err)
+				if res, err := h.ServeTool(ctx, req); err != nil || res.IsError {
+					b.Fatal(res, err)
 				}
 			}
 		})
 	}
-}
-
-var okResult = &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}
-
-func okHandler(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return okResult, nil }
-
-func connect(b *testing.B, srv *mcpkit.Server) *mcp.ClientSession {
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := srv.Connect(context.Background(), st, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(), ct, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cs.Close(); ss.Close() })
-	return cs
 }
