@@ -328,6 +328,26 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 	return e
 }
 
+// CheckTool reports whether [Server.Add] would accept t on its own (that
+// is, leaving aside the tools already registered): its name, its handler,
+// and its schemas, which must be JSON Schemas that the server's validator
+// can enforce, with annotations the SDK accepts (x-mcp-header, say). Code
+// that builds tools (package transform, tests) uses it to fail where the
+// tool is made, with the error Add would give.
+func CheckTool(t *Tool) error {
+	if t == nil {
+		return fmt.Errorf("mcpkit: CheckTool: nil tool")
+	}
+	if err := t.validate(); err != nil {
+		return err
+	}
+	if err := checkWithSDK(&t.Tool); err != nil {
+		return err
+	}
+	_, err := compileChecker(t, Strict)
+	return err
+}
+
 // checkWithSDK runs the SDK's own checks of a definition (those that would
 // panic in mcp.Server.AddTool, such as parameter header annotations) on a
 // scratch server, so that Add reports them as errors instead.

@@ -44,6 +44,23 @@
 // their new names; only the parent's handler sees the parent's names, and
 // the parent's definition in req.Tool.
 //
+// # Deprecated aliases
+//
+// [Alias] keeps an old name callable after a rename or a consolidation,
+// with its old argument names, absent from tools/list, and reports each use
+// to a hook, so that operators know when the old name can go.
+//
+// # Catalog transforms
+//
+// [Namespace], [Versions] and [Select] are [mcpkit.CatalogTransform]s, given
+// to [mcpkit.Server.Transform]: they apply to every registered tool (or to
+// those Select picks, by name or tag), including tools added later, and run
+// when the registry changes, never per request. A namespaced tool is listed
+// and called under its new name; a version range leaves the other versions
+// out of tools/list and out of reach of pinned calls. Catalog transforms run
+// in the order given, after the tool transforms above (which make the tools
+// that are registered) and before visibility rules.
+//
 // # Options
 //
 // Transforms are described by option structs, [Spec] and [Arg], whose zero

@@ -286,11 +286,11 @@ func Tool(t *mcpkit.Tool, spec Spec) (*mcpkit.Tool, error) {
 	if spec.Tags != nil {
 		d.Tags = slices.Clone(spec.Tags)
 	}
-	if err := checkWithSDK(&d.Tool); err != nil {
-		return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidTool, t.Name, err)
-	}
 	if rw.maps() {
 		d.Handler = newMapper(parentView(t, inJSON, outJSON), rw)
+	}
+	if err := mcpkit.CheckTool(d); err != nil {
+		return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidTool, t.Name, err)
 	}
 	return d, nil
 }
@@ -430,22 +430,4 @@ func copyIcons(icons []mcp.Icon) []mcp.Icon {
 		c[i].Sizes = slices.Clone(c[i].Sizes)
 	}
 	return c
-}
-
-// checkWithSDK runs the SDK's own checks of a definition, those that would
-// make mcp.Server.AddTool panic (x-mcp-header annotations, say), on a
-// scratch server, as mcpkit.Server.Add does, so that a derived tool that
-// cannot be served fails here and not when it is added.
-func checkWithSDK(def *mcp.Tool) (err error) {
-	scratch := mcp.NewServer(&mcp.Implementation{Name: "mcpkit-transform-check"}, nil)
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("%v", v)
-		}
-	}()
-	d := *def
-	scratch.AddTool(&d, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return nil, errors.New("unreachable")
-	})
-	return nil
 }

@@ -34,7 +34,7 @@ func TestToolErrors(t *testing.T) {
 		{name: "no input schema", tool: &mcpkit.Tool{Tool: mcp.Tool{Name: "t"}, Handler: ok},
 			want: transform.ErrInvalidTool, detail: "input schema: not a JSON object"},
 		{name: "input schema not of type object", tool: toolWith(`{"type":"string"}`),
-			want: transform.ErrInvalidTool, detail: `input schema must have type "object"`},
+			want: transform.ErrInvalidTool, detail: `input schema: type must be "object"`},
 		{name: "invalid x-mcp-header", tool: toolWith(`{"type":"object","properties":{"a":{"type":"object","x-mcp-header":"A"}}}`),
 			want: transform.ErrInvalidTool, detail: "x-mcp-header can only be applied to primitive types"},
 		{name: "invalid x-mcp-header value", tool: toolWith(`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"A B"}}}`),
