@@ -173,3 +173,41 @@ func TestVersionsBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespacedRenamedComposition composes a tool transform (argument
+// renamed) with a catalog transform (namespace): the client lists and
+// calls the namespaced name with the new argument name, validated as such,
+// and the parent's handler gets its own name for it.
+func TestNamespacedRenamedComposition(t *testing.T) {
+	parent := &mcpkit.Tool{
+		Tool: mcp.Tool{Name: "search", InputSchema: &jsonschema.Schema{
+			Type: "object", Properties: map[string]*jsonschema.Schema{"q": {Type: "string"}}, Required: []string{"q"},
+		}},
+		Handler: mcpkit.HandlerFunc(func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Arguments)}}}, nil
+		}),
+	}
+	find, err := transform.Tool(parent, transform.Spec{Name: "find", Arguments: map[string]transform.Arg{"q": {Name: "query"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "compose"}, nil)
+	if err := srv.Add(find); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Transform(transform.Namespace("docs", "_")); err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewStatelessServer(t, srv, nil)
+	if got := listNames(t, ts); got != "docs_find" {
+		t.Errorf("tools/list = %s", got)
+	}
+	res, err := ts.CallTool(t.Context(), "docs_find", map[string]any{"query": "go"})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != `{"q":"go"}` {
+		t.Errorf("call = %+v, %v; want the parent to get q", res, err)
+	}
+	res, err = ts.CallTool(t.Context(), "docs_find", map[string]any{})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "query") {
+		t.Errorf("call without query = %+v, %v; want a validation error naming query", res, err)
+	}
+}
