@@ -94,6 +94,23 @@
 // trusted: [StateSealer] seals it, bound to the caller, the tool and the
 // arguments, with an expiry.
 //
+// # Who is calling
+//
+// Nothing in mcpkit keys on a session: on protocol 2026-07-28 there are
+// none, and a stateless server makes a new one per request. Identity comes
+// from the request: the verified bearer token ([Request.TokenInfo], behind
+// the SDK's auth.RequireBearerToken), HTTP headers ([Request.Header],
+// [Request.ParamHeader]), the request's _meta ([Request.Meta]), or values the
+// embedding service put in the context. The middleware that partition by
+// caller (RateLimit, ConcurrencyLimit) take a key function over the Request
+// for that, and [Visibility] decides per request from a [Caller]. What the
+// client declared (protocol version, capabilities, client info) is read per
+// request too, on both eras. A tool that needs a capability the client did
+// not declare (elicitation, say) is best hidden from that client by a
+// Visibility, so that the model never tries it; the alternative, answering
+// -32021 (missing required client capability), is for tools that cannot
+// know beforehand.
+//
 // # Versions
 //
 // Several versions of a name may be registered ([Tool.Version]); clients
