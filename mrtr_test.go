@@ -122,7 +122,8 @@ func TestInputResponseOnBothEras(t *testing.T) {
 				"confirm": &mcp.ElicitParams{Message: "Delete 3 files?", RequestedSchema: &jsonschema.Schema{Type: "object"}},
 			}}, nil
 		}
-		if _, wrongType := mcpkit.InputResponse[*mcp.CreateMessageResult](req, "confirm"); wrongType {
+		//lint:ignore SA1019 roots are deprecated on 2026-07-28, but answers of other types must still not match
+		if _, wrongType := mcpkit.InputResponse[*mcp.ListRootsResult](req, "confirm"); wrongType {
 			t.Error("InputResponse answered for the wrong type")
 		}
 		return textResult("deleted: " + answer.Action), nil

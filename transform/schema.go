@@ -536,14 +536,14 @@ func annotate(ms []member, adv string, a Arg) error {
 	if a.Default != nil {
 		c, err := deepCopy(a.Default)
 		if err != nil {
-			return fmt.Errorf("Default: %v", err)
+			return fmt.Errorf("default: %v", err)
 		}
 		set["default"] = c
 	}
 	if a.Examples != nil {
 		c, err := deepCopy(a.Examples)
 		if err != nil {
-			return fmt.Errorf("Examples: %v", err)
+			return fmt.Errorf("examples: %v", err)
 		}
 		set["examples"] = c
 	}

@@ -23,20 +23,6 @@ func toolWith(schema string) *mcpkit.Tool {
 	return &mcpkit.Tool{Tool: mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, Handler: ok}
 }
 
-// canon returns v as encoding/json decodes its JSON, for comparisons.
-func canon(t *testing.T, v any) any {
-	t.Helper()
-	data, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var c any
-	if err := json.Unmarshal(data, &c); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	data, err := json.Marshal(v)

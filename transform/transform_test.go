@@ -78,7 +78,7 @@ func TestToolErrors(t *testing.T) {
 		{name: "Value that does not marshal", tool: toolWith(basic), spec: args("user", transform.Arg{Hide: true, Value: func() {}}),
 			want: transform.ErrInvalidSpec, detail: "Value"},
 		{name: "Default that does not marshal", tool: toolWith(basic), spec: args("n", transform.Arg{Default: make(chan int)}),
-			want: transform.ErrInvalidSpec, detail: "Default"},
+			want: transform.ErrInvalidSpec, detail: "default: json: unsupported type"},
 		{name: "Default the schema refuses", tool: toolWith(basic), spec: args("n", transform.Arg{Default: "ten"}),
 			want: transform.ErrInvalidSpec, detail: "default"},
 		{name: "nil middleware", tool: toolWith(basic), spec: transform.Spec{Middleware: []mcpkit.Middleware{nil}},
