@@ -1,6 +1,10 @@
 package visibility_test
 
 import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -84,4 +88,239 @@ func TestAllowlist(t *testing.T) {
 	})
 }
 
-var _ = mcp.Meta{}
+
+// httpModes are the streamable HTTP transports of the harness.
+var httpModes = []struct {
+	name    string
+	connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+}{
+	{"stateful", mcpkittest.NewServer},
+	{"stateless", mcpkittest.NewStatelessServer},
+}
+
+// perUser runs f over stateful and stateless HTTP behind the SDK's
+// bearer-token check, once per user, each on a new server from newSrv, and
+// over in-memory transports as a stranger (user ""). want gives, per user,
+// the tools they should see, comma-separated.
+func perUser(t *testing.T, newSrv func(t *testing.T) *mcpkit.Server, opts *mcpkittest.Options, want map[string]string, f func(t *testing.T, ts *mcpkittest.Server, user string)) {
+	t.Helper()
+	check := func(t *testing.T, ts *mcpkittest.Server, user string) {
+		t.Helper()
+		if got := joined(names(t, ts.Session)); got != want[user] {
+			t.Errorf("%s lists %s, want %s", userName(user), got, want[user])
+		}
+		if f != nil {
+			f(t, ts, user)
+		}
+	}
+	for _, mode := range httpModes {
+		t.Run(mode.name, func(t *testing.T) {
+			for user := range want {
+				if user == "" {
+					continue
+				}
+				check(t, mode.connect(t, newSrv(t), as(user, opts)), user)
+			}
+		})
+	}
+	t.Run("inmemory", func(t *testing.T) {
+		check(t, mcpkittest.NewInMemoryServer(t, newSrv(t), opts), "")
+	})
+}
+
+func userName(token string) string {
+	if token == "" {
+		return "a stranger"
+	}
+	return tokens[token].UserID
+}
+
+// TestScopes shows admin tools only to tokens with the admin scope.
+func TestScopes(t *testing.T) {
+	newSrv := func(t *testing.T) *mcpkit.Server {
+		srv := newServer(t, nil, tool("list_repos"), tool("delete_repo", "admin"), tool("audit", "admin", "read"))
+		visibility.New(
+			visibility.Require(mcpkit.Tagged("admin"), visibility.Scopes("admin")),
+			visibility.Require(mcpkit.Tagged("read"), visibility.Scopes("read")),
+		).Attach(srv)
+		return srv
+	}
+	want := map[string]string{"admin-token": "audit,delete_repo,list_repos", "user-token": "list_repos", "": "list_repos"}
+	perUser(t, newSrv, nil, want, func(t *testing.T, ts *mcpkittest.Server, user string) {
+		wantServed(t, ts.Session, "list_repos", nil, "list_repos")
+		if user == "admin-token" {
+			wantServed(t, ts.Session, "delete_repo", nil, "delete_repo")
+			wantServed(t, ts.Session, "audit", nil, "audit")
+		} else {
+			wantUnknown(t, ts.Session, "delete_repo", nil)
+			wantUnknown(t, ts.Session, "audit", nil)
+		}
+	})
+
+	t.Run("no auth", func(t *testing.T) {
+		// Over HTTP without the bearer-token check there is no token:
+		// everyone is a stranger.
+		ts := mcpkittest.NewServer(t, newSrv(t), nil)
+		if got := joined(names(t, ts.Session)); got != "list_repos" {
+			t.Errorf("lists %s, want list_repos", got)
+		}
+		wantUnknown(t, ts.Session, "delete_repo", nil)
+	})
+}
+
+// TestClaims shows tools by the claims of the token: a string, an element
+// of a list, a number, a user.
+func TestClaims(t *testing.T) {
+	newSrv := func(t *testing.T) *mcpkit.Server {
+		srv := newServer(t, nil, tool("acme_report"), tool("ops_panel"), tool("deep_dive"), tool("bobs_tool"), tool("tenant_any"), tool("open"))
+		visibility.New(
+			visibility.Require(mcpkit.Named("acme_report"), visibility.Claim("tenant", "acme")),
+			visibility.Require(mcpkit.Named("ops_panel"), visibility.Claim("groups", "ops")),
+			visibility.Require(mcpkit.Named("deep_dive"), visibility.Claim("level", 2, 3)),
+			visibility.Require(mcpkit.Named("bobs_tool"), visibility.Users("bob")),
+			visibility.Require(mcpkit.Named("tenant_any"), visibility.Claim("tenant")),
+		).Attach(srv)
+		return srv
+	}
+	want := map[string]string{
+		"admin-token": "acme_report,deep_dive,open,ops_panel,tenant_any",
+		"user-token":  "bobs_tool,open,tenant_any",
+		"":            "open",
+	}
+	perUser(t, newSrv, nil, want, func(t *testing.T, ts *mcpkittest.Server, user string) {
+		for _, name := range []string{"acme_report", "ops_panel", "deep_dive", "bobs_tool", "tenant_any", "open"} {
+			if strings.Contains(","+want[user]+",", ","+name+",") {
+				wantServed(t, ts.Session, name, nil, name)
+			} else {
+				wantUnknown(t, ts.Session, name, nil)
+			}
+		}
+	})
+}
+
+// TestReadOnlyMode puts some requests in read-only mode: those that send
+// a header, those without the admin scope, and everyone.
+func TestReadOnlyMode(t *testing.T) {
+	tools := func() []*mcpkit.Tool { return []*mcpkit.Tool{readOnly("get"), readOnly("search"), tool("put"), tool("delete")} }
+
+	t.Run("by header", func(t *testing.T) {
+		newSrv := func(t *testing.T) *mcpkit.Server {
+			srv := newServer(t, nil, tools()...)
+			visibility.New(visibility.ReadOnlyFor(visibility.Header("X-Read-Only", "1"))).Attach(srv)
+			return srv
+		}
+		for _, mode := range httpModes {
+			t.Run(mode.name, func(t *testing.T) {
+				ro := mode.connect(t, newSrv(t), &mcpkittest.Options{Header: http.Header{"X-Read-Only": {"1"}}})
+				if got := joined(names(t, ro.Session)); got != "get,search" {
+					t.Errorf("in read-only mode: lists %s, want get,search", got)
+				}
+				wantServed(t, ro.Session, "get", nil, "get")
+				wantUnknown(t, ro.Session, "put", nil)
+				rw := mode.connect(t, newSrv(t), &mcpkittest.Options{Header: http.Header{"X-Read-Only": {"0"}}})
+				if got := joined(names(t, rw.Session)); got != "delete,get,put,search" {
+					t.Errorf("not in read-only mode: lists %s", got)
+				}
+				wantServed(t, rw.Session, "put", nil, "put")
+			})
+		}
+		t.Run("inmemory", func(t *testing.T) {
+			ts := mcpkittest.NewInMemoryServer(t, newSrv(t), nil)
+			if got := joined(names(t, ts.Session)); got != "delete,get,put,search" {
+				t.Errorf("without headers: lists %s, want every tool", got)
+			}
+		})
+	})
+
+	t.Run("without admin scope", func(t *testing.T) {
+		newSrv := func(t *testing.T) *mcpkit.Server {
+			srv := newServer(t, nil, tools()...)
+			visibility.New(visibility.Require(mcpkit.Not(visibility.ReadOnly), visibility.Scopes("admin"))).Attach(srv)
+			return srv
+		}
+		perUser(t, newSrv, nil, map[string]string{"admin-token": "delete,get,put,search", "user-token": "get,search", "": "get,search"}, nil)
+	})
+
+	t.Run("everyone", func(t *testing.T) {
+		srv := newServer(t, nil, tools()...)
+		visibility.New(visibility.Disable(mcpkit.Not(visibility.ReadOnly))).Attach(srv)
+		ts := mcpkittest.NewServer(t, srv, nil)
+		if got := joined(names(t, ts.Session)); got != "get,search" {
+			t.Errorf("lists %s, want get,search", got)
+		}
+		wantUnknown(t, ts.Session, "delete", nil)
+		if res := list(t, ts.Session); res.CacheScope != "public" {
+			t.Errorf("a global read-only mode lists with cacheScope %q, want public", res.CacheScope)
+		}
+	})
+}
+
+// TestClientCapabilities hides tools that need elicitation or sampling
+// from clients that did not declare them, on every transport and protocol
+// version (capabilities come from initialize up to 2025-11-25, from each
+// request's _meta on 2026-07-28).
+func TestClientCapabilities(t *testing.T) {
+	newSrv := func(t *testing.T) *mcpkit.Server {
+		srv := newServer(t, nil, tool("plain"), tool("ask", visibility.NeedsElicitation),
+			tool("summarize", visibility.NeedsSampling), tool("interview", visibility.NeedsElicitation, visibility.NeedsSampling))
+		visibility.New(visibility.RequireClientCapabilities()).Attach(srv)
+		return srv
+	}
+	elicit := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	sample := func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+		return nil, errors.New("no model")
+	}
+	clients := []struct {
+		name string
+		opts *mcp.ClientOptions
+		want string
+	}{
+		{"none", &mcp.ClientOptions{}, "plain"},
+		{"elicitation", &mcp.ClientOptions{ElicitationHandler: elicit}, "ask,plain"},
+		{"both", &mcp.ClientOptions{ElicitationHandler: elicit, CreateMessageHandler: sample}, "ask,interview,plain,summarize"},
+	}
+	for _, c := range clients {
+		t.Run(c.name, func(t *testing.T) {
+			mcpkittest.ForEachTransport(t, newSrv, func(t *testing.T, ts *mcpkittest.Server) {
+				if got := joined(names(t, ts.Session)); got != c.want {
+					t.Errorf("lists %s, want %s", got, c.want)
+				}
+				for _, name := range []string{"plain", "ask", "summarize", "interview"} {
+					if strings.Contains(","+c.want+",", ","+name+",") {
+						wantServed(t, ts.Session, name, nil, name)
+					} else {
+						wantUnknown(t, ts.Session, name, nil)
+					}
+				}
+			}, &mcpkittest.Options{Client: c.opts})
+		})
+	}
+}
+
+// TestProtocolVersion shows a tool only to clients of protocol 2026-07-28
+// or later.
+func TestProtocolVersion(t *testing.T) {
+	newSrv := func(t *testing.T) *mcpkit.Server {
+		srv := newServer(t, nil, tool("old"), tool("new", "mrtr"))
+		visibility.New(visibility.Require(mcpkit.Tagged("mrtr"), visibility.ProtocolAtLeast("2026-07-28"))).Attach(srv)
+		return srv
+	}
+	for _, tt := range []struct {
+		name    string
+		connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+		want    string
+	}{
+		{"stateful 2025-11-25", mcpkittest.NewServer, "old"},
+		{"stateless 2026-07-28", mcpkittest.NewStatelessServer, "new,old"},
+		{"inmemory 2026-07-28", mcpkittest.NewInMemoryServer, "new,old"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := tt.connect(t, newSrv(t), nil)
+			if got := joined(names(t, ts.Session)); got != tt.want {
+				t.Errorf("lists %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
