@@ -88,7 +88,6 @@ func TestAllowlist(t *testing.T) {
 	})
 }
 
-
 // httpModes are the streamable HTTP transports of the harness.
 var httpModes = []struct {
 	name    string
@@ -201,7 +200,9 @@ func TestClaims(t *testing.T) {
 // TestReadOnlyMode puts some requests in read-only mode: those that send
 // a header, those without the admin scope, and everyone.
 func TestReadOnlyMode(t *testing.T) {
-	tools := func() []*mcpkit.Tool { return []*mcpkit.Tool{readOnly("get"), readOnly("search"), tool("put"), tool("delete")} }
+	tools := func() []*mcpkit.Tool {
+		return []*mcpkit.Tool{readOnly("get"), readOnly("search"), tool("put"), tool("delete")}
+	}
 
 	t.Run("by header", func(t *testing.T) {
 		newSrv := func(t *testing.T) *mcpkit.Server {
