@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -324,4 +326,100 @@ func TestProtocolVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHiddenIsUnknown compares, on each transport, the answer to a call of
+// a hidden tool with the answer to a call of the same name on a server
+// where it was never registered: same JSON-RPC code, message and data,
+// whether the tool is disabled, outside an allowlist, hidden from the
+// caller, or called pinned to a hidden version.
+func TestHiddenIsUnknown(t *testing.T) {
+	cases := []struct {
+		name  string
+		tools []*mcpkit.Tool
+		rules *visibility.Rules
+		meta  mcp.Meta
+	}{
+		{"disabled", []*mcpkit.Tool{tool("secret")}, visibility.New(visibility.Disable(mcpkit.Named("secret"))), nil},
+		{"disabled by tag", []*mcpkit.Tool{tool("secret", "internal")}, visibility.New(visibility.Disable(mcpkit.Tagged("internal"))), nil},
+		{"not allowed", []*mcpkit.Tool{tool("secret")}, visibility.NewAllowlist(visibility.Enable(mcpkit.Named("other"))), nil},
+		{"hidden from caller", []*mcpkit.Tool{tool("secret")}, visibility.New(visibility.Require(mcpkit.Named("secret"), visibility.Scopes("admin"))), nil},
+		{"pinned to a disabled version", []*mcpkit.Tool{versioned("secret", "1"), versioned("secret", "2")},
+			visibility.New(visibility.Disable(visibility.Key("secret", "2"))), pin("2")},
+		{"pinned to a version hidden from caller", []*mcpkit.Tool{versioned("secret", "1"), versioned("secret", "2")},
+			visibility.New(visibility.Require(visibility.VersionRange("2", ""), visibility.Scopes("admin"))), pin("2")},
+		{"pinned, every version hidden", []*mcpkit.Tool{versioned("secret", "1"), versioned("secret", "2")},
+			visibility.New(visibility.Require(mcpkit.Named("secret"), visibility.Scopes("admin"))), pin("1")},
+		{"pinned to a version never registered", []*mcpkit.Tool{versioned("secret", "1")}, visibility.New(), pin("7")},
+	}
+	connects := []struct {
+		name    string
+		connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+	}{
+		{"inmemory", mcpkittest.NewInMemoryServer},
+		{"stateful", mcpkittest.NewServer},
+		{"stateless", mcpkittest.NewStatelessServer},
+	}
+	for _, c := range connects {
+		t.Run(c.name, func(t *testing.T) {
+			control := c.connect(t, newServer(t, nil, tool("other")), as("user-token", nil))
+			_, want := call(t.Context(), control.Session, "secret", nil)
+			if msg := unknownMismatch(want, "secret"); msg != "" {
+				t.Fatalf("never registered: %s", msg)
+			}
+			_, wantPinned := call(t.Context(), control.Session, "secret", pin("2"))
+			if wantPinned.Error() != want.Error() {
+				t.Fatalf("never registered, pinned: %v; unpinned: %v", wantPinned, want)
+			}
+			for _, tt := range cases {
+				t.Run(tt.name, func(t *testing.T) {
+					srv := newServer(t, nil, append(tt.tools, tool("other"))...)
+					tt.rules.Attach(srv)
+					ts := c.connect(t, srv, as("user-token", nil))
+					_, got := call(t.Context(), ts.Session, "secret", tt.meta)
+					var gw, ww *jsonrpc.Error
+					if !errors.As(got, &gw) || !errors.As(want, &ww) {
+						t.Fatalf("hidden: %v; never registered: %v", got, want)
+					}
+					if gw.Code != ww.Code || gw.Message != ww.Message || string(gw.Data) != string(ww.Data) || got.Error() != want.Error() {
+						t.Errorf("hidden: %d %q %s (%v); never registered: %d %q %s (%v)", gw.Code, gw.Message, gw.Data, got, ww.Code, ww.Message, ww.Data, want)
+					}
+					if slices.Contains(names(t, ts.Session), "secret") && tt.meta == nil {
+						t.Errorf("secret is listed")
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestCacheScope checks that tools/list answers with cacheScope "private"
+// exactly while a per-request rule is in effect, and "public" otherwise,
+// also for a caller who sees every tool.
+func TestCacheScope(t *testing.T) {
+	var r *visibility.Rules
+	newSrv := func(t *testing.T) *mcpkit.Server {
+		srv := newServer(t, nil, tool("a"), tool("b", "admin"))
+		r = visibility.New(visibility.Disable(mcpkit.Named("nothing")))
+		r.Attach(srv)
+		return srv
+	}
+	mcpkittest.ForEachTransport(t, newSrv, func(t *testing.T, ts *mcpkittest.Server) {
+		scope := func(when, want string) {
+			t.Helper()
+			if got := list(t, ts.Session).CacheScope; got != want {
+				t.Errorf("%s: cacheScope %q, want %q", when, got, want)
+			}
+		}
+		scope("global rules only", "public")
+		admin := visibility.Require(mcpkit.Tagged("admin"), visibility.Scopes("admin"))
+		r.Add(admin)
+		scope("with a Require rule", "private")
+		everyone := visibility.Require(mcpkit.Named("none"), visibility.Authenticated())
+		r.Add(everyone)
+		r.Remove(admin)
+		scope("with a Require rule that selects no tool", "private")
+		r.Remove(everyone)
+		scope("after removing the Require rules", "public")
+	}, as("admin-token", nil))
 }

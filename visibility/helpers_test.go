@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 
@@ -96,10 +97,12 @@ func list(t testing.TB, cs *mcp.ClientSession) *mcp.ListToolsResult {
 	return res
 }
 
-// call calls name with the _meta meta (nil for none) and returns the text
-// it answered, or the error.
+// call calls name with a copy of the _meta meta (nil for none) and
+// returns the text it answered, or the error. (A copy, because a
+// 2026-07-28 SDK client adds its protocol version and capabilities to the
+// _meta map it is given.)
 func call(ctx context.Context, cs *mcp.ClientSession, name string, meta mcp.Meta) (string, error) {
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Meta: meta})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Meta: maps.Clone(meta)})
 	if err != nil {
 		return "", err
 	}
