@@ -57,25 +57,47 @@ type Caller interface {
 
 // SetVisibility makes v decide which tools are served, and to whom; nil
 // serves every tool to everyone. Open sessions receive
-// notifications/tools/list_changed when the served tools change.
+// notifications/tools/list_changed when the served tools change, and
+// whenever the old or the new visibility answers per request.
 //
-// When what v.Enabled answers changes (a rule was added, say), call
+// When what v answers changes (a rule was added, say), call
 // [Server.Refresh]; the rules of package visibility do it themselves.
 func (s *Server) SetVisibility(v Visibility) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.visibility = v
-	s.republish()
+	s.revisit()
 }
 
 // Refresh asks the server's [Visibility] again which tools are enabled,
 // and tells open sessions with notifications/tools/list_changed if that
-// changed what is served. Calls and lists already running finish with what
-// they started with.
+// changed what is served. When the Visibility answers per request (before
+// or after), Refresh tells them in any case: only the Visibility knows
+// whether what some caller sees changed. Calls and lists already running
+// finish with what they started with.
 func (s *Server) Refresh() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.revisit()
+}
+
+// revisit rebuilds the state after a change of visibility, and has the SDK
+// send notifications/tools/list_changed when the old or the new state
+// answers per request, even if what the SDK serves did not change.
+// s.mu is held.
+func (s *Server) revisit() {
+	old := s.state.Load()
 	s.republish()
+	st := s.state.Load()
+	if (old.allowed != nil || st.allowed != nil) && len(st.names) > 0 {
+		// Registering a tool again is the SDK's one way to send the
+		// notification. The SDK debounces notifications, so a change
+		// that also added or removed tools still sends one. With no
+		// tool served, publish removed the old ones, which notified.
+		n := st.names[0]
+		def := n.versions[0].tool.Tool
+		s.sdk.AddTool(&def, s.sdkHandler(n.name))
+	}
 }
 
 // resolve returns the version of n that serves a call, or nil when the
