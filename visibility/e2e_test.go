@@ -423,3 +423,89 @@ func TestCacheScope(t *testing.T) {
 		scope("after removing the Require rules", "public")
 	}, as("admin-token", nil))
 }
+
+// TestVersionFallback hides the highest version of a tool, for everyone
+// and from one caller: the next visible version is listed (with its own
+// version in _meta) and called, and a call pinned to the hidden one is
+// answered as unknown.
+func TestVersionFallback(t *testing.T) {
+	versions := func() []*mcpkit.Tool {
+		return []*mcpkit.Tool{versioned("search", "1.9"), versioned("search", "1.10"), versioned("search", "2.0")}
+	}
+	// listedVersion returns the version of search that cs lists, and
+	// checks that the versions it says can be pinned are those from it
+	// down.
+	listedVersion := func(t *testing.T, cs *mcp.ClientSession) string {
+		t.Helper()
+		res := list(t, cs)
+		if len(res.Tools) != 1 || res.Tools[0].Name != "search" {
+			t.Fatalf("listed %v, want search", res.Tools)
+		}
+		v, _ := res.Tools[0].Meta[mcpkit.MetaKeyVersion].(string)
+		want := map[string]string{"2.0": "2.0,1.10,1.9", "1.10": "1.10,1.9", "1.9": "1.9"}[v]
+		var vs []string
+		all, _ := res.Tools[0].Meta[mcpkit.MetaKeyVersions].([]any)
+		for _, x := range all {
+			s, _ := x.(string)
+			vs = append(vs, s)
+		}
+		if joined(vs) != want {
+			t.Errorf("search %s lists the versions %v, want %s", v, res.Tools[0].Meta[mcpkit.MetaKeyVersions], want)
+		}
+		return v
+	}
+
+	t.Run("disabled for everyone", func(t *testing.T) {
+		var r *visibility.Rules
+		newSrv := func(t *testing.T) *mcpkit.Server {
+			srv := newServer(t, nil, versions()...)
+			r = visibility.New(visibility.Disable(visibility.VersionRange("2", "")))
+			r.Attach(srv)
+			return srv
+		}
+		mcpkittest.ForEachTransport(t, newSrv, func(t *testing.T, ts *mcpkittest.Server) {
+			if v := listedVersion(t, ts.Session); v != "1.10" {
+				t.Errorf("listed version %q, want 1.10", v)
+			}
+			wantServed(t, ts.Session, "search", nil, "search@1.10")
+			wantServed(t, ts.Session, "search", pin("1.9"), "search@1.9")
+			wantUnknown(t, ts.Session, "search", pin("2.0"))
+
+			// Disable 1.10 too, while serving: 1.9 is served.
+			no110 := visibility.Disable(visibility.Key("search", "1.10"))
+			r.Add(no110)
+			if v := listedVersion(t, ts.Session); v != "1.9" {
+				t.Errorf("listed version %q, want 1.9", v)
+			}
+			wantServed(t, ts.Session, "search", nil, "search@1.9")
+			wantUnknown(t, ts.Session, "search", pin("1.10"))
+			r.Remove(no110)
+			wantServed(t, ts.Session, "search", nil, "search@1.10")
+		}, nil)
+	})
+
+	t.Run("hidden from a caller", func(t *testing.T) {
+		newSrv := func(t *testing.T) *mcpkit.Server {
+			srv := newServer(t, nil, versions()...)
+			visibility.New(visibility.Require(visibility.VersionRange("2", ""), visibility.Scopes("admin"))).Attach(srv)
+			return srv
+		}
+		want := map[string]string{"admin-token": "search", "user-token": "search", "": "search"}
+		perUser(t, newSrv, nil, want, func(t *testing.T, ts *mcpkittest.Server, user string) {
+			if user == "admin-token" {
+				if v := listedVersion(t, ts.Session); v != "2.0" {
+					t.Errorf("admin: listed version %q, want 2.0", v)
+				}
+				wantServed(t, ts.Session, "search", nil, "search@2.0")
+				wantServed(t, ts.Session, "search", pin("2.0"), "search@2.0")
+				return
+			}
+			if v := listedVersion(t, ts.Session); v != "1.10" {
+				t.Errorf("%s: listed version %q, want 1.10", userName(user), v)
+			}
+			wantServed(t, ts.Session, "search", nil, "search@1.10")
+			wantServed(t, ts.Session, "search", pin("1.9"), "search@1.9")
+			wantUnknown(t, ts.Session, "search", pin("2.0"))
+		})
+	})
+}
