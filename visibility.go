@@ -123,16 +123,68 @@ func (st *state) resolve(ctx context.Context, n *toolName, req *Request) *entry 
 // served returns the version of n that c sees listed, or nil when none is
 // listed for c.
 func (st *state) served(ctx context.Context, n *toolName, c Caller) *Tool {
-	for _, e := range n.versions {
+	for i, e := range n.versions {
 		if st.allowed != nil && !st.allowed(ctx, e.tool, c) {
 			continue
 		}
 		if e.tool.Unlisted {
 			return nil
 		}
+		if st.allowed != nil && e.listed != nil {
+			return st.seenBy(ctx, n, i, c)
+		}
 		return e.tool
 	}
 	return nil
+}
+
+// seenBy returns the definition of n.versions[i], the version of n that c
+// is served, as listed to c: its _meta names only the versions c may pin,
+// so that a version hidden from c is not advertised to it. The versions
+// above i are hidden from c. Definitions for each set of visible versions
+// are made once per state (for names of up to 64 versions).
+func (st *state) seenBy(ctx context.Context, n *toolName, i int, c Caller) *Tool {
+	e := n.versions[i]
+	all := i == 0
+	var set uint64 = 1 << min(i, 63)
+	for j := i + 1; j < len(n.versions); j++ {
+		if st.allowed(ctx, n.versions[j].tool, c) {
+			set |= 1 << min(j, 63)
+		} else {
+			all = false
+		}
+	}
+	if all {
+		return e.tool
+	}
+	cache := len(n.versions) <= 64
+	if cache {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if t := n.seen[set]; t != nil {
+			return t
+		}
+	}
+	var listed []string
+	for j := i; j < len(n.versions); j++ {
+		seen := j == i
+		if !seen && cache {
+			seen = set&(1<<j) != 0
+		} else if !seen {
+			seen = st.allowed(ctx, n.versions[j].tool, c)
+		}
+		if v := n.versions[j].tool.Version; seen && v != "" {
+			listed = append(listed, v)
+		}
+	}
+	t := withVersionMeta(e.derived, listed)
+	if cache {
+		if n.seen == nil {
+			n.seen = make(map[uint64]*Tool)
+		}
+		n.seen[set] = t
+	}
+	return t
 }
 
 // visible returns, in name order, the tools c sees listed whose names come
