@@ -185,7 +185,7 @@ func recordRequests(b *testing.B, h http.Handler) (list, call recorded) {
 	hs := httptest.NewServer(rec)
 	defer hs.Close()
 	client := hs.Client()
-	client.Transport = &bearer{token: "user-token", next: client.Transport}
+	client.Transport = withToken{token: "user-token", next: client.Transport}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: hs.URL, HTTPClient: client, MaxRetries: -1}, nil)
 	if err != nil {
@@ -202,17 +202,6 @@ func recordRequests(b *testing.B, h http.Handler) (list, call recorded) {
 		b.Fatalf("recorded %d lists and %d calls", len(rec.list), len(rec.call))
 	}
 	return rec.list[0], rec.call[0]
-}
-
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (t *bearer) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = req.Clone(req.Context())
-	req.Header.Set("Authorization", "Bearer "+t.token)
-	return t.next.RoundTrip(req)
 }
 
 // replay serves req with h, checks that it succeeded, and returns the
