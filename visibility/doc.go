@@ -84,7 +84,12 @@
 // rules change, never per request: a tool hidden from everyone costs
 // nothing per request. The Require rules that select a tool are found the
 // first time the tool is asked about after a change of rules, and kept by
-// the tool's identity, so that per request a tool costs one map lookup and
-// the predicates that apply to it, without allocation. tools/list asks only
-// about the tools of the page it answers (and a few more).
+// the tool's identity (without keeping a removed tool alive), so that per
+// request a tool costs one map lookup and the predicates that apply to it,
+// without allocation. A tools/call asks about the tool it calls (and, when
+// the highest versions are hidden, the ones above the version it gets); a
+// tools/list asks about the tools it walks through to fill its page. The
+// one predicate here that may allocate is RequireClientCapabilities' on
+// protocol 2026-07-28, where the SDK decodes the client's capabilities
+// from each request's _meta.
 package visibility
