@@ -3,6 +3,7 @@ package visibility_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -508,4 +509,52 @@ func TestVersionFallback(t *testing.T) {
 			wantUnknown(t, ts.Session, "search", pin("2.0"))
 		})
 	})
+}
+
+// TestAttachSeveral attaches one Rules to two servers: a change reaches
+// both.
+func TestAttachSeveral(t *testing.T) {
+	r := visibility.New()
+	srv1, srv2 := newServer(t, nil, tool("a"), tool("b")), newServer(t, nil, tool("a"), tool("c"))
+	r.Attach(srv1)
+	r.Attach(srv2)
+	r.Attach(srv1) // no further effect
+	ts1, ts2 := mcpkittest.NewInMemoryServer(t, srv1, nil), mcpkittest.NewServer(t, srv2, nil)
+	r.Add(visibility.Disable(mcpkit.Named("a")))
+	if got := joined(names(t, ts1.Session)); got != "b" {
+		t.Errorf("server 1 lists %s, want b", got)
+	}
+	if got := joined(names(t, ts2.Session)); got != "c" {
+		t.Errorf("server 2 lists %s, want c", got)
+	}
+}
+
+// TestManyVersions lists a tool of 70 versions, some hidden from the
+// caller: its _meta names only those the caller may pin (beyond 64
+// versions, the server computes them per request).
+func TestManyVersions(t *testing.T) {
+	var tools []*mcpkit.Tool
+	for i := 1; i <= 70; i++ {
+		tl := versioned("t", fmt.Sprint(i))
+		if i%10 == 0 {
+			tl.Tags = []string{"admin"} // 10, 20, ..., 70
+		}
+		tools = append(tools, tl)
+	}
+	srv := newServer(t, nil, tools...)
+	visibility.New(visibility.Require(mcpkit.Tagged("admin"), visibility.Scopes("admin"))).Attach(srv)
+	for _, c := range []struct {
+		token, version string
+		versions       int
+	}{{"admin-token", "70", 70}, {"user-token", "69", 63}} {
+		ts := mcpkittest.NewStatelessServer(t, srv, as(c.token, nil))
+		for range 2 {
+			tl := list(t, ts.Session).Tools[0]
+			vs, _ := tl.Meta[mcpkit.MetaKeyVersions].([]any)
+			if tl.Meta[mcpkit.MetaKeyVersion] != c.version || len(vs) != c.versions || vs[0] != c.version || slices.Contains(vs, any("60")) != (c.token == "admin-token") {
+				t.Errorf("%s: listed %v, versions %v", userName(c.token), tl.Meta[mcpkit.MetaKeyVersion], vs)
+			}
+		}
+		wantServed(t, ts.Session, "t", nil, "t@"+c.version)
+	}
 }

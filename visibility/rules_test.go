@@ -249,3 +249,31 @@ func TestAllowedAllocs(t *testing.T) {
 		t.Errorf("Allowed allocates %v times per call", n)
 	}
 }
+
+func TestRequireClientCapabilities(t *testing.T) {
+	r := visibility.New(visibility.RequireClientCapabilities())
+	plain, elicit, sample, roots, all := tool("plain"), tool("e", visibility.NeedsElicitation), tool("s", visibility.NeedsSampling),
+		tool("r", visibility.NeedsRoots), tool("all", visibility.NeedsElicitation, visibility.NeedsSampling, visibility.NeedsRoots)
+	tests := []struct {
+		name string
+		caps *mcp.ClientCapabilities
+		want map[*mcpkit.Tool]bool
+	}{
+		{"unknown", nil, map[*mcpkit.Tool]bool{plain: true, elicit: false, sample: false, roots: false, all: false}},
+		{"none", &mcp.ClientCapabilities{}, map[*mcpkit.Tool]bool{plain: true, elicit: false, sample: false, roots: false, all: false}},
+		{"elicitation", &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}}, map[*mcpkit.Tool]bool{plain: true, elicit: true, sample: false, roots: false, all: false}},
+		{"sampling", &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}, map[*mcpkit.Tool]bool{plain: true, elicit: false, sample: true, roots: false, all: false}},
+		{"roots", &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}, map[*mcpkit.Tool]bool{plain: true, elicit: false, sample: false, roots: true, all: false}},
+		{"all", &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}, Sampling: &mcp.SamplingCapabilities{}, RootsV2: &mcp.RootCapabilities{}},
+			map[*mcpkit.Tool]bool{plain: true, elicit: true, sample: true, roots: true, all: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for tl, want := range tt.want {
+				if got := r.Allowed(context.Background(), tl, &caller{caps: tt.caps}); got != want {
+					t.Errorf("Allowed(%s) = %v, want %v", tl.Name, got, want)
+				}
+			}
+		})
+	}
+}
