@@ -63,8 +63,10 @@
 // ([RequireClientCapabilities]), or any value the embedding service put in
 // its context. Predicates never key on the session, which the 2026-07-28
 // protocol does not have. On stdio and in-memory transports a request has
-// neither headers nor token, and the predicates of this package answer as
-// they do for a stranger: no.
+// neither headers nor token, and the predicates of this package that read
+// them ([Authenticated], [Scopes], [Users], [Claim], [Header]) answer as
+// they do for a stranger: no. Protocol version and client capabilities are
+// known on every transport.
 //
 // Context values reach a predicate as the SDK hands them to handlers: on
 // stateless streamable HTTP, those of each HTTP request; on stateful

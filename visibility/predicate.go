@@ -23,8 +23,8 @@ import (
 // block, and should not allocate.
 //
 // On stdio and in-memory transports a request has no headers and no token;
-// the predicates of this package then answer as they would for a stranger
-// (false), and so should yours.
+// the predicates of this package that read them then answer as they would
+// for a stranger (false), and so should yours.
 type Predicate func(ctx context.Context, c mcpkit.Caller) bool
 
 // Authenticated returns a Predicate that holds for requests with a

@@ -16,7 +16,10 @@ import (
 //
 // A Rules learns its servers from [Rules.Attach], and refreshes each of
 // them after every change of its rules, so that their clients receive
-// notifications/tools/list_changed. A Rules is safe for concurrent use.
+// notifications/tools/list_changed. (A Rules given to
+// [mcpkit.Server.SetVisibility] directly is not refreshed: call
+// [mcpkit.Server.Refresh] after each change.) A Rules is safe for
+// concurrent use.
 type Rules struct {
 	allowlist bool
 
@@ -87,9 +90,8 @@ func newRules(allowlist bool, rules []*Rule) *Rules {
 // Attach makes r decide which tools srv serves (it calls
 // srv.SetVisibility(r)), and has r refresh srv after each change of its
 // rules. One Rules may be attached to several servers; attaching it twice
-// to one server has no further effect. A server keeps its Rules for its
-// lifetime: giving srv another Visibility afterwards leaves r refreshing
-// srv, to no effect but the cost of the rebuild.
+// to one server has no further effect. An attachment lasts as long as r:
+// r keeps refreshing srv even if srv is later given another Visibility.
 func (r *Rules) Attach(srv *mcpkit.Server) {
 	if srv == nil {
 		panic("visibility: Attach: nil server")
@@ -105,8 +107,10 @@ func (r *Rules) Attach(srv *mcpkit.Server) {
 // Add puts rules in effect; rules already in effect are left as they are.
 // When Add returns, every server r is attached to has been refreshed: new
 // requests are answered by the new rules, calls and lists already running
-// finish under the old ones, and the servers' clients are sent
-// notifications/tools/list_changed. Add panics if a rule is nil.
+// finish under the old ones, and the servers have sent their clients
+// notifications/tools/list_changed if what they serve changed, or may have
+// changed for some caller (while a Require rule is in effect, before or
+// after). Add panics if a rule is nil.
 func (r *Rules) Add(rules ...*Rule) {
 	checkRules("Add", rules)
 	r.mu.Lock()
