@@ -97,6 +97,11 @@ type state struct {
 type toolName struct {
 	name     string
 	versions []*entry // enabled versions, highest first
+
+	// seen caches the definitions listed to callers who may not see every
+	// version, by the set of versions they see (see state.seenBy).
+	mu   sync.Mutex
+	seen map[uint64]*Tool
 }
 
 // entry is a served tool version with its middleware chain already built.

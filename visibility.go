@@ -57,25 +57,47 @@ type Caller interface {
 
 // SetVisibility makes v decide which tools are served, and to whom; nil
 // serves every tool to everyone. Open sessions receive
-// notifications/tools/list_changed when the served tools change.
+// notifications/tools/list_changed when the served tools change, and
+// whenever the old or the new visibility answers per request.
 //
-// When what v.Enabled answers changes (a rule was added, say), call
+// When what v answers changes (a rule was added, say), call
 // [Server.Refresh]; the rules of package visibility do it themselves.
 func (s *Server) SetVisibility(v Visibility) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.visibility = v
-	s.republish()
+	s.revisit()
 }
 
 // Refresh asks the server's [Visibility] again which tools are enabled,
 // and tells open sessions with notifications/tools/list_changed if that
-// changed what is served. Calls and lists already running finish with what
-// they started with.
+// changed what is served. When the Visibility answers per request (before
+// or after), Refresh tells them in any case: only the Visibility knows
+// whether what some caller sees changed. Calls and lists already running
+// finish with what they started with.
 func (s *Server) Refresh() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.revisit()
+}
+
+// revisit rebuilds the state after a change of visibility, and has the SDK
+// send notifications/tools/list_changed when the old or the new state
+// answers per request, even if what the SDK serves did not change.
+// s.mu is held.
+func (s *Server) revisit() {
+	old := s.state.Load()
 	s.republish()
+	st := s.state.Load()
+	if (old.allowed != nil || st.allowed != nil) && len(st.names) > 0 {
+		// Registering a tool again is the SDK's one way to send the
+		// notification. The SDK debounces notifications, so a change
+		// that also added or removed tools still sends one. With no
+		// tool served, publish removed the old ones, which notified.
+		n := st.names[0]
+		def := n.versions[0].tool.Tool
+		s.sdk.AddTool(&def, s.sdkHandler(n.name))
+	}
 }
 
 // resolve returns the version of n that serves a call, or nil when the
@@ -101,16 +123,68 @@ func (st *state) resolve(ctx context.Context, n *toolName, req *Request) *entry 
 // served returns the version of n that c sees listed, or nil when none is
 // listed for c.
 func (st *state) served(ctx context.Context, n *toolName, c Caller) *Tool {
-	for _, e := range n.versions {
+	for i, e := range n.versions {
 		if st.allowed != nil && !st.allowed(ctx, e.tool, c) {
 			continue
 		}
 		if e.tool.Unlisted {
 			return nil
 		}
+		if st.allowed != nil && e.listed != nil {
+			return st.seenBy(ctx, n, i, c)
+		}
 		return e.tool
 	}
 	return nil
+}
+
+// seenBy returns the definition of n.versions[i], the version of n that c
+// is served, as listed to c: its _meta names only the versions c may pin,
+// so that a version hidden from c is not advertised to it. The versions
+// above i are hidden from c. Definitions for each set of visible versions
+// are made once per state (for names of up to 64 versions).
+func (st *state) seenBy(ctx context.Context, n *toolName, i int, c Caller) *Tool {
+	e := n.versions[i]
+	all := i == 0
+	var set uint64 = 1 << min(i, 63)
+	for j := i + 1; j < len(n.versions); j++ {
+		if st.allowed(ctx, n.versions[j].tool, c) {
+			set |= 1 << min(j, 63)
+		} else {
+			all = false
+		}
+	}
+	if all {
+		return e.tool
+	}
+	cache := len(n.versions) <= 64
+	if cache {
+		n.mu.Lock()
+		defer n.mu.Unlock()
+		if t := n.seen[set]; t != nil {
+			return t
+		}
+	}
+	var listed []string
+	for j := i; j < len(n.versions); j++ {
+		seen := j == i
+		if !seen && cache {
+			seen = set&(1<<j) != 0
+		} else if !seen {
+			seen = st.allowed(ctx, n.versions[j].tool, c)
+		}
+		if v := n.versions[j].tool.Version; seen && v != "" {
+			listed = append(listed, v)
+		}
+	}
+	t := withVersionMeta(e.derived, listed)
+	if cache {
+		if n.seen == nil {
+			n.seen = make(map[uint64]*Tool)
+		}
+		n.seen[set] = t
+	}
+	return t
 }
 
 // visible returns, in name order, the tools c sees listed whose names come

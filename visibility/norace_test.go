@@ -1,0 +1,5 @@
+//go:build !race
+
+package visibility_test
+
+const raceEnabled = false

@@ -1,0 +1,160 @@
+package visibility
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/internal/version"
+)
+
+// A Rule is one statement about which tools are served, made by [Enable],
+// [Disable], [Require], [ReadOnlyFor] or [RequireClientCapabilities], and
+// put in effect by [Rules.Add]. A Rule is immutable: the same Rule may be
+// added to several Rules, and is removed by identity with [Rules.Remove].
+type Rule struct {
+	effect effect
+	match  func(*mcpkit.Tool) bool // Enable and Disable: the tools it applies to
+
+	// check returns the per-request check a Require rule puts on t, or nil
+	// when the rule does not apply to t. It is called once per tool
+	// version and rule set, not per request.
+	check func(t *mcpkit.Tool) Predicate
+}
+
+type effect int
+
+const (
+	enable effect = iota + 1
+	disable
+	require
+)
+
+// Enable returns a Rule that enables the tools match selects. It matters to
+// an allowlist ([NewAllowlist]), where only enabled tools are served, and
+// never overrides a Disable rule. In a Rules made by [New], every tool is
+// enabled already. Enable panics if match is nil.
+func Enable(match func(*mcpkit.Tool) bool) *Rule {
+	if match == nil {
+		panic("visibility: Enable: nil match")
+	}
+	return &Rule{effect: enable, match: match}
+}
+
+// Disable returns a Rule that stops serving the tools match selects, to
+// everyone, whatever other rules say: a disabled tool is absent from
+// tools/list and answered as an unknown tool. Disable panics if match is
+// nil.
+func Disable(match func(*mcpkit.Tool) bool) *Rule {
+	if match == nil {
+		panic("visibility: Disable: nil match")
+	}
+	return &Rule{effect: disable, match: match}
+}
+
+// Require returns a Rule that shows the tools match selects only to the
+// requests for which p holds; to the others they are hidden as if never
+// registered. When several Require rules select a tool, each must hold.
+// Require panics if match or p is nil.
+//
+// The match function is asked once per tool version, when the tool is
+// first seen after a change of rules, and p once per request for each
+// tool that match selected.
+func Require(match func(*mcpkit.Tool) bool, p Predicate) *Rule {
+	if match == nil {
+		panic("visibility: Require: nil match")
+	}
+	if p == nil {
+		panic("visibility: Require: nil predicate")
+	}
+	return &Rule{effect: require, check: func(t *mcpkit.Tool) Predicate {
+		if match(t) {
+			return p
+		}
+		return nil
+	}}
+}
+
+// ReadOnlyFor returns a Rule that puts the requests for which p holds in
+// read-only mode: they see and call only the tools annotated readOnlyHint
+// (see [ReadOnly]). It is Require(mcpkit.Not(ReadOnly), not p). For a
+// read-only mode for everyone, use Disable(mcpkit.Not(ReadOnly)).
+// ReadOnlyFor panics if p is nil.
+func ReadOnlyFor(p Predicate) *Rule {
+	if p == nil {
+		panic("visibility: ReadOnlyFor: nil predicate")
+	}
+	notP := Predicate(func(ctx context.Context, c mcpkit.Caller) bool { return !p(ctx, c) })
+	return Require(func(t *mcpkit.Tool) bool { return !ReadOnly(t) }, notP)
+}
+
+// Tags by which a tool says it needs a capability of the client; see
+// [RequireClientCapabilities].
+const (
+	// NeedsElicitation marks a tool that asks the user for input
+	// (elicitation/create) while it runs.
+	NeedsElicitation = "needs:elicitation"
+	// NeedsSampling marks a tool that asks the client's model for a
+	// completion (sampling/createMessage) while it runs.
+	NeedsSampling = "needs:sampling"
+	// NeedsRoots marks a tool that reads the client's roots (roots/list).
+	NeedsRoots = "needs:roots"
+)
+
+// RequireClientCapabilities returns a Rule that hides a tool from clients
+// that did not declare a capability it needs. A tool says what it needs by
+// carrying the tags [NeedsElicitation], [NeedsSampling] or [NeedsRoots] in
+// [mcpkit.Tool.Tags]: tags are for the server's rules and are not sent to
+// clients. A client declares its capabilities when it initializes (up to
+// protocol 2025-11-25) or in each request's _meta (2026-07-28); a request
+// whose client capabilities are not known sees no tool that needs one.
+func RequireClientCapabilities() *Rule {
+	return &Rule{effect: require, check: func(t *mcpkit.Tool) Predicate {
+		elicitation, sampling, roots := t.HasTag(NeedsElicitation), t.HasTag(NeedsSampling), t.HasTag(NeedsRoots)
+		if !elicitation && !sampling && !roots {
+			return nil
+		}
+		return func(_ context.Context, c mcpkit.Caller) bool {
+			caps := c.ClientCapabilities()
+			return caps != nil &&
+				(!elicitation || caps.Elicitation != nil) &&
+				(!sampling || caps.Sampling != nil) &&
+				(!roots || caps.RootsV2 != nil)
+		}
+	}}
+}
+
+// AllTools is a match function that selects every tool:
+// Require(AllTools, Authenticated()) hides the whole server from strangers.
+func AllTools(*mcpkit.Tool) bool { return true }
+
+// ReadOnly is a match function that selects the tools annotated
+// readOnlyHint: true, those that do not modify their environment.
+func ReadOnly(t *mcpkit.Tool) bool {
+	return t.Annotations != nil && t.Annotations.ReadOnlyHint
+}
+
+// Key returns a match function that selects one version of one tool: the
+// tool served as name with version ver ("" for an unversioned tool).
+func Key(name, ver string) func(*mcpkit.Tool) bool {
+	return func(t *mcpkit.Tool) bool { return t.Name == name && t.Version == ver }
+}
+
+// VersionRange returns a match function that selects the versioned tools
+// whose version v is in [min, max): min <= v < max in mcpkit's order of
+// versions (see [mcpkit.Tool.Version]: "1.10" is above "1.9", and "v1.2",
+// "1.2" and "1.2.0" rank alike). An empty min or max leaves that end open.
+// Unversioned tools never match.
+//
+// VersionRange panics if min is not below max.
+func VersionRange(min, max string) func(*mcpkit.Tool) bool {
+	if min != "" && max != "" && version.Rank(min, max) >= 0 {
+		panic(fmt.Sprintf("visibility: VersionRange: %q is not below %q", min, max))
+	}
+	return func(t *mcpkit.Tool) bool {
+		v := t.Version
+		return v != "" &&
+			(min == "" || version.Rank(v, min) >= 0) &&
+			(max == "" || version.Rank(v, max) < 0)
+	}
+}

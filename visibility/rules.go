@@ -1,0 +1,211 @@
+package visibility
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// Rules is an [mcpkit.Visibility] made of [Rule] values, which may be added
+// and removed at any time, also while the servers it is attached to serve
+// requests. The package documentation gives the precedence of its rules.
+//
+// A Rules learns its servers from [Rules.Attach], and refreshes each of
+// them after every change of its rules, so that their clients receive
+// notifications/tools/list_changed. (A Rules given to
+// [mcpkit.Server.SetVisibility] directly is not refreshed: call
+// [mcpkit.Server.Refresh] after each change.) A Rules is safe for
+// concurrent use.
+type Rules struct {
+	allowlist bool
+
+	mu      sync.Mutex // serializes changes, and the refreshes that publish them
+	servers []*mcpkit.Server
+	set     atomic.Pointer[ruleSet] // what Enabled, PerRequest and Allowed read
+}
+
+// A ruleSet is an immutable state of a Rules, replaced whole on each change.
+type ruleSet struct {
+	rules   []*Rule // in the order added
+	enable  []*Rule
+	disable []*Rule
+	require []*Rule
+	checks  *checkCache // per tool, the checks of the require rules
+}
+
+func newRuleSet(rules []*Rule) *ruleSet {
+	s := &ruleSet{rules: rules}
+	for _, r := range rules {
+		switch r.effect {
+		case enable:
+			s.enable = append(s.enable, r)
+		case disable:
+			s.disable = append(s.disable, r)
+		case require:
+			s.require = append(s.require, r)
+		}
+	}
+	s.checks = newCheckCache(s.compile)
+	return s
+}
+
+// compile returns the checks the require rules put on t.
+func (s *ruleSet) compile(t *mcpkit.Tool) []Predicate {
+	var ps []Predicate
+	for _, r := range s.require {
+		if p := r.check(t); p != nil {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// New returns Rules that serve every tool except those a rule disables or
+// hides from a request: Disable and Require rules restrict, and Enable rules
+// change nothing. Attach it to a server with [Rules.Attach]. New panics if
+// a rule is nil.
+func New(rules ...*Rule) *Rules {
+	return newRules(false, rules)
+}
+
+// NewAllowlist returns Rules that serve only the tools an Enable rule
+// selects (and no Disable rule does): with no Enable rule, no tool is
+// served. Require rules restrict further, per request. Attach it to a
+// server with [Rules.Attach]. NewAllowlist panics if a rule is nil.
+func NewAllowlist(rules ...*Rule) *Rules {
+	return newRules(true, rules)
+}
+
+func newRules(allowlist bool, rules []*Rule) *Rules {
+	checkRules("New", rules)
+	r := &Rules{allowlist: allowlist}
+	r.set.Store(newRuleSet(added(nil, rules)))
+	return r
+}
+
+// Attach makes r decide which tools srv serves (it calls
+// srv.SetVisibility(r)), and has r refresh srv after each change of its
+// rules. One Rules may be attached to several servers; attaching it twice
+// to one server has no further effect. An attachment lasts as long as r:
+// r keeps refreshing srv even if srv is later given another Visibility.
+func (r *Rules) Attach(srv *mcpkit.Server) {
+	if srv == nil {
+		panic("visibility: Attach: nil server")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !slices.Contains(r.servers, srv) {
+		r.servers = append(r.servers, srv)
+	}
+	srv.SetVisibility(r)
+}
+
+// Add puts rules in effect; rules already in effect are left as they are.
+// When Add returns, every server r is attached to has been refreshed: new
+// requests are answered by the new rules, calls and lists already running
+// finish under the old ones, and the servers have sent their clients
+// notifications/tools/list_changed if what they serve changed, or may have
+// changed for some caller (while a Require rule is in effect, before or
+// after). Add panics if a rule is nil.
+func (r *Rules) Add(rules ...*Rule) {
+	checkRules("Add", rules)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := r.set.Load()
+	next := added(cur.rules, rules)
+	if len(next) == len(cur.rules) {
+		return
+	}
+	r.set.Store(newRuleSet(next))
+	r.refresh()
+}
+
+// Remove takes rules out of effect; rules not in effect are ignored. When
+// Remove returns, every server r is attached to has been refreshed, as for
+// [Rules.Add].
+func (r *Rules) Remove(rules ...*Rule) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cur := r.set.Load()
+	next := slices.DeleteFunc(slices.Clone(cur.rules), func(x *Rule) bool { return slices.Contains(rules, x) })
+	if len(next) == len(cur.rules) {
+		return
+	}
+	r.set.Store(newRuleSet(next))
+	r.refresh()
+}
+
+// refresh has every attached server ask r again. r.mu is held, so that
+// the last change is the last one the servers see.
+func (r *Rules) refresh() {
+	for _, srv := range r.servers {
+		srv.Refresh()
+	}
+}
+
+// Enabled reports whether t is served at all: no Disable rule selects it
+// and, in an allowlist, an Enable rule does. The server asks when its
+// registry or r's rules change, never per request.
+func (r *Rules) Enabled(t *mcpkit.Tool) bool {
+	s := r.set.Load()
+	for _, rule := range s.disable {
+		if rule.match(t) {
+			return false
+		}
+	}
+	if !r.allowlist {
+		return true
+	}
+	for _, rule := range s.enable {
+		if rule.match(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// PerRequest reports whether r has a Require rule, so that what a request
+// sees depends on the request (and lists answer with cacheScope
+// "private").
+func (r *Rules) PerRequest() bool {
+	return len(r.set.Load().require) > 0
+}
+
+// Allowed reports whether the request c may see and call t, an enabled
+// tool: whether every Require rule that selects t holds for c. The rules
+// that select t are found once per tool version and kept by the tool's
+// identity until the rules change, so Allowed costs a map lookup plus the
+// predicates of those rules, and allocates nothing of its own.
+func (r *Rules) Allowed(ctx context.Context, t *mcpkit.Tool, c mcpkit.Caller) bool {
+	for _, p := range r.set.Load().checks.get(t) {
+		if !p(ctx, c) {
+			return false
+		}
+	}
+	return true
+}
+
+var _ mcpkit.Visibility = (*Rules)(nil)
+
+// added returns rules followed by those of more that it does not hold.
+func added(rules, more []*Rule) []*Rule {
+	out := slices.Clone(rules)
+	for _, r := range more {
+		if !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func checkRules(fn string, rules []*Rule) {
+	for i, r := range rules {
+		if r == nil {
+			panic(fmt.Sprintf("visibility: %s: rule %d is nil", fn, i))
+		}
+	}
+}
