@@ -139,7 +139,7 @@ func benchHandler(getServer func(*http.Request) *mcp.Server) http.Handler {
 			panic(err)
 		}
 		visibility.New(visibility.Require(mcpkit.Tagged("admin"), visibility.Scopes("admin"))).Attach(srv)
-		h = srv.HTTPHandler(opts)
+		h = srv.HTTPHandler(&mcpkit.HTTPOptions{SDK: opts})
 	}
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		if info, ok := benchTokens[token]; ok {

@@ -36,7 +36,7 @@ func TestContextValue(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newServer(t, nil, tool("debug"), tool("open"))
 			visibility.New(visibility.Require(mcpkit.Named("debug"), internal)).Attach(srv)
-			h := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: tt.stateless, JSONResponse: tt.stateless})
+			h := srv.HTTPHandler(&mcpkit.HTTPOptions{Sessions: !tt.stateless, SDK: &mcp.StreamableHTTPOptions{JSONResponse: tt.stateless}})
 			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				ctx := context.WithValue(r.Context(), tenantCtxKey{}, r.Header.Get("X-Tenant"))
 				h.ServeHTTP(w, r.WithContext(ctx))

@@ -49,7 +49,7 @@ func Example_authenticatedHTTP() {
 		}
 		return nil, auth.ErrInvalidToken
 	}
-	handler := srv.HTTPHandler(&mcp.StreamableHTTPOptions{Stateless: true})
+	handler := srv.HTTPHandler(nil)
 	ts := httptest.NewServer(auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(handler))
 	defer ts.Close()
 
