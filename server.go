@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"iter"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -201,6 +202,10 @@ func (s *Server) MCPServer() *mcp.Server {
 	s.foreign.Store(true)
 	return s.sdk
 }
+
+// Sessions returns the server's open sessions, like [mcp.Server.Sessions]:
+// stateful HTTP sessions, stdio, in-memory connections.
+func (s *Server) Sessions() iter.Seq[*mcp.ServerSession] { return s.sdk.Sessions() }
 
 // Connect connects the server to a client over t, like
 // [mcp.Server.Connect], and returns the session.

@@ -318,7 +318,7 @@ func (s *Server) Close() {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		for ss := range s.server.MCPServer().Sessions() {
+		for ss := range s.server.Sessions() {
 			if ss.ID() != "" && s.sessionIDs[ss.ID()] {
 				ss.Close()
 				ss.Wait()

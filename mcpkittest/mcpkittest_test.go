@@ -123,7 +123,7 @@ func TestConnectInMemory(t *testing.T) {
 	if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "echo"}); err != nil {
 		t.Fatal(err)
 	}
-	sessions := slices.Collect(srv.MCPServer().Sessions())
+	sessions := slices.Collect(srv.Sessions())
 	if len(sessions) != 1 {
 		t.Fatalf("%d server sessions, want 1", len(sessions))
 	}
@@ -150,7 +150,7 @@ func TestCloseEndsSessions(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := echoServer(t)
 			other := mcpkittest.NewServer(t, srv, nil)
-			before := len(slices.Collect(srv.MCPServer().Sessions()))
+			before := len(slices.Collect(srv.Sessions()))
 
 			ts := tt.connect(t, srv, nil)
 			if _, err := ts.CallTool(t.Context(), "echo", nil); err != nil {
@@ -162,7 +162,7 @@ func TestCloseEndsSessions(t *testing.T) {
 				}
 			}
 			ts.Close()
-			if n := len(slices.Collect(srv.MCPServer().Sessions())); n != before {
+			if n := len(slices.Collect(srv.Sessions())); n != before {
 				t.Errorf("%d server sessions after Close, want %d", n, before)
 			}
 			if _, err := other.CallTool(t.Context(), "echo", nil); err != nil {
