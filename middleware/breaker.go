@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -181,7 +182,7 @@ func CircuitBreaker(opts *CircuitBreakerOptions) mcpkit.Middleware {
 	if o.Cooldown == 0 {
 		o.Cooldown = DefaultCooldown
 	}
-	b := &breaker{opts: o, circuits: make(map[string]*circuit)}
+	b := &breaker{opts: o}
 	return func(next mcpkit.Handler) mcpkit.Handler {
 		return &breakerHandler{b: b, next: next}
 	}
@@ -190,19 +191,24 @@ func CircuitBreaker(opts *CircuitBreakerOptions) mcpkit.Middleware {
 // breaker is the state of one CircuitBreaker, shared by every tool it
 // wraps.
 type breaker struct {
-	opts CircuitBreakerOptions
+	opts     CircuitBreakerOptions
+	circuits sync.Map // key -> *circuit; read without a lock
 
-	mu       sync.RWMutex
-	circuits map[string]*circuit
+	mu sync.Mutex // held to add or drop circuits
+	n  int        // the number of circuits
 }
 
 // maxCircuits is the number of circuits past which a new key makes the
 // breaker forget closed circuits.
 const maxCircuits = 10_000
 
-// A circuit is the state of one key.
+// A circuit is the state of one key. A healthy circuit is read without
+// its lock: word mirrors its state and generation, and quiet says that a
+// success would change nothing.
 type circuit struct {
-	key string
+	key   string
+	word  atomic.Uint64 // gen<<2 | state
+	quiet atomic.Bool   // closed, with a full window and no failure in it
 
 	mu       sync.Mutex
 	state    CircuitState
@@ -272,22 +278,20 @@ func outcomeOf(ctx context.Context, res *mcp.CallToolResult, err error) int {
 
 // circuit returns the circuit of key, creating it if need be.
 func (b *breaker) circuit(key string) *circuit {
-	b.mu.RLock()
-	c := b.circuits[key]
-	b.mu.RUnlock()
-	if c != nil {
-		return c
+	if c, ok := b.circuits.Load(key); ok {
+		return c.(*circuit)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if c := b.circuits[key]; c != nil {
-		return c
+	if c, ok := b.circuits.Load(key); ok {
+		return c.(*circuit)
 	}
-	if len(b.circuits) >= maxCircuits {
+	if b.n >= maxCircuits {
 		b.forget()
 	}
-	c = &circuit{key: key, window: make([]bool, b.opts.Window)}
-	b.circuits[key] = c
+	c := &circuit{key: key, window: make([]bool, b.opts.Window)}
+	b.circuits.Store(key, c)
+	b.n++
 	return c
 }
 
@@ -297,15 +301,18 @@ func (b *breaker) circuit(key string) *circuit {
 // is held.
 func (b *breaker) forget() {
 	for _, anyFailures := range []bool{false, true} {
-		for k, c := range b.circuits {
+		b.circuits.Range(func(k, v any) bool {
+			c := v.(*circuit)
 			c.mu.Lock()
 			drop := c.state == CircuitClosed && (anyFailures || c.failures == 0)
 			c.mu.Unlock()
 			if drop {
-				delete(b.circuits, k)
+				b.circuits.Delete(k)
+				b.n--
 			}
-		}
-		if len(b.circuits) < maxCircuits {
+			return true
+		})
+		if b.n < maxCircuits {
 			return
 		}
 	}
@@ -315,6 +322,9 @@ func (b *breaker) forget() {
 // the state it was let through in and whether it is the trial call of a
 // half-open circuit, or, when it may not, how long until a call may.
 func (c *circuit) admit(o *CircuitBreakerOptions) (gen uint64, probe bool, retry time.Duration, ok bool) {
+	if w := c.word.Load(); CircuitState(w&3) == CircuitClosed {
+		return w >> 2, false, 0, true
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch c.state {
@@ -336,6 +346,9 @@ func (c *circuit) admit(o *CircuitBreakerOptions) (gen uint64, probe bool, retry
 
 // record counts the outcome of a call let through in generation gen.
 func (c *circuit) record(o *CircuitBreakerOptions, gen uint64, probe bool, outcome int) {
+	if !probe && (outcome == uncounted || outcome == succeeded && c.quiet.Load() && c.word.Load()>>2 == gen) {
+		return // nothing would change
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if gen != c.gen {
@@ -368,7 +381,9 @@ func (c *circuit) record(o *CircuitBreakerOptions, gen uint64, probe bool, outco
 	c.next = (c.next + 1) % len(c.window)
 	if c.calls >= o.MinCalls && float64(c.failures) >= o.FailureRate*float64(c.calls) {
 		c.open(o)
+		return
 	}
+	c.quiet.Store(c.failures == 0 && c.calls == len(c.window))
 }
 
 // open opens the circuit for a cooldown. c.mu is held.
@@ -383,6 +398,8 @@ func (c *circuit) change(o *CircuitBreakerOptions, to CircuitState) {
 	from := c.state
 	c.state = to
 	c.gen++
+	c.word.Store(c.gen<<2 | uint64(to))
+	c.quiet.Store(false)
 	c.probing = false
 	clear(c.window)
 	c.next, c.calls, c.failures = 0, 0, 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,7 +16,7 @@ import (
 // maxCircuits forgets closed circuits, those without failures first, and
 // keeps open ones.
 func TestCircuitBreakerBoundsKeys(t *testing.T) {
-	b := &breaker{opts: CircuitBreakerOptions{Window: 1, MinCalls: 1, FailureRate: 1, Cooldown: 1 << 62}, circuits: map[string]*circuit{}}
+	b := &breaker{opts: CircuitBreakerOptions{Window: 1, MinCalls: 1, FailureRate: 1, Cooldown: 1 << 62}}
 	h := &breakerHandler{b: b, next: mcpkit.HandlerFunc(func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 		if string(req.Arguments) == "fail" {
 			return nil, errors.New("down")
@@ -30,11 +31,17 @@ func TestCircuitBreakerBoundsKeys(t *testing.T) {
 	for i := range maxCircuits - 1 {
 		serve(fmt.Sprint("quiet", i), "ok")
 	}
-	if len(b.circuits) != maxCircuits {
-		t.Fatalf("%d circuits, want %d", len(b.circuits), maxCircuits)
+	if b.n != maxCircuits {
+		t.Fatalf("%d circuits, want %d", b.n, maxCircuits)
 	}
 	serve("new", "ok")
-	if len(b.circuits) != 2 || b.circuits["open"] == nil || b.circuits["new"] == nil {
-		t.Errorf("%d circuits after forgetting; want the open one and the new one", len(b.circuits))
+	var keys []string
+	b.circuits.Range(func(k, _ any) bool {
+		keys = append(keys, k.(string))
+		return true
+	})
+	slices.Sort(keys)
+	if b.n != 2 || !slices.Equal(keys, []string{"new", "open"}) {
+		t.Errorf("circuits %v (counted %d) after forgetting; want the open one and the new one", keys, b.n)
 	}
 }

@@ -150,6 +150,15 @@ func TestCircuitBreaker(t *testing.T) {
 			want: []middleware.CircuitState{open},
 		},
 		{
+			name: "a window full of successes still slides",
+			steps: slices.Concat(
+				calls("ok", 10), // after the fourth, successes change nothing
+				calls("fault", 2),
+				[]step{{outcome: "ok", open: true, retry: time.Minute}},
+			),
+			want: []middleware.CircuitState{open},
+		},
+		{
 			name: "a successful trial closes, with an empty window",
 			steps: slices.Concat(
 				calls("fault", 4),

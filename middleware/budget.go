@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math/bits"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -47,13 +48,30 @@ func (f TokenEstimatorFunc) EstimateTokens(text string) int { return f(text) }
 // characters, which take 2 to 4 tokens each. Leave a margin when the
 // budget must hold against a client's exact count (20,000 against a limit
 // of 25,000, say), or plug in a real tokenizer with [TokenEstimatorFunc].
-func EstimateTokens(text string) int {
+func EstimateTokens(text string) int { return estimateTokens(text) }
+
+// estimateTokens is EstimateTokens for a string or bytes. It counts
+// ASCII bytes (high bit clear) and bytes that start a sequence (the two
+// high bits set) eight at a time.
+func estimateTokens[T string | []byte](text T) int {
+	const high = 0x8080808080808080
 	ascii, other := 0, 0
-	for i := 0; i < len(text); i++ {
-		switch b := text[i]; {
-		case b < utf8.RuneSelf:
+	i := 0
+	for ; i+8 <= len(text); i += 8 {
+		w := uint64(text[i]) | uint64(text[i+1])<<8 | uint64(text[i+2])<<16 | uint64(text[i+3])<<24 |
+			uint64(text[i+4])<<32 | uint64(text[i+5])<<40 | uint64(text[i+6])<<48 | uint64(text[i+7])<<56
+		if w&high == 0 {
+			ascii += 8
+			continue
+		}
+		ascii += 8 - bits.OnesCount64(w&high)
+		other += bits.OnesCount64(w & (w << 1) & high) // bit 6 moved onto bit 7
+	}
+	for ; i < len(text); i++ {
+		switch c := text[i]; {
+		case c < utf8.RuneSelf:
 			ascii++
-		case utf8.RuneStart(b):
+		case utf8.RuneStart(c):
 			other++
 		}
 	}
@@ -239,11 +257,11 @@ type TokenBudgetOptions struct {
 // the cut result; and outside the server's validation of structured
 // output, so that what it cuts has been validated.
 func TokenBudget(tokens int, opts *TokenBudgetOptions) mcpkit.Middleware {
-	b := &budget{tokens: tokens, est: TokenEstimatorFunc(EstimateTokens), schemas: make(map[*mcpkit.Tool]*schema.Validator)}
+	b := &budget{tokens: tokens, est: TokenEstimatorFunc(EstimateTokens), own: true, schemas: make(map[*mcpkit.Tool]*schema.Validator)}
 	if opts != nil {
 		b.hint, b.link, b.policy = opts.Hint, opts.Link, opts.Structured
 		if opts.Estimator != nil {
-			b.est = opts.Estimator
+			b.est, b.own = opts.Estimator, false
 		}
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
@@ -259,6 +277,7 @@ func TokenBudget(tokens int, opts *TokenBudgetOptions) mcpkit.Middleware {
 type budget struct {
 	tokens int
 	est    TokenEstimator
+	own    bool // est is EstimateTokens, which also reads bytes
 	hint   func(*mcpkit.Request, *Truncation) string
 	link   func(*mcpkit.Request, *Truncation) *mcp.ResourceLink
 	policy StructuredPolicy
@@ -298,6 +317,33 @@ func (b *budget) boundError(err error) error {
 		}
 		return b.withNote(text, errorNote(&Truncation{Budget: b.tokens, TextTokens: n})), true
 	})
+}
+
+// estimate estimates the tokens of the JSON data, without copying it
+// into a string for the default estimator.
+func (b *budget) estimate(data []byte) int {
+	if b.own {
+		return estimateTokens(data)
+	}
+	return b.est.EstimateTokens(string(data))
+}
+
+// underBytes reports whether the text and the structured content each
+// have no more bytes than the budget has tokens: the default estimator
+// never counts more tokens than bytes, so they fit without counting.
+func (b *budget) underBytes(content []mcp.Content, structured []byte) bool {
+	if len(structured) > b.tokens {
+		return false
+	}
+	n := 0
+	for _, c := range content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			if n += len(tc.Text); n > b.tokens {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // joinNote returns text followed by note on a line of its own.
@@ -341,6 +387,9 @@ func (b *budget) fit(req *mcpkit.Request, res *mcp.CallToolResult) (*mcp.CallToo
 	if res.IsError {
 		structured = nil // an error's structured content is kept as it is
 	}
+	if b.own && b.underBytes(res.Content, structured) {
+		return res, nil
+	}
 	textTokens := 0
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); ok {
@@ -349,10 +398,13 @@ func (b *budget) fit(req *mcpkit.Request, res *mcp.CallToolResult) (*mcp.CallToo
 	}
 	structTokens := 0
 	if structured != nil {
-		structTokens = b.est.EstimateTokens(string(structured))
+		structTokens = b.estimate(structured)
 	}
 	if textTokens <= b.tokens && structTokens <= b.tokens {
 		return res, nil
+	}
+	if structured != nil && !json.Valid(structured) {
+		return res, nil // the server answers it with an error
 	}
 
 	// A result with structured content and no content is sent with the
@@ -410,7 +462,7 @@ func (b *budget) fit(req *mcpkit.Request, res *mcp.CallToolResult) (*mcp.CallToo
 			}
 		}
 		if kept != nil {
-			tr.KeptStructuredTokens = b.est.EstimateTokens(string(kept))
+			tr.KeptStructuredTokens = b.estimate(kept)
 		}
 		out, cutAt := b.cutContent(content, blocks, kept, b.tokens-reserve, tr)
 
@@ -513,13 +565,13 @@ func (b *budget) cutContent(content []mcp.Content, blocks []textBlock, kept []by
 }
 
 // structuredJSON returns the JSON of res's structured content, nil if it
-// has none, and false if it cannot be marshalled or is not valid JSON.
+// has none, and false if it cannot be marshalled.
 func structuredJSON(res *mcp.CallToolResult) ([]byte, bool) {
 	switch sc := res.StructuredContent.(type) {
 	case nil:
 		return nil, true
 	case json.RawMessage:
-		return sc, json.Valid(sc)
+		return sc, true // checked if it must be cut
 	default:
 		data, err := json.Marshal(sc)
 		return data, err == nil
@@ -638,7 +690,7 @@ func (b *budget) trim(tool *mcpkit.Tool, doc []byte, target int, tr *Truncation)
 	if b.policy != TrimArrays || target <= 0 {
 		return nil, false
 	}
-	fits := func(d []byte) bool { return b.est.EstimateTokens(string(d)) <= target }
+	fits := func(d []byte) bool { return b.estimate(d) <= target }
 	v := b.schemaOf(tool)
 	if v != nil && v.Validate(doc) != nil {
 		v = nil // nothing to keep: the tool's output did not pass as it was

@@ -33,6 +33,27 @@ func TestEstimateTokens(t *testing.T) {
 			t.Errorf("EstimateTokens(%q) = %d, want %d", tt.text, got, tt.want)
 		}
 	}
+	// Eight bytes at a time and one at a time agree, at every alignment.
+	mixed := strings.Repeat("ascii é 世界 👍🏽 \xff\x80 plain ", 20)
+	for i := range 16 {
+		s := mixed[i:]
+		ascii, other := 0, 0
+		for j := 0; j < len(s); j++ {
+			switch {
+			case s[j] < utf8.RuneSelf:
+				ascii++
+			case utf8.RuneStart(s[j]):
+				other++
+			}
+		}
+		want := (ascii+3)/4 + other
+		if got := EstimateTokens(s); got != want {
+			t.Errorf("EstimateTokens(mixed[%d:]) = %d, want %d", i, got, want)
+		}
+		if got := estimateTokens([]byte(s)); got != want {
+			t.Errorf("estimateTokens([]byte(mixed[%d:])) = %d, want %d", i, got, want)
+		}
+	}
 	// Monotone in the prefix, as TokenEstimator requires.
 	s := "naïve café 世界 plain ascii 👍 end"
 	for i := range len(s) {
