@@ -87,8 +87,10 @@ const MetaKeyTruncated = "io.github.mcpkit/truncated"
 // It is what the result's _meta holds under [MetaKeyTruncated], and what a
 // [TokenBudgetOptions.Hint] is given to word its note.
 //
-// The text is the text content the model reads (the text blocks); the
-// structured content is its JSON. The kept sizes leave out the note.
+// The text is the text content the model reads: the text blocks or, for a
+// result with structured content and no content, the structured content's
+// JSON, which the server sends as text. The structured content is measured
+// as JSON. The kept sizes leave out the note.
 type Truncation struct {
 	// Budget is the budget, in tokens.
 	Budget int `json:"budgetTokens"`
@@ -102,7 +104,8 @@ type Truncation struct {
 	TextCut bool `json:"textCut,omitempty"`
 	// StructuredTokens and KeptStructuredTokens are the size of the
 	// structured content before and after the cut; both are zero for a
-	// result without structured content.
+	// result without structured content and for an error result, whose
+	// structured content is kept as it is.
 	StructuredTokens     int `json:"structuredTokens,omitempty"`
 	KeptStructuredTokens int `json:"keptStructuredTokens,omitempty"`
 	// Arrays lists the arrays of the structured content that were
@@ -207,9 +210,10 @@ type TokenBudgetOptions struct {
 //
 // Clients limit what a tool may return (Claude Code, for one, to 25,000
 // tokens by default), and show the model either a result's text content or
-// its structured content (Claude Code shows the structured content when a
-// result has both). So each must fit: the text blocks, whose estimates are
-// added up, and the JSON of the structured content. A result within the
+// its structured content, depending on the client. So each must fit: the
+// text blocks, whose estimates are added up, and the JSON of the
+// structured content. (A client that shows both may see up to twice the
+// budget.) A result within the
 // budget passes unchanged; so do input_required results (SEP-2322), and
 // results that cannot be marshalled (the server answers those with an
 // error).
