@@ -119,6 +119,21 @@ func ResultSizeLimit(n int, opts *ResultSizeLimitOptions) mcpkit.Middleware {
 // boundError returns err, or, when the text the client would see of it is
 // longer than limit bytes of JSON, an error with that text cut to fit.
 func boundError(err error, limit int) error {
+	return reword(err, func(text string) (string, bool) {
+		size := jsonStringLen(text)
+		if size <= limit {
+			return "", false
+		}
+		marker := fmt.Sprintf("\n[truncated: the error was %d bytes, the limit is %d]", size, limit)
+		return jsonPrefix(text, max(0, limit-jsonStringLen(marker))) + marker, true
+	})
+}
+
+// reword returns err, or, when shorten returns a shorter form of the text
+// the client would see of err, an error that shows that form and keeps
+// err's class and chain. Errors whose text the client does not see (a
+// panic's, a JSON-RPC error's) are returned as they are.
+func reword(err error, shorten func(text string) (string, bool)) error {
 	outcome, class := mcpkit.Classify(nil, err)
 	var text string
 	switch outcome {
@@ -131,12 +146,11 @@ func boundError(err error, limit int) error {
 	default:
 		return err // a generic text, or a JSON-RPC error
 	}
-	size := jsonStringLen(text)
-	if size <= limit {
+	short, ok := shorten(text)
+	if !ok {
 		return err
 	}
-	marker := fmt.Sprintf("\n[truncated: the error was %d bytes, the limit is %d]", size, limit)
-	cut := &cutError{text: jsonPrefix(text, max(0, limit-jsonStringLen(marker))) + marker, err: err}
+	cut := &cutError{text: short, err: err}
 	if outcome == mcpkit.OutcomeError {
 		return cut
 	}

@@ -1,0 +1,71 @@
+package middleware
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// BulkheadOptions configures [Bulkhead]. A nil *BulkheadOptions means the
+// defaults.
+type BulkheadOptions struct {
+	// Pool returns the name of the pool a tool's calls run in, one of the
+	// keys of the pools given to Bulkhead; a tool whose pool is not one of
+	// them (Pool returns "", say) is not limited by the bulkhead. Nil
+	// means the tool's name, so that each tool named in pools has a pool
+	// of its own. It is called when a tool's chain is built.
+	Pool func(*mcpkit.Tool) string
+
+	// Wait is how long a call waits for a slot in its pool before it is
+	// rejected, as [ConcurrencyLimitOptions.Wait] says: zero, the default,
+	// rejects at once.
+	Wait time.Duration
+}
+
+// Bulkhead returns a Middleware that runs the calls of each pool of tools
+// in slots of their own: at most pools[name] calls of the tools in pool
+// name run at once, whatever the other pools' calls do, so that one slow
+// or stuck tool uses up its own pool and never the slots of the others. A
+// pool of zero or fewer slots has no limit.
+//
+//	srv.Use(middleware.Bulkhead(map[string]int{"report": 2, "search": 16}, nil))
+//
+// gives the tool "report" 2 slots and "search" 16, and leaves the other
+// tools alone; with [BulkheadOptions.Pool], tools share pools by tag or
+// by any other property of the tool.
+//
+// Each pool is a [ConcurrencyLimit] applied with [mcpkit.ForTools] to the
+// tools of the pool, and follows its rules: a call holds its slot until
+// its handler really returns, also after [Timeout] has answered it, and a
+// rejection is a retryable [*mcpkit.ToolError] wrapping [ErrBusy] that
+// reads `tool "report" is busy: the limit of 2 concurrent calls is
+// reached; try again later`. Inside a [mcpkit.Server], each tool gets the
+// one layer of its pool, resolved when its chain is built; the others are
+// listed as skipped by [mcpkit.Server.Pipeline].
+//
+// Bulkhead belongs with the other limits, inside [MaskErrors] and outside
+// [Timeout]. With a ConcurrencyLimit over all tools, put Bulkhead outside
+// it: a call then takes its pool's slot first, so that a pool's calls
+// hold at most as many shared slots as the pool has, and a call waiting
+// for its pool holds none.
+func Bulkhead(pools map[string]int, opts *BulkheadOptions) mcpkit.Middleware {
+	var o BulkheadOptions
+	if opts != nil {
+		o = *opts
+	}
+	pool := o.Pool
+	if pool == nil {
+		pool = func(t *mcpkit.Tool) string { return t.Name }
+	}
+	names := slices.Sorted(maps.Keys(pools))
+	layers := make([]mcpkit.Middleware, 0, len(names))
+	for _, name := range names {
+		layers = append(layers, mcpkit.ForTools(
+			func(t *mcpkit.Tool) bool { return pool(t) == name },
+			ConcurrencyLimit(pools[name], &ConcurrencyLimitOptions{Wait: o.Wait}),
+		))
+	}
+	return mcpkit.Chain(layers...)
+}
