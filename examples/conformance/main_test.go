@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -162,6 +163,10 @@ func TestToolList(t *testing.T) {
 	want := []string{
 		"json_schema_2020_12_tool", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 		"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling", "test_image_content",
+		"test_input_required_result_capabilities", "test_input_required_result_elicitation",
+		"test_input_required_result_list_roots", "test_input_required_result_multi_round",
+		"test_input_required_result_multiple_inputs", "test_input_required_result_request_state",
+		"test_input_required_result_sampling", "test_input_required_result_tampered_state",
 		"test_multiple_content_types", "test_reconnection", "test_sampling", "test_simple_text",
 		"test_tool_with_logging", "test_tool_with_progress",
 	}
@@ -484,8 +489,8 @@ func TestPrompts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Prompts) != 4 {
-		t.Errorf("got %d prompts, want 4", len(list.Prompts))
+	if len(list.Prompts) != 5 {
+		t.Errorf("got %d prompts, want 5", len(list.Prompts))
 	}
 	for _, p := range list.Prompts {
 		if p.Description == "" {
@@ -551,6 +556,247 @@ func TestCompletion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// connect connects client to the HTTP test server ts, negotiating version:
+// a 2026-07-28 client is served statelessly, an older one in a session, on
+// the same endpoint, as the program serves them.
+func connect(t *testing.T, ts *mcpkittest.Server, client *mcp.Client, version string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// answers are a test client's answers to the questions the tools ask.
+var answers = map[string]string{
+	"What is your name?":                   "Ada",
+	"Step 1: What is your name?":           "Ada",
+	"Step 2: What is your favorite color?": "blue",
+	"What is the capital of France?":       "Paris",
+	"Generate a greeting":                  "Hello",
+	"Generate a short greeting":            "Hi",
+}
+
+// answeringClient returns a client that answers elicitations and sampling
+// requests from answers, exposes one root, and records the questions.
+func answeringClient(asked *questions) *mcp.Client {
+	c := mcp.NewClient(&mcp.Implementation{Name: "answering", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.add(req.Params.Message)
+			content := map[string]any{"ok": true}
+			if a, ok := answers[req.Params.Message]; ok {
+				field := "name"
+				if strings.Contains(req.Params.Message, "color") {
+					field = "color"
+				}
+				content = map[string]any{field: a}
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+		},
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			prompt := req.Params.Messages[0].Content.(*mcp.TextContent).Text
+			asked.add(prompt)
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "test", Content: &mcp.TextContent{Text: answers[prompt]}}, nil
+		},
+	})
+	c.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
+	return c
+}
+
+// questions records what a client was asked, from any goroutine.
+type questions struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (q *questions) add(s string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.list = append(q.list, s)
+}
+
+// take returns the questions asked so far, sorted, and forgets them.
+func (q *questions) take() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	l := q.list
+	q.list = nil
+	slices.Sort(l)
+	return l
+}
+
+// TestInputRequiredTools calls every tool of the input_required scenarios
+// (SEP-2322) through an SDK client that answers what it is asked: a
+// 2026-07-28 client answers each input_required result by calling again,
+// and for a 2025-11-25 client the SDK asks over the session and calls the
+// tool again, once.
+func TestInputRequiredTools(t *testing.T) {
+	ts := start(t, options{}, nil)
+	var asked questions
+	client := answeringClient(&asked)
+	tests := []struct {
+		tool      string
+		want      string
+		asked     []string
+		newerOnly bool // takes more than the one round the SDK does for older clients
+	}{
+		{tool: "test_input_required_result_elicitation", want: "Hello, Ada!", asked: []string{"What is your name?"}},
+		{tool: "test_input_required_result_sampling", want: "Sampling response: Paris", asked: []string{"What is the capital of France?"}},
+		{tool: "test_input_required_result_list_roots", want: "Client exposed 1 root(s): file:///work"},
+		{tool: "test_input_required_result_request_state", want: "state-ok: the request state came back intact with the confirmation",
+			asked: []string{"Please confirm"}},
+		{tool: "test_input_required_result_tampered_state", want: "state-ok: the request state came back intact with the confirmation",
+			asked: []string{"Please confirm"}},
+		{tool: "test_input_required_result_multiple_inputs", want: "Hello Ada (1 root(s) visible)",
+			asked: []string{"Generate a greeting", "What is your name?"}},
+		{tool: "test_input_required_result_capabilities", want: "Received all 3 answer(s)",
+			asked: []string{"Generate a short greeting", "What is your name?"}},
+		{tool: "test_input_required_result_multi_round", want: "Multi-round complete: Ada likes blue",
+			asked: []string{"Step 1: What is your name?", "Step 2: What is your favorite color?"}, newerOnly: true},
+	}
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		cs := connect(t, ts, client, version)
+		for _, tt := range tests {
+			if tt.newerOnly && version < "2026-07-28" {
+				continue
+			}
+			t.Run(version+"/"+tt.tool, func(t *testing.T) {
+				asked.take()
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.IsError || res.NeedsInput() || resultText(t, res) != tt.want {
+					t.Errorf("result %+v, text %q; want %q", res, resultText(t, res), tt.want)
+				}
+				if got := asked.take(); !slices.Equal(got, tt.asked) {
+					t.Errorf("asked %q, want %q", got, tt.asked)
+				}
+			})
+		}
+	}
+}
+
+// TestInputRequiredRounds checks, one round at a time, what the
+// input_required scenarios check and an answering client hides: the keys
+// and questions of the first round, what a tool does with missing, wrong
+// and extra answers, request states that change between rounds and are
+// sealed against tampering, and a prompt that asks for input.
+func TestInputRequiredRounds(t *testing.T) {
+	ts := start(t, options{}, nil)
+	manual := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
+	cs := connect(t, ts, mcp.NewClient(&mcp.Implementation{Name: "manual", Version: "1"}, manual), "2026-07-28")
+	ctx := t.Context()
+	call := func(t *testing.T, tool string, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, error) {
+		t.Helper()
+		return cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}, InputResponses: responses, RequestState: state})
+	}
+	asks := func(t *testing.T, res *mcp.CallToolResult, err error, keys ...string) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.NeedsInput() || !slices.Equal(slices.Sorted(maps.Keys(res.InputRequests)), keys) {
+			t.Fatalf("got %+v, want input_required for %q", res, keys)
+		}
+	}
+	accept := func(content map[string]any) *mcp.ElicitResult {
+		return &mcp.ElicitResult{Action: "accept", Content: content}
+	}
+
+	t.Run("elicitation", func(t *testing.T) {
+		res, err := call(t, "test_input_required_result_elicitation", nil, "")
+		asks(t, res, err, "user_name")
+		if p := res.InputRequests["user_name"].(*mcp.ElicitParams); p.Message != "What is your name?" || !sameJSON(t, p.RequestedSchema, json.RawMessage(nameSchema)) {
+			t.Errorf("asked %+v", p)
+		}
+		res, err = call(t, "test_input_required_result_elicitation", mcp.InputResponseMap{"wrong_key": accept(map[string]any{"data": "x"})}, "")
+		asks(t, res, err, "user_name")
+		res, err = call(t, "test_input_required_result_elicitation", mcp.InputResponseMap{
+			"user_name": accept(map[string]any{"name": "Alice"}), "unknown_extra_key": accept(map[string]any{"foo": "bar"}),
+		}, "")
+		if err != nil || res.NeedsInput() || resultText(t, res) != "Hello, Alice!" {
+			t.Errorf("with extra answers: %+v, %v", res, err)
+		}
+	})
+
+	t.Run("sealed state", func(t *testing.T) {
+		res, err := call(t, "test_input_required_result_request_state", nil, "")
+		asks(t, res, err, "confirm")
+		state := res.RequestState
+		other, err := call(t, "test_input_required_result_tampered_state", nil, "")
+		asks(t, other, err, "confirm")
+		confirmed := mcp.InputResponseMap{"confirm": accept(map[string]any{"ok": true})}
+		for _, bad := range []struct{ why, tool, state string }{
+			{"tampered", "test_input_required_result_tampered_state", other.RequestState + "-TAMPERED"},
+			{"sealed for another tool", "test_input_required_result_tampered_state", state},
+			{"sealed for another tool", "test_input_required_result_request_state", other.RequestState},
+			{"never sealed", "test_input_required_result_request_state", "confirm"},
+		} {
+			_, err := call(t, bad.tool, confirmed, bad.state)
+			var wire *jsonrpc.Error
+			if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams || wire.Message != "invalid request state" {
+				t.Errorf("%s: state %s: err = %v, want -32602 invalid request state", bad.tool, bad.why, err)
+			}
+		}
+		res, err = call(t, "test_input_required_result_request_state", confirmed, state)
+		if err != nil || !strings.HasPrefix(resultText(t, res), "state-ok") {
+			t.Errorf("intact state: %+v, %v", res, err)
+		}
+	})
+
+	t.Run("multi-round", func(t *testing.T) {
+		const tool = "test_input_required_result_multi_round"
+		r1, err := call(t, tool, nil, "")
+		asks(t, r1, err, "step1")
+		r2, err := call(t, tool, mcp.InputResponseMap{"step1": accept(map[string]any{"name": "Alice"})}, r1.RequestState)
+		asks(t, r2, err, "step2")
+		if r2.RequestState == "" || r2.RequestState == r1.RequestState {
+			t.Errorf("request state did not change between rounds: %q", r2.RequestState)
+		}
+		again, err := call(t, tool, nil, r2.RequestState)
+		asks(t, again, err, "step2")
+		r3, err := call(t, tool, mcp.InputResponseMap{"step2": accept(map[string]any{"color": "blue"})}, r2.RequestState)
+		if err != nil || resultText(t, r3) != "Multi-round complete: Alice likes blue" {
+			t.Errorf("round 3: %+v, %v", r3, err)
+		}
+	})
+
+	t.Run("multiple inputs", func(t *testing.T) {
+		res, err := call(t, "test_input_required_result_multiple_inputs", nil, "")
+		asks(t, res, err, "client_roots", "greeting", "user_name")
+		if res.RequestState == "" {
+			t.Error("no request state")
+		}
+	})
+
+	t.Run("capabilities", func(t *testing.T) {
+		samplingOnly := mcp.NewClient(&mcp.Implementation{Name: "sampling-only", Version: "1"}, &mcp.ClientOptions{
+			Capabilities:         &mcp.ClientCapabilities{},
+			CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) { return nil, nil },
+			MultiRoundTrip:       &mcp.MultiRoundTripOptions{Disabled: true},
+		})
+		res, err := connect(t, ts, samplingOnly, "2026-07-28").CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_capabilities"})
+		asks(t, res, err, "greeting")
+	})
+
+	t.Run("prompt", func(t *testing.T) {
+		const prompt = "test_input_required_result_prompt"
+		res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: prompt})
+		if err != nil || !res.NeedsInput() || res.InputRequests["user_context"] == nil {
+			t.Fatalf("round 1: %+v, %v", res, err)
+		}
+		res, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: prompt,
+			InputResponses: mcp.InputResponseMap{"user_context": accept(map[string]any{"context": "tests"})}})
+		if err != nil || res.NeedsInput() || !sameJSON(t, res.Messages, []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Context: tests"}}}) {
+			t.Errorf("round 2: %+v, %v", res, err)
+		}
+	})
 }
 
 // syncBuffer is a log destination that the server's goroutines may write
@@ -767,7 +1013,7 @@ func TestServerMiddleware(t *testing.T) {
 // stricter than the scenario would fail the scenario with a validation
 // error; every tool must appear here.
 func TestSuiteArguments(t *testing.T) {
-	m, err := newMedia()
+	srv, err := newServer(options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -786,6 +1032,15 @@ func TestSuiteArguments(t *testing.T) {
 		"test_reconnection":                 noArgs,
 		"test_sampling":                     {map[string]any{"prompt": "Test prompt for sampling"}},
 		"test_elicitation":                  {map[string]any{"message": "Please provide your information"}},
+
+		"test_input_required_result_elicitation":     noArgs,
+		"test_input_required_result_sampling":        noArgs,
+		"test_input_required_result_list_roots":      noArgs,
+		"test_input_required_result_request_state":   noArgs,
+		"test_input_required_result_tampered_state":  noArgs,
+		"test_input_required_result_multiple_inputs": noArgs,
+		"test_input_required_result_multi_round":     noArgs,
+		"test_input_required_result_capabilities":    noArgs,
 		// The suite only lists this one; these are what its schema allows.
 		"json_schema_2020_12_tool": {
 			map[string]any{"name": "Ada", "email": "ada@example.com"},
@@ -798,7 +1053,7 @@ func TestSuiteArguments(t *testing.T) {
 		return textResult("ok"), nil
 	})
 	h := mcpkit.Chain(serverMiddleware(nil, options{})...)(probe)
-	for _, tool := range newToolkit(m, 0).tools() {
+	for _, tool := range srv.Tools() {
 		args, ok := sent[tool.Name]
 		if !ok {
 			t.Errorf("%s: no arguments listed for it", tool.Name)
