@@ -167,11 +167,23 @@ func TestToolList(t *testing.T) {
 		"test_input_required_result_list_roots", "test_input_required_result_multi_round",
 		"test_input_required_result_multiple_inputs", "test_input_required_result_request_state",
 		"test_input_required_result_sampling", "test_input_required_result_tampered_state",
-		"test_multiple_content_types", "test_reconnection", "test_sampling", "test_simple_text",
-		"test_tool_with_logging", "test_tool_with_progress",
+		"test_logging_tool", "test_missing_capability", "test_multiple_content_types", "test_reconnection",
+		"test_sampling", "test_simple_text", "test_streaming_elicitation", "test_tool_with_logging",
+		"test_tool_with_progress", "test_trigger_prompt_change", "test_trigger_tool_change", "test_x_mcp_header",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools\n got %v\nwant %v", names, want)
+	}
+	// http-custom-header-server-validation looks for a string property
+	// that carries x-mcp-header (SEP-2243).
+	for _, tool := range res.Tools {
+		if tool.Name != "test_x_mcp_header" {
+			continue
+		}
+		region := tool.InputSchema.(map[string]any)["properties"].(map[string]any)["region"].(map[string]any)
+		if region["type"] != "string" || region["x-mcp-header"] != "Region" {
+			t.Errorf("test_x_mcp_header lists region as %v", region)
+		}
 	}
 	if !sameJSON(t, schema, json.RawMessage(schema2020)) {
 		got, _ := json.Marshal(schema)
@@ -646,6 +658,7 @@ func TestInputRequiredTools(t *testing.T) {
 		newerOnly bool // takes more than the one round the SDK does for older clients
 	}{
 		{tool: "test_input_required_result_elicitation", want: "Hello, Ada!", asked: []string{"What is your name?"}},
+		{tool: "test_streaming_elicitation", want: "Hello, Ada!", asked: []string{"What is your name?"}},
 		{tool: "test_input_required_result_sampling", want: "Sampling response: Paris", asked: []string{"What is the capital of France?"}},
 		{tool: "test_input_required_result_list_roots", want: "Client exposed 1 root(s): file:///work"},
 		{tool: "test_input_required_result_request_state", want: "state-ok: the request state came back intact with the confirmation",
@@ -797,6 +810,251 @@ func TestInputRequiredRounds(t *testing.T) {
 			t.Errorf("round 2: %+v, %v", res, err)
 		}
 	})
+}
+
+// post sends one 2026-07-28 request to url the way the suite's stateless
+// probes do, without the SDK, and returns the HTTP status and every
+// message of the response: its JSON body, or the events of its SSE
+// stream, which ends with the response. The request's _meta declares no
+// client capabilities unless meta says otherwise.
+func post(t *testing.T, url, method string, params, meta map[string]any, header http.Header) (int, []map[string]any) {
+	t.Helper()
+	m := map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}
+	maps.Copy(m, meta)
+	params["_meta"] = m
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", name)
+	}
+	maps.Copy(req.Header, header)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var msgs []map[string]any
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		var msg map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
+			t.Fatalf("HTTP %d: %v", resp.StatusCode, err)
+		}
+		return resp.StatusCode, append(msgs, msg)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		data, ok := strings.CutPrefix(lines.Text(), "data:")
+		if !ok {
+			continue
+		}
+		var msg map[string]any
+		if err := json.Unmarshal([]byte(data), &msg); err != nil {
+			t.Fatalf("event %q: %v", data, err)
+		}
+		msgs = append(msgs, msg)
+	}
+	if err := lines.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, msgs
+}
+
+// TestStatelessDiagnostics checks the diagnostic tools of the
+// server-stateless scenario (SEP-2575), on the wire as the suite sees them
+// and through SDK clients: test_missing_capability needs sampling,
+// test_logging_tool logs only for clients that asked for it, and
+// test_streaming_elicitation asks for input in its result, never with a
+// request on the response stream.
+func TestStatelessDiagnostics(t *testing.T) {
+	ts := start(t, options{}, nil)
+	ctx := t.Context()
+	call := func(name string, meta map[string]any) (int, []map[string]any) {
+		return post(t, ts.URL, "tools/call", map[string]any{"name": name, "arguments": map[string]any{}}, meta, nil)
+	}
+
+	t.Run("missing capability", func(t *testing.T) {
+		status, msgs := call("test_missing_capability", nil)
+		want := map[string]any{"code": float64(mcp.CodeMissingRequiredClientCapabilities),
+			"message": errNeedsSampling.Message, "data": map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}}}
+		if status != http.StatusBadRequest || len(msgs) != 1 || !reflect.DeepEqual(msgs[0]["error"], want) {
+			t.Errorf("HTTP %d, messages %v; want 400 and error %v", status, msgs, want)
+		}
+
+		plain := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil)
+		_, err := connect(t, ts, plain, "2026-07-28").CallTool(ctx, &mcp.CallToolParams{Name: "test_missing_capability"})
+		var wire *jsonrpc.Error
+		if !errors.As(err, &wire) || wire.Code != mcp.CodeMissingRequiredClientCapabilities {
+			t.Errorf("client without sampling: err = %v", err)
+		}
+		var asked questions
+		res, err := connect(t, ts, answeringClient(&asked), "2026-07-28").CallTool(ctx, &mcp.CallToolParams{Name: "test_missing_capability"})
+		if err != nil || resultText(t, res) != "The client declared sampling" {
+			t.Errorf("client with sampling: %+v, %v", res, err)
+		}
+	})
+
+	t.Run("logging", func(t *testing.T) {
+		for _, level := range []string{"", "info", "error"} {
+			meta := map[string]any{}
+			if level != "" {
+				meta[mcp.MetaKeyLogLevel] = level
+			}
+			_, msgs := call("test_logging_tool", meta)
+			var logged []any
+			for _, m := range msgs {
+				if m["method"] == "notifications/message" {
+					logged = append(logged, m["params"].(map[string]any)["data"])
+				}
+			}
+			if want := level == "info"; len(msgs) == 0 || (len(logged) == 1) != want || len(logged) > 1 {
+				t.Errorf("logLevel %q: messages %v", level, msgs)
+			}
+		}
+
+		got := make(chan any, 1)
+		listener := mcp.NewClient(&mcp.Implementation{Name: "listener", Version: "1"}, &mcp.ClientOptions{
+			LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { got <- req.Params.Data },
+		})
+		res, err := connect(t, ts, listener, "2026-07-28").CallTool(ctx, &mcp.CallToolParams{
+			Name: "test_logging_tool", Meta: mcp.Meta{mcp.MetaKeyLogLevel: "debug"},
+		})
+		if err != nil || res.IsError {
+			t.Fatalf("call: %+v, %v", res, err)
+		}
+		select {
+		case data := <-got:
+			if data != "test_logging_tool ran" {
+				t.Errorf("logged %v", data)
+			}
+		case <-time.After(waitFor):
+			t.Error("no log message")
+		}
+	})
+
+	t.Run("streaming elicitation", func(t *testing.T) {
+		_, msgs := call("test_streaming_elicitation", map[string]any{
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}},
+		})
+		for _, m := range msgs {
+			if _, isRequest := m["id"]; isRequest && m["method"] != nil {
+				t.Errorf("request on the response stream: %v", m)
+			}
+		}
+		if res, _ := msgs[len(msgs)-1]["result"].(map[string]any); res["resultType"] != "input_required" {
+			t.Errorf("last message %v, want an input_required result", msgs[len(msgs)-1])
+		}
+	})
+}
+
+// TestListChanges calls the tools that change the lists and checks that
+// clients of both protocols hear of it: a 2025-11-25 client in its session,
+// a 2026-07-28 client on its subscriptions/listen stream.
+func TestListChanges(t *testing.T) {
+	type heard struct{ tools, prompts chan struct{} }
+	listener := func(h heard) *mcp.ClientOptions {
+		return &mcp.ClientOptions{
+			ToolListChangedHandler:   func(context.Context, *mcp.ToolListChangedRequest) { h.tools <- struct{}{} },
+			PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { h.prompts <- struct{}{} },
+		}
+	}
+	older := heard{make(chan struct{}, 10), make(chan struct{}, 10)}
+	newer := heard{make(chan struct{}, 10), make(chan struct{}, 10)}
+	ts := start(t, options{}, listener(older))
+	cs := connect(t, ts, mcp.NewClient(&mcp.Implementation{Name: "newer", Version: "1"}, listener(newer)), "2026-07-28")
+	ctx := t.Context()
+
+	for _, present := range []bool{true, false} {
+		t.Run(fmt.Sprint("tool present=", present), func(t *testing.T) {
+			if _, err := ts.CallTool(ctx, "test_trigger_tool_change", nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []chan struct{}{older.tools, newer.tools} {
+				select {
+				case <-c:
+				case <-time.After(waitFor):
+					t.Fatal("a client was not told")
+				}
+			}
+			res, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if listed := slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == transientTool }); listed != present {
+				t.Errorf("%s listed = %v", transientTool, listed)
+			}
+			res2, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: transientTool})
+			if present && (err != nil || resultText(t, res2) != "still here") {
+				t.Errorf("calling %s: %+v, %v", transientTool, res2, err)
+			}
+		})
+		t.Run(fmt.Sprint("prompt present=", present), func(t *testing.T) {
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_trigger_prompt_change"}); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []chan struct{}{older.prompts, newer.prompts} {
+				select {
+				case <-c:
+				case <-time.After(waitFor):
+					t.Fatal("a client was not told")
+				}
+			}
+			res, err := ts.Session.ListPrompts(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if listed := slices.ContainsFunc(res.Prompts, func(p *mcp.Prompt) bool { return p.Name == transientPrompt }); listed != present {
+				t.Errorf("%s listed = %v", transientPrompt, listed)
+			}
+		})
+	}
+}
+
+// TestParamHeaderTool calls test_x_mcp_header, whose region argument
+// 2026-07-28 clients mirror into the Mcp-Param-Region header (SEP-2243):
+// the SDK client sends it (Base64-encoded when it is not plain ASCII), the
+// tool reads it back, older clients send none, and the SDK rejects a
+// header that disagrees with the body.
+func TestParamHeaderTool(t *testing.T) {
+	ts := start(t, options{}, nil)
+	ctx := t.Context()
+	newer := connect(t, ts, mcp.NewClient(&mcp.Implementation{Name: "newer", Version: "1"}, nil), "2026-07-28")
+	// The client mirrors the arguments of the tools it has listed.
+	if _, err := newer.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cs     *mcp.ClientSession
+		region string
+		want   string
+	}{
+		{newer, "eu-west", "region=eu-west, Mcp-Param-Region: eu-west"},
+		{newer, "Zürich", "region=Zürich, Mcp-Param-Region: Zürich"},
+		{ts.Session, "eu-west", "region=eu-west, Mcp-Param-Region: (not sent)"},
+	} {
+		res, err := tt.cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_x_mcp_header", Arguments: map[string]any{"region": tt.region}})
+		if err != nil || resultText(t, res) != tt.want {
+			t.Errorf("got %+v, %v; want %q", res, err, tt.want)
+		}
+	}
+
+	status, msgs := post(t, ts.URL, "tools/call", map[string]any{"name": "test_x_mcp_header", "arguments": map[string]any{"region": "eu-west"}},
+		nil, http.Header{"Mcp-Param-Region": {"us-east"}})
+	if code, _ := msgs[0]["error"].(map[string]any)["code"].(float64); status != http.StatusBadRequest || code != mcp.CodeHeaderMismatch {
+		t.Errorf("mismatched header: HTTP %d, %v; want 400 and code %d", status, msgs, mcp.CodeHeaderMismatch)
+	}
 }
 
 // syncBuffer is a log destination that the server's goroutines may write
@@ -1041,6 +1299,16 @@ func TestSuiteArguments(t *testing.T) {
 		"test_input_required_result_multiple_inputs": noArgs,
 		"test_input_required_result_multi_round":     noArgs,
 		"test_input_required_result_capabilities":    noArgs,
+		"test_missing_capability":                    noArgs,
+		"test_streaming_elicitation":                 noArgs,
+		"test_logging_tool":                          noArgs,
+		"test_trigger_tool_change":                   noArgs,
+		"test_trigger_prompt_change":                 noArgs,
+		// Values of the http-custom-header-server-validation scenario.
+		"test_x_mcp_header": {
+			map[string]any{"region": "Hello"}, map[string]any{"region": "SGVsbG8="},
+			map[string]any{"region": "=?base64?SGVsbG8="}, map[string]any{"region": "test-value"},
+		},
 		// The suite only lists this one; these are what its schema allows.
 		"json_schema_2020_12_tool": {
 			map[string]any{"name": "Ada", "email": "ada@example.com"},

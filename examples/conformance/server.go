@@ -86,6 +86,9 @@ func newServer(opts options) (*mcpkit.Server, error) {
 	if err := srv.Add(newToolkit(m, opts.pause, sealer).tools()...); err != nil {
 		return nil, err
 	}
+	if err := srv.Add(newListChanger(srv).tools()...); err != nil {
+		return nil, err
+	}
 	addResources(srv.MCPServer(), m)
 	addPrompts(srv.MCPServer(), m)
 	return srv, nil

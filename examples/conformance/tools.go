@@ -136,6 +136,15 @@ func (k *toolkit) tools() []*mcpkit.Tool {
 		tool("test_input_required_result_multiple_inputs", "Asks for a name, an LLM's greeting and the client's roots at once.", noArgs, k.inputMultiple),
 		tool("test_input_required_result_multi_round", "Asks for a name, then a favorite color, carrying the name in its request state.", noArgs, k.inputMultiRound),
 		tool("test_input_required_result_capabilities", "Asks only for the kinds of input the client declared it can give.", noArgs, k.inputCapabilities),
+
+		// Diagnostics of the stateless protocol (SEP-2575) and of parameter
+		// headers (SEP-2243).
+		tool("test_missing_capability", "Runs only for clients that declared sampling; fails with -32021 for the others.", noArgs, k.missingCapability),
+		tool("test_streaming_elicitation", "Asks for the caller's name in its result, never with a request on the response stream.", noArgs, k.inputElicitation),
+		tool("test_logging_tool", "Sends one log message at level info, which reaches only clients that asked for it.", noArgs, k.logOnce),
+		tools.Must(tools.NewWithRequest("test_x_mcp_header", k.region, &tools.Options{
+			Description: "Echoes a region that 2026-07-28 clients also send in the Mcp-Param-Region header.",
+		})),
 	}
 }
 
