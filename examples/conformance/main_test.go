@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -162,11 +163,27 @@ func TestToolList(t *testing.T) {
 	want := []string{
 		"json_schema_2020_12_tool", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 		"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling", "test_image_content",
-		"test_multiple_content_types", "test_reconnection", "test_sampling", "test_simple_text",
-		"test_tool_with_logging", "test_tool_with_progress",
+		"test_input_required_result_capabilities", "test_input_required_result_elicitation",
+		"test_input_required_result_list_roots", "test_input_required_result_multi_round",
+		"test_input_required_result_multiple_inputs", "test_input_required_result_request_state",
+		"test_input_required_result_sampling", "test_input_required_result_tampered_state",
+		"test_logging_tool", "test_missing_capability", "test_multiple_content_types", "test_reconnection",
+		"test_sampling", "test_simple_text", "test_streaming_elicitation", "test_tool_with_logging",
+		"test_tool_with_progress", "test_trigger_prompt_change", "test_trigger_tool_change", "test_x_mcp_header",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools\n got %v\nwant %v", names, want)
+	}
+	// http-custom-header-server-validation looks for a string property
+	// that carries x-mcp-header (SEP-2243).
+	for _, tool := range res.Tools {
+		if tool.Name != "test_x_mcp_header" {
+			continue
+		}
+		region := tool.InputSchema.(map[string]any)["properties"].(map[string]any)["region"].(map[string]any)
+		if region["type"] != "string" || region["x-mcp-header"] != "Region" {
+			t.Errorf("test_x_mcp_header lists region as %v", region)
+		}
 	}
 	if !sameJSON(t, schema, json.RawMessage(schema2020)) {
 		got, _ := json.Marshal(schema)
@@ -484,8 +501,8 @@ func TestPrompts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Prompts) != 4 {
-		t.Errorf("got %d prompts, want 4", len(list.Prompts))
+	if len(list.Prompts) != 5 {
+		t.Errorf("got %d prompts, want 5", len(list.Prompts))
 	}
 	for _, p := range list.Prompts {
 		if p.Description == "" {
@@ -550,6 +567,493 @@ func TestCompletion(t *testing.T) {
 				t.Errorf("values = %#v, want %#v", got, tt.want)
 			}
 		})
+	}
+}
+
+// connect connects client to the HTTP test server ts, negotiating version:
+// a 2026-07-28 client is served statelessly, an older one in a session, on
+// the same endpoint, as the program serves them.
+func connect(t *testing.T, ts *mcpkittest.Server, client *mcp.Client, version string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// answers are a test client's answers to the questions the tools ask.
+var answers = map[string]string{
+	"What is your name?":                   "Ada",
+	"Step 1: What is your name?":           "Ada",
+	"Step 2: What is your favorite color?": "blue",
+	"What is the capital of France?":       "Paris",
+	"Generate a greeting":                  "Hello",
+	"Generate a short greeting":            "Hi",
+}
+
+// answeringClient returns a client that answers elicitations and sampling
+// requests from answers, exposes one root, and records the questions.
+func answeringClient(asked *questions) *mcp.Client {
+	c := mcp.NewClient(&mcp.Implementation{Name: "answering", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.add(req.Params.Message)
+			content := map[string]any{"ok": true}
+			if a, ok := answers[req.Params.Message]; ok {
+				field := "name"
+				if strings.Contains(req.Params.Message, "color") {
+					field = "color"
+				}
+				content = map[string]any{field: a}
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+		},
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			prompt := req.Params.Messages[0].Content.(*mcp.TextContent).Text
+			asked.add(prompt)
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "test", Content: &mcp.TextContent{Text: answers[prompt]}}, nil
+		},
+	})
+	c.AddRoots(&mcp.Root{URI: "file:///work", Name: "work"})
+	return c
+}
+
+// questions records what a client was asked, from any goroutine.
+type questions struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (q *questions) add(s string) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.list = append(q.list, s)
+}
+
+// take returns the questions asked so far, sorted, and forgets them.
+func (q *questions) take() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	l := q.list
+	q.list = nil
+	slices.Sort(l)
+	return l
+}
+
+// TestInputRequiredTools calls every tool of the input_required scenarios
+// (SEP-2322) through an SDK client that answers what it is asked: a
+// 2026-07-28 client answers each input_required result by calling again,
+// and for a 2025-11-25 client the SDK asks over the session and calls the
+// tool again, once.
+func TestInputRequiredTools(t *testing.T) {
+	ts := start(t, options{}, nil)
+	var asked questions
+	client := answeringClient(&asked)
+	tests := []struct {
+		tool      string
+		want      string
+		asked     []string
+		newerOnly bool // takes more than the one round the SDK does for older clients
+	}{
+		{tool: "test_input_required_result_elicitation", want: "Hello, Ada!", asked: []string{"What is your name?"}},
+		{tool: "test_streaming_elicitation", want: "Hello, Ada!", asked: []string{"What is your name?"}},
+		{tool: "test_input_required_result_sampling", want: "Sampling response: Paris", asked: []string{"What is the capital of France?"}},
+		{tool: "test_input_required_result_list_roots", want: "Client exposed 1 root(s): file:///work"},
+		{tool: "test_input_required_result_request_state", want: "state-ok: the request state came back intact with the confirmation",
+			asked: []string{"Please confirm"}},
+		{tool: "test_input_required_result_tampered_state", want: "state-ok: the request state came back intact with the confirmation",
+			asked: []string{"Please confirm"}},
+		{tool: "test_input_required_result_multiple_inputs", want: "Hello Ada (1 root(s) visible)",
+			asked: []string{"Generate a greeting", "What is your name?"}},
+		{tool: "test_input_required_result_capabilities", want: "Received all 3 answer(s)",
+			asked: []string{"Generate a short greeting", "What is your name?"}},
+		{tool: "test_input_required_result_multi_round", want: "Multi-round complete: Ada likes blue",
+			asked: []string{"Step 1: What is your name?", "Step 2: What is your favorite color?"}, newerOnly: true},
+	}
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		cs := connect(t, ts, client, version)
+		for _, tt := range tests {
+			if tt.newerOnly && version < "2026-07-28" {
+				continue
+			}
+			t.Run(version+"/"+tt.tool, func(t *testing.T) {
+				asked.take()
+				res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.IsError || res.NeedsInput() || resultText(t, res) != tt.want {
+					t.Errorf("result %+v, text %q; want %q", res, resultText(t, res), tt.want)
+				}
+				if got := asked.take(); !slices.Equal(got, tt.asked) {
+					t.Errorf("asked %q, want %q", got, tt.asked)
+				}
+			})
+		}
+	}
+}
+
+// TestInputRequiredRounds checks, one round at a time, what the
+// input_required scenarios check and an answering client hides: the keys
+// and questions of the first round, what a tool does with missing, wrong
+// and extra answers, request states that change between rounds and are
+// sealed against tampering, and a prompt that asks for input.
+func TestInputRequiredRounds(t *testing.T) {
+	ts := start(t, options{}, nil)
+	manual := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
+	cs := connect(t, ts, mcp.NewClient(&mcp.Implementation{Name: "manual", Version: "1"}, manual), "2026-07-28")
+	ctx := t.Context()
+	call := func(t *testing.T, tool string, responses mcp.InputResponseMap, state string) (*mcp.CallToolResult, error) {
+		t.Helper()
+		return cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}, InputResponses: responses, RequestState: state})
+	}
+	asks := func(t *testing.T, res *mcp.CallToolResult, err error, keys ...string) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.NeedsInput() || !slices.Equal(slices.Sorted(maps.Keys(res.InputRequests)), keys) {
+			t.Fatalf("got %+v, want input_required for %q", res, keys)
+		}
+	}
+	accept := func(content map[string]any) *mcp.ElicitResult {
+		return &mcp.ElicitResult{Action: "accept", Content: content}
+	}
+
+	t.Run("elicitation", func(t *testing.T) {
+		res, err := call(t, "test_input_required_result_elicitation", nil, "")
+		asks(t, res, err, "user_name")
+		if p := res.InputRequests["user_name"].(*mcp.ElicitParams); p.Message != "What is your name?" || !sameJSON(t, p.RequestedSchema, json.RawMessage(nameSchema)) {
+			t.Errorf("asked %+v", p)
+		}
+		res, err = call(t, "test_input_required_result_elicitation", mcp.InputResponseMap{"wrong_key": accept(map[string]any{"data": "x"})}, "")
+		asks(t, res, err, "user_name")
+		res, err = call(t, "test_input_required_result_elicitation", mcp.InputResponseMap{
+			"user_name": accept(map[string]any{"name": "Alice"}), "unknown_extra_key": accept(map[string]any{"foo": "bar"}),
+		}, "")
+		if err != nil || res.NeedsInput() || resultText(t, res) != "Hello, Alice!" {
+			t.Errorf("with extra answers: %+v, %v", res, err)
+		}
+	})
+
+	t.Run("sealed state", func(t *testing.T) {
+		res, err := call(t, "test_input_required_result_request_state", nil, "")
+		asks(t, res, err, "confirm")
+		state := res.RequestState
+		other, err := call(t, "test_input_required_result_tampered_state", nil, "")
+		asks(t, other, err, "confirm")
+		confirmed := mcp.InputResponseMap{"confirm": accept(map[string]any{"ok": true})}
+		for _, bad := range []struct{ why, tool, state string }{
+			{"tampered", "test_input_required_result_tampered_state", other.RequestState + "-TAMPERED"},
+			{"sealed for another tool", "test_input_required_result_tampered_state", state},
+			{"sealed for another tool", "test_input_required_result_request_state", other.RequestState},
+			{"never sealed", "test_input_required_result_request_state", "confirm"},
+		} {
+			_, err := call(t, bad.tool, confirmed, bad.state)
+			var wire *jsonrpc.Error
+			if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams || wire.Message != "invalid request state" {
+				t.Errorf("%s: state %s: err = %v, want -32602 invalid request state", bad.tool, bad.why, err)
+			}
+		}
+		res, err = call(t, "test_input_required_result_request_state", confirmed, state)
+		if err != nil || !strings.HasPrefix(resultText(t, res), "state-ok") {
+			t.Errorf("intact state: %+v, %v", res, err)
+		}
+	})
+
+	t.Run("multi-round", func(t *testing.T) {
+		const tool = "test_input_required_result_multi_round"
+		r1, err := call(t, tool, nil, "")
+		asks(t, r1, err, "step1")
+		r2, err := call(t, tool, mcp.InputResponseMap{"step1": accept(map[string]any{"name": "Alice"})}, r1.RequestState)
+		asks(t, r2, err, "step2")
+		if r2.RequestState == "" || r2.RequestState == r1.RequestState {
+			t.Errorf("request state did not change between rounds: %q", r2.RequestState)
+		}
+		again, err := call(t, tool, nil, r2.RequestState)
+		asks(t, again, err, "step2")
+		r3, err := call(t, tool, mcp.InputResponseMap{"step2": accept(map[string]any{"color": "blue"})}, r2.RequestState)
+		if err != nil || resultText(t, r3) != "Multi-round complete: Alice likes blue" {
+			t.Errorf("round 3: %+v, %v", r3, err)
+		}
+	})
+
+	t.Run("multiple inputs", func(t *testing.T) {
+		res, err := call(t, "test_input_required_result_multiple_inputs", nil, "")
+		asks(t, res, err, "client_roots", "greeting", "user_name")
+		if res.RequestState == "" {
+			t.Error("no request state")
+		}
+	})
+
+	t.Run("capabilities", func(t *testing.T) {
+		samplingOnly := mcp.NewClient(&mcp.Implementation{Name: "sampling-only", Version: "1"}, &mcp.ClientOptions{
+			Capabilities:         &mcp.ClientCapabilities{},
+			CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) { return nil, nil },
+			MultiRoundTrip:       &mcp.MultiRoundTripOptions{Disabled: true},
+		})
+		res, err := connect(t, ts, samplingOnly, "2026-07-28").CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_capabilities"})
+		asks(t, res, err, "greeting")
+	})
+
+	t.Run("prompt", func(t *testing.T) {
+		const prompt = "test_input_required_result_prompt"
+		res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: prompt})
+		if err != nil || !res.NeedsInput() || res.InputRequests["user_context"] == nil {
+			t.Fatalf("round 1: %+v, %v", res, err)
+		}
+		res, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: prompt,
+			InputResponses: mcp.InputResponseMap{"user_context": accept(map[string]any{"context": "tests"})}})
+		if err != nil || res.NeedsInput() || !sameJSON(t, res.Messages, []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Context: tests"}}}) {
+			t.Errorf("round 2: %+v, %v", res, err)
+		}
+	})
+}
+
+// post sends one 2026-07-28 request to url the way the suite's stateless
+// probes do, without the SDK, and returns the HTTP status and every
+// message of the response: its JSON body, or the events of its SSE
+// stream, which ends with the response. The request's _meta declares no
+// client capabilities unless meta says otherwise.
+func post(t *testing.T, url, method string, params, meta map[string]any, header http.Header) (int, []map[string]any) {
+	t.Helper()
+	m := map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}
+	maps.Copy(m, meta)
+	params["_meta"] = m
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", method)
+	if name, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", name)
+	}
+	maps.Copy(req.Header, header)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var msgs []map[string]any
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		var msg map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
+			t.Fatalf("HTTP %d: %v", resp.StatusCode, err)
+		}
+		return resp.StatusCode, append(msgs, msg)
+	}
+	lines := bufio.NewScanner(resp.Body)
+	for lines.Scan() {
+		data, ok := strings.CutPrefix(lines.Text(), "data:")
+		if !ok {
+			continue
+		}
+		var msg map[string]any
+		if err := json.Unmarshal([]byte(data), &msg); err != nil {
+			t.Fatalf("event %q: %v", data, err)
+		}
+		msgs = append(msgs, msg)
+	}
+	if err := lines.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, msgs
+}
+
+// TestStatelessDiagnostics checks the diagnostic tools of the
+// server-stateless scenario (SEP-2575), on the wire as the suite sees them
+// and through SDK clients: test_missing_capability needs sampling,
+// test_logging_tool logs only for clients that asked for it, and
+// test_streaming_elicitation asks for input in its result, never with a
+// request on the response stream.
+func TestStatelessDiagnostics(t *testing.T) {
+	ts := start(t, options{}, nil)
+	ctx := t.Context()
+	call := func(name string, meta map[string]any) (int, []map[string]any) {
+		return post(t, ts.URL, "tools/call", map[string]any{"name": name, "arguments": map[string]any{}}, meta, nil)
+	}
+
+	t.Run("missing capability", func(t *testing.T) {
+		status, msgs := call("test_missing_capability", nil)
+		want := map[string]any{"code": float64(mcp.CodeMissingRequiredClientCapabilities),
+			"message": errNeedsSampling.Message, "data": map[string]any{"requiredCapabilities": map[string]any{"sampling": map[string]any{}}}}
+		if status != http.StatusBadRequest || len(msgs) != 1 || !reflect.DeepEqual(msgs[0]["error"], want) {
+			t.Errorf("HTTP %d, messages %v; want 400 and error %v", status, msgs, want)
+		}
+
+		plain := mcp.NewClient(&mcp.Implementation{Name: "plain", Version: "1"}, nil)
+		_, err := connect(t, ts, plain, "2026-07-28").CallTool(ctx, &mcp.CallToolParams{Name: "test_missing_capability"})
+		var wire *jsonrpc.Error
+		if !errors.As(err, &wire) || wire.Code != mcp.CodeMissingRequiredClientCapabilities {
+			t.Errorf("client without sampling: err = %v", err)
+		}
+		var asked questions
+		res, err := connect(t, ts, answeringClient(&asked), "2026-07-28").CallTool(ctx, &mcp.CallToolParams{Name: "test_missing_capability"})
+		if err != nil || resultText(t, res) != "The client declared sampling" {
+			t.Errorf("client with sampling: %+v, %v", res, err)
+		}
+	})
+
+	t.Run("logging", func(t *testing.T) {
+		for _, level := range []string{"", "info", "error"} {
+			meta := map[string]any{}
+			if level != "" {
+				meta[mcp.MetaKeyLogLevel] = level
+			}
+			_, msgs := call("test_logging_tool", meta)
+			var logged []any
+			for _, m := range msgs {
+				if m["method"] == "notifications/message" {
+					logged = append(logged, m["params"].(map[string]any)["data"])
+				}
+			}
+			if want := level == "info"; len(msgs) == 0 || (len(logged) == 1) != want || len(logged) > 1 {
+				t.Errorf("logLevel %q: messages %v", level, msgs)
+			}
+		}
+
+		got := make(chan any, 1)
+		listener := mcp.NewClient(&mcp.Implementation{Name: "listener", Version: "1"}, &mcp.ClientOptions{
+			LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) { got <- req.Params.Data },
+		})
+		res, err := connect(t, ts, listener, "2026-07-28").CallTool(ctx, &mcp.CallToolParams{
+			Name: "test_logging_tool", Meta: mcp.Meta{mcp.MetaKeyLogLevel: "debug"},
+		})
+		if err != nil || res.IsError {
+			t.Fatalf("call: %+v, %v", res, err)
+		}
+		select {
+		case data := <-got:
+			if data != "test_logging_tool ran" {
+				t.Errorf("logged %v", data)
+			}
+		case <-time.After(waitFor):
+			t.Error("no log message")
+		}
+	})
+
+	t.Run("streaming elicitation", func(t *testing.T) {
+		_, msgs := call("test_streaming_elicitation", map[string]any{
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}},
+		})
+		for _, m := range msgs {
+			if _, isRequest := m["id"]; isRequest && m["method"] != nil {
+				t.Errorf("request on the response stream: %v", m)
+			}
+		}
+		if res, _ := msgs[len(msgs)-1]["result"].(map[string]any); res["resultType"] != "input_required" {
+			t.Errorf("last message %v, want an input_required result", msgs[len(msgs)-1])
+		}
+	})
+}
+
+// TestListChanges calls the tools that change the lists and checks that
+// clients of both protocols hear of it: a 2025-11-25 client in its session,
+// a 2026-07-28 client on its subscriptions/listen stream.
+func TestListChanges(t *testing.T) {
+	type heard struct{ tools, prompts chan struct{} }
+	listener := func(h heard) *mcp.ClientOptions {
+		return &mcp.ClientOptions{
+			ToolListChangedHandler:   func(context.Context, *mcp.ToolListChangedRequest) { h.tools <- struct{}{} },
+			PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { h.prompts <- struct{}{} },
+		}
+	}
+	older := heard{make(chan struct{}, 10), make(chan struct{}, 10)}
+	newer := heard{make(chan struct{}, 10), make(chan struct{}, 10)}
+	ts := start(t, options{}, listener(older))
+	cs := connect(t, ts, mcp.NewClient(&mcp.Implementation{Name: "newer", Version: "1"}, listener(newer)), "2026-07-28")
+	ctx := t.Context()
+
+	for _, present := range []bool{true, false} {
+		t.Run(fmt.Sprint("tool present=", present), func(t *testing.T) {
+			if _, err := ts.CallTool(ctx, "test_trigger_tool_change", nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []chan struct{}{older.tools, newer.tools} {
+				select {
+				case <-c:
+				case <-time.After(waitFor):
+					t.Fatal("a client was not told")
+				}
+			}
+			res, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if listed := slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == transientTool }); listed != present {
+				t.Errorf("%s listed = %v", transientTool, listed)
+			}
+			res2, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: transientTool})
+			if present && (err != nil || resultText(t, res2) != "still here") {
+				t.Errorf("calling %s: %+v, %v", transientTool, res2, err)
+			}
+		})
+		t.Run(fmt.Sprint("prompt present=", present), func(t *testing.T) {
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_trigger_prompt_change"}); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []chan struct{}{older.prompts, newer.prompts} {
+				select {
+				case <-c:
+				case <-time.After(waitFor):
+					t.Fatal("a client was not told")
+				}
+			}
+			res, err := ts.Session.ListPrompts(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if listed := slices.ContainsFunc(res.Prompts, func(p *mcp.Prompt) bool { return p.Name == transientPrompt }); listed != present {
+				t.Errorf("%s listed = %v", transientPrompt, listed)
+			}
+		})
+	}
+}
+
+// TestParamHeaderTool calls test_x_mcp_header, whose region argument
+// 2026-07-28 clients mirror into the Mcp-Param-Region header (SEP-2243):
+// the SDK client sends it (Base64-encoded when it is not plain ASCII), the
+// tool reads it back, older clients send none, and the SDK rejects a
+// header that disagrees with the body.
+func TestParamHeaderTool(t *testing.T) {
+	ts := start(t, options{}, nil)
+	ctx := t.Context()
+	newer := connect(t, ts, mcp.NewClient(&mcp.Implementation{Name: "newer", Version: "1"}, nil), "2026-07-28")
+	// The client mirrors the arguments of the tools it has listed.
+	if _, err := newer.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cs     *mcp.ClientSession
+		region string
+		want   string
+	}{
+		{newer, "eu-west", "region=eu-west, Mcp-Param-Region: eu-west"},
+		{newer, "Zürich", "region=Zürich, Mcp-Param-Region: Zürich"},
+		{ts.Session, "eu-west", "region=eu-west, Mcp-Param-Region: (not sent)"},
+	} {
+		res, err := tt.cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_x_mcp_header", Arguments: map[string]any{"region": tt.region}})
+		if err != nil || resultText(t, res) != tt.want {
+			t.Errorf("got %+v, %v; want %q", res, err, tt.want)
+		}
+	}
+
+	status, msgs := post(t, ts.URL, "tools/call", map[string]any{"name": "test_x_mcp_header", "arguments": map[string]any{"region": "eu-west"}},
+		nil, http.Header{"Mcp-Param-Region": {"us-east"}})
+	if code, _ := msgs[0]["error"].(map[string]any)["code"].(float64); status != http.StatusBadRequest || code != mcp.CodeHeaderMismatch {
+		t.Errorf("mismatched header: HTTP %d, %v; want 400 and code %d", status, msgs, mcp.CodeHeaderMismatch)
 	}
 }
 
@@ -767,7 +1271,7 @@ func TestServerMiddleware(t *testing.T) {
 // stricter than the scenario would fail the scenario with a validation
 // error; every tool must appear here.
 func TestSuiteArguments(t *testing.T) {
-	m, err := newMedia()
+	srv, err := newServer(options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -786,6 +1290,25 @@ func TestSuiteArguments(t *testing.T) {
 		"test_reconnection":                 noArgs,
 		"test_sampling":                     {map[string]any{"prompt": "Test prompt for sampling"}},
 		"test_elicitation":                  {map[string]any{"message": "Please provide your information"}},
+
+		"test_input_required_result_elicitation":     noArgs,
+		"test_input_required_result_sampling":        noArgs,
+		"test_input_required_result_list_roots":      noArgs,
+		"test_input_required_result_request_state":   noArgs,
+		"test_input_required_result_tampered_state":  noArgs,
+		"test_input_required_result_multiple_inputs": noArgs,
+		"test_input_required_result_multi_round":     noArgs,
+		"test_input_required_result_capabilities":    noArgs,
+		"test_missing_capability":                    noArgs,
+		"test_streaming_elicitation":                 noArgs,
+		"test_logging_tool":                          noArgs,
+		"test_trigger_tool_change":                   noArgs,
+		"test_trigger_prompt_change":                 noArgs,
+		// Values of the http-custom-header-server-validation scenario.
+		"test_x_mcp_header": {
+			map[string]any{"region": "Hello"}, map[string]any{"region": "SGVsbG8="},
+			map[string]any{"region": "=?base64?SGVsbG8="}, map[string]any{"region": "test-value"},
+		},
 		// The suite only lists this one; these are what its schema allows.
 		"json_schema_2020_12_tool": {
 			map[string]any{"name": "Ada", "email": "ada@example.com"},
@@ -798,7 +1321,7 @@ func TestSuiteArguments(t *testing.T) {
 		return textResult("ok"), nil
 	})
 	h := mcpkit.Chain(serverMiddleware(nil, options{})...)(probe)
-	for _, tool := range newToolkit(m, 0).tools() {
+	for _, tool := range srv.Tools() {
 		args, ok := sent[tool.Name]
 		if !ok {
 			t.Errorf("%s: no arguments listed for it", tool.Name)

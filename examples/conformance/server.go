@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"time"
 
@@ -74,7 +75,18 @@ func newServer(opts options) (*mcpkit.Server, error) {
 		Skip:   func(t *mcpkit.Tool) bool { return t.HasTag(tagVerbatimSchema) },
 		Logger: logger,
 	}))
-	if err := srv.Add(newToolkit(m, opts.pause).tools()...); err != nil {
+	// One process serves the suite, so a key made at start will do;
+	// replicas would share keys from their configuration.
+	key := make([]byte, mcpkit.MinStateKeyLen)
+	rand.Read(key) // never fails
+	sealer, err := mcpkit.NewStateSealer([][]byte{key}, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Add(newToolkit(m, opts.pause, sealer).tools()...); err != nil {
+		return nil, err
+	}
+	if err := srv.Add(newListChanger(srv).tools()...); err != nil {
 		return nil, err
 	}
 	addResources(srv.MCPServer(), m)

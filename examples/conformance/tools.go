@@ -70,8 +70,9 @@ var (
 // A toolkit serves the scenarios' tools. Everything a handler needs that does
 // not depend on the call is prepared here, once.
 type toolkit struct {
-	media *media
-	pause time.Duration
+	media  *media
+	pause  time.Duration
+	sealer *mcpkit.StateSealer // for the request states of input_required results
 
 	userInfoRequest json.RawMessage
 	defaultsRequest json.RawMessage
@@ -82,10 +83,11 @@ type toolkit struct {
 // as registered, $ref and $defs included.
 const tagVerbatimSchema = "verbatim-schema"
 
-func newToolkit(m *media, pause time.Duration) *toolkit {
+func newToolkit(m *media, pause time.Duration, sealer *mcpkit.StateSealer) *toolkit {
 	return &toolkit{
 		media:           m,
 		pause:           pause,
+		sealer:          sealer,
 		userInfoRequest: json.RawMessage(userInfoRequest),
 		defaultsRequest: json.RawMessage(defaultsRequest),
 		enumsRequest:    json.RawMessage(enumsRequest),
@@ -124,6 +126,25 @@ func (k *toolkit) tools() []*mcpkit.Tool {
 		tool("json_schema_2020_12_tool", "Tool with JSON Schema 2020-12 features (SEP-1613, SEP-2106).",
 			json.RawMessage(schema2020), k.schema2020, tagVerbatimSchema),
 		tool("test_reconnection", "Closes its SSE stream mid-call; the client resumes it to get the result (SEP-1699).", noArgs, k.reconnection),
+
+		// Asking for input with input_required results (SEP-2322).
+		tool("test_input_required_result_elicitation", "Asks for the caller's name, then greets them.", noArgs, k.inputElicitation),
+		tool("test_input_required_result_sampling", "Asks the client's LLM for the capital of France.", noArgs, k.inputSampling),
+		tool("test_input_required_result_list_roots", "Asks for the client's roots, then lists them.", noArgs, k.inputRoots),
+		tool("test_input_required_result_request_state", "Asks for a confirmation with a sealed request state, and checks the state on return.", noArgs, k.inputConfirm),
+		tool("test_input_required_result_tampered_state", "Asks for a confirmation with a sealed request state, and rejects a state that was changed.", noArgs, k.inputConfirm),
+		tool("test_input_required_result_multiple_inputs", "Asks for a name, an LLM's greeting and the client's roots at once.", noArgs, k.inputMultiple),
+		tool("test_input_required_result_multi_round", "Asks for a name, then a favorite color, carrying the name in its request state.", noArgs, k.inputMultiRound),
+		tool("test_input_required_result_capabilities", "Asks only for the kinds of input the client declared it can give.", noArgs, k.inputCapabilities),
+
+		// Diagnostics of the stateless protocol (SEP-2575) and of parameter
+		// headers (SEP-2243).
+		tool("test_missing_capability", "Runs only for clients that declared sampling; fails with -32021 for the others.", noArgs, k.missingCapability),
+		tool("test_streaming_elicitation", "Asks for the caller's name in its result, never with a request on the response stream.", noArgs, k.inputElicitation),
+		tool("test_logging_tool", "Sends one log message at level info, which reaches only clients that asked for it.", noArgs, k.logOnce),
+		tools.Must(tools.NewWithRequest("test_x_mcp_header", k.region, &tools.Options{
+			Description: "Echoes a region that 2026-07-28 clients also send in the Mcp-Param-Region header.",
+		})),
 	}
 }
 
