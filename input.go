@@ -7,7 +7,8 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 // for input" in the package documentation), and whether there is one of
 // type T: [*mcp.ElicitResult] for an elicitation, and for sampling and roots
 // (deprecated by protocol 2026-07-28, SEP-2577) the SDK's
-// CreateMessageResult and ListRootsResult.
+// CreateMessageWithToolsResult (which the SDK delivers for every sampling
+// answer, with or without tools) and ListRootsResult.
 //
 //	answer, ok := mcpkit.InputResponse[*mcp.ElicitResult](req, "confirm")
 //	if !ok {

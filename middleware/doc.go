@@ -29,17 +29,33 @@
 // The first middleware in a chain is the outermost: it sees the call first
 // and the outcome last. The recommended order, outermost first, is
 //
-//	Logging -> Recover -> MaskErrors -> RateLimit, ConcurrencyLimit -> Timeout
-//	        -> ArgumentSizeLimit, ResultSizeLimit -> (the server's validation) -> handler
+//	Logging -> Recover -> MaskErrors -> CircuitBreaker -> RateLimit -> Bulkhead -> ConcurrencyLimit
+//	        -> Timeout -> ArgumentSizeLimit, ResultSizeLimit -> TokenBudget -> (the server's validation) -> handler
 //
 // Logging is outermost so that its one record per call covers everything
 // the others do; Recover next, so that a panic anywhere inside (a re-raised
 // one from Timeout included) becomes an error the rest of the chain
 // handles; MaskErrors then hides internal errors from everything inside it.
 // The limits reject calls before they cost anything, and outside Timeout,
-// so that waiting for a slot does not use up a call's time. Size limits run
+// so that waiting for a slot does not use up a call's time: CircuitBreaker
+// first, so that a rejection costs no rate token or slot, and Bulkhead
+// outside a server-wide ConcurrencyLimit, so that a call waiting for its
+// pool holds no shared slot. Size limits run
 // within the time limit. Each middleware's documentation says where it
 // belongs.
+//
+// # Resilience and budgets
+//
+// [CircuitBreaker] stops calling a tool whose calls keep failing with
+// server faults (internal errors, panics, timeouts, as [mcpkit.Classify]
+// says) and answers at once with a retryable rejection and a retry delay in
+// _meta, until a trial call after a cooldown succeeds. [Bulkhead] gives
+// pools of tools concurrency slots of their own, so that one stuck tool
+// cannot take the slots of the others. [TokenBudget] keeps results within a
+// budget of estimated tokens, cutting text at a line or word with a note the
+// tool can word (what was cut, how to get the rest), trimming arrays of
+// structured content while keeping it valid against the tool's output
+// schema, and recording the cut in _meta under [MetaKeyTruncated].
 //
 // # Conventions
 //
@@ -66,7 +82,8 @@
 // [mcpkit.Classify]. Rejections meant for the model (limits, time limits)
 // are [*mcpkit.ToolError] values, which are shown and never masked, of class
 // Retryable, and never JSON-RPC errors; their chains hold a sentinel or
-// typed error ([ErrBusy], [ErrRateLimited], [ErrArgumentsTooLarge],
-// [ErrResultTooLarge], [*RateLimitError], [*TimeoutError]) for errors.Is and
+// typed error ([ErrBusy], [ErrRateLimited], [ErrCircuitOpen],
+// [ErrArgumentsTooLarge], [ErrResultTooLarge], [*RateLimitError],
+// [*CircuitOpenError], [*TimeoutError]) for errors.Is and
 // errors.As. Every error keeps the class its ErrorClass method gives it.
 package middleware

@@ -23,10 +23,12 @@ type RecommendedOptions struct {
 	// [Timeout] layers selected with [mcpkit.ForTools]).
 	Timeout time.Duration
 
-	// Limits are placed between MaskErrors and Timeout, where rate,
-	// concurrency and size limits belong: a rejected call costs nothing
-	// further, waiting for a slot does not use up a call's time, and a
-	// rejection is never masked.
+	// Limits are placed between MaskErrors and Timeout, where
+	// CircuitBreaker, RateLimit, Bulkhead and ConcurrencyLimit belong, in
+	// that order: a rejected call costs nothing further, waiting for a slot
+	// does not use up a call's time, and a rejection is never masked. Size
+	// limits and TokenBudget belong inside Timeout: give them to
+	// [mcpkit.Server.Use] after Recommended.
 	Limits []mcpkit.Middleware
 
 	// ShowErrors leaves the text of internal errors visible to clients,
