@@ -217,3 +217,42 @@ func (st *state) visible(ctx context.Context, c Caller, after string, limit int)
 	}
 	return out
 }
+
+// Resolve returns the tool that a call to name from c reaches, and the
+// Handler of its whole chain (server-wide middleware, the tool's own,
+// validation, the handler), or false when name is unknown or hidden from c:
+// the highest version of name that c may see, listed or not. It is for
+// tools that call other tools on a caller's behalf (a discovery meta-tool,
+// say), so that they see exactly what the caller may call. The Go error the
+// chain returns is not mapped onto the wire.
+func (s *Server) Resolve(ctx context.Context, c Caller, name string) (*Tool, Handler, bool) {
+	st := s.state.Load()
+	n := st.byName[name]
+	if n == nil {
+		return nil, nil, false
+	}
+	for _, e := range n.versions {
+		if st.allowed == nil || st.allowed(ctx, e.tool, c) {
+			return e.tool, e.handler, true
+		}
+	}
+	return nil, nil, false
+}
+
+// Callable returns, sorted by name, the tools c may call: for each name, the
+// version a call from c reaches, whether tools/list shows it or not
+// (unlisted tools, such as deprecated aliases and tools behind a discovery
+// meta-tool, included).
+func (s *Server) Callable(ctx context.Context, c Caller) []*Tool {
+	st := s.state.Load()
+	out := make([]*Tool, 0, len(st.names))
+	for _, n := range st.names {
+		for _, e := range n.versions {
+			if st.allowed == nil || st.allowed(ctx, e.tool, c) {
+				out = append(out, e.tool)
+				break
+			}
+		}
+	}
+	return out
+}

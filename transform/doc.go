@@ -50,6 +50,13 @@
 // with its old argument names, absent from tools/list, and reports each use
 // to a hook, so that operators know when the old name can go.
 //
+// # Progressive discovery
+//
+// [Discovery] moves a large catalog behind three meta-tools (search the
+// tools, describe one, call one), so that a model's context holds three
+// definitions instead of hundreds; what the meta-tools find and call is
+// what the caller may see and call.
+//
 // # Catalog transforms
 //
 // [Namespace], [Versions] and [Select] are [mcpkit.CatalogTransform]s, given

@@ -1,12 +1,14 @@
 package transform_test
 
 import (
+	"context"
 	"fmt"
 	"log"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/transform"
 )
 
@@ -55,4 +57,38 @@ func ExampleVersions() {
 	t, _ := srv.Lookup("calc")
 	fmt.Println(t.Version, t.Meta[mcpkit.MetaKeyVersions])
 	// Output: 2.0 [2.0]
+}
+
+func ExampleDiscovery() {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "big"}, nil)
+	for _, name := range []string{"create_invoice", "list_repos", "get_weather"} {
+		t := echoTool(name, "")
+		t.Description = "Does " + name + "."
+		if err := srv.Add(t); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := transform.Discovery(srv, nil); err != nil {
+		log.Fatal(err)
+	}
+	cs, err := mcpkittest.ConnectInMemory(context.Background(), srv, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	ctx := context.Background()
+	list, _ := cs.ListTools(ctx, nil)
+	for _, t := range list.Tools {
+		fmt.Println("listed:", t.Name)
+	}
+	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": "weather"}})
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	res, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "get_weather", "arguments": map[string]any{}}})
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// listed: call_tool
+	// listed: describe_tool
+	// listed: search_tools
+	// {"tools":[{"name":"get_weather","description":"Does get_weather.","score":1.66}]}
+	// get_weather@ as get_weather
 }

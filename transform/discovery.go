@@ -1,0 +1,332 @@
+package transform
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/tools"
+)
+
+// Names of the meta-tools that [Discovery] adds.
+const (
+	SearchToolName   = "search_tools"
+	DescribeToolName = "describe_tool"
+	CallToolName     = "call_tool"
+)
+
+// DiscoveryOptions configures [Discovery]. A nil *DiscoveryOptions means
+// the defaults.
+type DiscoveryOptions struct {
+	// Match selects the tools that move behind the meta-tools. Nil means
+	// every tool but the meta-tools themselves. Tools it does not select
+	// stay listed as before.
+	Match func(*mcpkit.Tool) bool
+
+	// Limit is the most results a search returns; zero means 10.
+	Limit int
+}
+
+// Discovery replaces a large catalog with three meta-tools, for clients
+// whose models would otherwise spend their context on hundreds of tool
+// definitions: search_tools ranks the tools by keywords found in their
+// names, descriptions and argument names; describe_tool returns a tool's
+// whole definition; call_tool calls a tool by name with arguments. The
+// tools Match selects are no longer listed but stay callable, directly and
+// through call_tool.
+//
+// The meta-tools see what the caller sees: a tool hidden from the caller by
+// the server's [mcpkit.Visibility] is neither found, nor described, nor
+// callable through call_tool, which answers as for a name never
+// registered. A call through call_tool runs the tool's whole chain with
+// the caller's request, its validation against the tool's own schema
+// included; the server-wide middleware thus runs twice, once around
+// call_tool and once around the tool.
+//
+// Discovery adds a catalog transform to srv (see [mcpkit.Server.Transform])
+// and the three tools; it fails if either fails, for instance when a tool
+// of the same name is already registered. Search costs a pass over the
+// caller's tools, with no index to keep up to date and no network.
+func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
+	if opts == nil {
+		opts = &DiscoveryOptions{}
+	}
+	d := &discovery{srv: srv, match: opts.Match, limit: cmp.Or(opts.Limit, 10)}
+	if d.match == nil {
+		d.match = func(*mcpkit.Tool) bool { return true }
+	}
+	search, err := tools.NewWithRequest(SearchToolName, d.search, &tools.Options{
+		Description: "Search the server's tools by keywords; returns the best matches, best first. Call describe_tool for a tool's arguments, then call_tool to call it.",
+	})
+	if err != nil {
+		return err
+	}
+	describe, err := tools.NewWithRequest(DescribeToolName, d.describe, &tools.Options{
+		Description: "Describe one tool found with search_tools: its description and the JSON Schema of its arguments.",
+	})
+	if err != nil {
+		return err
+	}
+	call := &mcpkit.Tool{
+		Tool: mcp.Tool{
+			Name:        CallToolName,
+			Description: "Call a tool found with search_tools, with arguments as describe_tool gives them.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
+				`"name":{"type":"string","description":"The tool's name."},` +
+				`"arguments":{"type":"object","description":"The tool's arguments."}},` +
+				`"required":["name"],"additionalProperties":false}`),
+		},
+		Handler: mcpkit.HandlerFunc(d.call),
+	}
+	meta := []string{SearchToolName, DescribeToolName, CallToolName}
+	hide := func(t *mcpkit.Tool) (*mcpkit.Tool, error) {
+		t2 := t.Clone()
+		t2.Unlisted = true
+		return t2, nil
+	}
+	if err := srv.Transform(Select(func(t *mcpkit.Tool) bool {
+		return !slices.Contains(meta, t.Name) && d.match(t)
+	}, hide)); err != nil {
+		return err
+	}
+	return srv.Add(search, describe, call)
+}
+
+type discovery struct {
+	srv   *mcpkit.Server
+	match func(*mcpkit.Tool) bool
+	limit int
+}
+
+// found returns the tool name the caller may reach behind the meta-tools.
+func (d *discovery) found(ctx context.Context, req *mcpkit.Request, name string) (*mcpkit.Tool, mcpkit.Handler, bool) {
+	t, h, ok := d.srv.Resolve(ctx, req, name)
+	if !ok || !t.Unlisted || !d.match(t) {
+		return nil, nil, false
+	}
+	return t, h, true
+}
+
+// SearchIn is the input of search_tools.
+type SearchIn struct {
+	Query string `json:"query" description:"Keywords: what the tool should do, or words of its name."`
+	Limit int    `json:"limit,omitempty" description:"The most results to return." minimum:"1" maximum:"50"`
+}
+
+// SearchOut is the result of search_tools.
+type SearchOut struct {
+	Tools []Found `json:"tools"`
+}
+
+// Found is one tool search_tools found.
+type Found struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description,omitempty"`
+	Score       float64 `json:"score"`
+}
+
+func (d *discovery) search(ctx context.Context, req *mcpkit.Request, in SearchIn) (SearchOut, error) {
+	terms := words(in.Query)
+	if len(terms) == 0 {
+		return SearchOut{}, mcpkit.ToolErrorf("query: give one or more keywords")
+	}
+	var docs []document
+	for _, t := range d.srv.Callable(ctx, req) {
+		if t.Unlisted && d.match(t) {
+			docs = append(docs, newDocument(t))
+		}
+	}
+	found := rank(docs, terms)
+	limit := d.limit
+	if in.Limit > 0 && in.Limit < limit {
+		limit = in.Limit
+	}
+	if len(found) > limit {
+		found = found[:limit]
+	}
+	return SearchOut{Tools: found}, nil
+}
+
+// DescribeIn is the input of describe_tool.
+type DescribeIn struct {
+	Name string `json:"name" description:"The tool's name, as search_tools gave it."`
+}
+
+// DescribeOut is the result of describe_tool.
+type DescribeOut struct {
+	Name         string `json:"name"`
+	Title        string `json:"title,omitempty"`
+	Description  string `json:"description,omitempty"`
+	InputSchema  any    `json:"inputSchema"`
+	OutputSchema any    `json:"outputSchema,omitempty"`
+}
+
+func (d *discovery) describe(ctx context.Context, req *mcpkit.Request, in DescribeIn) (DescribeOut, error) {
+	t, _, ok := d.found(ctx, req, in.Name)
+	if !ok {
+		return DescribeOut{}, unknown(in.Name)
+	}
+	return DescribeOut{Name: t.Name, Title: t.Title, Description: t.Description, InputSchema: t.InputSchema, OutputSchema: t.OutputSchema}, nil
+}
+
+func (d *discovery) call(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	var in struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(req.Arguments, &in); err != nil {
+		return nil, mcpkit.ToolErrorf("arguments: %v", err)
+	}
+	t, h, ok := d.found(ctx, req, in.Name)
+	if !ok {
+		return nil, unknown(in.Name)
+	}
+	sub := req.Clone()
+	sub.Tool = t
+	sub.Arguments = in.Arguments
+	if sub.Call != nil && sub.Call.Params != nil {
+		sub.Call.Params.Name = t.Name
+		sub.Call.Params.Arguments = in.Arguments
+	}
+	return h.ServeTool(ctx, sub)
+}
+
+// unknown is the answer for a name that is not behind the meta-tools, or
+// hidden from the caller: the same in both cases.
+func unknown(name string) error {
+	if len(name) > 128 {
+		name = name[:128] + "..."
+	}
+	return mcpkit.ToolErrorf("unknown tool %q: search_tools lists the tools there are", name)
+}
+
+// A document is a tool as search sees it: the words of its name, its
+// description and its argument names, with weights.
+type document struct {
+	tool  *mcpkit.Tool
+	terms map[string]float64 // word -> weighted count
+	len   float64
+}
+
+// Field weights: a word in the name says most about a tool.
+const (
+	weightName        = 3
+	weightArgument    = 1.5
+	weightDescription = 1
+)
+
+func newDocument(t *mcpkit.Tool) document {
+	d := document{tool: t, terms: map[string]float64{}}
+	add := func(text string, w float64) {
+		for _, word := range words(text) {
+			d.terms[word] += w
+			d.len += w
+		}
+	}
+	add(t.Name, weightName)
+	add(t.Title, weightName)
+	add(t.Description, weightDescription)
+	for _, arg := range argumentNames(t.InputSchema) {
+		add(arg, weightArgument)
+	}
+	return d
+}
+
+// rank scores docs for terms with BM25 (k1 = 1.2, b = 0.75) over the
+// weighted counts, and returns those that match, best first, ties by name.
+func rank(docs []document, terms []string) []Found {
+	if len(docs) == 0 {
+		return nil
+	}
+	var avg float64
+	for _, d := range docs {
+		avg += d.len
+	}
+	avg /= float64(len(docs))
+	const k1, b = 1.2, 0.75
+	idf := make(map[string]float64, len(terms))
+	for _, term := range terms {
+		n := 0
+		for _, d := range docs {
+			if d.terms[term] > 0 {
+				n++
+			}
+		}
+		idf[term] = math.Log(1 + (float64(len(docs))-float64(n)+0.5)/(float64(n)+0.5))
+	}
+	var found []Found
+	for _, d := range docs {
+		var score float64
+		for _, term := range terms {
+			if tf := d.terms[term]; tf > 0 {
+				score += idf[term] * tf * (k1 + 1) / (tf + k1*(1-b+b*d.len/max(avg, 1)))
+			}
+		}
+		if score > 0 {
+			found = append(found, Found{Name: d.tool.Name, Description: d.tool.Description, Score: math.Round(score*1000) / 1000})
+		}
+	}
+	slices.SortFunc(found, func(a, b Found) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return found
+}
+
+// words splits text into lower-case words at anything that is not a
+// letter or a digit, and at camelCase boundaries ("getUserID" is get, user,
+// id), dropping words of one letter.
+func words(text string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 1 {
+			out = append(out, strings.ToLower(string(cur)))
+		}
+		cur = cur[:0]
+	}
+	rs := []rune(text)
+	for i, r := range rs {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return out
+}
+
+// argumentNames returns the names of the top-level properties of an input
+// schema, whatever its Go type.
+func argumentNames(schema any) []string {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(data, &s) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(s.Properties))
+	for name := range s.Properties {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
