@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -179,7 +178,7 @@ func portableTool(t *mcpkit.Tool, p Profile, o *PortableOptions) (*mcpkit.Tool, 
 	}
 	res, err := portable.Rewrite(in, portable.Profile(p), &portable.Options{Depth: o.RecursionDepth, Omit: o.OmitUnsupported})
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: input schema: %v", ErrNotPortable, p, strings.TrimPrefix(err.Error(), "portable: "))
+		return nil, fmt.Errorf("%w: %s: input schema: %w", ErrNotPortable, p, err)
 	}
 	d := t.Clone()
 	d.InputSchema = json.RawMessage(res.Schema)

@@ -79,7 +79,12 @@ func (c *checker) schema(v any, ptr string, pos position, nesting int) {
 		return
 	}
 	if pos == atRoot {
-		if t, _ := s.get("type"); t != "object" {
+		t, _ := s.get("type")
+		name, _ := t.(string)
+		if c.r.profile == Gemini {
+			name = strings.ToLower(name)
+		}
+		if name != "object" {
 			c.add(ptr, `the root must have "type": "object"`)
 		}
 	}

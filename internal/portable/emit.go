@@ -24,7 +24,15 @@ const (
 	inexpressible unsupportedKind = iota
 	recursion                     // a recursive reference beyond the depth unrolled
 	unsatisfiable                 // no value is valid
+	tooComplex                    // beyond the bounds of the rewrite's work: never left out
 )
+
+// omittable reports whether err, from writing a part of a schema, lets
+// that part be left out when Options.Omit asks for it.
+func omittable(err error) bool {
+	var ue *UnsupportedError
+	return errors.As(err, &ue) && ue.kind != tooComplex
+}
 
 func (e *UnsupportedError) Error() string { return orRoot(e.Pointer) + ": " + e.Msg }
 
@@ -33,12 +41,18 @@ func unsupported(ptr, format string, a ...any) error {
 }
 
 // maxAlternatives bounds the alternatives one schema is split into (types
-// times anyOf branches, nested anyOf multiplied out).
-const maxAlternatives = 64
+// times anyOf branches, nested anyOf multiplied out), and maxWork those of
+// the whole rewrite, so that nested alternatives cannot make it take
+// exponential time.
+const (
+	maxAlternatives = 64
+	maxWork         = 4096
+)
 
 type emitter struct {
 	r       *rules
 	omit    bool
+	work    int // alternatives made so far
 	inexact func(where, why string)
 	names   map[*def]string // the $defs name of each kept definition
 	plans   map[*def]*plan
@@ -55,14 +69,32 @@ func (e *emitter) emit(s *schema, pos position, forceNull bool) (*object, *plan,
 	case s.never():
 		return nil, nil, &UnsupportedError{Pointer: s.ptr, Msg: "no value is valid here", kind: unsatisfiable}
 	}
+	if s.types == tAll && s.enum == nil && s.anyOf == nil && s.ref == nil {
+		if t := s.evidentTypes(); t != 0 {
+			// A schema that lists properties but no type is written
+			// as an object, which admits less (not null, not a
+			// string), never more.
+			c := *s
+			c.types = t
+			s = &c
+		}
+	}
 	nullable := s.admitsNull() || forceNull
 	core := s.withoutNull()
-	if core.never() {
-		return nil, nil, unsupported(s.ptr, "only null is valid here, which %s cannot say alone", e.r.profile)
+	var alts []*schema
+	if !core.never() {
+		var err error
+		if alts, err = e.alternatives(core); err != nil {
+			var ue *UnsupportedError
+			if !nullable || !errors.As(err, &ue) || ue.kind != recursion {
+				return nil, nil, err
+			}
+		}
 	}
-	alts, err := e.alternatives(core)
-	if err != nil {
-		return nil, nil, err
+	if len(alts) == 0 {
+		// Only null is valid (or, below the recursion unrolled, all that
+		// is left): a schema of the null type says so.
+		return nullSchema(), nil, nil
 	}
 	if pos == atRoot && (len(alts) > 1 || alts[0].types != tObj) {
 		alts = []*schema{e.collapse(core, alts)}
@@ -89,7 +121,7 @@ func (e *emitter) emit(s *schema, pos position, forceNull bool) (*object, *plan,
 	for _, a := range alts {
 		out, ap, err := e.single(a, atBranch)
 		if err != nil {
-			if !e.omit {
+			if !e.omit || !omittable(err) {
 				return nil, nil, err
 			}
 			continue // one alternative fewer admits less, never more
@@ -184,25 +216,41 @@ func (e *emitter) alternatives(s *schema) ([]*schema, error) {
 		own := *s
 		own.anyOf = nil
 		var out []*schema
+		var cut error
 		for _, b := range s.anyOf {
+			if b.cut {
+				// Below the recursion unrolled, this alternative is
+				// left out: the schema admits less, never more.
+				cut = &UnsupportedError{Pointer: b.ptr, Msg: "the recursion goes deeper than the levels unrolled", kind: recursion}
+				continue
+			}
+			if e.work++; e.work > maxWork {
+				return nil, &UnsupportedError{Pointer: s.ptr, Msg: fmt.Sprintf("more than %d alternatives in all", maxWork), kind: tooComplex}
+			}
 			x := b.clone()
 			x.merge(&own, e.inexact)
 			alts, err := e.alternatives(x.withoutNull())
 			if err != nil {
-				if !e.omit {
+				if !e.omit || !omittable(err) {
 					return nil, err
 				}
 				continue
 			}
 			out = append(out, alts...)
 			if len(out) > maxAlternatives {
-				return nil, unsupported(s.ptr, "more than %d alternatives", maxAlternatives)
+				return nil, &UnsupportedError{Pointer: s.ptr, Msg: fmt.Sprintf("more than %d alternatives", maxAlternatives), kind: tooComplex}
 			}
 		}
 		if len(out) == 0 {
+			if cut != nil {
+				return nil, cut
+			}
 			return nil, unsupported(s.ptr, "%s cannot express any of the alternatives", e.r.profile)
 		}
 		return out, nil
+	}
+	if s.cut {
+		return nil, &UnsupportedError{Pointer: s.ptr, Msg: "the recursion goes deeper than the levels unrolled", kind: recursion}
 	}
 	if s.ref != nil {
 		if s.constrainedBesidesRef() {
@@ -446,7 +494,7 @@ func (e *emitter) object(out *object, s *schema, pos position) (*plan, error) {
 		if err != nil {
 			var ue *UnsupportedError
 			errors.As(err, &ue)
-			if req || ue == nil || ue.kind == inexpressible && !e.omit {
+			if req || ue == nil || ue.kind == tooComplex || ue.kind == inexpressible && !e.omit {
 				return nil, err
 			}
 			if !e.r.closed {

@@ -274,7 +274,7 @@ func (s *schema) mergeProps(o *schema, inexact func(where, why string)) {
 			s.mapOf = nil
 		} else if s.mapOf == nil {
 			s.mapOf = o.mapOf.clone()
-		} else {
+		} else if o.mapOf != nil {
 			s.mapOf.merge(o.mapOf, inexact)
 		}
 	}
@@ -484,8 +484,10 @@ func (b *builder) object(s *schema, o *object) {
 			}
 		case "prefixItems", "additionalItems", "contains", "minContains", "maxContains", "unevaluatedItems",
 			"patternProperties", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies",
-			"unevaluatedProperties", "not", "if", "then", "else", "$dynamicRef", "$recursiveRef":
+			"unevaluatedProperties", "not", "if", "then", "else":
 			b.relax(ptr, kw)
+		case "$dynamicRef", "$recursiveRef":
+			b.fail("%s at %s: its target depends on the path taken at validation time", kw, orRoot(ptr))
 		}
 		// Anything else is an annotation ($schema, $id, $comment,
 		// examples, deprecated, x-..., nullable) or a container of

@@ -48,8 +48,11 @@ type Result struct {
 
 // Errors that Rewrite's errors wrap, besides an *UnsupportedError.
 var (
-	ErrInvalid     = errors.New("portable: invalid schema")
-	ErrUnsupported = errors.New("portable: schema cannot be rewritten")
+	ErrInvalid     = errors.New("invalid schema")
+	ErrUnsupported = errors.New("schema cannot be rewritten")
+	// ErrInternal means the rewrite wrote a schema that breaks the
+	// profile's own rules: a bug, reported rather than served.
+	ErrInternal = errors.New("the rewrite broke the profile's rules")
 )
 
 // Rewrite rewrites schema, a tool's input schema as JSON (an object with
@@ -58,7 +61,7 @@ var (
 // schema is not modified.
 //
 // An error is an *UnsupportedError naming the place p cannot express, or
-// wraps ErrInvalid or ErrUnsupported.
+// wraps ErrInvalid, ErrUnsupported or ErrInternal.
 func Rewrite(schema []byte, p Profile, opts *Options) (*Result, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -149,7 +152,7 @@ func Rewrite(schema []byte, p Profile, opts *Options) (*Result, error) {
 	if probs := check(out, r); len(probs) > 0 {
 		// A bug of the rewrite: better an error than a schema that
 		// breaks the client's session.
-		return nil, fmt.Errorf("%w: the rewrite for %s broke its rules at %s: %s", ErrUnsupported, p, orRoot(probs[0].Pointer), probs[0].Rule)
+		return nil, fmt.Errorf("%w: %s: %s", ErrInternal, orRoot(probs[0].Pointer), probs[0].Rule)
 	}
 	if r.null == nullKeyword && hasNullable(out) {
 		res.Validate = encode(nil, asJSONSchema(out))
