@@ -56,12 +56,7 @@ const (
 
 // String returns the profile's name, "AllProviders", "Gemini" or
 // "OpenAIStrict".
-func (p Profile) String() string {
-	if p == AllProviders {
-		return "AllProviders"
-	}
-	return portable.Profile(p).String()
-}
+func (p Profile) String() string { return portable.Profile(p).String() }
 
 func (p Profile) valid() bool { return portable.Profile(p).Valid() }
 

@@ -18,7 +18,7 @@ func TestCheck(t *testing.T) {
 			name:   "what the go-sdk and the C# SDK write for nullable fields",
 			schema: `{"type":"object","properties":{"a":{"type":["string","null"]},"b":{"type":"array","items":{"type":["integer","null"]}}},"required":["a"],"additionalProperties":false}`,
 			want: map[Profile][]problem{
-				Portable:     {{"/properties/a/type", `"type" is a list`}, {"/properties/b/items/type", `"type" is a list`}, {"/additionalProperties", `does not take "additionalProperties"`}},
+				AllProviders: {{"/properties/a/type", `"type" is a list`}, {"/properties/b/items/type", `"type" is a list`}, {"/additionalProperties", `does not take "additionalProperties"`}},
 				Gemini:       {{"/properties/a/type", "nullable: true admits null"}, {"/properties/b/items/type", `"type" is a list`}, {"/additionalProperties", `does not take "additionalProperties"`}},
 				OpenAIStrict: {{"", "not required: b"}},
 			},
@@ -46,7 +46,7 @@ func TestCheck(t *testing.T) {
 			name:   "references, formats and siblings of anyOf",
 			schema: `{"type":"object","$defs":{"d":{"type":"string","format":"uuid"}},"properties":{"r":{"$ref":"#/$defs/d"},"o":{"description":"o","anyOf":[{"type":"string"},{"type":"null"}]},"f":{"type":"string","format":"email"},"bad name":{"type":"boolean"}}}`,
 			want: map[Profile][]problem{
-				Portable: {
+				AllProviders: {
 					{"/$defs", "takes no $defs"},
 					{"/properties/r/$ref", "takes no $ref"},
 					{"/properties/o/description", `no "description" next to anyOf`},
@@ -64,7 +64,7 @@ func TestCheck(t *testing.T) {
 			schema: `{"type":"OBJECT","properties":{"s":{"type":"STRING","enum":["a"],"format":"date-time","minLength":1,"nullable":true},"n":{"type":"NUMBER","minimum":0},"o":{"anyOf":[{"type":"string"},{"type":"null"}]},"d":{"type":"integer","default":3,"example":4}},"required":["s"],"propertyOrdering":["s","n"]}`,
 			want: map[Profile][]problem{
 				Gemini: nil,
-				Portable: {
+				AllProviders: {
 					{"", `the root must have "type": "object"`},
 					{"/type", `"OBJECT" is not a type`},
 					{"/properties", `"properties" only on object, not on OBJECT`},
@@ -153,7 +153,7 @@ func TestCheckName(t *testing.T) {
 		{"2fa", false, false, true},
 		{strings.Repeat("a", 65), false, true, false},
 	} {
-		for p, ok := range map[Profile]bool{Portable: tt.portable, Gemini: tt.gemini, OpenAIStrict: tt.openai} {
+		for p, ok := range map[Profile]bool{AllProviders: tt.portable, Gemini: tt.gemini, OpenAIStrict: tt.openai} {
 			if got := CheckName(tt.name, p) == ""; got != ok {
 				t.Errorf("CheckName(%q, %v) accepts: %v, want %v", tt.name, p, got, ok)
 			}

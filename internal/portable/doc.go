@@ -112,7 +112,7 @@
 // ("array schema missing items": streamnative/streamnative-mcp-server 26,
 // digitalocean-labs/mcp-digitalocean 265).
 //
-// Portable ([Portable]): the intersection. The keywords both Gemini and
+// AllProviders ([AllProviders]): the intersection. The keywords both Gemini and
 // OpenAI's strict subset know (type, title, description, enum, format,
 // pattern, minimum, maximum, items, minItems, maxItems, properties,
 // required, anyOf), used as both allow them: one type name per schema,

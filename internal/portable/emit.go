@@ -524,7 +524,9 @@ func (e *emitter) object(out *object, s *schema, pos position) (*plan, error) {
 		e.inexact(s.ptr, "required")
 	}
 	switch {
-	case e.r.closed && s.mapOf != nil && len(s.props) == 0:
+	case e.r.closed && len(s.props) == 0 && (s.mapOf != nil || !s.closed && pos != atRoot):
+		// Closing it would leave only {}. (The root of a tool without
+		// arguments is closed: it takes none.)
 		return nil, unsupported(s.ptr, "an object with arbitrary property names (a map): %s takes only fixed properties", e.r.profile)
 	case e.r.closed:
 		// Closing an open object admits less, never more.

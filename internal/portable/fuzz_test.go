@@ -17,7 +17,7 @@ func FuzzRewrite(f *testing.F) {
 	f.Add([]byte(`{"type":"object","properties":{"t":{"type":"integer","exclusiveMinimum":1e400}},"required":[5,"t"]}`), []byte(`{"t":null}`))
 	f.Fuzz(func(t *testing.T, schema, args []byte) {
 		in := bytes.Clone(schema)
-		for _, p := range []Profile{Portable, Gemini, OpenAIStrict} {
+		for _, p := range []Profile{AllProviders, Gemini, OpenAIStrict} {
 			Check(schema, p)
 			for _, omit := range []bool{false, true} {
 				res, err := Rewrite(schema, p, &Options{Depth: 2, Omit: omit})

@@ -10,7 +10,7 @@ import (
 
 // Options configure [Rewrite]. A nil *Options means the defaults.
 type Options struct {
-	// Depth is how many times a profile without $ref (Gemini, Portable)
+	// Depth is how many times a profile without $ref (Gemini, AllProviders)
 	// writes out a recursive schema inside itself before it stops; zero
 	// or less means DefaultDepth.
 	Depth int

@@ -25,7 +25,7 @@ var rewriteTests = []struct {
 		name:   "nullable string, optional, with a title and a bound",
 		schema: `{"type":"object","properties":{"a":{"anyOf":[{"type":"string","maxLength":5},{"type":"null"}],"default":null,"title":"A"}}}`,
 		want: map[Profile]want{
-			Portable:     {schema: `{"type":"object","properties":{"a":{"anyOf":[{"type":"string","title":"A"},{"type":"null"}]}}}`},
+			AllProviders: {schema: `{"type":"object","properties":{"a":{"anyOf":[{"type":"string","title":"A"},{"type":"null"}]}}}`},
 			Gemini:       {schema: `{"type":"object","properties":{"a":{"type":"string","nullable":true,"title":"A","default":null,"maxLength":5}}}`, exact: true},
 			OpenAIStrict: {schema: `{"type":"object","properties":{"a":{"type":["string","null"],"title":"A"}},"required":["a"],"additionalProperties":false}`},
 		},
@@ -34,7 +34,7 @@ var rewriteTests = []struct {
 		name:   "enums and const",
 		schema: `{"type":"object","properties":{"e":{"enum":["x","y",null]},"n":{"enum":[1,2,3]},"c":{"const":"k"}},"required":["e"]}`,
 		want: map[Profile]want{
-			Portable:     {schema: `{"type":"object","properties":{"e":{"anyOf":[{"type":"string","enum":["x","y"]},{"type":"null"}]},"n":{"type":"integer"},"c":{"type":"string","enum":["k"]}},"required":["e"]}`},
+			AllProviders: {schema: `{"type":"object","properties":{"e":{"anyOf":[{"type":"string","enum":["x","y"]},{"type":"null"}]},"n":{"type":"integer"},"c":{"type":"string","enum":["k"]}},"required":["e"]}`},
 			Gemini:       {schema: `{"type":"object","properties":{"e":{"type":"string","nullable":true,"enum":["x","y"]},"n":{"type":"integer"},"c":{"type":"string","enum":["k"]}},"required":["e"]}`},
 			OpenAIStrict: {schema: `{"type":"object","properties":{"e":{"type":["string","null"],"enum":["x","y",null]},"n":{"type":["integer","null"],"enum":[1,2,3,null]},"c":{"type":["string","null"],"enum":["k",null]}},"required":["e","n","c"],"additionalProperties":false}`, exact: true, plan: true},
 		},
@@ -43,7 +43,7 @@ var rewriteTests = []struct {
 		name:   "exclusive bounds and multipleOf",
 		schema: `{"type":"object","properties":{"i":{"type":"integer","exclusiveMinimum":0,"exclusiveMaximum":10},"f":{"type":"number","exclusiveMinimum":0.5,"multipleOf":0.5}}}`,
 		want: map[Profile]want{
-			Portable:     {schema: `{"type":"object","properties":{"i":{"type":"integer","minimum":1,"maximum":9},"f":{"type":"number","minimum":0.5}}}`},
+			AllProviders: {schema: `{"type":"object","properties":{"i":{"type":"integer","minimum":1,"maximum":9},"f":{"type":"number","minimum":0.5}}}`},
 			Gemini:       {schema: `{"type":"object","properties":{"i":{"type":"integer","minimum":1,"maximum":9},"f":{"type":"number","minimum":0.5}}}`},
 			OpenAIStrict: {schema: `{"type":"object","properties":{"i":{"type":["integer","null"],"exclusiveMinimum":0,"exclusiveMaximum":10},"f":{"type":["number","null"],"exclusiveMinimum":0.5,"multipleOf":0.5}},"required":["i","f"],"additionalProperties":false}`, exact: true, plan: true},
 		},
@@ -60,7 +60,7 @@ var rewriteTests = []struct {
 		name:   "no type but properties, and formats",
 		schema: `{"type":"object","properties":{"p":{"properties":{"x":{"type":"string"}}},"u":{"type":"string","format":"uuid"},"t":{"type":"string","format":"date-time"},"l":{"type":"integer","format":"int64"}}}`,
 		want: map[Profile]want{
-			Portable:     {schema: `{"type":"object","properties":{"p":{"type":"object","properties":{"x":{"type":"string"}}},"u":{"type":"string"},"t":{"type":"string","format":"date-time"},"l":{"type":"integer"}}}`, exact: true},
+			AllProviders: {schema: `{"type":"object","properties":{"p":{"type":"object","properties":{"x":{"type":"string"}}},"u":{"type":"string"},"t":{"type":"string","format":"date-time"},"l":{"type":"integer"}}}`, exact: true},
 			OpenAIStrict: {schema: `{"type":"object","properties":{"p":{"type":["object","null"],"properties":{"x":{"type":["string","null"]}},"required":["x"],"additionalProperties":false},"u":{"type":["string","null"],"format":"uuid"},"t":{"type":["string","null"],"format":"date-time"},"l":{"type":["integer","null"]}},"required":["p","u","t","l"],"additionalProperties":false}`, exact: true, plan: true},
 		},
 	},
@@ -68,7 +68,7 @@ var rewriteTests = []struct {
 		name:   "alternatives inside items",
 		schema: `{"type":"object","properties":{"objs":{"type":"array","items":{"anyOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"type":"object","properties":{"b":{"type":"integer"}},"required":["b"]}]}},"xs":{"type":"array","items":{"type":["string","null"]}}}}`,
 		want: map[Profile]want{
-			Portable:     {schema: `{"type":"object","properties":{"objs":{"type":"array","items":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}},"xs":{"type":"array","items":{"type":"string"}}}}`},
+			AllProviders: {schema: `{"type":"object","properties":{"objs":{"type":"array","items":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}},"xs":{"type":"array","items":{"type":"string"}}}}`},
 			Gemini:       {schema: `{"type":"object","properties":{"objs":{"type":"array","items":{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"integer"}}}},"xs":{"type":"array","items":{"type":"string","nullable":true}}}}`},
 			OpenAIStrict: {schema: `{"type":"object","properties":{"objs":{"type":["array","null"],"items":{"anyOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"],"additionalProperties":false},{"type":"object","properties":{"b":{"type":"integer"}},"required":["b"],"additionalProperties":false}]}},"xs":{"type":["array","null"],"items":{"type":["string","null"]}}},"required":["objs","xs"],"additionalProperties":false}`, exact: true, plan: true},
 		},
@@ -77,7 +77,7 @@ var rewriteTests = []struct {
 		name:   "scalars of several types inside items",
 		schema: `{"type":"object","properties":{"xs":{"type":"array","items":{"type":["string","integer"]}}}}`,
 		want: map[Profile]want{
-			Portable:     {err: "/properties/xs/items: items of several kinds"},
+			AllProviders: {err: "/properties/xs/items: items of several kinds"},
 			Gemini:       {err: "/properties/xs/items: items of several kinds"},
 			OpenAIStrict: {schema: `{"type":"object","properties":{"xs":{"type":["array","null"],"items":{"anyOf":[{"type":"string"},{"type":"integer"}]}}},"required":["xs"],"additionalProperties":false}`, exact: true, plan: true},
 		},
@@ -101,7 +101,7 @@ var rewriteTests = []struct {
 		name:   "a default",
 		schema: `{"type":"object","properties":{"k":{"type":"integer","default":3}}}`,
 		want: map[Profile]want{
-			Portable:     {schema: `{"type":"object","properties":{"k":{"type":"integer"}}}`},
+			AllProviders: {schema: `{"type":"object","properties":{"k":{"type":"integer"}}}`},
 			Gemini:       {schema: `{"type":"object","properties":{"k":{"type":"integer","default":3}}}`, exact: true},
 			OpenAIStrict: {schema: `{"type":"object","properties":{"k":{"type":["integer","null"]}},"required":["k"],"additionalProperties":false}`, plan: true},
 		},
@@ -118,7 +118,7 @@ var rewriteTests = []struct {
 		schema: `{"$defs":{"node":{"type":"object","properties":{"v":{"type":"integer"},"next":{"anyOf":[{"$ref":"#/$defs/node"},{"type":"null"}]}},"required":["v","next"]}},"type":"object","properties":{"list":{"$ref":"#/$defs/node"}},"required":["list"]}`,
 		opts:   &Options{Depth: 2},
 		want: map[Profile]want{
-			Portable:     {schema: `{"type":"object","properties":{"list":{"type":"object","properties":{"v":{"type":"integer"},"next":{"anyOf":[{"type":"object","properties":{"v":{"type":"integer"},"next":{"type":"null"}},"required":["v","next"]},{"type":"null"}]}},"required":["v","next"]}},"required":["list"]}`, exact: true},
+			AllProviders: {schema: `{"type":"object","properties":{"list":{"type":"object","properties":{"v":{"type":"integer"},"next":{"anyOf":[{"type":"object","properties":{"v":{"type":"integer"},"next":{"type":"null"}},"required":["v","next"]},{"type":"null"}]}},"required":["v","next"]}},"required":["list"]}`, exact: true},
 			Gemini:       {schema: `{"type":"object","properties":{"list":{"type":"object","properties":{"v":{"type":"integer"},"next":{"type":"object","nullable":true,"properties":{"v":{"type":"integer"},"next":{"type":"null"}},"required":["v","next"]}},"required":["v","next"]}},"required":["list"]}`, exact: true},
 			OpenAIStrict: {schema: `{"type":"object","properties":{"list":{"$ref":"#/$defs/node"}},"required":["list"],"additionalProperties":false,"$defs":{"node":{"type":"object","properties":{"v":{"type":"integer"},"next":{"anyOf":[{"$ref":"#/$defs/node"},{"type":"null"}]}},"required":["v","next"],"additionalProperties":false}}}`, exact: true},
 		},
@@ -144,9 +144,17 @@ var rewriteTests = []struct {
 		name:   "what cannot be expressed",
 		schema: `{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"integer"}},"any":{"description":"Any JSON value."},"xs":{"type":"array"},"bad-name":{"type":"string"}}}`,
 		want: map[Profile]want{
-			Portable:     {err: "/properties/m: an object without properties"},
+			AllProviders: {err: "/properties/m: an object without properties"},
 			Gemini:       {err: "/properties/m: an object without properties"},
 			OpenAIStrict: {err: "/properties/m: an object with arbitrary property names (a map)"},
+		},
+	},
+	{
+		name:   "an object that takes any properties",
+		schema: `{"type":"object","properties":{"o":{"type":"object"},"c":{"type":"object","additionalProperties":false}}}`,
+		want: map[Profile]want{
+			Gemini:       {err: "/properties/o: an object without properties"},
+			OpenAIStrict: {err: "/properties/o: an object with arbitrary property names (a map)"},
 		},
 	},
 	{
@@ -162,7 +170,7 @@ var rewriteTests = []struct {
 		name:   "alternatives and conditions at the root",
 		schema: `{"type":"object","additionalProperties":false,"properties":{"email":{"type":"string"},"phone":{"type":"string"},"how":{"enum":["phone","email"]}},"required":["how"],"anyOf":[{"required":["phone"]},{"required":["email"]}],"if":{"properties":{"how":{"const":"phone"}}},"then":{"required":["phone"]}}`,
 		want: map[Profile]want{
-			Portable:     {schema: `{"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"how":{"type":"string","enum":["phone","email"]}},"required":["how"]}`},
+			AllProviders: {schema: `{"type":"object","properties":{"email":{"type":"string"},"phone":{"type":"string"},"how":{"type":"string","enum":["phone","email"]}},"required":["how"]}`},
 			OpenAIStrict: {schema: `{"type":"object","properties":{"email":{"type":["string","null"]},"phone":{"type":["string","null"]},"how":{"type":"string","enum":["phone","email"]}},"required":["email","phone","how"],"additionalProperties":false}`, plan: true},
 		},
 	},
@@ -224,7 +232,7 @@ func TestRewriteValidate(t *testing.T) {
 	if string(res.Validate) != want {
 		t.Errorf("Validate\n got %s\nwant %s", res.Validate, want)
 	}
-	for _, p := range []Profile{Portable, OpenAIStrict} {
+	for _, p := range []Profile{AllProviders, OpenAIStrict} {
 		if res, err := Rewrite([]byte(`{"type":"object","properties":{"e":{"enum":["x",null]}}}`), p, nil); err != nil || res.Validate != nil {
 			t.Errorf("%v: Validate %s, %v; want none", p, res.Validate, err)
 		}

@@ -11,15 +11,15 @@ type Profile int
 
 // The profiles. Their values are those of transform.Profile.
 const (
-	Portable Profile = iota + 1
+	AllProviders Profile = iota + 1
 	Gemini
 	OpenAIStrict
 )
 
 func (p Profile) String() string {
 	switch p {
-	case Portable:
-		return "Portable"
+	case AllProviders:
+		return "AllProviders"
 	case Gemini:
 		return "Gemini"
 	case OpenAIStrict:
@@ -29,7 +29,7 @@ func (p Profile) String() string {
 }
 
 // Valid reports whether p is one of the profiles.
-func (p Profile) Valid() bool { return p >= Portable && p <= OpenAIStrict }
+func (p Profile) Valid() bool { return p >= AllProviders && p <= OpenAIStrict }
 
 // nullIdiom is how a profile writes "this value may also be null".
 type nullIdiom int
@@ -140,7 +140,7 @@ var strictRules = &rules{
 // alike. OpenAI's closed objects are left out, since Gemini rejects
 // additionalProperties.
 var portableRules = &rules{
-	profile:         Portable,
+	profile:         AllProviders,
 	null:            nullAnyOf,
 	anyOfAlone:      true,
 	typeRequired:    true,
@@ -162,7 +162,7 @@ var portableRules = &rules{
 
 func rulesFor(p Profile) *rules {
 	switch p {
-	case Portable:
+	case AllProviders:
 		return portableRules
 	case Gemini:
 		return geminiRules
@@ -197,7 +197,7 @@ const (
 // a-z, A-Z, 0-9, or contain underscores, dots, colons and dashes, with a
 // maximum length of 128" (go-genai, FunctionDeclaration.Name); OpenAI's
 // "must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum
-// length of 64" (the API reference, function.name); Portable takes both.
+// length of 64" (the API reference, function.name); AllProviders takes both.
 var (
 	geminiToolNames   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.:-]{0,127}$`)
 	openAIToolNames   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -215,7 +215,7 @@ func CheckName(name string, p Profile) string {
 		if !openAIToolNames.MatchString(name) {
 			return "OpenAI takes a tool name of letters, digits, _ and -, at most 64"
 		}
-	case Portable:
+	case AllProviders:
 		if !portableToolNames.MatchString(name) {
 			return "a portable tool name is a letter or _, then letters, digits, _ and -, at most 64"
 		}
