@@ -82,10 +82,11 @@ type PortableOptions struct {
 	// server still accepts what the tool's schema accepts.
 	OmitUnsupported bool
 
-	// Validation is the server's [mcpkit.ServerOptions.Validation], for
-	// the tools Portable checks the arguments of itself (see Portable):
-	// they are checked in the tool's own mode, or in this one when the
-	// tool has none. The zero value means mcpkit.Strict.
+	// Validation is the server's [mcpkit.ServerOptions.Validation]: the
+	// checks Portable adds to a tool (see Portable) are made in the
+	// tool's own mode, or in this one when the tool has none; none are
+	// made in mode mcpkit.NoValidation. The zero value means
+	// mcpkit.Strict, the server's default.
 	Validation mcpkit.ValidationMode
 }
 
@@ -137,7 +138,8 @@ type PortableOptions struct {
 // Like every derived tool's, its middleware sees the arguments as the
 // client sent them; the tool's handler sees them mapped back, and finds
 // the tool's own definition in req.Tool. A tool with Validation
-// mcpkit.NoValidation is rewritten without any check added.
+// mcpkit.NoValidation (or on a server with none, as
+// [PortableOptions.Validation] says) is rewritten without any check added.
 //
 // The transform fails, with an error wrapping [ErrNotPortable] that says
 // where and why, for a tool whose name p refuses (rename it with
@@ -178,12 +180,16 @@ func portableTool(t *mcpkit.Tool, p Profile, o *PortableOptions) (*mcpkit.Tool, 
 	d := t.Clone()
 	d.InputSchema = json.RawMessage(res.Schema)
 
-	checks := t.Validation != mcpkit.NoValidation
+	mode := t.Validation
+	if mode == mcpkit.DefaultValidation {
+		mode = o.Validation
+	}
+	checks := mode != mcpkit.NoValidation
 	self := checks && res.Validate != nil
 	if !self && (!checks || res.Exact) && res.Plan == nil {
 		return d, nil
 	}
-	h := &portableHandler{parent: t, next: t.Handler, plan: res.Plan, lenient: lenient(t.Validation, o.Validation)}
+	h := &portableHandler{parent: t, next: t.Handler, plan: res.Plan, lenient: mode == mcpkit.Lenient}
 	compile := func(s any, which string) (*schema.Validator, error) {
 		v, err := schema.Compile(s)
 		if err != nil {
@@ -209,15 +215,6 @@ func portableTool(t *mcpkit.Tool, p Profile, o *PortableOptions) (*mcpkit.Tool, 
 	}
 	d.Handler = h
 	return d, nil
-}
-
-// lenient reports whether calls to a tool with Validation mode are
-// coerced, on a server whose mode is server.
-func lenient(mode, server mcpkit.ValidationMode) bool {
-	if mode == mcpkit.DefaultValidation {
-		mode = server
-	}
-	return mode == mcpkit.Lenient
 }
 
 // A Problem is one thing a tool's definition does that a [Profile] refuses.

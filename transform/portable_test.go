@@ -201,6 +201,15 @@ func TestPortableGeminiValidation(t *testing.T) {
 	if _, err := serve(newTool(mcpkit.NoValidation, map[string]any{"ok": "yes"}), nil, `{"n":"x"}`); err != nil {
 		t.Errorf("a tool that checks nothing: %v", err)
 	}
+	// On a server that checks nothing, the derived tool checks nothing
+	// either, and leaves its mode as it was.
+	d, err := transform.Portable(transform.Gemini, &transform.PortableOptions{Validation: mcpkit.NoValidation})(newTool(mcpkit.DefaultValidation, good))
+	if err != nil || d.Validation != mcpkit.DefaultValidation {
+		t.Fatalf("on a server without validation: %+v, %v", d, err)
+	}
+	if _, err := d.Handler.ServeTool(context.Background(), mcpkittest.NewRequest(d, json.RawMessage(`{"n":"x"}`))); err != nil {
+		t.Errorf("on a server without validation: %v", err)
+	}
 }
 
 // class returns the retry class a client gets for err.

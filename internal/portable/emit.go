@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // An UnsupportedError reports a part of a schema that a profile cannot
@@ -580,8 +581,14 @@ func (e *emitter) nameDefs(defs []*def) {
 		if d.ptr == "" {
 			continue
 		}
-		base := d.ptr[lastSlash(d.ptr)+1:]
-		base = unescapeToken(base)
+		// A name of letters, digits, _, - and . needs no escaping in
+		// the $ref that names it, as a JSON Pointer or in a URI.
+		base := strings.Map(func(r rune) rune {
+			if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-' || r == '.' {
+				return r
+			}
+			return '_'
+		}, unescapeToken(d.ptr[lastSlash(d.ptr)+1:]))
 		if base == "" {
 			base = "def"
 		}

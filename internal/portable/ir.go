@@ -3,6 +3,7 @@ package portable
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -578,6 +579,10 @@ func (b *builder) ref(ref, ptr string) *schema {
 func (b *builder) resolve(ref string) (any, string, bool) {
 	frag, ok := strings.CutPrefix(ref, "#")
 	if !ok {
+		return nil, "", false
+	}
+	frag, err := url.PathUnescape(frag)
+	if err != nil {
 		return nil, "", false
 	}
 	if frag == "" {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	validator "github.com/mcpkit/mcpkit/internal/schema"
 )
 
 // want is what Rewrite gives for one profile: the schema, or an error
@@ -124,6 +126,13 @@ var rewriteTests = []struct {
 		},
 	},
 	{
+		name:   "a definition whose name a URI escapes",
+		schema: `{"$defs":{"a b/c":{"type":"object","properties":{"n":{"$ref":"#/$defs/a%20b~1c"}}}},"type":"object","properties":{"x":{"$ref":"#/$defs/a%20b~1c"}},"required":["x"]}`,
+		want: map[Profile]want{
+			OpenAIStrict: {schema: `{"type":"object","properties":{"x":{"$ref":"#/$defs/a_b_c"}},"required":["x"],"additionalProperties":false,"$defs":{"a_b_c":{"type":"object","properties":{"n":{"anyOf":[{"$ref":"#/$defs/a_b_c"},{"type":"null"}]}},"required":["n"],"additionalProperties":false}}}`, exact: true, plan: true},
+		},
+	},
+	{
 		name:   "a tree",
 		schema: `{"type":"object","properties":{"name":{"type":"string"},"children":{"type":"array","items":{"$ref":"#"}}},"required":["name"]}`,
 		opts:   &Options{Depth: 1},
@@ -216,6 +225,11 @@ func TestRewrite(t *testing.T) {
 				}
 				if pbs := Check(res.Schema, p); pbs != nil {
 					t.Errorf("%v: the result breaks the profile: %v", p, pbs)
+				}
+				for _, s := range [][]byte{res.Schema, res.Validate} {
+					if _, err := validator.Compile(s); s != nil && err != nil {
+						t.Errorf("%v: the server cannot compile %s: %v", p, s, err)
+					}
 				}
 			}
 		})
