@@ -43,7 +43,13 @@ func (h *portableHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*
 			return nil, &mcpkit.ToolError{Err: validationError(req.Tool.Name, false, err), Class: mcpkit.Retryable}
 		}
 	}
-	r := req.WithArguments(args)
+	var r *mcpkit.Request
+	if len(args) == len(req.Arguments) && (len(args) == 0 || &args[0] == &req.Arguments[0]) {
+		c := *req // the same arguments: a copy for Tool alone
+		r = &c
+	} else {
+		r = req.WithArguments(args)
+	}
 	r.Tool = h.parent
 	res, err := h.next.ServeTool(ctx, r)
 	if h.out == nil || err != nil || res == nil || res.IsError || res.InputRequests != nil ||

@@ -2,6 +2,7 @@ package portable
 
 import (
 	"bytes"
+	"encoding/json"
 )
 
 // A Plan maps a call's arguments, valid under a schema OpenAI's strict
@@ -45,7 +46,7 @@ func (p *plan) orNil() *plan {
 	return p
 }
 
-// flatten returns the plans that apply at p's place: p, or its
+// flatten appends to out the plans that apply at p's place: p, or its
 // alternatives', recursively.
 func (p *plan) flatten(out []*plan, depth int) []*plan {
 	if p == nil || depth > 32 {
@@ -115,61 +116,59 @@ func (p *plan) conflicts(seen map[*plan]bool) bool {
 }
 
 // Apply returns args with the nulls that stand for absent properties
-// removed. It returns args itself when there are none, and also when args
-// is not a JSON object (validation, when on, has refused it before).
+// removed, and the rest as written. It returns args itself when there are
+// none, and also when args is not a JSON object (validation, when on, has
+// refused it before). It allocates only the result, and nothing for
+// arguments without a null.
 func (pl *Plan) Apply(args []byte) []byte {
-	if pl == nil || !bytes.Contains(args, []byte("null")) {
+	if pl == nil || !bytes.Contains(args, []byte("null")) || !json.Valid(args) {
 		return args
 	}
-	v, err := decode(args)
-	if err != nil {
+	i := skipSpace(args, 0)
+	if i == len(args) || args[i] != '{' {
 		return args
 	}
-	if _, ok := v.(*object); !ok || !apply(v, []*plan{pl.root}) {
+	w := &writer{data: args}
+	w.value(i, []*plan{pl.root})
+	if !w.changed {
 		return args
 	}
-	return encode(make([]byte, 0, len(args)), v)
+	return append(w.out, args[w.copied:]...)
 }
 
-// apply removes, in place, the members of v that ps say to, and reports
-// whether it removed any.
-func apply(v any, ps []*plan) bool {
+// writer copies valid JSON, leaving out the members plans remove. It
+// writes nothing until it removes something, then everything before it
+// at once.
+type writer struct {
+	data    []byte
+	out     []byte
+	copied  int // data[:copied] is in out, when changed
+	changed bool
+}
+
+// skip leaves data[from:to] out of the result.
+func (w *writer) skip(from, to int) {
+	if !w.changed {
+		w.changed = true
+		w.out = make([]byte, 0, len(w.data))
+	}
+	w.out = append(w.out, w.data[w.copied:from]...)
+	w.copied = to
+}
+
+// value walks the value at data[i], applying ps, and returns the index
+// after it.
+func (w *writer) value(i int, ps []*plan) int {
 	var flat []*plan
 	for _, p := range ps {
 		flat = p.flatten(flat, 0)
 	}
-	if len(flat) == 0 {
-		return false
-	}
-	changed := false
-	switch v := v.(type) {
-	case *object:
-		for i := 0; i < len(v.keys); i++ {
-			name, val := v.keys[i], v.vals[i]
-			remove, known := true, false
-			var subs []*plan
-			for _, p := range flat {
-				pp := p.props[name]
-				if pp == nil {
-					continue
-				}
-				known = true
-				remove = remove && pp.absentIfNull
-				if pp.sub != nil {
-					subs = append(subs, pp.sub)
-				}
-			}
-			if known && remove && val == nil {
-				v.del(name)
-				i--
-				changed = true
-				continue
-			}
-			if len(subs) > 0 && apply(val, subs) {
-				changed = true
-			}
-		}
-	case []any:
+	switch {
+	case len(flat) == 0:
+		return skipValue(w.data, i)
+	case w.data[i] == '{':
+		return w.object(i, flat)
+	case w.data[i] == '[':
 		var items []*plan
 		for _, p := range flat {
 			if p.items != nil {
@@ -177,13 +176,132 @@ func apply(v any, ps []*plan) bool {
 			}
 		}
 		if len(items) == 0 {
-			return false
+			return skipValue(w.data, i)
 		}
-		for _, x := range v {
-			if apply(x, items) {
-				changed = true
+		i = skipSpace(w.data, i+1)
+		for w.data[i] != ']' {
+			i = skipSpace(w.data, w.value(i, items))
+			if w.data[i] == ',' {
+				i = skipSpace(w.data, i+1)
 			}
 		}
+		return i + 1
 	}
-	return changed
+	return skipValue(w.data, i)
+}
+
+// object walks the object at data[i] with the plans flat. A member it
+// removes takes one separator along: the comma before it when a member
+// before it stays, else the comma after it.
+func (w *writer) object(i int, flat []*plan) int {
+	i = skipSpace(w.data, i+1)
+	kept := false
+	prevEnd := 0 // where the value of the member before ends
+	for w.data[i] != '}' {
+		memberStart := i
+		end := skipString(w.data, i)
+		name := unquote(w.data[i:end])
+		i = skipSpace(w.data, end)
+		i = skipSpace(w.data, i+1) // ':'
+		valStart := i
+		remove, known := true, false
+		var subs []*plan
+		for _, p := range flat {
+			pp := p.props[name]
+			if pp == nil {
+				continue
+			}
+			known = true
+			remove = remove && pp.absentIfNull
+			if pp.sub != nil {
+				subs = append(subs, pp.sub)
+			}
+		}
+		remove = known && remove && bytes.HasPrefix(w.data[valStart:], []byte("null"))
+		var valEnd int
+		if remove {
+			valEnd = valStart + len("null")
+		} else {
+			valEnd = w.value(valStart, subs)
+		}
+		i = skipSpace(w.data, valEnd)
+		if w.data[i] == ',' {
+			i = skipSpace(w.data, i+1)
+		}
+		switch {
+		case !remove:
+			kept = true
+		case kept:
+			w.skip(prevEnd, valEnd)
+		default:
+			w.skip(memberStart, i)
+		}
+		prevEnd = valEnd
+	}
+	return i + 1
+}
+
+// unquote returns the value of a JSON string, written with its quotes.
+func unquote(quoted []byte) string {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1])
+	}
+	var s string
+	json.Unmarshal(quoted, &s) // valid JSON: it cannot fail
+	return s
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index after the string that starts at data[i].
+func skipString(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return i
+}
+
+// skipValue returns the index after the value that starts at data[i].
+func skipValue(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				i = skipString(data, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return i
+		}
+	}
+	return i
 }

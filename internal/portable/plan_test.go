@@ -1,6 +1,7 @@
 package portable
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -89,5 +90,34 @@ func TestPlanAllocs(t *testing.T) {
 	args := []byte(`{"a":"x","b":[1,2,{"c":true}]}`)
 	if n := testing.AllocsPerRun(100, func() { res.Plan.Apply(args) }); n != 0 {
 		t.Errorf("Apply allocates %v times for arguments without null", n)
+	}
+}
+
+// Removing members keeps the separators right, whatever the spacing.
+func TestPlanApplySeparators(t *testing.T) {
+	res, err := Rewrite([]byte(`{"type":"object","properties":{"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"},"n":{"type":"object","properties":{"x":{"type":"string"}}}}}`), OpenAIStrict, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, want := range map[string]string{
+		`{"a":null,"b":null,"c":null}`:                `{}`,
+		`{"a":"1","b":null,"c":null}`:                 `{"a":"1"}`,
+		`{"a":null,"b":"2","c":null}`:                 `{"b":"2"}`,
+		`{"a":null,"b":null,"c":"3"}`:                 `{"c":"3"}`,
+		`{"a":"1","b":null,"c":"3"}`:                  `{"a":"1","c":"3"}`,
+		` { "a" : null , "b" : "2" , "c" : null } `:   ` { "b" : "2" } `,
+		"{\n \"a\": \"1\",\n \"b\": null\n}":          "{\n \"a\": \"1\"\n}",
+		`{"n":{"x":null},"a":null,"c":"null"}`:        `{"n":{},"c":"null"}`,
+		`{"n":null}`:                                  `{}`,
+		`{"n":{"x":"v","y":null},"a":"x,y","b":null}`: `{"n":{"x":"v","y":null},"a":"x,y"}`,
+		`{"\u0061":null,"b":"\"null\""}`:              `{"b":"\"null\""}`,
+	} {
+		got := res.Plan.Apply([]byte(args))
+		if string(got) != want {
+			t.Errorf("Apply(%s) = %s, want %s", args, got, want)
+		}
+		if !json.Valid(got) {
+			t.Errorf("Apply(%s) = %s, not JSON", args, got)
+		}
 	}
 }
