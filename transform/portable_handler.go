@@ -29,6 +29,8 @@ type portableHandler struct {
 	lenient bool
 }
 
+// ServeTool checks and maps the call, calls the tool, and checks its
+// output when the server does not.
 func (h *portableHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	args := req.Arguments
 	var err error

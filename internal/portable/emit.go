@@ -14,7 +14,7 @@ import (
 // make up for.
 type UnsupportedError struct {
 	Pointer string // in the input schema, where it is used
-	Msg     string
+	Msg     string // what the profile cannot express there, and why
 
 	kind unsupportedKind
 }
@@ -35,6 +35,7 @@ func omittable(err error) bool {
 	return errors.As(err, &ue) && ue.kind != tooComplex
 }
 
+// Error returns "pointer: message", with "the root" for the root.
 func (e *UnsupportedError) Error() string { return orRoot(e.Pointer) + ": " + e.Msg }
 
 func unsupported(ptr, format string, a ...any) error {

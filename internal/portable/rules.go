@@ -16,6 +16,8 @@ const (
 	OpenAIStrict
 )
 
+// String returns the profile's name: "AllProviders", "Gemini" or
+// "OpenAIStrict", the names of transform's constants.
 func (p Profile) String() string {
 	switch p {
 	case AllProviders:
