@@ -94,6 +94,9 @@ func (e *emitter) emit(s *schema, pos position, forceNull bool) (*object, *plan,
 		}
 	}
 	if len(alts) == 0 {
+		if !nullable || pos == atRoot {
+			return nil, nil, &UnsupportedError{Pointer: s.ptr, Msg: "no value is valid here", kind: unsatisfiable}
+		}
 		// Only null is valid (or, below the recursion unrolled, all that
 		// is left): a schema of the null type says so.
 		return nullSchema(), nil, nil

@@ -349,8 +349,58 @@ func (b *builder) build(v any, ptr string) *schema {
 // relax says that the keyword kw of the schema at ptr is not carried over.
 func (b *builder) relax(ptr, kw string) { b.inexact(ptr, kw) }
 
+// keywords are the names the server's validator reads (the fields of
+// jsonschema-go's Schema). It matches a key to them as encoding/json does,
+// without regard to case.
+var keywords = setOf("$anchor", "$comment", "$defs", "$dynamicAnchor", "$dynamicRef", "$id", "$ref", "$schema",
+	"$vocabulary", "additionalItems", "additionalProperties", "allOf", "anyOf", "const", "contains",
+	"contentEncoding", "contentMediaType", "contentSchema", "default", "definitions", "dependencies",
+	"dependentRequired", "dependentSchemas", "deprecated", "description", "else", "enum", "examples",
+	"exclusiveMaximum", "exclusiveMinimum", "format", "if", "items", "maxContains", "maxItems", "maxLength",
+	"maxProperties", "maximum", "minContains", "minItems", "minLength", "minProperties", "minimum", "multipleOf",
+	"not", "oneOf", "pattern", "patternProperties", "prefixItems", "properties", "propertyNames", "readOnly",
+	"required", "then", "title", "type", "unevaluatedItems", "unevaluatedProperties", "uniqueItems", "writeOnly")
+
+// foldedKeyword returns the keyword that key, which is not one, stands
+// for in the server's reading, or "".
+func foldedKeyword(key string) string {
+	for kw := range keywords {
+		if strings.EqualFold(key, kw) {
+			return kw
+		}
+	}
+	return ""
+}
+
+// canonical returns o with its keys read as the server reads them: a key
+// that differs from a keyword only in case is that keyword ("tYpe" is
+// "type"), and of two keys for one keyword the last counts.
+func canonical(o *object) *object {
+	c := o
+	for i, k := range o.keys {
+		if keywords[k] {
+			if c != o {
+				c.set(k, o.vals[i])
+			}
+			continue
+		}
+		if kw := foldedKeyword(k); kw != "" {
+			if c == o {
+				c = &object{keys: slices.Clone(o.keys[:i]), vals: slices.Clone(o.vals[:i])}
+			}
+			c.set(kw, o.vals[i])
+			continue
+		}
+		if c != o {
+			c.set(k, o.vals[i])
+		}
+	}
+	return c
+}
+
 func (b *builder) object(s *schema, o *object) {
 	ptr := s.ptr
+	o = canonical(o)
 	var allOf []*schema
 	var oneOf []*schema
 	hasPrefix := o.index("prefixItems") >= 0

@@ -184,6 +184,13 @@ var rewriteTests = []struct {
 		},
 	},
 	{
+		name:   "keywords in another case, as the server reads them",
+		schema: `{"type":"object","properties":{"a":{"TYPE":"string","type":"integer","Minimum":1},"b":{"tYpe":["array"],"items":{"type":"string"}}}}`,
+		want: map[Profile]want{
+			Gemini: {schema: `{"type":"object","properties":{"a":{"type":"integer","minimum":1},"b":{"type":"array","items":{"type":"string"}}}}`, exact: true},
+		},
+	},
+	{
 		name:   "argument names",
 		schema: `{"type":"object","properties":{"a-b":{"type":"string"}},"required":["a-b"]}`,
 		opts:   &Options{Omit: true},
