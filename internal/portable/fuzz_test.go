@@ -117,6 +117,9 @@ func equalJSON(a, b []byte) bool {
 // duplicates reports whether data, if JSON, has an object with a member
 // twice.
 func duplicates(data []byte) bool {
+	if !json.Valid(data) {
+		return false
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	var walk func() bool
 	walk = func() bool {
