@@ -106,9 +106,8 @@ type PortableOptions struct {
 // inlined (recursion stays a reference for OpenAIStrict, and is written
 // out RecursionDepth times for the others); null is written as the
 // profile does ("nullable": true for Gemini, a type list for OpenAIStrict,
-// anyOf with {"type": "null"} for AllProviders); a schema that lists
-// properties but no type is an object; annotations the provider refuses,
-// formats included, are dropped, since the server does not check them
+// anyOf with {"type": "null"} for AllProviders); annotations the provider
+// refuses, formats included, are dropped, since the server does not check them
 // either (x-mcp-header too: clients of such a tool do not mirror arguments
 // into headers). A constraint the profile cannot express (a closed object
 // for Gemini, a string's length for OpenAIStrict, an integer enum for
@@ -116,6 +115,11 @@ type PortableOptions struct {
 // still enforced: the derived tool's handler checks each call against the
 // tool's own schema, so that a call breaking it fails with the same
 // validation error, naming the argument, as before.
+// The listed schema may also admit less than the tool's, which is safe: a
+// schema that lists properties but no type is written as an object, an
+// object is closed for OpenAIStrict, null items are left out where
+// AllProviders cannot say them (anyOf directly inside items), recursion
+// ends at RecursionDepth.
 //
 // OpenAIStrict makes every property required, an optional one nullable: a
 // model sends "opt": null for an argument it leaves out. The derived tool's
@@ -142,10 +146,11 @@ type PortableOptions struct {
 // [PortableOptions.Validation] says) is rewritten without any check added.
 //
 // The transform fails, with an error wrapping [ErrNotPortable] that says
-// where and why, for a tool whose name p refuses (rename it with
-// [Namespace] or [Tool]) or whose schema holds what p cannot express:
+// where and why, for a tool whose name p refuses (rename it with [Tool])
+// or whose schema holds what p cannot express:
 // any JSON value for a profile that needs a type, an array whose items can
-// be anything, a map for OpenAIStrict, items of several kinds for Gemini,
+// be anything, a map for OpenAIStrict, items of several kinds for Gemini
+// and AllProviders,
 // a required property that recurses below RecursionDepth, an argument name
 // Gemini refuses (see [PortableOptions.OmitUnsupported] for optional ones).
 // A Server given such a transform refuses it, naming the tool; [Select]
