@@ -57,6 +57,15 @@
 // definitions instead of hundreds; what the meta-tools find and call is
 // what the caller may see and call.
 //
+// # Provider-portable schemas
+//
+// [Portable] rewrites every input schema of a catalog into a form a model
+// provider accepts ([Gemini], [OpenAIStrict], or [AllProviders], their
+// intersection), computed once per tool; calls valid under the rewritten
+// schema reach the tool as the original schema means them, and what the
+// rewrite cannot express is still enforced. [CheckPortable] says, in a
+// test, which tools a profile refuses and where (docs/portable.md).
+//
 // # Catalog transforms
 //
 // [Namespace], [Versions] and [Select] are [mcpkit.CatalogTransform]s, given
