@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
 // mapper is the handler of a derived tool that renames or hides arguments:
@@ -216,7 +217,7 @@ func (s *objectReader) next() (key, quotedKey, value []byte, ok bool) {
 		return nil, nil, nil, false
 	}
 	start := s.i
-	s.i = skipString(s.data, s.i)
+	s.i = jsonscan.String(s.data, s.i)
 	quotedKey = s.data[start:s.i]
 	key = quotedKey[1 : len(quotedKey)-1]
 	if bytes.IndexByte(key, '\\') >= 0 {
@@ -226,7 +227,7 @@ func (s *objectReader) next() (key, quotedKey, value []byte, ok bool) {
 	}
 	s.skipSpaceAnd(':')
 	start = s.i
-	s.i = skipValue(s.data, s.i)
+	s.i = jsonscan.Value(s.data, s.i)
 	return key, quotedKey, s.data[start:s.i], true
 }
 
@@ -248,47 +249,4 @@ func (s *objectReader) skipSpace() {
 			return
 		}
 	}
-}
-
-// skipString returns the index after the string that starts at data[i].
-func skipString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the index after the value that starts at data[i].
-func skipValue(data []byte, i int) int {
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(data); i++ {
-			switch data[i] {
-			case '"':
-				i = skipString(data, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for ; i < len(data); i++ {
-		switch data[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return i
 }

@@ -3,6 +3,8 @@ package portable
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 )
 
 // A Plan maps a call's arguments, valid under a schema OpenAI's strict
@@ -124,7 +126,7 @@ func (pl *Plan) Apply(args []byte) []byte {
 	if pl == nil || !bytes.Contains(args, []byte("null")) || !json.Valid(args) {
 		return args
 	}
-	i := skipSpace(args, 0)
+	i := jsonscan.Space(args, 0)
 	if i == len(args) || args[i] != '{' {
 		return args
 	}
@@ -165,7 +167,7 @@ func (w *writer) value(i int, ps []*plan) int {
 	}
 	switch {
 	case len(flat) == 0:
-		return skipValue(w.data, i)
+		return jsonscan.Value(w.data, i)
 	case w.data[i] == '{':
 		return w.object(i, flat)
 	case w.data[i] == '[':
@@ -176,33 +178,33 @@ func (w *writer) value(i int, ps []*plan) int {
 			}
 		}
 		if len(items) == 0 {
-			return skipValue(w.data, i)
+			return jsonscan.Value(w.data, i)
 		}
-		i = skipSpace(w.data, i+1)
+		i = jsonscan.Space(w.data, i+1)
 		for w.data[i] != ']' {
-			i = skipSpace(w.data, w.value(i, items))
+			i = jsonscan.Space(w.data, w.value(i, items))
 			if w.data[i] == ',' {
-				i = skipSpace(w.data, i+1)
+				i = jsonscan.Space(w.data, i+1)
 			}
 		}
 		return i + 1
 	}
-	return skipValue(w.data, i)
+	return jsonscan.Value(w.data, i)
 }
 
 // object walks the object at data[i] with the plans flat. A member it
 // removes takes one separator along: the comma before it when a member
 // before it stays, else the comma after it.
 func (w *writer) object(i int, flat []*plan) int {
-	i = skipSpace(w.data, i+1)
+	i = jsonscan.Space(w.data, i+1)
 	kept := false
 	prevEnd := 0 // where the value of the member before ends
 	for w.data[i] != '}' {
 		memberStart := i
-		end := skipString(w.data, i)
+		end := jsonscan.String(w.data, i)
 		name := unquote(w.data[i:end])
-		i = skipSpace(w.data, end)
-		i = skipSpace(w.data, i+1) // ':'
+		i = jsonscan.Space(w.data, end)
+		i = jsonscan.Space(w.data, i+1) // ':'
 		valStart := i
 		remove, known := true, false
 		var subs []*plan
@@ -224,9 +226,9 @@ func (w *writer) object(i int, flat []*plan) int {
 		} else {
 			valEnd = w.value(valStart, subs)
 		}
-		i = skipSpace(w.data, valEnd)
+		i = jsonscan.Space(w.data, valEnd)
 		if w.data[i] == ',' {
-			i = skipSpace(w.data, i+1)
+			i = jsonscan.Space(w.data, i+1)
 		}
 		switch {
 		case !remove:
@@ -249,59 +251,4 @@ func unquote(quoted []byte) string {
 	var s string
 	json.Unmarshal(quoted, &s) // valid JSON: it cannot fail
 	return s
-}
-
-func skipSpace(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the index after the string that starts at data[i].
-func skipString(data []byte, i int) int {
-	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipValue returns the index after the value that starts at data[i].
-func skipValue(data []byte, i int) int {
-	switch data[i] {
-	case '"':
-		return skipString(data, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(data); i++ {
-			switch data[i] {
-			case '"':
-				i = skipString(data, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return i
-	}
-	for ; i < len(data); i++ {
-		switch data[i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return i
-		}
-	}
-	return i
 }
