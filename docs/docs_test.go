@@ -12,6 +12,7 @@ import (
 	"go/token"
 	"os"
 	"os/exec"
+	pathpkg "path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -23,35 +24,43 @@ import (
 // implied maps the package names a fragment may use without importing them
 // to their import paths. Keep it in step with README.md.
 var implied = map[string]string{
-	"context":    "context",
-	"errors":     "errors",
-	"fmt":        "fmt",
-	"io":         "io",
-	"json":       "encoding/json",
-	"log":        "log",
-	"slog":       "log/slog",
-	"http":       "net/http",
-	"httptest":   "net/http/httptest",
-	"os":         "os",
-	"exec":       "os/exec",
-	"signal":     "os/signal",
-	"strings":    "strings",
-	"sync":       "sync",
-	"syscall":    "syscall",
-	"testing":    "testing",
-	"time":       "time",
-	"rate":       "golang.org/x/time/rate",
-	"jsonschema": "github.com/google/jsonschema-go/jsonschema",
-	"auth":       "github.com/modelcontextprotocol/go-sdk/auth",
-	"jsonrpc":    "github.com/modelcontextprotocol/go-sdk/jsonrpc",
-	"mcp":        "github.com/modelcontextprotocol/go-sdk/mcp",
-	"mcpkit":     "github.com/mcpkit/mcpkit",
-	"mcpkittest": "github.com/mcpkit/mcpkit/mcpkittest",
-	"middleware": "github.com/mcpkit/mcpkit/middleware",
-	"otelmcp":    "github.com/mcpkit/mcpkit/otelmcp",
-	"tools":      "github.com/mcpkit/mcpkit/tools",
-	"transform":  "github.com/mcpkit/mcpkit/transform",
-	"visibility": "github.com/mcpkit/mcpkit/visibility",
+	"context":      "context",
+	"errors":       "errors",
+	"fmt":          "fmt",
+	"io":           "io",
+	"json":         "encoding/json",
+	"log":          "log",
+	"slog":         "log/slog",
+	"http":         "net/http",
+	"httptest":     "net/http/httptest",
+	"os":           "os",
+	"exec":         "os/exec",
+	"signal":       "os/signal",
+	"slices":       "slices",
+	"strings":      "strings",
+	"sync":         "sync",
+	"syscall":      "syscall",
+	"testing":      "testing",
+	"time":         "time",
+	"rate":         "golang.org/x/time/rate",
+	"jsonschema":   "github.com/google/jsonschema-go/jsonschema",
+	"auth":         "github.com/modelcontextprotocol/go-sdk/auth",
+	"jsonrpc":      "github.com/modelcontextprotocol/go-sdk/jsonrpc",
+	"mcp":          "github.com/modelcontextprotocol/go-sdk/mcp",
+	"otel":         "go.opentelemetry.io/otel",
+	"propagation":  "go.opentelemetry.io/otel/propagation",
+	"sdkmetric":    "go.opentelemetry.io/otel/sdk/metric",
+	"sdktrace":     "go.opentelemetry.io/otel/sdk/trace",
+	"stdoutmetric": "go.opentelemetry.io/otel/exporters/stdout/stdoutmetric",
+	"stdouttrace":  "go.opentelemetry.io/otel/exporters/stdout/stdouttrace",
+	"tracetest":    "go.opentelemetry.io/otel/sdk/trace/tracetest",
+	"mcpkit":       "github.com/mcpkit/mcpkit",
+	"mcpkittest":   "github.com/mcpkit/mcpkit/mcpkittest",
+	"middleware":   "github.com/mcpkit/mcpkit/middleware",
+	"otelmcp":      "github.com/mcpkit/mcpkit/otelmcp",
+	"tools":        "github.com/mcpkit/mcpkit/tools",
+	"transform":    "github.com/mcpkit/mcpkit/transform",
+	"visibility":   "github.com/mcpkit/mcpkit/visibility",
 }
 
 // notCompiledPages are the pages that may hold "go not-compiled" blocks:
@@ -291,10 +300,18 @@ func source(s snippet, pageDir string) (path, src string, err error) {
 		return true
 	})
 	slices.Sort(imports)
+	importName := make(map[string]string, len(implied))
+	for name, path := range implied {
+		importName[path] = name
+	}
 	var b strings.Builder
 	b.WriteString("package snippet\n\nimport (\n")
 	for _, path := range imports {
-		fmt.Fprintf(&b, "\t%q\n", path)
+		name := importName[path]
+		if name == pathpkg.Base(path) {
+			name = ""
+		}
+		fmt.Fprintf(&b, "\t%s %q\n", name, path)
 	}
 	b.WriteString(")\n\n")
 	b.WriteString(directive)
