@@ -90,8 +90,10 @@ func New[In, Out any](name string, fn func(ctx context.Context, in In) (Out, err
 }
 
 // NewWithRequest is like [New] for functions that also need the request:
-// its session (sampling, elicitation, roots), progress ([mcpkit.Request.NotifyProgress]),
-// client logging ([mcpkit.Request.Log]), headers or token.
+// progress ([mcpkit.Request.NotifyProgress]), the answers to input requests
+// ([mcpkit.InputResponse]), headers ([mcpkit.Request.Header],
+// [mcpkit.Request.ParamHeader]) or the caller's token
+// ([mcpkit.Request.TokenInfo]).
 func NewWithRequest[In, Out any](name string, fn func(ctx context.Context, req *mcpkit.Request, in In) (Out, error), opts *Options) (*mcpkit.Tool, error) {
 	if fn == nil {
 		return nil, fmt.Errorf("tools: %q: nil function", name)
