@@ -106,9 +106,8 @@ type prop struct {
 
 // def is a schema kept in $defs, for recursion.
 type def struct {
-	name string // in the output's $defs; "" for the root ("#")
-	ptr  string // in the input
-	s    *schema
+	ptr string // in the input; "" for the root ("#")
+	s   *schema
 }
 
 func (s *schema) prop(name string) *schema {
