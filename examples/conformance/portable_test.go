@@ -67,7 +67,8 @@ func TestPortable(t *testing.T) {
 // TestPortableRaw records which tools of the conformance catalog, as
 // written, each profile refuses: the 2020-12 tool for all (Gemini and the
 // portable profile refuse $ref, $defs, $schema, additionalProperties,
-// allOf, if, then and else; Anthropic refuses a root allOf too), and for
+// allOf, if, then and else; Anthropic refuses a root allOf too), the typed
+// x-mcp-header tool (a closed struct: additionalProperties), and for
 // OpenAI's strict mode every tool, whose objects are not closed.
 func TestPortableRaw(t *testing.T) {
 	srv, err := newServer(options{})
@@ -84,8 +85,8 @@ func TestPortableRaw(t *testing.T) {
 		all = append(all, tool.Name)
 	}
 	want := map[transform.Profile][]string{
-		transform.AllProviders: {"json_schema_2020_12_tool"},
-		transform.Gemini:       {"json_schema_2020_12_tool"},
+		transform.AllProviders: {"json_schema_2020_12_tool", "test_x_mcp_header"},
+		transform.Gemini:       {"json_schema_2020_12_tool", "test_x_mcp_header"},
 		transform.OpenAIStrict: all,
 	}
 	for _, p := range profiles {
