@@ -113,7 +113,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := hs.Shutdown(shutdown); err != nil {
-		return err
+		// The grace period is over and a request is still running (a
+		// stream a client keeps open): close what is left.
+		hs.Close()
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
