@@ -26,6 +26,10 @@ import (
 // the recommended chain) in each mode: stateful (2025-11-25), stateless with a
 // 2025-11-25 client, and stateless with a 2026-07-28 client. Run them with
 // scripts/floor.sh, which prints the ratios.
+//
+// Besides ns/op, each reports cpu-ns/op: the CPU time (user and system, all
+// threads, garbage collection included) the process spent per call. Other
+// load on the machine inflates ns/op, hardly cpu-ns/op.
 
 // floorIn is the argument of the tools: a small object.
 type floorIn struct {
@@ -170,6 +174,7 @@ func BenchmarkFloor(b *testing.B) {
 					h, call, done := recordCall(b, servers[name](), mode.stateless, mode.version, tool)
 					defer done()
 					b.ReportAllocs()
+					cpu0, ok0 := processCPU()
 					for b.Loop() {
 						req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(call.body))
 						req.Header = call.header.Clone()
@@ -178,6 +183,9 @@ func BenchmarkFloor(b *testing.B) {
 						if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"result"`) {
 							b.Fatalf("HTTP %d: %.300s", w.Code, w.Body.String())
 						}
+					}
+					if cpu1, ok1 := processCPU(); ok0 && ok1 {
+						b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 					}
 				})
 			}

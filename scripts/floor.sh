@@ -2,8 +2,9 @@
 # Runs the floor benchmarks (BenchmarkFloor in floor_bench_test.go): what
 # the server spends on one tools/call over streamable HTTP, per mode, for
 # the raw go-sdk, a typed go-sdk tool, and mcpkit with and without the
-# recommended chain. Prints, per mode and tool, the median ns/op, B/op and
-# allocs/op of COUNT runs and each one's ratio to the raw go-sdk.
+# recommended chain. Prints, per mode and tool, the median ns/op, cpu-ns/op
+# (CPU time per call, which other load on the machine hardly inflates), B/op
+# and allocs/op of COUNT runs and each one's ratio to the raw go-sdk.
 #
 #   bash scripts/floor.sh          # COUNT=5
 #   COUNT=10 bash scripts/floor.sh
@@ -15,7 +16,13 @@ awk '
 /^BenchmarkFloor\// {
 	split($1, p, "/"); sub(/-[0-9]+$/, "", p[4])
 	key = p[2] "/" p[3] "/" p[4]
-	n[key]++; ns[key, n[key]] = $3; by[key, n[key]] = $5; al[key, n[key]] = $7
+	n[key]++
+	for (i = 3; i < NF; i += 2) {
+		if ($(i + 1) == "ns/op") ns[key, n[key]] = $i
+		if ($(i + 1) == "cpu-ns/op") cpu[key, n[key]] = $i
+		if ($(i + 1) == "B/op") by[key, n[key]] = $i
+		if ($(i + 1) == "allocs/op") al[key, n[key]] = $i
+	}
 	keys[key] = 1; group[p[2] "/" p[3]] = 1; impl[p[4]] = 1
 }
 function median(a, k, m,    v, i, j, t) {
@@ -24,16 +31,16 @@ function median(a, k, m,    v, i, j, t) {
 	return (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
 }
 END {
-	printf "%-22s %-20s %12s %7s %10s %7s %8s %7s\n", "mode/tool", "server", "ns/op", "x", "B/op", "x", "allocs", "x"
+	printf "%-22s %-20s %12s %7s %10s %7s %10s %7s %8s %7s\n", "mode/tool", "server", "ns/op", "x", "cpu-ns/op", "x", "B/op", "x", "allocs", "x"
 	for (g in group) {
 		base = g "/sdk-raw"
-		bns = median(ns, base, n[base]); bby = median(by, base, n[base]); bal = median(al, base, n[base])
+		bns = median(ns, base, n[base]); bcpu = median(cpu, base, n[base]); bby = median(by, base, n[base]); bal = median(al, base, n[base])
 		split("sdk-raw sdk-typed mcpkit mcpkit+recommended", order, " ")
 		for (i = 1; i <= 4; i++) {
 			k = g "/" order[i]
 			if (!(k in keys)) continue
-			mns = median(ns, k, n[k]); mby = median(by, k, n[k]); mal = median(al, k, n[k])
-			printf "%-22s %-20s %12.0f %7.2f %10.0f %7.2f %8.0f %7.2f\n", g, order[i], mns, mns / bns, mby, mby / bby, mal, mal / bal
+			mns = median(ns, k, n[k]); mcpu = median(cpu, k, n[k]); mby = median(by, k, n[k]); mal = median(al, k, n[k])
+			printf "%-22s %-20s %12.0f %7.2f %10.0f %7.2f %10.0f %7.2f %8.0f %7.2f\n", g, order[i], mns, mns / bns, mcpu, (bcpu ? mcpu / bcpu : 0), mby, mby / bby, mal, mal / bal
 		}
 	}
 }' | { read -r header; echo "$header"; sort; }
