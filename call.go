@@ -98,8 +98,10 @@ func errorResult(text string, class ErrorClass, meta error) *mcp.CallToolResult 
 // only content), structured content that is not an object becomes
 // {"result": value} for a client that needs objects, and a result that
 // cannot be marshalled (a NaN in structuredContent, say), which the SDK
-// would drop without an answer, becomes a fatal tool error. The handler's
-// result is never modified.
+// would drop without an answer, becomes a fatal tool error. Structured
+// content given as a Go value is marshalled here once, and those bytes are
+// what the SDK sends, so it is not marshalled again. The handler's result is
+// never modified.
 func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolResult, error) {
 	if res == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
@@ -108,6 +110,7 @@ func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolRe
 		return res, nil // input_required (SEP-2322): the SDK sends it as it is
 	}
 	var structured []byte
+	marshalled := false // structured was marshalled here: send these bytes, not a second marshal
 	switch sc := res.StructuredContent.(type) {
 	case nil:
 	case json.RawMessage:
@@ -120,7 +123,7 @@ func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolRe
 		if err != nil {
 			return unmarshalable(name, err)
 		}
-		structured = b
+		structured, marshalled = b, true
 	}
 	if len(res.Meta) > 0 {
 		if _, err := json.Marshal(res.Meta); err != nil {
@@ -129,10 +132,13 @@ func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolRe
 	}
 	textCopy := len(res.Content) == 0 && structured != nil
 	wrap := objects && structured != nil && !isObjectJSON(structured)
-	if !textCopy && !wrap {
+	if !textCopy && !wrap && !marshalled {
 		return res, nil
 	}
 	r := *res
+	if marshalled {
+		r.StructuredContent = json.RawMessage(structured)
+	}
 	if textCopy {
 		r.Content = []mcp.Content{&mcp.TextContent{Text: string(structured)}}
 	}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package mcpkit
+
+const raceOn = false
