@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs BenchmarkFloorMCPGo (benchmarks/mcpgo, a module of its own): what the
 # server spends on one tools/call over streamable HTTP, per mode, for the raw
-# go-sdk, mcpkit with a typed tool, and mark3labs/mcp-go. Prints, per mode and
+# go-sdk, mcpkit with a typed tool, and mark3labs/mcp-go (its defaults, and
+# with input and output schema validation on). Prints, per mode and
 # tool, the median ns/op, cpu-ns/op (CPU time per call, which other load on
 # the machine hardly inflates), B/op and allocs/op of COUNT runs and each
 # one's ratio to the raw go-sdk. The awk is scripts/floor.sh's.
@@ -12,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../benchmarks/mcpgo"
 count=${COUNT:-5}
 echo "# $(go version), $(getconf _NPROCESSORS_ONLN) CPUs, $(go list -m -f '{{.Path}} {{.Version}}' github.com/mark3labs/mcp-go github.com/modelcontextprotocol/go-sdk | paste -sd, -), medians of $count runs"
-go test -run '^$' -bench '^BenchmarkFloorMCPGo$' -benchmem -count "$count" . |
+go test -run '^$' -bench '^BenchmarkFloorMCPGo$' -benchmem -count "$count" -timeout 60m . |
 awk '
 /^BenchmarkFloorMCPGo\// {
 	split($1, p, "/"); sub(/-[0-9]+$/, "", p[4])
@@ -32,16 +33,16 @@ function median(a, k, m,    v, i, j, t) {
 	return (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
 }
 END {
-	printf "%-22s %-10s %12s %7s %10s %7s %10s %7s %8s %7s\n", "mode/tool", "server", "ns/op", "x", "cpu-ns/op", "x", "B/op", "x", "allocs", "x"
+	printf "%-22s %-18s %12s %7s %10s %7s %10s %7s %8s %7s\n", "mode/tool", "server", "ns/op", "x", "cpu-ns/op", "x", "B/op", "x", "allocs", "x"
 	for (g in group) {
 		base = g "/sdk-raw"
 		bns = median(ns, base, n[base]); bcpu = median(cpu, base, n[base]); bby = median(by, base, n[base]); bal = median(al, base, n[base])
-		split("sdk-raw mcpkit mcp-go", order, " ")
-		for (i = 1; i <= 3; i++) {
+		split("sdk-raw mcpkit mcp-go mcp-go+validation", order, " ")
+		for (i = 1; i <= 4; i++) {
 			k = g "/" order[i]
 			if (!(k in keys)) continue
 			mns = median(ns, k, n[k]); mcpu = median(cpu, k, n[k]); mby = median(by, k, n[k]); mal = median(al, k, n[k])
-			printf "%-22s %-10s %12.0f %7.2f %10.0f %7.2f %10.0f %7.2f %8.0f %7.2f\n", g, order[i], mns, mns / bns, mcpu, (bcpu ? mcpu / bcpu : 0), mby, mby / bby, mal, mal / bal
+			printf "%-22s %-18s %12.0f %7.2f %10.0f %7.2f %10.0f %7.2f %8.0f %7.2f\n", g, order[i], mns, mns / bns, mcpu, (bcpu ? mcpu / bcpu : 0), mby, mby / bby, mal, mal / bal
 		}
 	}
 }' | { read -r header; echo "$header"; sort; }

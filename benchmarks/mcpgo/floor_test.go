@@ -28,8 +28,8 @@ import (
 // streamable HTTP, the way BenchmarkFloor in the repository's root does
 // (floor_bench_test.go): a real client's tools/call is recorded once, then
 // replayed into the server's http.Handler, with no network and no client. It
-// puts mcp-go beside the go-sdk's raw handler (the floor) and a typed mcpkit
-// tool, in each mode: stateful (2025-11-25), stateless with a 2025-11-25
+// puts mcp-go (its defaults, and with schema validation on) beside the
+// go-sdk's raw handler (the floor) and a typed mcpkit tool, in each mode: stateful (2025-11-25), stateless with a 2025-11-25
 // client, and stateless with a 2026-07-28 client. Run it with
 // scripts/floor-mcpgo.sh, which prints the ratios.
 //
@@ -141,8 +141,10 @@ var floorModes = []floorMode{
 }
 
 // floorServers are the servers compared, in the order scripts/floor-mcpgo.sh
-// prints them.
-var floorServers = []string{"sdk-raw", "mcpkit", "mcp-go"}
+// prints them. mcpkit validates the arguments and the structured result
+// against the tool's schemas; mcp-go does so only when asked, hence both
+// of its setups.
+var floorServers = []string{"sdk-raw", "mcpkit", "mcp-go", "mcp-go+validation"}
 
 // sdkRaw is the floor: a go-sdk server with a hand-written handler that
 // decodes and encodes with encoding/json and validates nothing.
@@ -181,10 +183,15 @@ func kit() *mcp.Server {
 
 // mcpGo is mcp-go's streamable HTTP server with its typed tools: arguments
 // bound to floorIn, the result sent as structured content and as its JSON
-// in a text block, as the other servers do. mcp-go validates neither input
-// nor output unless asked to; it is left with its defaults.
-func mcpGo(stateless bool) *mgserver.StreamableHTTPServer {
-	s := mgserver.NewMCPServer("floor", "1.0.0", mgserver.WithToolCapabilities(false))
+// in a text block, as the other servers do. With validate, the arguments and
+// the structured result are checked against the tool's schemas, which
+// mcp-go does not do by default.
+func mcpGo(stateless, validate bool) *mgserver.StreamableHTTPServer {
+	opts := []mgserver.ServerOption{mgserver.WithToolCapabilities(false)}
+	if validate {
+		opts = append(opts, mgserver.WithInputSchemaValidation(), mgserver.WithOutputSchemaValidation())
+	}
+	s := mgserver.NewMCPServer("floor", "1.0.0", opts...)
 	for name, fn := range floorTools {
 		s.AddTool(mgmcp.NewTool(name, mgmcp.WithInputSchema[floorIn](), mgmcp.WithOutputSchema[floorOut]()),
 			mgmcp.NewStructuredToolHandler(func(ctx context.Context, _ mgmcp.CallToolRequest, in floorIn) (floorOut, error) {
@@ -257,7 +264,9 @@ func newReplayer(tb testing.TB, server string, m floorMode, tool string) *replay
 	case "mcpkit":
 		return recordSDK(tb, kit(), m, tool)
 	case "mcp-go":
-		return recordMCPGo(tb, mcpGo(m.stateless), m, tool)
+		return recordMCPGo(tb, mcpGo(m.stateless, false), m, tool)
+	case "mcp-go+validation":
+		return recordMCPGo(tb, mcpGo(m.stateless, true), m, tool)
 	}
 	tb.Fatalf("unknown server %q", server)
 	return nil
