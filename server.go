@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -69,6 +70,12 @@ type Server struct {
 	use        []Middleware
 	listUse    []ListMiddleware
 	visibility Visibility
+	sharers    []*sharer // see ShareChanges
+	resyncs    int       // OnChange hooks running: their changes are not shared
+
+	// scratch is the name of the tool that forceListChanged registers and
+	// removes when s serves none: random, so that it names no other tool.
+	scratch string
 
 	state atomic.Pointer[state] // what calls and lists read, without locking
 
@@ -179,6 +186,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		checks:     make(map[*Tool]*checker),
 		derived:    make(map[*Tool]derivation),
 		built:      make(map[*Tool]*chain),
+		scratch:    "mcpkit.scratch." + rand.Text(),
 	}
 	if srv.logger == nil {
 		srv.logger = slog.New(slog.DiscardHandler)
