@@ -245,7 +245,8 @@ func (s *Server) Use(mw ...Middleware) {
 }
 
 // UseList appends list middleware, which filter or rewrite what tools/list
-// answers. The first is the outermost. UseList panics if a middleware is
+// answers. The first is the outermost. Open sessions receive
+// notifications/tools/list_changed. UseList panics if a middleware is
 // nil.
 func (s *Server) UseList(mw ...ListMiddleware) {
 	for i, m := range mw {
@@ -257,4 +258,7 @@ func (s *Server) UseList(mw ...ListMiddleware) {
 	defer s.mu.Unlock()
 	s.listUse = append(s.listUse, mw...)
 	s.republish()
+	// What tools/list answers changed, though no tool did.
+	s.forceListChanged()
+	s.shareChange()
 }

@@ -129,6 +129,9 @@ func TestShareChangesPublishes(t *testing.T) {
 			s.Refresh()
 		}, 2},
 		{"Use", func(s *mcpkit.Server) { s.Use(passThrough) }, 1},
+		{"UseList", func(s *mcpkit.Server) {
+			s.UseList(func(next mcpkit.Lister) mcpkit.Lister { return next })
+		}, 1},
 
 		{"Add refused", func(s *mcpkit.Server) { s.Add(okTool("a")) }, 0},
 		{"Remove unknown", func(s *mcpkit.Server) { s.Remove("nope") }, 0},
