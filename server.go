@@ -73,9 +73,12 @@ type Server struct {
 	sharers    []*sharer // see ShareChanges
 	resyncs    int       // OnChange hooks running: their changes are not shared
 
-	// scratch is the name of the tool that forceListChanged registers and
-	// removes when s serves none: random, so that it names no other tool.
-	scratch string
+	// replica identifies s among the replicas that share changes (see
+	// ShareChanges): random, so that it also names no other tool in
+	// scratch, the tool that forceListChanged registers and removes when s
+	// serves none.
+	replica, scratch string
+	events           atomic.Uint64 // change events published, for their seq
 
 	state atomic.Pointer[state] // what calls and lists read, without locking
 
@@ -186,8 +189,9 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		checks:     make(map[*Tool]*checker),
 		derived:    make(map[*Tool]derivation),
 		built:      make(map[*Tool]*chain),
-		scratch:    "mcpkit.scratch." + rand.Text(),
+		replica:    rand.Text(),
 	}
+	srv.scratch = "mcpkit.scratch." + srv.replica
 	if srv.logger == nil {
 		srv.logger = slog.New(slog.DiscardHandler)
 	}

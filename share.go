@@ -2,7 +2,6 @@ package mcpkit
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,7 +38,11 @@ type ShareOptions struct {
 	// reload feature flags and call [Server.Refresh], Add or Remove the
 	// tools that another replica added or removed. The changes it makes
 	// before it returns are not published again, so that replicas do not
-	// echo each other's events.
+	// echo each other's events; since a change does not say who made it,
+	// neither is a change that another goroutine makes meanwhile (its own
+	// clients are told, the other replicas are not). A replica that
+	// changes the shared configuration should write it before changing its
+	// registry, so that the event never arrives before what it announces.
 	//
 	// ctx is done when sharing stops. Calls do not overlap: events that
 	// arrive while OnChange runs lead to one more call once it returns. An
@@ -62,9 +65,10 @@ type ShareOptions struct {
 }
 
 // changeEvent is what a replica publishes when its tools change, as JSON:
-// {"origin":"<replica>","seq":<n>}. Origin tells a replica its own events
-// apart; seq numbers one sharing's events from 1, for those reading the
-// bus (a receiver does not depend on it: any event means "resynchronise").
+// {"origin":"<replica>","seq":<n>}. Origin, random for each Server, tells
+// a replica its own events apart (also those of its other sharings); seq
+// numbers the Server's events from 1, for those reading the bus (a
+// receiver does not depend on it: any event means "resynchronise").
 type changeEvent struct {
 	Origin string `json:"origin"`
 	Seq    uint64 `json:"seq"`
@@ -79,10 +83,10 @@ type changeEvent struct {
 // notifications/tools/list_changed (Add, Remove, RemoveVersion, Transform,
 // SetVisibility, Refresh, Use, UseList) is published on the topic, a few
 // small events for a burst of changes (see [ShareOptions].Delay). An event
-// carries a random identifier of this sharing, and nothing of the change:
-// each replica builds its registry itself (from code, and from the
-// configuration the replicas share, in [ShareOptions].OnChange), so events
-// only say when to look again. On an event of another replica, or a nil
+// is {"origin":"<random identifier of s>","seq":<n>}, and says nothing of
+// the change: each replica builds its registry itself (from code, and from
+// the configuration the replicas share, in [ShareOptions].OnChange), so
+// events only say when to look again. On an event of another replica, or a nil
 // payload from bus after a reconnection, s calls OnChange, if set, and then
 // sends notifications/tools/list_changed to its own clients, even when its
 // own tools did not change: the fleet's did, and the client's next
@@ -115,7 +119,6 @@ func (s *Server) ShareChanges(bus EventBus, opts *ShareOptions) (stop func(), er
 		server: s,
 		bus:    bus,
 		opts:   o,
-		origin: rand.Text(),
 		local:  make(chan struct{}, 1),
 		remote: make(chan struct{}, 1),
 	}
@@ -154,7 +157,6 @@ type sharer struct {
 	server *Server
 	bus    EventBus
 	opts   ShareOptions
-	origin string
 	local  chan struct{} // holds a token when a local change awaits publishing
 	remote chan struct{} // holds a token when another replica's change awaits OnChange
 }
@@ -181,7 +183,6 @@ func signal(c chan struct{}) {
 // publishing publishes an event for each batch of local changes, until ctx
 // is done.
 func (sh *sharer) publishing(ctx context.Context) {
-	var seq uint64
 	for {
 		select {
 		case <-ctx.Done():
@@ -203,8 +204,7 @@ func (sh *sharer) publishing(ctx context.Context) {
 		case <-sh.local:
 		default:
 		}
-		seq++
-		payload, err := json.Marshal(changeEvent{Origin: sh.origin, Seq: seq})
+		payload, err := json.Marshal(changeEvent{Origin: sh.server.replica, Seq: sh.server.events.Add(1)})
 		if err != nil {
 			panic(err) // a struct of a string and a number always marshals
 		}
@@ -220,7 +220,7 @@ func (sh *sharer) receive(payload []byte) {
 	if payload != nil {
 		var ev changeEvent
 		// An event that does not parse was not ours: resynchronise.
-		if json.Unmarshal(payload, &ev) == nil && ev.Origin == sh.origin {
+		if json.Unmarshal(payload, &ev) == nil && ev.Origin == sh.server.replica {
 			return
 		}
 	}

@@ -52,6 +52,11 @@ func watchBus(t *testing.T, bus mcpkit.EventBus, topic string) *busLog {
 	return l
 }
 
+func (ev shareEvent) json() []byte {
+	b, _ := json.Marshal(ev)
+	return b
+}
+
 func (l *busLog) list() []shareEvent {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -193,6 +198,65 @@ func TestShareChangesCoalesces(t *testing.T) {
 			if ev.Seq != uint64(i+1) || ev.Origin != got[0].Origin {
 				t.Errorf("event %d: %+v, want seq %d from %s", i, ev, i+1, got[0].Origin)
 			}
+		}
+	})
+}
+
+// gatedBus holds each Publish until the test opens the gate.
+type gatedBus struct {
+	mcpkit.EventBus
+	gate chan struct{}
+}
+
+func (b gatedBus) Publish(ctx context.Context, topic string, payload []byte) error {
+	<-b.gate
+	return b.EventBus.Publish(ctx, topic, payload)
+}
+
+// TestShareChangesNoDelay checks that a negative Delay publishes at once,
+// and still gathers into one event the changes made while the bus is busy.
+func TestShareChangesNoDelay(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		mem := mcpkit.NewMemoryBus()
+		events := watchBus(t, mem, mcpkit.DefaultShareTopic)
+		bus := gatedBus{mem, make(chan struct{})}
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "now"}, nil)
+		share(t, srv, bus, &mcpkit.ShareOptions{Delay: -1})
+		srv.Add(okTool("first"))
+		synctest.Wait() // publishing "first", held at the gate
+		for i := range 10 {
+			srv.Add(okTool("t" + strings.Repeat("x", i)))
+		}
+		close(bus.gate)
+		synctest.Wait() // no time passed
+		if got := len(events.list()); got != 2 {
+			t.Errorf("%d events, want 2: the first change, then the ten made meanwhile", got)
+		}
+	})
+}
+
+// TestShareChangesTwice shares one server on two topics: each sharing
+// publishes its changes, and neither takes the other's events for another
+// replica's.
+func TestShareChangesTwice(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		bus := mcpkit.NewMemoryBus()
+		onT, onU := watchBus(t, bus, "t"), watchBus(t, bus, "u")
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "twice"}, nil)
+		var resyncs atomic.Int32
+		onChange := func(context.Context) error { resyncs.Add(1); return nil }
+		share(t, srv, bus, &mcpkit.ShareOptions{Topic: "t", OnChange: onChange})
+		share(t, srv, bus, &mcpkit.ShareOptions{Topic: "u", OnChange: onChange})
+		srv.Add(okTool("x"))
+		settle()
+		if len(onT.list()) != 1 || len(onU.list()) != 1 {
+			t.Fatalf("events on t: %d, on u: %d; want 1 each", len(onT.list()), len(onU.list()))
+		}
+		// The event of the sharing on t, seen on u.
+		bus.Publish(t.Context(), "u", onT.list()[0].json())
+		settle()
+		if resyncs.Load() != 0 {
+			t.Errorf("OnChange ran %d times for the server's own events", resyncs.Load())
 		}
 	})
 }
