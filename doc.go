@@ -129,6 +129,37 @@
 // ([Server.UseList]). A tool that is not visible to a request is, for that
 // request, a tool that does not exist.
 //
+// # Several replicas
+//
+// Behind a load balancer, N replicas of a server answer any request: the
+// default [Server.HTTPHandler] is stateless, and a 2026-07-28 client's
+// subscriptions/listen stream, on which it hears notifications, may be held
+// by any replica. A change made on one replica must then reach the clients
+// listening on every replica. [Server.ShareChanges] does that over an
+// [EventBus] ([NewMemoryBus] in one process, the redisstore module's bus
+// across processes):
+//
+//	stop, err := srv.ShareChanges(bus, &mcpkit.ShareOptions{
+//		OnChange: func(ctx context.Context) error { return reloadTools(ctx, srv) },
+//	})
+//
+// Each change of the registry that sends notifications/tools/list_changed
+// locally publishes a small event (a burst of changes, a few events); each
+// other replica then runs OnChange, where it catches up with the
+// configuration the replicas share, and sends list_changed to its own
+// clients even if its tools did not change, since the client's next
+// tools/list may reach any replica. What OnChange changes is not published
+// again, so replicas do not echo each other. Events say only that something
+// changed, never what: the registry itself (tools, handlers, transforms,
+// visibility rules) is built by each replica, from code and shared
+// configuration.
+//
+// What stays on one replica: the listen streams and the GET streams of
+// sessions (a replica notifies the clients it holds), calls in flight (they
+// finish on the replica that started them, with the chain they started
+// with), and the sessions of 2025-11-25 clients when [HTTPOptions].Sessions
+// is on, which need sticky routing on Mcp-Session-Id.
+//
 // # Registry
 //
 // Tool names are 1 to 128 characters of A-Z, a-z, 0-9, '_', '-' and '.';

@@ -122,7 +122,8 @@ func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, ne
 			cacheable = lres.Cacheable
 		}
 		for _, t := range lres.Tools {
-			if !s.registered(t.Name) {
+			// The scratch tool of forceListChanged lives only for an instant.
+			if !s.registered(t.Name) && t.Name != s.scratch {
 				foreign = append(foreign, t)
 			}
 		}

@@ -220,7 +220,8 @@ func (s *Server) republish() {
 // publish makes st the state that calls and lists read, and brings the
 // SDK's tools in line: a name no longer served is unregistered, a name
 // whose served definition changed is (re)registered. The SDK sends
-// notifications/tools/list_changed for both. s.mu is held.
+// notifications/tools/list_changed for both, and the other replicas hear
+// of it (see [Server.ShareChanges]). s.mu is held.
 func (s *Server) publish(st *state) {
 	old := s.state.Swap(st)
 	var removed []string
@@ -229,7 +230,8 @@ func (s *Server) publish(st *state) {
 			removed = append(removed, name)
 		}
 	}
-	if len(removed) > 0 {
+	changed := len(removed) > 0
+	if changed {
 		s.sdk.RemoveTools(removed...)
 	}
 	for name, n := range st.byName {
@@ -240,6 +242,10 @@ func (s *Server) publish(st *state) {
 		// 2026-07-28 calls: give it its own copy of the served one.
 		def := n.versions[0].tool.Tool
 		s.sdk.AddTool(&def, s.sdkHandler(name))
+		changed = true
+	}
+	if changed {
+		s.shareChange()
 	}
 }
 

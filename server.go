@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -69,6 +70,15 @@ type Server struct {
 	use        []Middleware
 	listUse    []ListMiddleware
 	visibility Visibility
+	sharers    []*sharer // see ShareChanges
+	resyncs    int       // OnChange hooks running: their changes are not shared
+
+	// replica identifies s among the replicas that share changes (see
+	// ShareChanges): random, so that it also names no other tool in
+	// scratch, the tool that forceListChanged registers and removes when s
+	// serves none.
+	replica, scratch string
+	events           atomic.Uint64 // change events published, for their seq
 
 	state atomic.Pointer[state] // what calls and lists read, without locking
 
@@ -179,7 +189,9 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		checks:     make(map[*Tool]*checker),
 		derived:    make(map[*Tool]derivation),
 		built:      make(map[*Tool]*chain),
+		replica:    rand.Text(),
 	}
+	srv.scratch = "mcpkit.scratch." + srv.replica
 	if srv.logger == nil {
 		srv.logger = slog.New(slog.DiscardHandler)
 	}
@@ -237,7 +249,8 @@ func (s *Server) Use(mw ...Middleware) {
 }
 
 // UseList appends list middleware, which filter or rewrite what tools/list
-// answers. The first is the outermost. UseList panics if a middleware is
+// answers. The first is the outermost. Open sessions receive
+// notifications/tools/list_changed. UseList panics if a middleware is
 // nil.
 func (s *Server) UseList(mw ...ListMiddleware) {
 	for i, m := range mw {
@@ -249,4 +262,7 @@ func (s *Server) UseList(mw ...ListMiddleware) {
 	defer s.mu.Unlock()
 	s.listUse = append(s.listUse, mw...)
 	s.republish()
+	// What tools/list answers changed, though no tool did.
+	s.forceListChanged()
+	s.shareChange()
 }

@@ -90,13 +90,11 @@ func (s *Server) revisit() {
 	s.republish()
 	st := s.state.Load()
 	if (old.allowed != nil || st.allowed != nil) && len(st.names) > 0 {
-		// Registering a tool again is the SDK's one way to send the
-		// notification. The SDK debounces notifications, so a change
-		// that also added or removed tools still sends one. With no
-		// tool served, publish removed the old ones, which notified.
-		n := st.names[0]
-		def := n.versions[0].tool.Tool
-		s.sdk.AddTool(&def, s.sdkHandler(n.name))
+		// The SDK debounces notifications, so a change that also added
+		// or removed tools still sends one. With no tool served, publish
+		// removed the old ones, which notified.
+		s.forceListChanged()
+		s.shareChange()
 	}
 }
 
