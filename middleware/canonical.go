@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/internal/jsonscan"
@@ -49,7 +50,14 @@ func canonicalJSON(dst, data []byte) ([]byte, error) {
 	if !json.Valid(data) {
 		return nil, errNotJSON
 	}
-	c := canonicalizer{data: data}
+	c := canonicalizers.Get().(*canonicalizer)
+	defer canonicalizers.Put(c)
+	c.data = data
+	defer func() {
+		// Keep no reference to data in the pool.
+		c.data = nil
+		clear(c.members[:cap(c.members)])
+	}()
 	i := jsonscan.Space(data, 0)
 	dst, i, err := c.value(dst, i, 0)
 	if err != nil {
@@ -60,6 +68,9 @@ func canonicalJSON(dst, data []byte) ([]byte, error) {
 	}
 	return dst, nil
 }
+
+// canonicalizers keeps canonicalizers for reuse, with their buffers.
+var canonicalizers = sync.Pool{New: func() any { return new(canonicalizer) }}
 
 // A canonicalizer writes the canonical form of data, which json.Valid has
 // accepted; it still checks every index, so that it cannot panic.
