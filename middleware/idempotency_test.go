@@ -188,7 +188,9 @@ func TestIdempotentReleases(t *testing.T) {
 				return textResult(fmt.Sprintf("call %d", n)), nil
 			}}
 			mw := mcpkit.Chain(middleware.Recover(nil), middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), nil))(h)
-			req := func() *mcpkit.Request { return mcpkittest.NewRequest(newTool("pay", nil), map[string]int{"a": 1}, withKey("k")) }
+			req := func() *mcpkit.Request {
+				return mcpkittest.NewRequest(newTool("pay", nil), map[string]int{"a": 1}, withKey("k"))
+			}
 			if res, _ := mw.ServeTool(t.Context(), req()); res != nil && res.Meta[middleware.MetaKeyIdempotent] != nil {
 				t.Fatal("the first call was a replay")
 			}
