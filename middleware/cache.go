@@ -77,7 +77,8 @@ type CacheOptions struct {
 //
 // Never cached: errors, results with isError set, input_required results
 // and the calls that carry an answer to one (requestState or
-// inputResponses: round two and later of a multi-round-trip call), and
+// inputResponses: round two and later of a multi-round-trip call), results
+// that [Idempotent] replayed (which may come from such a call), and
 // results longer than [CacheOptions.MaxResultBytes]. A hit is a new result
 // decoded from the cache, which the caller may modify, with "hit" under
 // [MetaKeyCache] in its _meta. Structured content comes back as a
@@ -162,7 +163,9 @@ func (h *cacheHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp
 		h.warn.warn("middleware: cache entry unreadable, calling the tool", "tool", req.Tool.Name, "error", err)
 	}
 	res, err := h.next.ServeTool(ctx, req)
-	if err != nil || !storable(res) {
+	if err != nil || !storable(res) || res.Meta[MetaKeyIdempotent] != nil {
+		// A replay is not kept: it may be the outcome of an exchange
+		// (an answer to input_required) that this call did not have.
 		return res, err
 	}
 	data, merr := encodeResult(res)

@@ -280,6 +280,9 @@ func TestCacheResultsNeverCaches(t *testing.T) {
 			return textResult(strings.Repeat("x", 200)), nil
 		}, ""},
 		{"nil result", func(int32, *mcpkit.Request) (*mcp.CallToolResult, error) { return nil, nil }, ""},
+		{"replayed by Idempotent", func(int32, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{}, Meta: mcp.Meta{middleware.MetaKeyIdempotent: "replayed"}}, nil
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

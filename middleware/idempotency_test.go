@@ -393,6 +393,23 @@ func TestIdempotentLargeResult(t *testing.T) {
 	}
 }
 
+// TestIdempotentKeepsNoMarks checks that a cache hit kept for replay is
+// replayed without the cache's mark, and with the other _meta it had.
+func TestIdempotentKeepsNoMarks(t *testing.T) {
+	mw := middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), nil)(&counter{respond: func(int32, *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}, Meta: mcp.Meta{middleware.MetaKeyCache: "hit", "k": "v"}}, nil
+	}})
+	for range 2 {
+		res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k")))
+		if err != nil || res.Meta["k"] != "v" {
+			t.Fatalf("%+v, %v", res, err)
+		}
+		if res.Meta[middleware.MetaKeyIdempotent] == "replayed" && res.Meta[middleware.MetaKeyCache] != nil {
+			t.Errorf("the replay carries the cache's mark: %v", res.Meta)
+		}
+	}
+}
+
 func TestIdempotentOptions(t *testing.T) {
 	if h := mcpkit.HandlerFunc(ok); fmt.Sprint(middleware.Idempotent(nil, nil)(h)) != fmt.Sprint(h) {
 		t.Error("a nil store adds a layer")
@@ -554,4 +571,76 @@ func TestIdempotentEndToEnd(t *testing.T) {
 			t.Errorf("the tool ran %d times, want 2", runs.Load())
 		}
 	}, nil)
+}
+
+// TestInputRequiredNeverKept asks the client for input (an input_required
+// result, SEP-2322) through CacheResults and Idempotent, on both protocol
+// eras: neither keeps the request for input, the call completes with the
+// answer, and only the final result is replayed.
+func TestInputRequiredNeverKept(t *testing.T) {
+	var asked, answered atomic.Int32
+	confirm := withHandler(annotated("delete", &mcp.ToolAnnotations{IdempotentHint: true}), func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		answer, ok := mcpkit.InputResponse[*mcp.ElicitResult](req, "confirm")
+		if !ok {
+			asked.Add(1)
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+				"confirm": &mcp.ElicitParams{Message: "Delete?", RequestedSchema: objectSchema},
+			}}, nil
+		}
+		answered.Add(1)
+		return textResult("deleted: " + answer.Action), nil
+	})
+	opts := &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}}
+	for _, connect := range []func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server{
+		mcpkittest.NewStatelessServer, mcpkittest.NewServer,
+	} {
+		asked.Store(0)
+		answered.Store(0)
+		srv := newServer(t, []mcpkit.Middleware{
+			middleware.CacheResults(middleware.NewMemoryCache(1<<20), nil),
+			middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), nil),
+		}, confirm)
+		ts := connect(t, srv, opts)
+		version := ts.Session.InitializeResult().ProtocolVersion
+		call := func(key string) *mcp.CallToolResult {
+			params := &mcp.CallToolParams{Name: "delete", Arguments: map[string]any{"path": "/tmp/x"}}
+			if key != "" {
+				params.Meta = mcp.Meta{middleware.MetaKeyIdempotencyKey: key}
+			}
+			res, err := ts.Session.CallTool(t.Context(), params)
+			if err != nil {
+				t.Fatalf("%s: %v", version, err)
+			}
+			return res
+		}
+		if res := call("k"); res.IsError || onlyText(res) != "deleted: accept" || res.Meta[middleware.MetaKeyIdempotent] != nil {
+			t.Errorf("%s: first call %+v", version, res)
+		}
+		if res := call("k"); onlyText(res) != "deleted: accept" || res.Meta[middleware.MetaKeyIdempotent] != "replayed" {
+			t.Errorf("%s: repeat %+v", version, res)
+		}
+		if asked.Load() != 1 || answered.Load() != 1 {
+			t.Errorf("%s: asked %d times, answered %d; want once each", version, asked.Load(), answered.Load())
+		}
+		// Without a key, the cache has nothing: the request for input
+		// was not kept, and the answered round bypasses it.
+		if res := call(""); onlyText(res) != "deleted: accept" || res.Meta[middleware.MetaKeyCache] != nil || asked.Load() != 2 {
+			t.Errorf("%s: call without a key %+v, asked %d times", version, res, asked.Load())
+		}
+	}
+}
+
+func onlyText(res *mcp.CallToolResult) string {
+	if res == nil || len(res.Content) != 1 {
+		return fmt.Sprintf("%+v", res)
+	}
+	tc, _ := res.Content[0].(*mcp.TextContent)
+	if tc == nil {
+		return fmt.Sprintf("%+v", res)
+	}
+	return tc.Text
 }

@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"log/slog"
+	"maps"
 	"sync/atomic"
 	"time"
 
@@ -19,8 +20,17 @@ import (
 // keys hashed from their parts, and warnings about a store that fails.
 
 // encodeResult returns res as stored: its JSON, as encoding/json writes a
-// CallToolResult (the SDK's own marshalling, content types included).
+// CallToolResult (the SDK's own marshalling, content types included),
+// without the marks of CacheResults and Idempotent in its _meta, which say
+// how one answer was served, not what the result is.
 func encodeResult(res *mcp.CallToolResult) ([]byte, error) {
+	if res.Meta[MetaKeyCache] != nil || res.Meta[MetaKeyIdempotent] != nil {
+		r := *res
+		r.Meta = maps.Clone(res.Meta)
+		delete(r.Meta, MetaKeyCache)
+		delete(r.Meta, MetaKeyIdempotent)
+		res = &r
+	}
 	return json.Marshal(res)
 }
 
