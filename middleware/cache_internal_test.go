@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestMemoryCacheBound sets keys and values of random sizes and checks
@@ -53,5 +55,43 @@ func TestMemoryIdempotencyStoreBound(t *testing.T) {
 		if s.size != sum || s.size > max || s.lru.Len() != len(s.records) {
 			t.Fatalf("step %d: size %d, records hold %d, bound %d", i, s.size, sum, max)
 		}
+	}
+}
+
+// TestDecodeResult checks that stored results come back as they were, on
+// the fast path (the kinds a tool result holds) and through the SDK's
+// decoding (any other kind).
+func TestDecodeResult(t *testing.T) {
+	size := int64(3)
+	for _, res := range []*mcp.CallToolResult{
+		{Content: []mcp.Content{
+			&mcp.TextContent{Text: "t", Meta: mcp.Meta{"m": "1"}, Annotations: &mcp.Annotations{Priority: 1}},
+			&mcp.ImageContent{Data: []byte{1, 2}, MIMEType: "image/png"},
+			&mcp.AudioContent{Data: []byte{}, MIMEType: "audio/wav"},
+			&mcp.ResourceLink{URI: "file:///a", Name: "a", Title: "A", Description: "d", MIMEType: "text/plain", Size: &size, Icons: []mcp.Icon{{Source: "https://x/i.png"}}},
+			&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///b", Blob: []byte{9}}},
+		}, StructuredContent: map[string]any{"b": 1, "a": []any{true}}, Meta: mcp.Meta{"k": "v"}},
+		{Content: []mcp.Content{&mcp.ToolUseContent{ID: "u1", Name: "n", Input: map[string]any{"x": 1.5}}}},
+		{Content: []mcp.Content{}},
+	} {
+		data, err := encodeResult(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeResult(data, "mark", "yes")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Meta["mark"] != "yes" {
+			t.Errorf("no mark in %v", got.Meta)
+		}
+		delete(got.Meta, "mark")
+		again, _ := encodeResult(got)
+		if string(again) != string(data) {
+			t.Errorf("round trip:\n%s\n%s", data, again)
+		}
+	}
+	if _, err := decodeResult([]byte(`{"content":`), "mark", "yes"); err == nil {
+		t.Error("no error for a broken record")
 	}
 }

@@ -38,19 +38,29 @@ func encodeResult(res *mcp.CallToolResult) ([]byte, error) {
 // wrote, with metaValue under metaKey in its _meta. Structured content is
 // kept as the JSON it was (json.RawMessage), so that its numbers and key
 // order are those of the first answer.
+//
+// The content kinds a tool result holds are decoded here with
+// encoding/json; anything else goes through the SDK's own decoding, which
+// knows every kind but costs a 32 KiB buffer per call.
 func decodeResult(data []byte, metaKey, metaValue string) (*mcp.CallToolResult, error) {
-	res := new(mcp.CallToolResult)
-	if err := json.Unmarshal(data, res); err != nil {
+	var w storedResult
+	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, err
 	}
-	if res.StructuredContent != nil {
-		var raw struct {
-			StructuredContent json.RawMessage `json:"structuredContent"`
+	res := &mcp.CallToolResult{Meta: w.Meta, IsError: w.IsError, Content: make([]mcp.Content, 0, len(w.Content))}
+	for _, c := range w.Content {
+		content := c.content()
+		if content == nil {
+			res = new(mcp.CallToolResult)
+			if err := json.Unmarshal(data, res); err != nil {
+				return nil, err
+			}
+			break
 		}
-		if err := json.Unmarshal(data, &raw); err != nil {
-			return nil, err
-		}
-		res.StructuredContent = raw.StructuredContent
+		res.Content = append(res.Content, content)
+	}
+	if w.StructuredContent != nil {
+		res.StructuredContent = w.StructuredContent
 	}
 	if res.Content == nil {
 		res.Content = []mcp.Content{}
@@ -60,6 +70,52 @@ func decodeResult(data []byte, metaKey, metaValue string) (*mcp.CallToolResult, 
 	}
 	res.Meta[metaKey] = metaValue
 	return res, nil
+}
+
+// A storedResult is the JSON of a stored CallToolResult, as the SDK writes
+// it.
+type storedResult struct {
+	Meta              mcp.Meta        `json:"_meta"`
+	Content           []storedContent `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	IsError           bool            `json:"isError"`
+}
+
+// A storedContent is one content block of a stored result: the members of
+// the kinds a tool result may hold (MCP's ContentBlock).
+type storedContent struct {
+	Type        string                `json:"type"`
+	Text        string                `json:"text"`
+	MIMEType    string                `json:"mimeType"`
+	Data        []byte                `json:"data"`
+	URI         string                `json:"uri"`
+	Name        string                `json:"name"`
+	Title       string                `json:"title"`
+	Description string                `json:"description"`
+	Size        *int64                `json:"size"`
+	Icons       []mcp.Icon            `json:"icons"`
+	Resource    *mcp.ResourceContents `json:"resource"`
+	Meta        mcp.Meta              `json:"_meta"`
+	Annotations *mcp.Annotations      `json:"annotations"`
+}
+
+// content returns c as the SDK's type for its kind, or nil for a kind it
+// does not know.
+func (c *storedContent) content() mcp.Content {
+	switch c.Type {
+	case "text":
+		return &mcp.TextContent{Text: c.Text, Meta: c.Meta, Annotations: c.Annotations}
+	case "image":
+		return &mcp.ImageContent{Data: c.Data, MIMEType: c.MIMEType, Meta: c.Meta, Annotations: c.Annotations}
+	case "audio":
+		return &mcp.AudioContent{Data: c.Data, MIMEType: c.MIMEType, Meta: c.Meta, Annotations: c.Annotations}
+	case "resource_link":
+		return &mcp.ResourceLink{URI: c.URI, Name: c.Name, Title: c.Title, Description: c.Description,
+			MIMEType: c.MIMEType, Size: c.Size, Icons: c.Icons, Meta: c.Meta, Annotations: c.Annotations}
+	case "resource":
+		return &mcp.EmbeddedResource{Resource: c.Resource, Meta: c.Meta, Annotations: c.Annotations}
+	}
+	return nil
 }
 
 // A keyHash builds a store key from parts: each part is hashed with its
