@@ -510,3 +510,36 @@ func TestCacheResultsEndToEnd(t *testing.T) {
 		}
 	}, nil)
 }
+
+// TestCacheResultsPrincipalsEndToEnd serves one server to two users with
+// verified tokens over HTTP: each gets the results of their own calls only.
+func TestCacheResultsPrincipalsEndToEnd(t *testing.T) {
+	var runs atomic.Int32
+	srv := newServer(t, []mcpkit.Middleware{middleware.CacheResults(middleware.NewMemoryCache(1<<20), nil)},
+		withHandler(annotated("balance", readOnly), func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return textResult(fmt.Sprintf("balance of %s (run %d)", req.TokenInfo().UserID, runs.Add(1))), nil
+		}))
+	tokens := map[string]*auth.TokenInfo{"tok-ada": {UserID: "ada"}, "tok-bob": {UserID: "bob"}}
+	clients := map[string]*mcpkittest.Server{}
+	for _, user := range []string{"ada", "bob"} {
+		clients[user] = mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "tok-" + user})
+	}
+	for i, c := range []struct{ user, want string }{
+		{"ada", "balance of ada (run 1)"},
+		{"bob", "balance of bob (run 2)"},
+		{"ada", "balance of ada (run 1) hit"},
+		{"bob", "balance of bob (run 2) hit"},
+	} {
+		res, err := clients[c.user].CallTool(t.Context(), "balance", map[string]any{"account": "main"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := resultText(t, res)
+		if res.Meta[middleware.MetaKeyCache] == "hit" {
+			got += " hit"
+		}
+		if got != c.want {
+			t.Errorf("call %d: %q, want %q", i, got, c.want)
+		}
+	}
+}

@@ -511,32 +511,38 @@ func TestIdempotentEndToEnd(t *testing.T) {
 		runs.Store(0)
 		release = make(chan struct{})
 		spy = &claimSpy{IdempotencyStore: middleware.NewMemoryIdempotencyStore(nil), completed: make(chan struct{}, 10)}
-		transfer := newTool("transfer", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		handler := func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 			n := runs.Add(1)
-			if strings.Contains(string(req.Arguments), "slow") {
+			if req.Tool.Name == "slow_transfer" {
 				<-release // ignores ctx: it runs on after the time limit
 			}
 			return &mcp.CallToolResult{
 				Content:           []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("transfer %d", n)}},
 				StructuredContent: map[string]any{"id": n},
 			}, nil
-		})
+		}
+		// Only the slow tool has a time limit, so that nothing else
+		// depends on how fast the machine is.
 		return newServer(t, []mcpkit.Middleware{
 			middleware.Recover(nil),
-			middleware.Timeout(20*time.Millisecond, nil),
+			mcpkit.ForTools(mcpkit.Named("slow_transfer"), middleware.Timeout(20*time.Millisecond, nil)),
 			middleware.Idempotent(spy, nil),
-		}, transfer)
+		}, newTool("transfer", handler), newTool("slow_transfer", handler))
 	}
 	mcpkittest.ForEachTransport(t, newSrv, func(t *testing.T, ts *mcpkittest.Server) {
-		callKey := func(key string, args map[string]any) *mcp.CallToolResult {
+		callTool := func(tool, key string, args map[string]any) *mcp.CallToolResult {
 			t.Helper()
 			res, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{
-				Meta: mcp.Meta{middleware.MetaKeyIdempotencyKey: key}, Name: "transfer", Arguments: args,
+				Meta: mcp.Meta{middleware.MetaKeyIdempotencyKey: key}, Name: tool, Arguments: args,
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return res
+		}
+		callKey := func(key string, args map[string]any) *mcp.CallToolResult {
+			t.Helper()
+			return callTool("transfer", key, args)
 		}
 		first := callKey("k1", map[string]any{"to": "bob", "amount": 10})
 		again := callKey("k1", map[string]any{"amount": 10, "to": "bob"})
@@ -552,18 +558,18 @@ func TestIdempotentEndToEnd(t *testing.T) {
 			t.Errorf("same key, other arguments: %+v", other)
 		}
 
-		slow := map[string]any{"to": "bob", "amount": 20, "mode": "slow"}
-		timedOut := callKey("k2", slow)
+		slow := map[string]any{"to": "bob", "amount": 20}
+		timedOut := callTool("slow_transfer", "k2", slow)
 		if !timedOut.IsError || !strings.Contains(timedOut.Content[0].(*mcp.TextContent).Text, "timed out") {
 			t.Fatalf("slow call: %+v", timedOut)
 		}
-		busy := callKey("k2", slow)
+		busy := callTool("slow_transfer", "k2", slow)
 		if !busy.IsError || mcpkit.ErrorClassOf(busy) != mcpkit.Retryable || busy.Meta[middleware.MetaKeyRetryAfter] != float64(1000) {
 			t.Fatalf("retry while the call runs: %+v", busy)
 		}
 		close(release)
 		<-spy.completed // the handler returned and its result is kept
-		replay := callKey("k2", slow)
+		replay := callTool("slow_transfer", "k2", slow)
 		if replay.IsError || replay.Meta[middleware.MetaKeyIdempotent] != "replayed" || replay.Content[0].(*mcp.TextContent).Text != "transfer 2" {
 			t.Errorf("retry after the call finished: %+v", replay)
 		}
