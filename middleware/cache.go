@@ -72,6 +72,9 @@ type CacheOptions struct {
 // white space, so that {"a":1,"b":2} and { "b":2, "a":1 } are one entry
 // (1 and 1.0 are two). Two callers never share an entry: a cache shared
 // across authorization contexts would leak one caller's results to another.
+// All anonymous callers (Principal "") are one caller: where results
+// depend on something else of the request (a tenant header, say), make it
+// part of [CacheOptions.Key].
 // Arguments that have no canonical form (a key given twice, nesting
 // deeper than 512, more than 1 MiB) are not cached.
 //

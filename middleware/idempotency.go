@@ -97,7 +97,8 @@ type IdempotencyOptions struct {
 // [MaxIdempotencyKeyLen] bytes is refused with a fatal tool error wrapping
 // [ErrIdempotencyKeyInvalid]. Keys are kept per caller and tool: the store
 // key is a hash of [mcpkit.Principal] (or [IdempotencyOptions.Key]), the
-// tool's name and the client's key. The call's fingerprint is a hash of
+// tool's name and the client's key. Anonymous callers share one space of
+// keys, so clients should make keys unguessable (a random UUID). The call's fingerprint is a hash of
 // the tool's version and its canonical arguments (keys sorted, no white
 // space; see [CacheResults]).
 //
