@@ -138,8 +138,10 @@ func Idempotent(s IdempotencyStore, opts *IdempotencyOptions) mcpkit.Middleware 
 	if opts != nil {
 		o = *opts
 	}
-	if o.TTL < 0 || o.Lease < 0 || o.RetryAfter < 0 || o.MaxResultBytes < 0 {
-		panic(fmt.Sprintf("middleware: Idempotent: negative option in %+v", o))
+	for name, v := range map[string]int64{"TTL": int64(o.TTL), "Lease": int64(o.Lease), "RetryAfter": int64(o.RetryAfter), "MaxResultBytes": int64(o.MaxResultBytes)} {
+		if v < 0 {
+			panic(fmt.Sprintf("middleware: Idempotent: negative %s", name))
+		}
 	}
 	if o.TTL == 0 {
 		o.TTL = DefaultIdempotencyTTL
