@@ -543,3 +543,29 @@ func TestCacheResultsPrincipalsEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheResultsConcurrent calls a cached tool from many goroutines with
+// a few sets of arguments, for the race detector: every answer is the one
+// for its arguments, and hits are copies the callers may change.
+func TestCacheResultsConcurrent(t *testing.T) {
+	mw := middleware.CacheResults(middleware.NewMemoryCache(1<<20), nil)(&counter{respond: func(n int32, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return textResult("for " + string(req.Arguments)), nil
+	}})
+	tool := annotated("search", readOnly)
+	var wg sync.WaitGroup
+	for g := range 16 {
+		wg.Go(func() {
+			for i := range 200 {
+				args := fmt.Sprintf(`{"q":%d}`, (g+i)%5)
+				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, json.RawMessage(args)))
+				if err != nil || resultText(t, res) != "for "+args {
+					t.Errorf("%s: %v, %v", args, res, err)
+					return
+				}
+				res.Content[0].(*mcp.TextContent).Text = "changed"
+				res.Meta = nil
+			}
+		})
+	}
+	wg.Wait()
+}
