@@ -101,9 +101,13 @@
 // from the request: the verified bearer token ([Request.TokenInfo], behind
 // the SDK's auth.RequireBearerToken), HTTP headers ([Request.Header],
 // [Request.ParamHeader]), the request's _meta ([Request.Meta]), or values the
-// embedding service put in the context. The middleware that partition by
-// caller (RateLimit, ConcurrencyLimit) take a key function over the Request
-// for that, and [Visibility] decides per request from a [Caller]. What the
+// embedding service put in the context. [Principal] reduces that to one
+// string for keying state that replicas share: the verified user, else a
+// digest of the bearer token, else "" for every anonymous caller. RateLimit
+// counts per principal and tool by default, the result cache and
+// idempotency records are kept per principal, and the middleware that
+// partition by caller take a key function over the Request to do otherwise;
+// and [Visibility] decides per request from a [Caller]. What the
 // client declared (protocol version, capabilities, client info) is read per
 // request too, on both eras. A tool that needs a capability the client did
 // not declare (elicitation, say) is best hidden from that client by a

@@ -45,6 +45,9 @@ func passThrough() []struct {
 		{"RateLimit/bucket", middleware.RateLimit(middleware.NewTokenBucket(1e9, 1<<30, nil), nil)},
 		{"ArgumentSizeLimit", middleware.ArgumentSizeLimit(1 << 20)},
 		{"ResultSizeLimit", middleware.ResultSizeLimit(1<<20, nil)},
+		// The tool has no hints and the call no idempotency key.
+		{"CacheResults/not-cached", middleware.CacheResults(middleware.NewMemoryCache(1<<20), nil)},
+		{"Idempotent/no-key", middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), nil)},
 	}
 }
 
@@ -79,6 +82,9 @@ func TestPassThroughAllocations(t *testing.T) {
 		"RateLimit":         0,
 		"RateLimit/bucket":  0,
 		"ArgumentSizeLimit": 0,
+
+		"CacheResults/not-cached": 0,
+		"Idempotent/no-key":       0,
 	}
 	req := mcpkittest.NewRequest(newTool("t", nil), map[string]int{"a": 1})
 	ctx := context.Background()

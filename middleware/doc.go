@@ -1,7 +1,7 @@
 // Package middleware provides the built-in [mcpkit.Middleware] catalog:
-// recovery from panics, time limits, error masking, logging, and limits on
-// concurrency, rate and size; and the list middleware [Deref], which removes
-// $ref from advertised schemas. (Argument validation is not here: every
+// recovery from panics, time limits, error masking, logging, limits on
+// concurrency, rate and size, a result cache and idempotent calls; and the
+// list middleware [Deref], which removes $ref from advertised schemas. (Argument validation is not here: every
 // [mcpkit.Server] validates, innermost, by default.)
 //
 // [Recommended] returns the chain most servers want:
@@ -29,8 +29,9 @@
 // The first middleware in a chain is the outermost: it sees the call first
 // and the outcome last. The recommended order, outermost first, is
 //
-//	Logging -> Recover -> MaskErrors -> CircuitBreaker -> RateLimit -> Bulkhead -> ConcurrencyLimit
-//	        -> Timeout -> ArgumentSizeLimit, ResultSizeLimit -> TokenBudget -> (the server's validation) -> handler
+//	Logging -> Recover -> MaskErrors -> CacheResults -> CircuitBreaker -> RateLimit -> Bulkhead
+//	        -> ConcurrencyLimit -> Timeout -> Idempotent -> ArgumentSizeLimit, ResultSizeLimit
+//	        -> TokenBudget -> (the server's validation) -> handler
 //
 // Logging is outermost so that its one record per call covers everything
 // the others do; Recover next, so that a panic anywhere inside (a re-raised
@@ -43,6 +44,43 @@
 // pool holds no shared slot. Size limits run
 // within the time limit. Each middleware's documentation says where it
 // belongs.
+//
+// CacheResults sits before the limits (first in [RecommendedOptions.Limits]):
+// a hit is cheap, so it costs no rate token or slot and is answered while a
+// circuit is open; and inside Logging, so that hits are logged. What it
+// keeps is what the layers inside made of the result (truncated,
+// validated). Idempotent sits inside Timeout, although a
+// replay then goes through the limits like any call: when a call times
+// out, Timeout answers the caller and the handler runs on, and only a layer
+// inside Timeout sees when the handler really returns. There, Idempotent
+// holds the key until then and keeps the late result, so that the retry
+// that follows the timeout is told "in progress", then gets the result;
+// outside Timeout it would release the key at the timeout, and the retry
+// would run the tool a second time. Its lease must therefore exceed the
+// time limit. Only a call that passed the limits claims a key, so a
+// rejected call leaves none behind. With [Recommended], give Idempotent to
+// [mcpkit.Server.Use] after it, with the size limits:
+//
+//	srv.Use(
+//		middleware.Recommended(&middleware.RecommendedOptions{Limits: []mcpkit.Middleware{
+//			middleware.CacheResults(cache, nil),
+//			middleware.RateLimit(limiter, nil),
+//		}}),
+//		middleware.Idempotent(store, &middleware.IdempotencyOptions{Lease: 2 * middleware.DefaultTimeout}),
+//		middleware.ResultSizeLimit(1<<20, nil),
+//	)
+//
+// # State shared by replicas
+//
+// [CacheResults], [Idempotent] and [RateLimit] keep their state behind
+// store interfaces ([Cache], [IdempotencyStore], [Limiter]) with in-memory
+// implementations here ([NewMemoryCache], [NewMemoryIdempotencyStore],
+// [NewTokenBucket]) and shared ones (on Redis) in a module of their own.
+// They key it by [mcpkit.Principal], the caller's verified user or a digest
+// of its bearer token, never by a session, and, for the cache and
+// idempotency, by a canonical form of the arguments. When a store fails,
+// the cache fails open (the tool runs) and idempotency fails closed (the
+// call is refused, retryably) unless told otherwise.
 //
 // # Resilience and budgets
 //
@@ -83,7 +121,9 @@
 // are [*mcpkit.ToolError] values, which are shown and never masked, of class
 // Retryable, and never JSON-RPC errors; their chains hold a sentinel or
 // typed error ([ErrBusy], [ErrRateLimited], [ErrCircuitOpen],
-// [ErrArgumentsTooLarge], [ErrResultTooLarge], [*RateLimitError],
-// [*CircuitOpenError], [*TimeoutError]) for errors.Is and
-// errors.As. Every error keeps the class its ErrorClass method gives it.
+// [ErrArgumentsTooLarge], [ErrResultTooLarge], [ErrIdempotencyInProgress],
+// [ErrIdempotencyUnavailable], [*RateLimitError], [*CircuitOpenError],
+// [*TimeoutError]) for errors.Is and errors.As. Idempotent's refusals of
+// a key ([ErrIdempotencyKeyInvalid], [ErrIdempotencyKeyReused]) are Fatal:
+// the client must send another key, not retry. Every error keeps the class its ErrorClass method gives it.
 package middleware

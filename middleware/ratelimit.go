@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,8 +73,9 @@ func (e *RateLimitError) ResultMeta() mcp.Meta {
 // the defaults.
 type RateLimitOptions struct {
 	// Key, if set, returns the key a call is counted under, for instance
-	// the authenticated user (req.TokenInfo().UserID) or the tool's name.
-	// Nil means one key, "", for every call.
+	// a tenant read from a header, or "" for one budget shared by every
+	// call. Nil means a budget per caller and tool: [mcpkit.Principal],
+	// a zero byte, and the tool's name.
 	Key func(*mcpkit.Request) string
 }
 
@@ -83,9 +85,13 @@ type RateLimitOptions struct {
 // (`tool "name" is rate limited: try again in 1.5s`) and whose _meta
 // carries the delay under [MetaKeyRetryAfter]. An error from the Limiter
 // is returned as an internal error (masked by [MaskErrors]). A nil l means
-// no limit: the middleware adds no layer. Tools wrapped by one RateLimit
-// share its budget for each key; for a tool's own budget, apply a RateLimit
-// to it alone with [mcpkit.ForTools].
+// no limit: the middleware adds no layer.
+//
+// By default each caller ([mcpkit.Principal]) has a budget of its own for
+// each tool: l is asked with the key Principal(req) + "\x00" + tool name.
+// Anonymous callers (stdio, in-memory, unauthenticated HTTP) share one
+// budget per tool. For a budget shared by several tools, or keyed on
+// something else, set [RateLimitOptions.Key].
 //
 // [NewTokenBucket] is an in-memory Limiter; one backed by a store shared
 // between server replicas plugs in through the [Limiter] interface.
@@ -110,12 +116,22 @@ type rateHandler struct {
 	l    Limiter
 	key  func(*mcpkit.Request) string
 	next mcpkit.Handler
+
+	// anon is the default key of the last anonymous call, kept so that
+	// such calls allocate nothing: inside a Server, a handler serves one
+	// tool, so it nearly always fits.
+	anon atomic.Pointer[toolKey]
 }
+
+// A toolKey is the default rate key of anonymous calls to one tool.
+type toolKey struct{ tool, key string }
 
 func (h *rateHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	var key string
 	if h.key != nil {
 		key = h.key(req)
+	} else {
+		key = h.defaultKey(req)
 	}
 	ok, after, err := h.l.Allow(ctx, key)
 	if err != nil {
@@ -125,6 +141,21 @@ func (h *rateHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 		return nil, &mcpkit.ToolError{Err: &RateLimitError{Tool: req.Tool.Name, RetryAfter: after}, Class: mcpkit.Retryable}
 	}
 	return h.next.ServeTool(ctx, req)
+}
+
+// defaultKey returns the key of a call when the options set none: the
+// caller's principal and the tool's name.
+func (h *rateHandler) defaultKey(req *mcpkit.Request) string {
+	p := mcpkit.Principal(req)
+	if p != "" {
+		return p + "\x00" + req.Tool.Name
+	}
+	if k := h.anon.Load(); k != nil && k.tool == req.Tool.Name {
+		return k.key
+	}
+	k := &toolKey{tool: req.Tool.Name, key: "\x00" + req.Tool.Name}
+	h.anon.Store(k)
+	return k.key
 }
 
 // DefaultMaxKeys is the number of keys a [TokenBucket] holds at most when

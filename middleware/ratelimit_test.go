@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"golang.org/x/time/rate"
 
 	"github.com/mcpkit/mcpkit"
@@ -192,4 +195,56 @@ func TestRateLimitEndToEnd(t *testing.T) {
 			t.Errorf("text %q does not give the delay of _meta, %vms", resultText(t, res), ms)
 		}
 	})
+}
+
+// TestRateLimitDefaultKey checks that without a Key each principal has a
+// budget per tool, and that anonymous callers share one per tool.
+func TestRateLimitDefaultKey(t *testing.T) {
+	var keys []string
+	record := middleware.LimiterFunc(func(ctx context.Context, key string) (bool, time.Duration, error) {
+		keys = append(keys, key)
+		return true, 0, nil
+	})
+	h := middleware.RateLimit(record, nil)(mcpkit.HandlerFunc(ok))
+	ada := mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "ada"})
+	bob := mcpkittest.WithHeader(http.Header{"Authorization": {"Bearer bob-token"}})
+	for _, c := range []struct {
+		tool string
+		opts []mcpkittest.RequestOption
+	}{
+		{"search", []mcpkittest.RequestOption{ada}},
+		{"fetch", []mcpkittest.RequestOption{ada}},
+		{"search", []mcpkittest.RequestOption{bob}},
+		{"search", nil},
+		{"fetch", nil},
+		{"search", nil},
+	} {
+		if _, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(newTool(c.tool, nil), nil, c.opts...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bobKey := mcpkit.Principal(mcpkittest.NewRequest(nil, nil, bob))
+	want := []string{"sub:ada\x00search", "sub:ada\x00fetch", bobKey + "\x00search", "\x00search", "\x00fetch", "\x00search"}
+	if !slices.Equal(keys, want) {
+		t.Errorf("keys = %q, want %q", keys, want)
+	}
+
+	// End to end, a budget of one call: each user has it for each tool.
+	bucket := middleware.NewTokenBucket(rate.Every(time.Hour), 1, nil)
+	srv := newServer(t, []mcpkit.Middleware{middleware.RateLimit(bucket, nil)}, newTool("search", ok), newTool("fetch", ok))
+	for _, user := range []string{"ada", "bob"} {
+		ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{
+			Tokens: map[string]*auth.TokenInfo{"tok-" + user: {UserID: user}},
+			Token:  "tok-" + user,
+		})
+		for i, tool := range []string{"search", "fetch", "search"} {
+			res, err := ts.CallTool(t.Context(), tool, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if wantLimited := i == 2; res.IsError != wantLimited {
+				t.Errorf("%s, call %d to %s: isError = %v, want %v", user, i, tool, res.IsError, wantLimited)
+			}
+		}
+	}
 }

@@ -24,9 +24,10 @@ type RecommendedOptions struct {
 	Timeout time.Duration
 
 	// Limits are placed between MaskErrors and Timeout, where
-	// CircuitBreaker, RateLimit, Bulkhead and ConcurrencyLimit belong, in
-	// that order: a rejected call costs nothing further, waiting for a slot
-	// does not use up a call's time, and a rejection is never masked. Size
+	// CacheResults, CircuitBreaker, RateLimit, Bulkhead and
+	// ConcurrencyLimit belong, in that order: a cache hit costs no limit, a
+	// rejected call costs nothing further, waiting for a slot does not use
+	// up a call's time, and a rejection is never masked. Idempotent, size
 	// limits and TokenBudget belong inside Timeout: give them to
 	// [mcpkit.Server.Use] after Recommended.
 	Limits []mcpkit.Middleware

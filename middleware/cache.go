@@ -1,0 +1,298 @@
+package middleware
+
+import (
+	"bytes"
+	"container/list"
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// DefaultCacheTTL is how long [CacheResults] keeps a result when its
+// options do not say.
+const DefaultCacheTTL = time.Minute
+
+// DefaultMaxCachedResult is the largest result, in bytes of JSON, that
+// [CacheResults] and [Idempotent] keep when their options do not say.
+const DefaultMaxCachedResult = 1 << 20
+
+// MetaKeyCache is the key, in the _meta of a result that [CacheResults]
+// answered from its cache, whose value is "hit".
+const MetaKeyCache = "io.github.mcpkit/cache"
+
+// CacheOptions configures [CacheResults]. A nil *CacheOptions means the
+// defaults.
+type CacheOptions struct {
+	// Tools selects tools whose results are cached besides those annotated
+	// readOnlyHint or idempotentHint. It is called once per tool, when the
+	// tool's chain is built (per call outside a Server). To leave out an
+	// annotated tool, apply CacheResults with [mcpkit.ForTools].
+	Tools func(*mcpkit.Tool) bool
+
+	// TTL is how long a result is kept; zero means DefaultCacheTTL.
+	TTL time.Duration
+
+	// Key returns the part of the cache key that says who is calling;
+	// nil means [mcpkit.Principal]. The tool, its version and the
+	// arguments are always part of the key. Callers with the same Key
+	// share results: make it as narrow as what the tool's results depend
+	// on (a tenant, a user, a token's scopes).
+	Key func(*mcpkit.Request) string
+
+	// MaxResultBytes is the largest result kept, in bytes of JSON; zero
+	// means DefaultMaxCachedResult. Larger results are answered and not
+	// kept.
+	MaxResultBytes int
+
+	// Logger receives warnings when the Cache fails, at most one a minute
+	// with the number left out since. Nil means no logging.
+	Logger *slog.Logger
+}
+
+// CacheResults returns a Middleware that answers calls from c with the
+// result of an earlier call of the same tool, version and arguments by the
+// same caller, and keeps each successful result in c for a while.
+//
+// Only the results of some tools are cached: those annotated readOnlyHint
+// or idempotentHint (whose repeated calls, by the annotation's promise,
+// change nothing more than the first), and those that [CacheOptions.Tools]
+// selects. For an idempotent tool that means a repeat within the TTL does
+// not run at all: leave out tools whose effect must be applied again (say,
+// "set x to 5" after someone else set it to 6) with [mcpkit.ForTools].
+//
+// The key is a SHA-256 over the caller ([mcpkit.Principal], or
+// [CacheOptions.Key]), the tool's name and version, and the canonical form
+// of the arguments: objects with their keys sorted, numbers as written, no
+// white space, so that {"a":1,"b":2} and { "b":2, "a":1 } are one entry
+// (1 and 1.0 are two). Two callers never share an entry: a cache shared
+// across authorization contexts would leak one caller's results to another.
+// All anonymous callers (Principal "") are one caller: where results
+// depend on something else of the request (a tenant header, say), make it
+// part of [CacheOptions.Key].
+// Arguments that have no canonical form (a key given twice, nesting
+// deeper than 512, more than 1 MiB) are not cached.
+//
+// Never cached: errors, results with isError set, input_required results
+// and the calls that carry an answer to one (requestState or
+// inputResponses: round two and later of a multi-round-trip call), results
+// that [Idempotent] replayed (which may come from such a call), and
+// results longer than [CacheOptions.MaxResultBytes]. A hit is a new result
+// decoded from the cache, which the caller may modify, with "hit" under
+// [MetaKeyCache] in its _meta. Structured content comes back as a
+// json.RawMessage.
+//
+// CacheResults fails open: when c cannot answer, the call runs as if the
+// cache were empty, and a warning goes to [CacheOptions.Logger]. A nil c
+// means no cache: the middleware adds no layer. CacheResults panics if the
+// options hold a negative TTL or MaxResultBytes.
+//
+// CacheResults belongs inside [MaskErrors] and outside the limits
+// (CircuitBreaker, RateLimit, ...): a hit costs no rate token or slot, and
+// answers while a circuit is open. [NewMemoryCache] is an in-memory Cache;
+// one shared by server replicas plugs in through the [Cache] interface.
+func CacheResults(c Cache, opts *CacheOptions) mcpkit.Middleware {
+	var o CacheOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.TTL < 0 {
+		panic(fmt.Sprintf("middleware: CacheResults: negative TTL %v", o.TTL))
+	}
+	if o.MaxResultBytes < 0 {
+		panic(fmt.Sprintf("middleware: CacheResults: negative MaxResultBytes %d", o.MaxResultBytes))
+	}
+	if o.TTL == 0 {
+		o.TTL = DefaultCacheTTL
+	}
+	if o.MaxResultBytes == 0 {
+		o.MaxResultBytes = DefaultMaxCachedResult
+	}
+	if o.Key == nil {
+		o.Key = mcpkit.Principal
+	}
+	tools := o.Tools
+	cacheable := func(t *mcpkit.Tool) bool {
+		if a := t.Annotations; a != nil && (a.ReadOnlyHint || a.IdempotentHint) {
+			return true
+		}
+		return tools != nil && tools(t)
+	}
+	w := &warner{logger: o.Logger}
+	layer := func(next mcpkit.Handler) mcpkit.Handler {
+		return &cacheHandler{c: c, opts: &o, warn: w, next: next}
+	}
+	// ForTools decides once per tool inside a Server, and lists the layer
+	// as skipped for the tools it leaves out.
+	selected := mcpkit.ForTools(cacheable, layer)
+	return func(next mcpkit.Handler) mcpkit.Handler {
+		if c == nil {
+			return next
+		}
+		return selected(next)
+	}
+}
+
+type cacheHandler struct {
+	c    Cache
+	opts *CacheOptions
+	warn *warner
+	next mcpkit.Handler
+}
+
+func (h *cacheHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	if inputRound(req) {
+		return h.next.ServeTool(ctx, req)
+	}
+	key, ok := h.key(req)
+	if !ok {
+		return h.next.ServeTool(ctx, req)
+	}
+	data, found, err := h.c.Get(ctx, key)
+	if err != nil {
+		h.warn.warn("middleware: cache unavailable, calling the tool", "tool", req.Tool.Name, "error", err)
+		return h.next.ServeTool(ctx, req) // and not Set: the store is failing
+	}
+	if found {
+		res, err := decodeResult(data, MetaKeyCache, "hit")
+		if err == nil {
+			return res, nil
+		}
+		h.warn.warn("middleware: cache entry unreadable, calling the tool", "tool", req.Tool.Name, "error", err)
+	}
+	res, err := h.next.ServeTool(ctx, req)
+	if err != nil || !storable(res) || res.Meta[MetaKeyIdempotent] != nil {
+		// A replay is not kept: it may be the outcome of an exchange
+		// (an answer to input_required) that this call did not have.
+		return res, err
+	}
+	data, merr := encodeResult(res)
+	if merr != nil || len(data) > h.opts.MaxResultBytes {
+		return res, nil // the server answers an unmarshalable result
+	}
+	if err := h.c.Set(context.WithoutCancel(ctx), key, data, h.opts.TTL); err != nil {
+		h.warn.warn("middleware: cache unavailable, result not kept", "tool", req.Tool.Name, "error", err)
+	}
+	return res, nil
+}
+
+// key returns the cache key of req, and false when its arguments have no
+// canonical form.
+func (h *cacheHandler) key(req *mcpkit.Request) (string, bool) {
+	buf := getArgBuffer()
+	defer putArgBuffer(buf)
+	canon, err := canonicalJSON((*buf)[:0], req.Arguments)
+	if err != nil {
+		return "", false
+	}
+	*buf = canon[:0]
+	k := newKeyHash("mcpkit/cache/v1").add(h.opts.Key(req)).add(req.Tool.Name).add(req.Tool.Version).addBytes(canon)
+	return k.sum("mcpkit:cache:"), true
+}
+
+// argBuffers keeps buffers for canonical arguments.
+var argBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+func getArgBuffer() *[]byte { return argBuffers.Get().(*[]byte) }
+
+func putArgBuffer(b *[]byte) {
+	if cap(*b) <= 64<<10 { // a rare large one goes to the garbage collector
+		argBuffers.Put(b)
+	}
+}
+
+// inputRound reports whether req carries the answer to an input_required
+// result (SEP-2322): its outcome belongs to that exchange alone.
+func inputRound(req *mcpkit.Request) bool {
+	p := req.Call
+	return p != nil && p.Params != nil && (p.Params.RequestState != "" || len(p.Params.InputResponses) > 0)
+}
+
+// storable reports whether res is a successful, complete result, which a
+// cache or an idempotency record may keep.
+func storable(res *mcp.CallToolResult) bool {
+	return res != nil && !res.IsError && res.InputRequests == nil && res.RequestState == ""
+}
+
+// A MemoryCache is an in-memory [Cache] of bounded size, for one process.
+// It is safe for concurrent use.
+//
+// It holds at most maxBytes bytes of keys and values together: a Set that
+// would go beyond drops the least recently used entries first, and a value
+// that alone would not fit is not kept. Expired entries are dropped when
+// they are next read, or as the least recently used ones.
+type MemoryCache struct {
+	maxBytes int64
+
+	mu      sync.Mutex
+	size    int64
+	entries map[string]*list.Element // of *cacheEntry
+	lru     list.List                // most recently used at the front
+}
+
+type cacheEntry struct {
+	key     string
+	value   []byte
+	expires time.Time
+}
+
+func (e *cacheEntry) bytes() int64 { return int64(len(e.key) + len(e.value)) }
+
+// NewMemoryCache returns an empty MemoryCache holding at most maxBytes
+// bytes of keys and values. It panics if maxBytes is not positive.
+func NewMemoryCache(maxBytes int64) *MemoryCache {
+	if maxBytes <= 0 {
+		panic(fmt.Sprintf("middleware: NewMemoryCache: maxBytes %d holds nothing", maxBytes))
+	}
+	return &MemoryCache{maxBytes: maxBytes, entries: make(map[string]*list.Element)}
+}
+
+// Get returns a copy of the value under key, if it is there and has not
+// expired. It never returns an error.
+func (c *MemoryCache) Get(_ context.Context, key string) ([]byte, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[key]
+	if !ok {
+		return nil, false, nil
+	}
+	e := el.Value.(*cacheEntry)
+	if !time.Now().Before(e.expires) {
+		c.remove(el)
+		return nil, false, nil
+	}
+	c.lru.MoveToFront(el)
+	return bytes.Clone(e.value), true, nil
+}
+
+// Set keeps a copy of value under key for ttl, replacing what key held. A
+// ttl that is not positive removes key. It never returns an error.
+func (c *MemoryCache) Set(_ context.Context, key string, value []byte, ttl time.Duration) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[key]; ok {
+		c.remove(el)
+	}
+	e := &cacheEntry{key: key, value: bytes.Clone(value), expires: time.Now().Add(ttl)}
+	if ttl <= 0 || e.bytes() > c.maxBytes {
+		return nil
+	}
+	for c.size+e.bytes() > c.maxBytes {
+		c.remove(c.lru.Back())
+	}
+	c.entries[key] = c.lru.PushFront(e)
+	c.size += e.bytes()
+	return nil
+}
+
+func (c *MemoryCache) remove(el *list.Element) {
+	e := el.Value.(*cacheEntry)
+	delete(c.entries, e.key)
+	c.lru.Remove(el)
+	c.size -= e.bytes()
+}
