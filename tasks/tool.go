@@ -1,0 +1,275 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Policy says what a task tool does for a client that did not declare the
+// extension on its request. A client that declared it always gets a task.
+type Policy int
+
+const (
+	// Optional runs the call synchronously, as an ordinary tool, for
+	// clients without the extension. It is the default.
+	Optional Policy = iota
+
+	// Required refuses the call for clients without the extension, with
+	// the JSON-RPC error SEP-2663 gives: -32021 (missing required client
+	// capability), naming the extension in its data.
+	Required
+)
+
+// ToolOptions configures [Tool]. A nil *ToolOptions means the defaults.
+type ToolOptions struct {
+	// Policy is what happens for clients without the extension. The zero
+	// value is Optional.
+	Policy Policy
+
+	// Timeout limits the work of one call, as middleware.Timeout does,
+	// whether it runs as a task or synchronously. Zero means no limit of
+	// its own: the work still stops when the task is cancelled or expires.
+	Timeout time.Duration
+
+	// Middleware wraps the tool's handler inside the task: it runs with
+	// the work, after the call has been answered. The first is the
+	// outermost, and Timeout is outside all of them.
+	Middleware []mcpkit.Middleware
+}
+
+// Tool returns a copy of t whose Handler runs each call as a task of m: it
+// stores the task (durably, in m's store), answers the call with the
+// extension's CreateTaskResult, and runs t's Handler, wrapped in
+// opts.Middleware and opts.Timeout, on a goroutine of its own, detached
+// from the request: the request's context values stay, its cancellation
+// and deadline do not (the session of a stateless request ends with it).
+// The outcome becomes the task's: a result, tool errors included
+// (isError), makes it completed; a JSON-RPC error makes it failed. Errors
+// are mapped by the server's own table ([mcpkit.WireResult]).
+//
+// The task boundary is the tool's Handler, so everything in front of it
+// has run before a task exists: the server's and t's middleware
+// (visibility, authorization, rate limits, idempotency) and argument
+// validation. Output validation does not apply to the work inside a task.
+// Calls from clients that did not declare the extension are served as
+// opts.Policy says. t's other fields are copied unchanged; t is not
+// modified. Tool panics if t or its Handler is nil.
+func Tool(t *mcpkit.Tool, m *Manager, opts *ToolOptions) *mcpkit.Tool {
+	if t == nil || t.Handler == nil {
+		panic("tasks: Tool: nil tool or handler")
+	}
+	if m == nil {
+		panic("tasks: Tool: nil manager")
+	}
+	h := &taskHandler{m: m}
+	var mw []mcpkit.Middleware
+	if opts != nil {
+		h.policy = opts.Policy
+		mw = append(mw, middleware.Timeout(opts.Timeout, &middleware.TimeoutOptions{Logger: m.logger}))
+		mw = append(mw, opts.Middleware...)
+	}
+	h.work = mcpkit.Chain(mw...)(t.Handler)
+	t2 := *t
+	t2.Handler = h
+	return &t2
+}
+
+type taskHandler struct {
+	m      *Manager
+	policy Policy
+	work   mcpkit.Handler
+}
+
+// ServeTool creates the task, or serves the call as the policy says.
+func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	if !declared(req.ClientCapabilities()) {
+		if h.policy == Required {
+			return nil, missingCapability(fmt.Sprintf("tool %q", req.Tool.Name))
+		}
+		return h.work.ServeTool(ctx, req)
+	}
+	m := h.m
+	now := time.Now()
+	t := &Task{
+		ID:           newID(),
+		Owner:        principal(req.TokenInfo(), req.Header()),
+		Tool:         req.Tool.Name,
+		Status:       Working,
+		CreatedAt:    now,
+		UpdatedAt:    now,
+		ExpiresAt:    now.Add(m.ttl),
+		PollInterval: m.poll,
+		LeaseUntil:   now.Add(m.lease),
+	}
+	// The task's context: the request's values without its end.
+	tctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		cancel(nil)
+		return h.work.ServeTool(ctx, req)
+	}
+	m.running[t.ID] = cancel
+	m.wg.Add(1)
+	m.mu.Unlock()
+	if err := m.store.Create(ctx, t); err != nil {
+		m.forget(t.ID)
+		cancel(nil)
+		m.wg.Done()
+		if errors.Is(err, ErrStoreFull) {
+			return nil, mcpkit.NewToolError(errors.New("too many tasks running; try again later"), mcpkit.Retryable)
+		}
+		return nil, fmt.Errorf("tasks: creating task: %w", err)
+	}
+	go m.run(tctx, cancel, t.ID, h.work, req)
+	return &mcp.CallToolResult{Meta: mcp.Meta{metaKeyCreated: t.toWire(resultTypeTask)}}, nil
+}
+
+// metaKeyCreated marks, in the _meta of the result of a tool call, a task
+// created by the call; the manager's SDK middleware replaces such a result
+// by the CreateTaskResult it carries. It survives a result cache or an
+// idempotency store that keeps results as JSON, so a replayed call answers
+// the same task.
+const metaKeyCreated = "io.github.mcpkit/taskCreated"
+
+// createdTask returns the CreateTaskResult that res carries, or nil.
+func createdTask(res *mcp.CallToolResult) *wireTask {
+	v, ok := res.Meta[metaKeyCreated]
+	if !ok {
+		return nil
+	}
+	if w, ok := v.(*wireTask); ok {
+		return w
+	}
+	b, err := json.Marshal(v) // a result that went through JSON
+	if err != nil {
+		return nil
+	}
+	var w wireTask
+	if json.Unmarshal(b, &w) != nil || w.TaskID == "" {
+		return nil
+	}
+	w.ResultType = resultTypeTask
+	return &w
+}
+
+// run does the work of the task with the given ID and stores its outcome.
+func (m *Manager) run(ctx context.Context, cancel context.CancelCauseFunc, id string, work mcpkit.Handler, req *mcpkit.Request) {
+	defer m.wg.Done()
+	defer m.forget(id)
+	defer cancel(nil)
+
+	done := make(chan struct{})
+	heartbeat := make(chan struct{})
+	go func() {
+		defer close(heartbeat)
+		m.renew(ctx, cancel, id, done)
+	}()
+	res, err := serve(ctx, work, req)
+	close(done)
+	<-heartbeat
+
+	var status Status
+	var msg string
+	var result json.RawMessage
+	var rpcErr *jsonrpc.Error
+	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errShutdown):
+		status, msg = Failed, "the server shut down before the task finished"
+		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task interrupted: the server shut down"}
+	case errors.Is(cause, errCancelled), errors.Is(cause, errVanished):
+		return // the task is terminal or gone already
+	default:
+		wire, werr := mcpkit.WireResult(req.Tool.Name, res, err, req.ProtocolVersion())
+		if werr != nil {
+			var e *jsonrpc.Error
+			if !errors.As(werr, &e) {
+				e = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: werr.Error()}
+			}
+			status, msg, rpcErr = Failed, e.Message, e
+			break
+		}
+		b, merr := json.Marshal(wire)
+		if merr != nil {
+			status, msg = Failed, "the result cannot be sent"
+			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task result cannot be sent: " + merr.Error()}
+			break
+		}
+		status, result = Completed, b
+	}
+	// A fresh context: the task's has ended, and the outcome must be stored.
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), m.lease)
+	defer scancel()
+	_, err = m.store.Update(sctx, id, func(t *Task) error {
+		if !t.Status.Terminal() {
+			m.end(t, status, msg, result, rpcErr)
+		}
+		return nil
+	})
+	if err != nil {
+		m.logger.Error("tasks: store", "op", "finish", "task", id, "err", err)
+	}
+}
+
+// serve runs work, turning a panic into a [*mcpkit.PanicError] as the
+// server does.
+func serve(ctx context.Context, work mcpkit.Handler, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if pe, ok := v.(*mcpkit.PanicError); ok {
+				err = pe
+			} else {
+				err = mcpkit.NewPanicError(v)
+			}
+		}
+	}()
+	return work.ServeTool(ctx, req)
+}
+
+// renew extends the lease of a running task every third of the lease
+// until done is closed, and stops the work when the task was cancelled
+// (possibly on another replica) or has left the store.
+func (m *Manager) renew(ctx context.Context, cancel context.CancelCauseFunc, id string, done <-chan struct{}) {
+	tick := time.NewTicker(m.lease / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		t, err := m.store.Update(ctx, id, func(t *Task) error {
+			if !t.Status.Terminal() {
+				t.LeaseUntil = time.Now().Add(m.lease)
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, ErrNotFound):
+			cancel(errVanished)
+			return
+		case err != nil:
+			m.logger.Error("tasks: store", "op", "renew", "task", id, "err", err)
+		case t.Status.Terminal():
+			cancel(errCancelled)
+			return
+		}
+	}
+}
+
+// forget removes the task with the given ID from those running here.
+func (m *Manager) forget(id string) {
+	m.mu.Lock()
+	delete(m.running, id)
+	m.mu.Unlock()
+}
