@@ -55,7 +55,9 @@
 //     never wait for input (input_required), so no response is outstanding
 //     and SEP-2663 says to ignore them.
 //
-// Each needs the extension on the request (-32021 otherwise, as above).
+// Each needs the extension on the request (-32021 otherwise, as above), and
+// an Mcp-Name header, when there is one, must name the task of the body
+// (-32020 otherwise, SEP-2243).
 // tasks/list and tasks/result do not exist in the extension; the SDK answers
 // them -32601.
 //

@@ -107,6 +107,8 @@ type rpcError struct {
 
 func (c rpc) call(t *testing.T, method string, params map[string]any) (map[string]any, *rpcError) {
 	t.Helper()
+	mismatch, _ := params["mcpName"].(string) // an Mcp-Name header that does not match the body
+	delete(params, "mcpName")
 	caps := map[string]any{}
 	if c.declared {
 		caps["extensions"] = map[string]any{tasks.ExtensionID: map[string]any{}}
@@ -127,7 +129,9 @@ func (c rpc) call(t *testing.T, method string, params map[string]any) (map[strin
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", method)
-	if name, ok := params["name"].(string); ok {
+	if mismatch != "" {
+		req.Header.Set("Mcp-Name", mismatch)
+	} else if name, ok := params["name"].(string); ok {
 		req.Header.Set("Mcp-Name", name)
 	} else if id, ok := params["taskId"].(string); ok {
 		req.Header.Set("Mcp-Name", id)
@@ -308,6 +312,10 @@ func TestTaskOtherPrincipal(t *testing.T) {
 	if err == nil || unknownErr == nil || err.Code != -32602 ||
 		err.Code != unknownErr.Code || err.Message != unknownErr.Message || string(err.Data) != string(unknownErr.Data) {
 		t.Errorf("bob's tasks/get = %+v, for an unknown task %+v", err, unknownErr)
+	}
+	// The routing header must name the task of the body (SEP-2243, SEP-2663).
+	if _, err := alice.call(t, "tasks/get", map[string]any{"taskId": id, "mcpName": "another-task"}); err == nil || err.Code != -32020 {
+		t.Errorf("tasks/get with a mismatched Mcp-Name: %+v", err)
 	}
 	ack := bob.mustCall(t, "tasks/cancel", map[string]any{"taskId": id})
 	if !isAck(ack) {

@@ -139,6 +139,11 @@ func (m *Manager) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			var who string
 			if extra := sr.Extra; extra != nil {
+				// SEP-2663 routes tasks/* by the Mcp-Name header, which
+				// must then name the task of the body (SEP-2243).
+				if name := extra.Header.Values("Mcp-Name"); len(name) > 0 && name[0] != sr.Params.TaskID {
+					return nil, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: "Mcp-Name header does not match params.taskId"}
+				}
 				who = principal(extra.TokenInfo, extra.Header)
 			} else {
 				who = principal(nil, nil)
