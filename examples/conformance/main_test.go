@@ -161,7 +161,7 @@ func TestToolList(t *testing.T) {
 		}
 	}
 	want := []string{
-		"json_schema_2020_12_tool", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
+		"failing_job", "greet", "json_schema_2020_12_tool", "protocol_error_job", "slow_compute", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 		"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling", "test_image_content",
 		"test_input_required_result_capabilities", "test_input_required_result_elicitation",
 		"test_input_required_result_list_roots", "test_input_required_result_multi_round",
@@ -1304,6 +1304,11 @@ func TestSuiteArguments(t *testing.T) {
 		"test_logging_tool":                          noArgs,
 		"test_trigger_tool_change":                   noArgs,
 		"test_trigger_prompt_change":                 noArgs,
+		// The fixtures of the tasks scenarios (SEP-2663).
+		"greet":              {map[string]any{"name": "World"}},
+		"slow_compute":       {map[string]any{"seconds": 2, "label": "lifecycle-create"}, map[string]any{"seconds": 0, "label": "instant"}},
+		"failing_job":        noArgs,
+		"protocol_error_job": noArgs,
 		// Values of the http-custom-header-server-validation scenario.
 		"test_x_mcp_header": {
 			map[string]any{"region": "Hello"}, map[string]any{"region": "SGVsbG8="},
