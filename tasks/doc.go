@@ -30,6 +30,13 @@
 // error makes it failed, with that error inlined. Output-schema validation
 // does not apply inside a task.
 //
+// Middleware outside the boundary sees the call end when the task is
+// created: the outcome of the work never passes through it. What must act
+// on the outcome goes in [ToolOptions].Middleware, which runs with the work:
+// middleware.MaskErrors above all (without it, an internal error's text is
+// in the task's result), result size limits, and logging or metrics of the
+// work itself.
+//
 // # Policy
 //
 // The client decides nothing but whether it can take a task: a call from a
