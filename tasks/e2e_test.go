@@ -435,3 +435,39 @@ func isAck(res map[string]any) bool {
 	}
 	return res["resultType"] == "complete"
 }
+
+// TestTaskAfterValidation: arguments that fail the input schema are
+// answered on the request, before the task boundary: no task.
+func TestTaskAfterValidation(t *testing.T) {
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(tasks.ExtensionID, map[string]any{})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "v"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{Capabilities: caps}})
+	m := tasks.NewManager(nil)
+	if err := m.Attach(srv); err != nil {
+		t.Fatal(err)
+	}
+	schema := map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "integer"}}, "required": []any{"n"}}
+	tool := &mcpkit.Tool{Tool: mcp.Tool{Name: "typed", InputSchema: schema}, Handler: mcpkit.HandlerFunc(
+		func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ran"}}}, nil
+		})}
+	if err := srv.Add(tasks.Tool(tool, m, nil)); err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewStatelessServer(t, srv, nil)
+	c := rpc{url: ts.URL, declared: true}
+	res := c.mustCall(t, "tools/call", map[string]any{"name": "typed", "arguments": map[string]any{"n": "x"}})
+	if res["resultType"] != "complete" || res["taskId"] != nil || res["isError"] != true {
+		t.Errorf("invalid arguments: %v", res)
+	}
+	res = c.mustCall(t, "tools/call", map[string]any{"name": "typed", "arguments": map[string]any{"n": 1}})
+	if res["resultType"] != "task" {
+		t.Fatalf("valid arguments: %v", res)
+	}
+	if got := c.wait(t, res["taskId"].(string)); got["status"] != "completed" {
+		t.Errorf("task: %v", got)
+	}
+	if err := m.Shutdown(t.Context()); err != nil {
+		t.Error(err)
+	}
+}

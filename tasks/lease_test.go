@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"testing"
 	"testing/synctest"
@@ -204,6 +205,37 @@ func TestStoreFull(t *testing.T) {
 		_, err := tt.Handler.ServeTool(t.Context(), declaredRequest(tt))
 		if outcome, class := mcpkit.Classify(nil, err); outcome != mcpkit.OutcomeToolError || class != mcpkit.Retryable {
 			t.Errorf("full store: %v (%s, %s)", err, outcome, class)
+		}
+		close(tool.release)
+		m.Shutdown(t.Context())
+	})
+}
+
+// TestCreatedTaskThroughJSON: the task-created result of a call still
+// answers the task after a cache or an idempotency store kept it as JSON.
+func TestCreatedTaskThroughJSON(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		m := NewManager(nil)
+		tool := newBlocking()
+		tt := Tool(tool.tool(), m, nil)
+		res, err := tt.Handler.ServeTool(t.Context(), declaredRequest(tt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var replayed mcp.CallToolResult
+		if err := json.Unmarshal(b, &replayed); err != nil {
+			t.Fatal(err)
+		}
+		w, w2 := createdTask(res), createdTask(&replayed)
+		if w2 == nil || w2.TaskID != w.TaskID || w2.ResultType != "task" || w2.Status != Working {
+			t.Errorf("replayed: %+v, want %+v", w2, w)
+		}
+		if createdTask(&mcp.CallToolResult{Meta: mcp.Meta{metaKeyCreated: "junk"}}) != nil {
+			t.Error("a junk marker made a task")
 		}
 		close(tool.release)
 		m.Shutdown(t.Context())
