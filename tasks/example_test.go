@@ -19,11 +19,20 @@ import (
 // post sends one 2026-07-28 request that declares the tasks extension, as
 // a client of the extension does, and returns its result.
 func post(url, method string, params map[string]any) map[string]any {
+	res, _ := postAs(url, method, params, true)
+	return res
+}
+
+// postAs sends one 2026-07-28 request, which declares the tasks extension
+// if declared says so, and returns its result and error.
+func postAs(url, method string, params map[string]any, declared bool) (map[string]any, map[string]any) {
+	caps := map[string]any{}
+	if declared {
+		caps["extensions"] = map[string]any{tasks.ExtensionID: map[string]any{}}
+	}
 	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{
-			"extensions": map[string]any{tasks.ExtensionID: map[string]any{}},
-		},
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": caps,
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
@@ -41,11 +50,11 @@ func post(url, method string, params map[string]any) map[string]any {
 		log.Fatal(err)
 	}
 	defer resp.Body.Close()
-	var msg struct{ Result map[string]any }
+	var msg struct{ Result, Error map[string]any }
 	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
 		log.Fatal(err)
 	}
-	return msg.Result
+	return msg.Result, msg.Error
 }
 
 func Example() {
@@ -87,4 +96,42 @@ func Example() {
 	// Output:
 	// task working
 	// completed 42 pages
+}
+
+// A task-only tool, with a bounded store: a client that declares the
+// extension gets a task, one that does not gets JSON-RPC error -32021.
+func ExampleTool_required() {
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(tasks.ExtensionID, map[string]any{})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "exports"},
+		&mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{Capabilities: caps}})
+	m := tasks.NewManager(&tasks.Options{
+		Store: tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasks: 1000}),
+		TTL:   24 * time.Hour,
+	})
+	if err := m.Attach(srv); err != nil {
+		log.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+
+	export := &mcpkit.Tool{
+		Tool: mcp.Tool{Name: "export", InputSchema: map[string]any{"type": "object"}},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "exported"}}}, nil
+		}),
+	}
+	if err := srv.Add(tasks.Tool(export, m, &tasks.ToolOptions{Policy: tasks.Required})); err != nil {
+		log.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.HTTPHandler(&mcpkit.HTTPOptions{SDK: &mcp.StreamableHTTPOptions{JSONResponse: true}}))
+	defer hs.Close()
+
+	call := map[string]any{"name": "export", "arguments": map[string]any{}}
+	res, _ := postAs(hs.URL, "tools/call", call, true)
+	fmt.Println("with the extension:", res["resultType"])
+	_, rpcErr := postAs(hs.URL, "tools/call", call, false)
+	fmt.Println("without:", rpcErr["code"])
+	// Output:
+	// with the extension: task
+	// without: -32021
 }

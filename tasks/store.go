@@ -25,7 +25,14 @@ var (
 //
 // A Store is safe for concurrent use. It keeps a task at least until its
 // ExpiresAt (when set) and may forget it after; it never changes a task on
-// its own: leases, statuses and ownership are the [Manager]'s.
+// its own: leases, statuses and ownership are the [Manager]'s, which works
+// alike on every store.
+//
+// A Task marshals to JSON and back unchanged, so a shared store can keep
+// it as a string: on Redis, Create as SET NX with PXAT ExpiresAt (after
+// WAIT, or on a primary read back by Get, so that the task is durable before
+// the call is answered), Get as GET, and Update as an optimistic
+// transaction (WATCH, GET, MULTI, SET KEEPTTL, EXEC, retried on conflict).
 type Store interface {
 	// Create stores t, durably: once Create returns nil, Get from any
 	// replica finds t. It fails with ErrExists if t.ID is taken and with
