@@ -206,10 +206,16 @@ func (m *Manager) get(ctx context.Context, who, id string) (mcp.Result, error) {
 				&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task lost: the server running it stopped"})
 			return nil
 		})
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrNotFound): // expired meanwhile
 			return nil, errUnknownTask
+		case err != nil:
+			m.logger.Error("tasks: store", "op", "expire lease", "task", id, "err", err)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Failed to retrieve task"}
 		}
-		m.logger.Warn("tasks: lease expired", "task", id)
+		if t.Status == Failed {
+			m.logger.Warn("tasks: lease expired", "task", id)
+		}
 	}
 	return t.toWire(resultTypeComplete), nil
 }
