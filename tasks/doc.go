@@ -58,9 +58,15 @@
 //     and its handler's context is cancelled (on another replica, at its
 //     next lease renewal); a terminal task stays as it is. The answer is an
 //     empty acknowledgement, for any task ID.
-//   - tasks/update: an empty acknowledgement. The tasks of this package
-//     never wait for input (input_required), so no response is outstanding
-//     and SEP-2663 says to ignore them.
+//   - tasks/update: answers to the input a task waits for. Work that
+//     returns an input_required result (SEP-2322, see mcpkit.InputResponse)
+//     parks its task as input_required, its requests in tasks/get's
+//     inputRequests; tasks/update keeps the answers to requests still
+//     outstanding and ignores others (SEP-2663), and when none is left the
+//     work runs again, on the replica that got the last answer, with the
+//     call's arguments, every answer of the round and the request state it
+//     gave (which never reaches the wire). The answer is an empty
+//     acknowledgement, for any task ID.
 //
 // Each needs the extension on the request (-32021 otherwise, as above), and
 // an Mcp-Name header, when there is one, must name the task of the body
@@ -80,7 +86,9 @@
 // # Several replicas
 //
 // Tasks live in a [Store]; the [MemoryStore] serves one process, and a
-// shared store (Redis) lets any replica answer for a task another runs. The
+// shared store (Redis) lets any replica answer for a task another runs, and
+// resume one that waited for input (every replica must serve the same task
+// tools, made with [Tool]). The
 // replica running a task holds a lease on it and renews it every third of
 // [Options].Lease; a task whose lease ran out (its replica died) is
 // reported failed, with JSON-RPC error -32603, by the next tasks/get. A

@@ -78,6 +78,32 @@ func newFixture(t *testing.T, opts *mcpkittest.Options) *fixture {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}, &tasks.ToolOptions{Timeout: time.Millisecond})
+	// Asks for input (SEP-2322) for each key it is given that has no
+	// answer yet; then reports the answers.
+	ask := func(keys ...string) mcpkit.HandlerFunc {
+		return func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			pending := mcp.InputRequestMap{}
+			var got []string
+			for _, k := range keys {
+				answer, ok := mcpkit.InputResponse[*mcp.ElicitResult](req, k)
+				if !ok {
+					pending[k] = &mcp.ElicitParams{Message: "Confirm " + k + "?",
+						RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"confirm": map[string]any{"type": "boolean"}}}}
+					continue
+				}
+				got = append(got, fmt.Sprintf("%s=%s", k, answer.Action))
+			}
+			if len(pending) > 0 && len(got) == 0 {
+				return &mcp.CallToolResult{InputRequests: pending, RequestState: "round-1"}, nil
+			}
+			if req.Call.Params.RequestState != "round-1" {
+				return nil, mcpkit.ToolErrorf("lost the request state: %q", req.Call.Params.RequestState)
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Join(got, ",")}}}, nil
+		}
+	}
+	add("confirm", ask("delete"), nil)
+	add("multi", ask("a", "b"), nil)
 	if opts == nil {
 		opts = &mcpkittest.Options{}
 	}
@@ -470,4 +496,99 @@ func TestTaskAfterValidation(t *testing.T) {
 	if err := m.Shutdown(t.Context()); err != nil {
 		t.Error(err)
 	}
+}
+
+// waitFor polls tasks/get until the task has the given status or is
+// terminal.
+func (c rpc) waitFor(t *testing.T, id, status string) map[string]any {
+	t.Helper()
+	for {
+		res := c.mustCall(t, "tasks/get", map[string]any{"taskId": id})
+		switch res["status"] {
+		case status, "completed", "failed", "cancelled":
+			return res
+		}
+		select {
+		case <-t.Context().Done():
+			t.Fatalf("task %s never became %s", id, status)
+		case <-time.After(time.Millisecond): // pacing, not an assertion
+		}
+	}
+}
+
+// TestTaskInput: a task whose work asks for input (an input_required
+// result) waits with its requests in tasks/get; tasks/update answers them,
+// one at a time if the client likes, and the work resumes with the answers
+// and its request state when none is left.
+func TestTaskInput(t *testing.T) {
+	f := newFixture(t, nil)
+	alice := rpc{url: f.ts.URL, token: "alice-token", declared: true}
+	bob := rpc{url: f.ts.URL, token: "bob-token", declared: true}
+	accept := map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}
+
+	t.Run("one", func(t *testing.T) {
+		id := alice.create(t, "confirm")
+		got := alice.waitFor(t, id, "input_required")
+		reqs, _ := got["inputRequests"].(map[string]any)
+		if got["status"] != "input_required" || len(reqs) != 1 || reqs["delete"].(map[string]any)["method"] != "elicitation/create" {
+			t.Fatalf("waiting task = %v", got)
+		}
+		if _, ok := got["requestState"]; ok {
+			t.Errorf("the work's request state leaked to the wire: %v", got)
+		}
+		// Another principal's answer, and an unknown key, change nothing.
+		for _, c := range []rpc{bob, alice} {
+			answers := map[string]any{"delete": accept}
+			if c.token == alice.token {
+				answers = map[string]any{"unknown-key": accept}
+			}
+			if ack := c.mustCall(t, "tasks/update", map[string]any{"taskId": id, "inputResponses": answers}); !isAck(ack) {
+				t.Errorf("tasks/update ack = %v", ack)
+			}
+			if got := alice.mustCall(t, "tasks/get", map[string]any{"taskId": id}); got["status"] != "input_required" {
+				t.Errorf("after an answer that does not count: %v", got)
+			}
+		}
+		ack := alice.mustCall(t, "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"delete": accept}})
+		if !isAck(ack) {
+			t.Errorf("tasks/update ack = %v", ack)
+		}
+		got = alice.wait(t, id)
+		result, _ := got["result"].(map[string]any)
+		content, _ := result["content"].([]any)
+		if got["status"] != "completed" || result["isError"] == true || len(content) != 1 || content[0].(map[string]any)["text"] != "delete=accept" {
+			t.Errorf("resumed task = %v", got)
+		}
+	})
+
+	t.Run("partial", func(t *testing.T) {
+		id := alice.create(t, "multi")
+		got := alice.waitFor(t, id, "input_required")
+		if reqs, _ := got["inputRequests"].(map[string]any); len(reqs) != 2 {
+			t.Fatalf("waiting task = %v", got)
+		}
+		alice.mustCall(t, "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"a": accept}})
+		got = alice.mustCall(t, "tasks/get", map[string]any{"taskId": id})
+		reqs, _ := got["inputRequests"].(map[string]any)
+		if got["status"] != "input_required" || len(reqs) != 1 || reqs["b"] == nil {
+			t.Fatalf("after answering a: %v", got)
+		}
+		alice.mustCall(t, "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"b": map[string]any{"action": "decline"}}})
+		got = alice.wait(t, id)
+		result, _ := got["result"].(map[string]any)
+		content, _ := result["content"].([]any)
+		if got["status"] != "completed" || len(content) != 1 || content[0].(map[string]any)["text"] != "a=accept,b=decline" {
+			t.Errorf("resumed task = %v", got)
+		}
+	})
+
+	t.Run("cancel", func(t *testing.T) {
+		id := alice.create(t, "confirm")
+		alice.waitFor(t, id, "input_required")
+		alice.mustCall(t, "tasks/cancel", map[string]any{"taskId": id})
+		alice.mustCall(t, "tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"delete": accept}})
+		if got := alice.mustCall(t, "tasks/get", map[string]any{"taskId": id}); got["status"] != "cancelled" || got["inputRequests"] != nil {
+			t.Errorf("cancelled waiting task = %v", got)
+		}
+	})
 }

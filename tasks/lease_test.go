@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -239,5 +240,49 @@ func TestCreatedTaskThroughJSON(t *testing.T) {
 		}
 		close(tool.release)
 		m.Shutdown(t.Context())
+	})
+}
+
+// TestResumeOnAnotherReplica: a task waiting for input is resumed by the
+// replica that receives the tasks/update that completes its answers, with
+// the call's arguments.
+func TestResumeOnAnotherReplica(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := NewMemoryStore(nil)
+		a := NewManager(&Options{Store: store})
+		b := NewManager(&Options{Store: store})
+		ran := map[*Manager]int{}
+		tool := func(m *Manager) *mcpkit.Tool {
+			return Tool(&mcpkit.Tool{Tool: mcp.Tool{Name: "ask"}, Handler: mcpkit.HandlerFunc(
+				func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+					ran[m]++
+					if _, ok := mcpkit.InputResponse[*mcp.ElicitResult](req, "ok"); !ok {
+						return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"ok": &mcp.ElicitParams{Message: "ok?"}}}, nil
+					}
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Arguments)}}}, nil
+				})}, m, nil)
+		}
+		ta := tool(a)
+		tool(b)
+		req := declaredRequest(ta)
+		req.Arguments = json.RawMessage(`{"x":1}`)
+		res, err := ta.Handler.ServeTool(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := createdTask(res).TaskID
+		synctest.Wait()
+		if w := status(t, b, id); w.Status != InputRequired || w.InputRequests == nil {
+			t.Fatalf("waiting task: %+v", w)
+		}
+		b.update(t.Context(), "", nil, &taskParams{TaskID: id, InputResponses: json.RawMessage(`{"ok":{"action":"accept"}}`)})
+		synctest.Wait()
+		w := status(t, a, id)
+		if w.Status != Completed || !strings.Contains(string(w.Result), `{\"x\":1}`) {
+			t.Errorf("resumed task: %+v, result %s", w, w.Result)
+		}
+		if ran[a] != 1 || ran[b] != 1 {
+			t.Errorf("rounds run: on a %d, on b %d; want 1 and 1", ran[a], ran[b])
+		}
 	})
 }

@@ -66,13 +66,14 @@ type Manager struct {
 
 	mu      sync.Mutex
 	running map[string]context.CancelCauseFunc // tasks this manager runs
+	tools   map[string]*taskHandler            // the tools made by Tool, by name
 	closed  bool
 	wg      sync.WaitGroup
 }
 
 // NewManager returns a Manager with the given options.
 func NewManager(opts *Options) *Manager {
-	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string]context.CancelCauseFunc{}}
+	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string]context.CancelCauseFunc{}, tools: map[string]*taskHandler{}}
 	if opts != nil {
 		m.store, m.logger = opts.Store, opts.Logger
 		if opts.TTL > 0 {
@@ -154,10 +155,7 @@ func (m *Manager) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			case methodCancel:
 				return m.cancel(ctx, who, sr.Params.TaskID)
 			default:
-				// No task of this package asks for input, so no key is
-				// outstanding: the responses are ignored and acknowledged,
-				// as SEP-2663 requires for any task ID.
-				return &ackResult{ResultType: resultTypeComplete}, nil
+				return m.update(ctx, who, sr.Extra, sr.Params)
 			}
 		}
 		return next(ctx, method, req)
@@ -243,9 +241,113 @@ func (m *Manager) cancel(ctx context.Context, who, id string) (mcp.Result, error
 	return &ackResult{ResultType: resultTypeComplete}, nil
 }
 
+// update answers tasks/update: the responses to requests the task waits
+// for are kept, others ignored (SEP-2663: unknown, answered and superseded
+// keys alike), and when none is left outstanding the work resumes, here,
+// with every answer of the round. The answer is the same empty
+// acknowledgement for every task ID and any responses.
+func (m *Manager) update(ctx context.Context, who string, extra *mcp.RequestExtra, p *taskParams) (mcp.Result, error) {
+	ack := &ackResult{ResultType: resultTypeComplete}
+	var answers map[string]json.RawMessage
+	if json.Unmarshal(p.InputResponses, &answers) != nil || len(answers) == 0 {
+		return ack, nil
+	}
+	var resume bool
+	t, err := m.store.Update(ctx, p.TaskID, func(t *Task) error {
+		resume = false
+		if t.Owner != who {
+			return ErrNotFound
+		}
+		if t.Status != InputRequired {
+			return nil
+		}
+		var pending, got map[string]json.RawMessage
+		if err := json.Unmarshal(t.InputRequests, &pending); err != nil {
+			return err
+		}
+		if len(t.InputResponses) > 0 {
+			if err := json.Unmarshal(t.InputResponses, &got); err != nil {
+				return err
+			}
+		}
+		if got == nil {
+			got = map[string]json.RawMessage{}
+		}
+		for k, v := range answers {
+			if _, ok := pending[k]; ok {
+				got[k] = v
+				delete(pending, k)
+			}
+		}
+		t.InputResponses, _ = json.Marshal(got)
+		t.InputRequests, _ = json.Marshal(pending)
+		t.UpdatedAt = time.Now()
+		if len(pending) == 0 {
+			t.Status, t.StatusMessage, t.InputRequests = Working, "", nil
+			t.LeaseUntil = t.UpdatedAt.Add(m.lease)
+			resume = true
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		m.logger.Error("tasks: store", "op", "update", "task", p.TaskID, "err", err)
+	case resume:
+		m.resume(ctx, t, extra)
+	}
+	return ack, nil
+}
+
+// resume runs the next round of the work of t, which the last tasks/update
+// (whose transport information extra is) answered: the call again, with
+// its arguments, the answers, and the request state the work gave.
+func (m *Manager) resume(ctx context.Context, t *Task, extra *mcp.RequestExtra) {
+	m.mu.Lock()
+	h := m.tools[t.Tool]
+	m.mu.Unlock()
+	fail := func(msg string) {
+		m.store.Update(context.WithoutCancel(ctx), t.ID, func(t *Task) error {
+			if !t.Status.Terminal() {
+				m.end(t, Failed, msg, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg})
+			}
+			return nil
+		})
+	}
+	var answers mcp.InputResponseMap
+	if err := json.Unmarshal(t.InputResponses, &answers); err != nil {
+		fail("the input responses cannot be read: " + err.Error())
+		return
+	}
+	if h == nil {
+		fail(fmt.Sprintf("tool %q does not run tasks on this server", t.Tool))
+		return
+	}
+	r, ok := m.reserve(ctx, t.ID)
+	if !ok {
+		fail("the server shut down before the task finished")
+		return
+	}
+	call := &mcp.CallToolRequest{
+		Params: &mcp.CallToolParamsRaw{
+			Name:           h.tool.Name,
+			Arguments:      t.Arguments,
+			InputResponses: answers,
+			RequestState:   t.RequestState,
+			Meta: mcp.Meta{
+				mcp.MetaKeyProtocolVersion:    t.ProtocolVersion,
+				mcp.MetaKeyClientCapabilities: map[string]any{"extensions": map[string]any{ExtensionID: map[string]any{}}},
+			},
+		},
+		Extra: extra,
+	}
+	go m.run(r, t.ID, h.work, &mcpkit.Request{Tool: h.tool, Arguments: t.Arguments, Call: call})
+}
+
 // end moves t to a terminal status.
 func (m *Manager) end(t *Task, s Status, msg string, result json.RawMessage, err *jsonrpc.Error) {
 	t.Status, t.StatusMessage, t.Result, t.Error = s, msg, result, err
+	t.InputRequests, t.InputResponses = nil, nil
 	t.UpdatedAt = time.Now()
 	t.LeaseUntil = time.Time{}
 }

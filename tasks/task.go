@@ -20,7 +20,7 @@ type Status string
 // task never leaves them.
 const (
 	Working       Status = "working"        // the work is running
-	InputRequired Status = "input_required" // the work waits for the client (not produced by this package yet)
+	InputRequired Status = "input_required" // the work waits for answers from the client (tasks/update)
 	Completed     Status = "completed"      // the work returned a result, which may have isError set
 	Failed        Status = "failed"         // the work ended in a JSON-RPC error, or its server was lost
 	Cancelled     Status = "cancelled"      // the client cancelled the task before it finished
@@ -69,12 +69,28 @@ type Task struct {
 
 	// Error is the JSON-RPC error of a failed task.
 	Error *jsonrpc.Error `json:"error,omitempty"`
+
+	// Arguments and ProtocolVersion are those of the call, for the rounds
+	// after input: any replica resumes the work with them.
+	Arguments       json.RawMessage `json:"arguments,omitempty"`
+	ProtocolVersion string          `json:"protocolVersion,omitempty"`
+
+	// InputRequests are, while the task is input_required, the requests
+	// the work made (an mcp.InputRequestMap as JSON) that no tasks/update
+	// has answered yet; InputResponses are the answers received so far,
+	// and RequestState the state the work asked to get back (SEP-2322).
+	InputRequests  json.RawMessage `json:"inputRequests,omitempty"`
+	InputResponses json.RawMessage `json:"inputResponses,omitempty"`
+	RequestState   string          `json:"requestState,omitempty"`
 }
 
 // clone returns a copy of t that shares nothing mutable with it.
 func (t *Task) clone() *Task {
 	t2 := *t
 	t2.Result = bytes.Clone(t.Result)
+	t2.Arguments = bytes.Clone(t.Arguments)
+	t2.InputRequests = bytes.Clone(t.InputRequests)
+	t2.InputResponses = bytes.Clone(t.InputResponses)
 	if t.Error != nil {
 		e := *t.Error
 		e.Data = bytes.Clone(t.Error.Data)
@@ -97,6 +113,7 @@ type wireTask struct {
 	LastUpdatedAt  string          `json:"lastUpdatedAt"`
 	TTLMs          *int64          `json:"ttlMs"` // null: unlimited
 	PollIntervalMs int64           `json:"pollIntervalMs,omitempty"`
+	InputRequests  json.RawMessage `json:"inputRequests,omitempty"`
 	Result         json.RawMessage `json:"result,omitempty"`
 	Error          *jsonrpc.Error  `json:"error,omitempty"`
 }
@@ -129,6 +146,8 @@ func (t *Task) toWire(rt string) *wireTask {
 			w.Result = t.Result
 		case Failed:
 			w.Error = t.Error
+		case InputRequired:
+			w.InputRequests = t.InputRequests
 		}
 	}
 	return w

@@ -79,6 +79,10 @@ func Tool(t *mcpkit.Tool, m *Manager, opts *ToolOptions) *mcpkit.Tool {
 	h.work = mcpkit.Chain(mw...)(t.Handler)
 	t2 := *t
 	t2.Handler = h
+	h.tool = &t2
+	m.mu.Lock()
+	m.tools[t.Name] = h
+	m.mu.Unlock()
 	return &t2
 }
 
@@ -86,6 +90,7 @@ type taskHandler struct {
 	m      *Manager
 	policy Policy
 	work   mcpkit.Handler
+	tool   *mcpkit.Tool // the tool Tool returned, for the rounds after input
 }
 
 // ServeTool creates the task, or serves the call as the policy says.
@@ -99,38 +104,63 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 	m := h.m
 	now := time.Now()
 	t := &Task{
-		ID:           newID(),
-		Owner:        principal(req.TokenInfo(), req.Header()),
-		Tool:         req.Tool.Name,
-		Status:       Working,
-		CreatedAt:    now,
-		UpdatedAt:    now,
-		ExpiresAt:    now.Add(m.ttl),
-		PollInterval: m.poll,
-		LeaseUntil:   now.Add(m.lease),
+		ID:              newID(),
+		Owner:           principal(req.TokenInfo(), req.Header()),
+		Tool:            h.tool.Name,
+		Status:          Working,
+		CreatedAt:       now,
+		UpdatedAt:       now,
+		ExpiresAt:       now.Add(m.ttl),
+		PollInterval:    m.poll,
+		LeaseUntil:      now.Add(m.lease),
+		Arguments:       req.Arguments,
+		ProtocolVersion: req.ProtocolVersion(),
 	}
-	// The task's context: the request's values without its end.
-	tctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	m.mu.Lock()
-	if m.closed {
-		m.mu.Unlock()
-		cancel(nil)
+	run, ok := m.reserve(ctx, t.ID)
+	if !ok {
 		return h.work.ServeTool(ctx, req)
 	}
-	m.running[t.ID] = cancel
-	m.wg.Add(1)
-	m.mu.Unlock()
 	if err := m.store.Create(ctx, t); err != nil {
-		m.forget(t.ID)
-		cancel(nil)
-		m.wg.Done()
+		run.release()
 		if errors.Is(err, ErrStoreFull) {
 			return nil, mcpkit.NewToolError(errors.New("too many tasks running; try again later"), mcpkit.Retryable)
 		}
 		return nil, fmt.Errorf("tasks: creating task: %w", err)
 	}
-	go m.run(tctx, cancel, t.ID, h.work, req)
+	go m.run(run, t.ID, h.work, req)
 	return &mcp.CallToolResult{Meta: mcp.Meta{metaKeyCreated: t.toWire(resultTypeTask)}}, nil
+}
+
+// A reservation is the right to run one task on this manager: its
+// context, which keeps the values of parent and none of its end, and a
+// place among the tasks Shutdown waits for.
+type reservation struct {
+	m      *Manager
+	id     string
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+}
+
+// reserve makes a reservation for the task with the given ID, unless the
+// manager is shut down.
+func (m *Manager) reserve(parent context.Context, id string) (*reservation, bool) {
+	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		cancel(nil)
+		return nil, false
+	}
+	m.running[id] = cancel
+	m.wg.Add(1)
+	return &reservation{m: m, id: id, ctx: ctx, cancel: cancel}, true
+}
+
+// release gives the reservation back.
+func (r *reservation) release() {
+	r.cancel(nil)
+	r.m.forget(r.id)
+	r.m.wg.Done()
 }
 
 // metaKeyCreated marks, in the _meta of the result of a tool call, a task
@@ -162,10 +192,9 @@ func createdTask(res *mcp.CallToolResult) *wireTask {
 }
 
 // run does the work of the task with the given ID and stores its outcome.
-func (m *Manager) run(ctx context.Context, cancel context.CancelCauseFunc, id string, work mcpkit.Handler, req *mcpkit.Request) {
-	defer m.wg.Done()
-	defer m.forget(id)
-	defer cancel(nil)
+func (m *Manager) run(r *reservation, id string, work mcpkit.Handler, req *mcpkit.Request) {
+	defer r.release()
+	ctx, cancel := r.ctx, r.cancel
 
 	done := make(chan struct{})
 	heartbeat := make(chan struct{})
@@ -177,45 +206,66 @@ func (m *Manager) run(ctx context.Context, cancel context.CancelCauseFunc, id st
 	close(done)
 	<-heartbeat
 
-	var status Status
-	var msg string
-	var result json.RawMessage
-	var rpcErr *jsonrpc.Error
+	var outcome func(*Task)
 	switch cause := context.Cause(ctx); {
 	case errors.Is(cause, errShutdown):
-		status, msg = Failed, "the server shut down before the task finished"
-		rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task interrupted: the server shut down"}
+		outcome = func(t *Task) {
+			m.end(t, Failed, "the server shut down before the task finished", nil,
+				&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task interrupted: the server shut down"})
+		}
 	case errors.Is(cause, errCancelled), errors.Is(cause, errVanished):
 		return // the task is terminal or gone already
+	case err == nil && res != nil && res.InputRequests != nil:
+		outcome = m.park(res)
 	default:
-		wire, werr := mcpkit.WireResult(req.Tool.Name, res, err, req.ProtocolVersion())
-		if werr != nil {
-			var e *jsonrpc.Error
-			if !errors.As(werr, &e) {
-				e = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: werr.Error()}
-			}
-			status, msg, rpcErr = Failed, e.Message, e
-			break
-		}
-		b, merr := json.Marshal(wire)
-		if merr != nil {
-			status, msg = Failed, "the result cannot be sent"
-			rpcErr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task result cannot be sent: " + merr.Error()}
-			break
-		}
-		status, result = Completed, b
+		outcome = m.outcome(req, res, err)
 	}
 	// A fresh context: the task's has ended, and the outcome must be stored.
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), m.lease)
 	defer scancel()
 	_, err = m.store.Update(sctx, id, func(t *Task) error {
 		if !t.Status.Terminal() {
-			m.end(t, status, msg, result, rpcErr)
+			outcome(t)
 		}
 		return nil
 	})
 	if err != nil {
 		m.logger.Error("tasks: store", "op", "finish", "task", id, "err", err)
+	}
+}
+
+// outcome returns what makes a task terminal after its work returned res
+// and err: the server's error table decides between completed and failed.
+func (m *Manager) outcome(req *mcpkit.Request, res *mcp.CallToolResult, err error) func(*Task) {
+	wire, werr := mcpkit.WireResult(req.Tool.Name, res, err, req.ProtocolVersion())
+	if werr != nil {
+		var e *jsonrpc.Error
+		if !errors.As(werr, &e) {
+			e = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: werr.Error()}
+		}
+		return func(t *Task) { m.end(t, Failed, e.Message, nil, e) }
+	}
+	b, merr := json.Marshal(wire)
+	if merr != nil {
+		e := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task result cannot be sent: " + merr.Error()}
+		return func(t *Task) { m.end(t, Failed, "the result cannot be sent", nil, e) }
+	}
+	return func(t *Task) { m.end(t, Completed, "", b, nil) }
+}
+
+// park returns what makes a task wait for the input its work asked for in
+// res (an input_required result, SEP-2322): nobody runs it until a
+// tasks/update answers every request, so it holds no lease.
+func (m *Manager) park(res *mcp.CallToolResult) func(*Task) {
+	b, err := json.Marshal(res.InputRequests)
+	if err != nil {
+		e := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task input requests cannot be sent: " + err.Error()}
+		return func(t *Task) { m.end(t, Failed, "the input requests cannot be sent", nil, e) }
+	}
+	return func(t *Task) {
+		t.Status, t.StatusMessage = InputRequired, "waiting for input"
+		t.InputRequests, t.InputResponses, t.RequestState = b, nil, res.RequestState
+		t.UpdatedAt, t.LeaseUntil = time.Now(), time.Time{}
 	}
 }
 
