@@ -103,6 +103,10 @@ func newFixture(t *testing.T, opts *mcpkittest.Options) *fixture {
 		}
 	}
 	add("confirm", ask("delete"), nil)
+	// Gathers its input synchronously, then becomes a task.
+	add("confirm_then_task", ask("delete"), &tasks.ToolOptions{Synchronous: func(req *mcpkit.Request) bool {
+		return req.Call.Params.InputResponses == nil
+	}})
 	add("multi", ask("a", "b"), nil)
 	if opts == nil {
 		opts = &mcpkittest.Options{}
@@ -591,4 +595,29 @@ func TestTaskInput(t *testing.T) {
 			t.Errorf("cancelled waiting task = %v", got)
 		}
 	})
+}
+
+// TestTaskAfterInput: a tool that asks for its input synchronously
+// (ToolOptions.Synchronous) answers the first round with input_required and
+// no task, and the round with the answers with a task that has them.
+func TestTaskAfterInput(t *testing.T) {
+	f := newFixture(t, nil)
+	alice := rpc{url: f.ts.URL, token: "alice-token", declared: true}
+	res := alice.mustCall(t, "tools/call", map[string]any{"name": "confirm_then_task", "arguments": map[string]any{}})
+	reqs, _ := res["inputRequests"].(map[string]any)
+	if res["resultType"] != "input_required" || res["taskId"] != nil || reqs["delete"] == nil {
+		t.Fatalf("round 1 = %v", res)
+	}
+	res = alice.mustCall(t, "tools/call", map[string]any{"name": "confirm_then_task", "arguments": map[string]any{},
+		"inputResponses": map[string]any{"delete": map[string]any{"action": "accept"}}, "requestState": res["requestState"]})
+	id, _ := res["taskId"].(string)
+	if res["resultType"] != "task" || id == "" || res["requestState"] != nil {
+		t.Fatalf("round 2 = %v", res)
+	}
+	got := alice.wait(t, id)
+	result, _ := got["result"].(map[string]any)
+	content, _ := result["content"].([]any)
+	if got["status"] != "completed" || len(content) != 1 || content[0].(map[string]any)["text"] != "delete=accept" {
+		t.Errorf("task = %v", got)
+	}
 }

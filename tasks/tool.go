@@ -43,6 +43,13 @@ type ToolOptions struct {
 	// the work, after the call has been answered. The first is the
 	// outermost, and Timeout is outside all of them.
 	Middleware []mcpkit.Middleware
+
+	// Synchronous, if set, reports whether a call from a client with the
+	// extension is served synchronously all the same, as SEP-2663 allows:
+	// for calls known to be quick, or for the rounds of a call that gathers
+	// input (input_required, SEP-2322) before its long part, which then
+	// becomes a task with the answers in hand. Nil means never.
+	Synchronous func(*mcpkit.Request) bool
 }
 
 // Tool returns a copy of t whose Handler runs each call as a task of m: it
@@ -72,7 +79,7 @@ func Tool(t *mcpkit.Tool, m *Manager, opts *ToolOptions) *mcpkit.Tool {
 	h := &taskHandler{m: m}
 	var mw []mcpkit.Middleware
 	if opts != nil {
-		h.policy = opts.Policy
+		h.policy, h.sync = opts.Policy, opts.Synchronous
 		mw = append(mw, middleware.Timeout(opts.Timeout, &middleware.TimeoutOptions{Logger: m.logger}))
 		mw = append(mw, opts.Middleware...)
 	}
@@ -89,6 +96,7 @@ func Tool(t *mcpkit.Tool, m *Manager, opts *ToolOptions) *mcpkit.Tool {
 type taskHandler struct {
 	m      *Manager
 	policy Policy
+	sync   func(*mcpkit.Request) bool
 	work   mcpkit.Handler
 	tool   *mcpkit.Tool // the tool Tool returned, for the rounds after input
 }
@@ -99,6 +107,9 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 		if h.policy == Required {
 			return nil, missingCapability(fmt.Sprintf("tool %q", req.Tool.Name))
 		}
+		return h.work.ServeTool(ctx, req)
+	}
+	if h.sync != nil && h.sync(req) {
 		return h.work.ServeTool(ctx, req)
 	}
 	m := h.m
