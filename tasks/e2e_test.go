@@ -96,6 +96,9 @@ func newFixture(t *testing.T, opts *mcpkittest.Options) *fixture {
 			if len(pending) > 0 && len(got) == 0 {
 				return &mcp.CallToolResult{InputRequests: pending, RequestState: "round-1"}, nil
 			}
+			if caps := req.ClientCapabilities(); caps == nil || caps.Extensions[tasks.ExtensionID] == nil {
+				return nil, mcpkit.ToolErrorf("lost the client's capabilities: %+v", caps)
+			}
 			if req.Call.Params.RequestState != "round-1" {
 				return nil, mcpkit.ToolErrorf("lost the request state: %q", req.Call.Params.RequestState)
 			}

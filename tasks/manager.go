@@ -301,7 +301,8 @@ func (m *Manager) update(ctx context.Context, who string, extra *mcp.RequestExtr
 
 // resume runs the next round of the work of t, which the last tasks/update
 // (whose transport information extra is) answered: the call again, with
-// its arguments, the answers, and the request state the work gave.
+// its arguments and declared capabilities, the answers, and the request
+// state the work gave. The session of the call is gone.
 func (m *Manager) resume(ctx context.Context, t *Task, extra *mcp.RequestExtra) {
 	m.mu.Lock()
 	h := m.tools[t.Tool]
@@ -328,6 +329,10 @@ func (m *Manager) resume(ctx context.Context, t *Task, extra *mcp.RequestExtra) 
 		fail("the server shut down before the task finished")
 		return
 	}
+	var caps any = map[string]any{"extensions": map[string]any{ExtensionID: map[string]any{}}}
+	if len(t.ClientCapabilities) > 0 {
+		caps = t.ClientCapabilities
+	}
 	call := &mcp.CallToolRequest{
 		Params: &mcp.CallToolParamsRaw{
 			Name:           h.tool.Name,
@@ -336,7 +341,7 @@ func (m *Manager) resume(ctx context.Context, t *Task, extra *mcp.RequestExtra) 
 			RequestState:   t.RequestState,
 			Meta: mcp.Meta{
 				mcp.MetaKeyProtocolVersion:    t.ProtocolVersion,
-				mcp.MetaKeyClientCapabilities: map[string]any{"extensions": map[string]any{ExtensionID: map[string]any{}}},
+				mcp.MetaKeyClientCapabilities: caps,
 			},
 		},
 		Extra: extra,

@@ -75,6 +75,10 @@ type Task struct {
 	Arguments       json.RawMessage `json:"arguments,omitempty"`
 	ProtocolVersion string          `json:"protocolVersion,omitempty"`
 
+	// ClientCapabilities are those the call declared in its _meta
+	// (2026-07-28), as JSON, for the rounds after input.
+	ClientCapabilities json.RawMessage `json:"clientCapabilities,omitempty"`
+
 	// InputRequests are, while the task is input_required, the requests
 	// the work made (an mcp.InputRequestMap as JSON) that no tasks/update
 	// has answered yet; InputResponses are the answers received so far,
@@ -89,6 +93,7 @@ func (t *Task) clone() *Task {
 	t2 := *t
 	t2.Result = bytes.Clone(t.Result)
 	t2.Arguments = bytes.Clone(t.Arguments)
+	t2.ClientCapabilities = bytes.Clone(t.ClientCapabilities)
 	t2.InputRequests = bytes.Clone(t.InputRequests)
 	t2.InputResponses = bytes.Clone(t.InputResponses)
 	if t.Error != nil {

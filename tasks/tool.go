@@ -127,6 +127,9 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 		Arguments:       req.Arguments,
 		ProtocolVersion: req.ProtocolVersion(),
 	}
+	if caps, ok := req.Meta()[mcp.MetaKeyClientCapabilities]; ok {
+		t.ClientCapabilities, _ = json.Marshal(caps)
+	}
 	run, ok := m.reserve(ctx, t.ID)
 	if !ok {
 		return h.work.ServeTool(ctx, req)
