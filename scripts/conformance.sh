@@ -31,19 +31,12 @@ MIN_SCENARIOS_2026=50 # 0.2.0-alpha.12, --requirements 2026-07-28: 37 scored, 13
 NPM_FLAGS=(--no-audit --no-fund --loglevel=error --save-exact)
 
 # KNOWN_FAILURES_2026 are the scenarios of the 2026-07-28 line that fail
-# and are not mcpkit bugs. All are the tasks extension (SEP-2663,
+# and are not mcpkit bugs. The tasks extension (SEP-2663,
 # io.modelcontextprotocol/tasks), which the 2026-07-28 requirements run
-# without scoring ("extension"). The go-sdk (v1.8.0) has not implemented it
-# (modelcontextprotocol/go-sdk#942); mcpkit's tasks package does, on top of
-# the SDK, and the conformance example serves its fixtures through it
-# (tasks-lifecycle, -capability-negotiation, -wire-fields,
-# -request-state-removal, -request-headers pass). What is left:
-#   - tasks-mrtr-input, and the one check of tasks-dispatch-and-envelope that
-#     uses confirm_delete: a task that waits for input (input_required with
-#     inputRequests, resumed by tasks/update) is not supported by the tasks
-#     package yet, so the fixtures confirm_delete and multi_input are absent;
-#   - tasks-mrtr-composition: test_tool_with_task (an input_required round
-#     that then becomes a task) is absent for the same reason;
+# without scoring ("extension"), is not implemented by the go-sdk (v1.8.0,
+# modelcontextprotocol/go-sdk#942) but by mcpkit's tasks package on top of
+# it, and the conformance example serves the scenarios' fixtures through it.
+# One scenario is left:
 #   - tasks-required-task-error: it wants failing_job task-only (-32021 for
 #     clients without the extension), but http-header-validation calls the
 #     first listed tool, which mcpkit's sorted list makes failing_job,
@@ -53,10 +46,7 @@ NPM_FLAGS=(--no-audit --no-fund --loglevel=error --save-exact)
 # tasks-status-notifications is not listed: it passes (its one check is
 # skipped by the suite).
 KNOWN_FAILURES_2026=(
-	tasks-mrtr-input
-	tasks-dispatch-and-envelope
 	tasks-required-task-error
-	tasks-mrtr-composition
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)
