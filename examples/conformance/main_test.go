@@ -161,7 +161,7 @@ func TestToolList(t *testing.T) {
 		}
 	}
 	want := []string{
-		"json_schema_2020_12_tool", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
+		"confirm_delete", "failing_job", "greet", "json_schema_2020_12_tool", "multi_input", "protocol_error_job", "slow_compute", "test_audio_content", "test_elicitation", "test_elicitation_sep1034_defaults",
 		"test_elicitation_sep1330_enums", "test_embedded_resource", "test_error_handling", "test_image_content",
 		"test_input_required_result_capabilities", "test_input_required_result_elicitation",
 		"test_input_required_result_list_roots", "test_input_required_result_multi_round",
@@ -169,7 +169,7 @@ func TestToolList(t *testing.T) {
 		"test_input_required_result_sampling", "test_input_required_result_tampered_state",
 		"test_logging_tool", "test_missing_capability", "test_multiple_content_types", "test_reconnection",
 		"test_sampling", "test_simple_text", "test_streaming_elicitation", "test_tool_with_logging",
-		"test_tool_with_progress", "test_trigger_prompt_change", "test_trigger_tool_change", "test_x_mcp_header",
+		"test_tool_with_progress", "test_tool_with_task", "test_trigger_prompt_change", "test_trigger_tool_change", "test_x_mcp_header",
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools\n got %v\nwant %v", names, want)
@@ -1304,6 +1304,14 @@ func TestSuiteArguments(t *testing.T) {
 		"test_logging_tool":                          noArgs,
 		"test_trigger_tool_change":                   noArgs,
 		"test_trigger_prompt_change":                 noArgs,
+		// The fixtures of the tasks scenarios (SEP-2663).
+		"greet":               {map[string]any{"name": "World"}},
+		"slow_compute":        {map[string]any{"seconds": 2, "label": "lifecycle-create"}, map[string]any{"seconds": 0, "label": "instant"}},
+		"failing_job":         noArgs,
+		"protocol_error_job":  noArgs,
+		"confirm_delete":      {map[string]any{"filename": "mrtr-input.txt"}},
+		"multi_input":         noArgs,
+		"test_tool_with_task": noArgs,
 		// Values of the http-custom-header-server-validation scenario.
 		"test_x_mcp_header": {
 			map[string]any{"region": "Hello"}, map[string]any{"region": "SGVsbG8="},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/tasks"
 )
 
 // options configures newServer. The zero value is usable: nothing is logged,
@@ -39,10 +40,12 @@ func newServer(opts options) (*mcpkit.Server, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	m, err := newMedia()
+	md, err := newMedia()
 	if err != nil {
 		return nil, err
 	}
+	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
+	caps.AddExtension(tasks.ExtensionID, map[string]any{})
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "mcpkit-conformance", Version: "0.1.0"}, &mcpkit.ServerOptions{
 		Logger: logger,
 		// Clients driven by models send "10" for 10; coerce what the
@@ -50,8 +53,9 @@ func newServer(opts options) (*mcpkit.Server, error) {
 		Validation: mcpkit.Lenient,
 		SDKOptions: &mcp.ServerOptions{
 			// The suite checks client logging, which 2026-07-28 deprecates
-			// and mcpkit does not advertise by default.
-			Capabilities:      &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
+			// and mcpkit does not advertise by default, and the tasks
+			// extension.
+			Capabilities:      caps,
 			Logger:            logger,
 			CompletionHandler: complete,
 			// Subscriptions are tracked by the SDK; the handlers only make
@@ -83,14 +87,22 @@ func newServer(opts options) (*mcpkit.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := srv.Add(newToolkit(m, opts.pause, sealer).tools()...); err != nil {
+	if err := srv.Add(newToolkit(md, opts.pause, sealer).tools()...); err != nil {
 		return nil, err
 	}
 	if err := srv.Add(newListChanger(srv).tools()...); err != nil {
 		return nil, err
 	}
-	addResources(srv.MCPServer(), m)
-	addPrompts(srv.MCPServer(), m)
+	// The tasks extension: one process, so the in-memory store will do.
+	tm := tasks.NewManager(&tasks.Options{PollInterval: 200 * time.Millisecond, Logger: logger})
+	if err := tm.Attach(srv); err != nil {
+		return nil, err
+	}
+	if err := srv.Add(taskTools(tm)...); err != nil {
+		return nil, err
+	}
+	addResources(srv.MCPServer(), md)
+	addPrompts(srv.MCPServer(), md)
 	return srv, nil
 }
 

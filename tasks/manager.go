@@ -1,0 +1,403 @@
+package tasks
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The methods of the extension. tasks/list and tasks/result are not part
+// of it (SEP-2663 removed them).
+const (
+	methodGet    = "tasks/get"
+	methodUpdate = "tasks/update"
+	methodCancel = "tasks/cancel"
+)
+
+// codeMissingCapability is the JSON-RPC code SEP-2575 gives for a request
+// that needs a client capability the client did not declare
+// (mcp.CodeMissingRequiredClientCapabilities).
+const codeMissingCapability = mcp.CodeMissingRequiredClientCapabilities
+
+// Options configures [NewManager]. A nil *Options means the defaults.
+type Options struct {
+	// Store keeps the tasks. Nil means a [MemoryStore] with its defaults,
+	// which serves one replica only.
+	Store Store
+
+	// TTL is how long a task is kept from its creation, whatever its
+	// status; a task still running then is stopped. Zero means one hour.
+	TTL time.Duration
+
+	// PollInterval is the polling interval suggested to clients. Zero
+	// means one second.
+	PollInterval time.Duration
+
+	// Lease is how long a running task stays "working" without its
+	// server renewing it; the server renews it every third of Lease. A
+	// task whose server died is reported failed at the first tasks/get
+	// after its lease ran out. Zero means 30 seconds.
+	Lease time.Duration
+
+	// Logger receives the manager's records (store failures, lost
+	// tasks). Nil means no logging.
+	Logger *slog.Logger
+}
+
+// A Manager runs tool calls as tasks and answers the extension's methods
+// for them. Create one with [NewManager], make tools that run as tasks with
+// [Tool], and attach the manager to the server with [Manager.Attach].
+type Manager struct {
+	store  Store
+	ttl    time.Duration
+	poll   time.Duration
+	lease  time.Duration
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	running map[string]context.CancelCauseFunc // tasks this manager runs
+	tools   map[string]*taskHandler            // the tools made by Tool, by name
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// NewManager returns a Manager with the given options.
+func NewManager(opts *Options) *Manager {
+	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string]context.CancelCauseFunc{}, tools: map[string]*taskHandler{}}
+	if opts != nil {
+		m.store, m.logger = opts.Store, opts.Logger
+		if opts.TTL > 0 {
+			m.ttl = opts.TTL
+		}
+		if opts.PollInterval > 0 {
+			m.poll = opts.PollInterval
+		}
+		if opts.Lease > 0 {
+			m.lease = opts.Lease
+		}
+	}
+	if m.store == nil {
+		m.store = NewMemoryStore(nil)
+	}
+	if m.logger == nil {
+		m.logger = slog.New(slog.DiscardHandler)
+	}
+	return m
+}
+
+// Attach registers tasks/get, tasks/update and tasks/cancel on srv's SDK
+// server and adds the SDK receiving middleware that answers them and turns
+// the result of a tool call that created a task into the extension's
+// CreateTaskResult. Call it once per server, before serving. The server
+// must also advertise the extension (see the package documentation).
+func (m *Manager) Attach(srv *mcpkit.Server) error {
+	sdk := srv.MCPServer()
+	// The handlers registered here only let the methods past the SDK's
+	// checks; the middleware answers them, since only it sees the
+	// request's token and headers.
+	unreachable := func(context.Context, *mcp.ServerSession, *taskParams) (*ackResult, error) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tasks: middleware not installed"}
+	}
+	for _, method := range []string{methodGet, methodUpdate, methodCancel} {
+		if err := mcp.AddReceivingCustomMethod(sdk, method, unreachable); err != nil {
+			return fmt.Errorf("tasks: Attach: %w", err)
+		}
+	}
+	sdk.AddReceivingMiddleware(m.middleware)
+	return nil
+}
+
+// middleware answers the extension's methods and converts task-created
+// tool results.
+func (m *Manager) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/call":
+			res, err := next(ctx, method, req)
+			if cr, ok := res.(*mcp.CallToolResult); ok && err == nil {
+				if w := createdTask(cr); w != nil {
+					return w, nil
+				}
+			}
+			return res, err
+		case methodGet, methodUpdate, methodCancel:
+			sr, ok := req.(*mcp.ServerRequest[*taskParams])
+			if !ok || sr.Params == nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid params"}
+			}
+			if !declared(sr.ClientCapabilities()) {
+				return nil, missingCapability(method)
+			}
+			var who string
+			if extra := sr.Extra; extra != nil {
+				// SEP-2663 routes tasks/* by the Mcp-Name header, which
+				// must then name the task of the body (SEP-2243).
+				if name := extra.Header.Values("Mcp-Name"); len(name) > 0 && name[0] != sr.Params.TaskID {
+					return nil, &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: "Mcp-Name header does not match params.taskId"}
+				}
+				who = principal(extra.TokenInfo, extra.Header)
+			} else {
+				who = principal(nil, nil)
+			}
+			switch method {
+			case methodGet:
+				return m.get(ctx, who, sr.Params.TaskID)
+			case methodCancel:
+				return m.cancel(ctx, who, sr.Params.TaskID)
+			default:
+				return m.update(ctx, who, sr.Extra, sr.Params)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// declared reports whether caps include the extension.
+func declared(caps *mcp.ClientCapabilities) bool {
+	if caps == nil {
+		return false
+	}
+	_, ok := caps.Extensions[ExtensionID]
+	return ok
+}
+
+// missingCapability is the error for a request that needs the extension
+// from a client that did not declare it (SEP-2575, SEP-2663).
+func missingCapability(what string) *jsonrpc.Error {
+	return &jsonrpc.Error{
+		Code:    codeMissingCapability,
+		Message: fmt.Sprintf("%s requires the client capability extensions[%q]", what, ExtensionID),
+		Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + ExtensionID + `":{}}}}`),
+	}
+}
+
+// errUnknownTask is tasks/get's answer for a task that does not exist, has
+// expired, or belongs to another principal: the same in each case.
+var errUnknownTask = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Failed to retrieve task: Task not found"}
+
+// get answers tasks/get.
+func (m *Manager) get(ctx context.Context, who, id string) (mcp.Result, error) {
+	t, err := m.store.Get(ctx, id)
+	if errors.Is(err, ErrNotFound) || err == nil && t.Owner != who {
+		return nil, errUnknownTask
+	}
+	if err != nil {
+		m.logger.Error("tasks: store", "op", "get", "task", id, "err", err)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Failed to retrieve task"}
+	}
+	if !t.Status.Terminal() && !t.LeaseUntil.IsZero() && !time.Now().Before(t.LeaseUntil) {
+		t, err = m.store.Update(ctx, id, func(t *Task) error {
+			if t.Status.Terminal() || time.Now().Before(t.LeaseUntil) {
+				return nil // finished or renewed meanwhile
+			}
+			m.end(t, Failed, "the server running the task stopped", nil,
+				&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task lost: the server running it stopped"})
+			return nil
+		})
+		switch {
+		case errors.Is(err, ErrNotFound): // expired meanwhile
+			return nil, errUnknownTask
+		case err != nil:
+			m.logger.Error("tasks: store", "op", "expire lease", "task", id, "err", err)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Failed to retrieve task"}
+		}
+		if t.Status == Failed {
+			m.logger.Warn("tasks: lease expired", "task", id)
+		}
+	}
+	return t.toWire(resultTypeComplete), nil
+}
+
+// cancel answers tasks/cancel: a task that is not terminal becomes
+// cancelled at once, and its work is told to stop, here or, through the
+// store, on the replica that runs it. The answer is the same empty
+// acknowledgement for every task ID, known or not, terminal or not
+// (SEP-2663), so it tells another principal nothing.
+func (m *Manager) cancel(ctx context.Context, who, id string) (mcp.Result, error) {
+	_, err := m.store.Update(ctx, id, func(t *Task) error {
+		if t.Owner != who {
+			return ErrNotFound
+		}
+		if !t.Status.Terminal() {
+			m.end(t, Cancelled, "cancelled by the client", nil, nil)
+		}
+		return nil
+	})
+	if err == nil {
+		m.stop(id, errCancelled)
+	} else if !errors.Is(err, ErrNotFound) {
+		m.logger.Error("tasks: store", "op", "cancel", "task", id, "err", err)
+	}
+	return &ackResult{ResultType: resultTypeComplete}, nil
+}
+
+// update answers tasks/update: the responses to requests the task waits
+// for are kept, others ignored (SEP-2663: unknown, answered and superseded
+// keys alike), and when none is left outstanding the work resumes, here,
+// with every answer of the round. The answer is the same empty
+// acknowledgement for every task ID and any responses.
+func (m *Manager) update(ctx context.Context, who string, extra *mcp.RequestExtra, p *taskParams) (mcp.Result, error) {
+	ack := &ackResult{ResultType: resultTypeComplete}
+	var answers map[string]json.RawMessage
+	if json.Unmarshal(p.InputResponses, &answers) != nil || len(answers) == 0 {
+		return ack, nil
+	}
+	var resume bool
+	t, err := m.store.Update(ctx, p.TaskID, func(t *Task) error {
+		resume = false
+		if t.Owner != who {
+			return ErrNotFound
+		}
+		if t.Status != InputRequired {
+			return nil
+		}
+		var pending, got map[string]json.RawMessage
+		if err := json.Unmarshal(t.InputRequests, &pending); err != nil {
+			return err
+		}
+		if len(t.InputResponses) > 0 {
+			if err := json.Unmarshal(t.InputResponses, &got); err != nil {
+				return err
+			}
+		}
+		if got == nil {
+			got = map[string]json.RawMessage{}
+		}
+		for k, v := range answers {
+			if _, ok := pending[k]; ok {
+				got[k] = v
+				delete(pending, k)
+			}
+		}
+		t.InputResponses, _ = json.Marshal(got)
+		t.InputRequests, _ = json.Marshal(pending)
+		t.UpdatedAt = time.Now()
+		if len(pending) == 0 {
+			t.Status, t.StatusMessage, t.InputRequests = Working, "", nil
+			t.LeaseUntil = t.UpdatedAt.Add(m.lease)
+			resume = true
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		m.logger.Error("tasks: store", "op", "update", "task", p.TaskID, "err", err)
+	case resume:
+		m.resume(ctx, t, extra)
+	}
+	return ack, nil
+}
+
+// resume runs the next round of the work of t, which the last tasks/update
+// (whose transport information extra is) answered: the call again, with
+// its arguments and declared capabilities, the answers, and the request
+// state the work gave. The session of the call is gone.
+func (m *Manager) resume(ctx context.Context, t *Task, extra *mcp.RequestExtra) {
+	m.mu.Lock()
+	h := m.tools[t.Tool]
+	m.mu.Unlock()
+	fail := func(msg string) {
+		m.store.Update(context.WithoutCancel(ctx), t.ID, func(t *Task) error {
+			if !t.Status.Terminal() {
+				m.end(t, Failed, msg, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg})
+			}
+			return nil
+		})
+	}
+	var answers mcp.InputResponseMap
+	if err := json.Unmarshal(t.InputResponses, &answers); err != nil {
+		fail("the input responses cannot be read: " + err.Error())
+		return
+	}
+	if h == nil {
+		fail(fmt.Sprintf("tool %q does not run tasks on this server", t.Tool))
+		return
+	}
+	r, ok := m.reserve(ctx, t.ID)
+	if !ok {
+		fail("the server shut down before the task finished")
+		return
+	}
+	var caps any = map[string]any{"extensions": map[string]any{ExtensionID: map[string]any{}}}
+	if len(t.ClientCapabilities) > 0 {
+		caps = t.ClientCapabilities
+	}
+	call := &mcp.CallToolRequest{
+		Params: &mcp.CallToolParamsRaw{
+			Name:           h.tool.Name,
+			Arguments:      t.Arguments,
+			InputResponses: answers,
+			RequestState:   t.RequestState,
+			Meta: mcp.Meta{
+				mcp.MetaKeyProtocolVersion:    t.ProtocolVersion,
+				mcp.MetaKeyClientCapabilities: caps,
+			},
+		},
+		Extra: extra,
+	}
+	go m.run(r, t.ID, h.work, &mcpkit.Request{Tool: h.tool, Arguments: t.Arguments, Call: call})
+}
+
+// end moves t to a terminal status.
+func (m *Manager) end(t *Task, s Status, msg string, result json.RawMessage, err *jsonrpc.Error) {
+	t.Status, t.StatusMessage, t.Result, t.Error = s, msg, result, err
+	t.InputRequests, t.InputResponses = nil, nil
+	t.UpdatedAt = time.Now()
+	t.LeaseUntil = time.Time{}
+}
+
+// Causes of a running task's context ending.
+var (
+	errCancelled = errors.New("tasks: task cancelled")
+	errShutdown  = errors.New("tasks: manager shut down")
+	errVanished  = errors.New("tasks: task expired or lost from the store")
+)
+
+// stop cancels the work of the task with the given ID if it runs here.
+func (m *Manager) stop(id string, cause error) {
+	m.mu.Lock()
+	cancel := m.running[id]
+	m.mu.Unlock()
+	if cancel != nil {
+		cancel(cause)
+	}
+}
+
+// Shutdown stops every task this manager runs, marks them failed (a
+// replica that goes away cannot finish them), and waits until their work
+// has returned or ctx ends. Tools that create tasks run their calls
+// synchronously from then on.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	m.closed = true
+	for _, cancel := range m.running {
+		cancel(errShutdown)
+	}
+	m.mu.Unlock()
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// newID returns a fresh task ID: 128 random bits.
+func newID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
