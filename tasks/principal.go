@@ -1,29 +1,20 @@
 package tasks
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
 )
 
-// principal returns who is calling, for binding a task to its creator:
-// the verified token's user ID; else "token:" and the SHA-256 of the
-// bearer token the request carried (a token whose verifier gives no user
-// ID, or a server without a verifier); else "" (stdio, in-memory, or no
-// credentials: every such caller is the same principal).
-//
-// It stands in for mcpkit.Principal, which is on its way; when that lands,
-// this should call it, so that one rule names callers everywhere.
+// principal returns who is calling, for binding a task to its creator, by
+// the rule every mcpkit store keys on ([mcpkit.Principal]): the verified
+// token's user ID, else a digest of the bearer token, else "" (stdio,
+// in-memory, or no credentials: every such caller is the same principal).
+// The tasks/* methods are not tool calls, so their token and headers are
+// put in the form Principal reads.
 func principal(info *auth.TokenInfo, h http.Header) string {
-	if info != nil && info.UserID != "" {
-		return "user:" + info.UserID
-	}
-	if v, ok := strings.CutPrefix(h.Get("Authorization"), "Bearer "); ok && v != "" {
-		sum := sha256.Sum256([]byte(v))
-		return "token:" + hex.EncodeToString(sum[:])
-	}
-	return ""
+	return mcpkit.Principal(&mcpkit.Request{Call: &mcp.CallToolRequest{Extra: &mcp.RequestExtra{TokenInfo: info, Header: h}}})
 }
