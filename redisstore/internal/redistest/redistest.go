@@ -45,7 +45,7 @@ type Server struct {
 	port     int
 	dir      string
 
-	mu  sync.Mutex
+	mu     sync.Mutex
 	cmd    *exec.Cmd
 	out    *lockedBuffer
 	exited chan struct{} // closed when cmd has exited
