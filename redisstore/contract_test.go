@@ -8,7 +8,11 @@ package redisstore_test
 // long that nothing expires.
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -123,4 +127,208 @@ func testLimiterReplicas(t *testing.T, newReplica func() middleware.Limiter) {
 	if allowed != 4 {
 		t.Errorf("two replicas allowed %d calls in all, want the burst of one budget, 4", allowed)
 	}
+}
+
+// testCacheContract checks a Cache made by newCache.
+func testCacheContract(t *testing.T, newCache func(t *testing.T) middleware.Cache) {
+	ctx := context.Background()
+
+	t.Run("RoundTrip", func(t *testing.T) {
+		c := newCache(t)
+		for _, v := range [][]byte{[]byte("v"), {}, {0, 1, 2, 0xff, 0}, bytes.Repeat([]byte("x"), 100_000)} {
+			if err := c.Set(ctx, "k", v, time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := c.Get(ctx, "k")
+			if err != nil || !ok || !bytes.Equal(got, v) {
+				t.Fatalf("Get after Set(%d bytes) = %d bytes, %v, %v", len(v), len(got), ok, err)
+			}
+		}
+	})
+
+	t.Run("Missing", func(t *testing.T) {
+		c := newCache(t)
+		got, ok, err := c.Get(ctx, "never set")
+		if err != nil || ok || got != nil {
+			t.Errorf("Get of a missing key = %q, %v, %v; want nil, false, nil", got, ok, err)
+		}
+	})
+
+	t.Run("KeysApart", func(t *testing.T) {
+		c := newCache(t)
+		keys := []string{"a", "b", "", "a:b", "A"}
+		for _, k := range keys {
+			if err := c.Set(ctx, k, []byte("value of "+k), time.Hour); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, k := range keys {
+			got, ok, err := c.Get(ctx, k)
+			if err != nil || !ok || string(got) != "value of "+k {
+				t.Errorf("Get(%q) = %q, %v, %v", k, got, ok, err)
+			}
+		}
+	})
+
+	t.Run("Overwrite", func(t *testing.T) {
+		c := newCache(t)
+		c.Set(ctx, "k", []byte("old"), time.Hour)
+		c.Set(ctx, "k", []byte("new"), time.Hour)
+		if got, _, _ := c.Get(ctx, "k"); string(got) != "new" {
+			t.Errorf("Get after two Sets = %q, want the second value", got)
+		}
+	})
+
+	t.Run("ValueNotShared", func(t *testing.T) {
+		// Changing the slice given to Set or returned by Get changes
+		// nothing stored.
+		c := newCache(t)
+		v := []byte("abc")
+		c.Set(ctx, "k", v, time.Hour)
+		v[0] = 'X'
+		got, _, _ := c.Get(ctx, "k")
+		if string(got) != "abc" {
+			t.Fatalf("Get = %q after the caller changed its slice, want abc", got)
+		}
+		got[1] = 'Y'
+		if again, _, _ := c.Get(ctx, "k"); string(again) != "abc" {
+			t.Errorf("Get = %q after the caller changed a returned slice, want abc", again)
+		}
+	})
+}
+
+// testIdempotencyContract checks an IdempotencyStore made by newStore. Its
+// leases and ttls are long: nothing expires during the test.
+func testIdempotencyContract(t *testing.T, newStore func(t *testing.T) middleware.IdempotencyStore) {
+	ctx := context.Background()
+	rec := func(token string) middleware.IdempotencyRecord {
+		return middleware.IdempotencyRecord{Fingerprint: "tool@1:{\"a\":1}", Token: token}
+	}
+
+	t.Run("ClaimThenExisting", func(t *testing.T) {
+		s := newStore(t)
+		got, claimed, err := s.Claim(ctx, "k", rec("t1"), time.Hour)
+		if err != nil || !claimed {
+			t.Fatalf("first Claim = %+v, %v, %v; want claimed", got, claimed, err)
+		}
+		got, claimed, err = s.Claim(ctx, "k", middleware.IdempotencyRecord{Fingerprint: "other", Token: "t2"}, time.Hour)
+		if err != nil || claimed {
+			t.Fatalf("second Claim = %v, %v; want the existing record", claimed, err)
+		}
+		want := middleware.IdempotencyRecord{Fingerprint: "tool@1:{\"a\":1}", Token: "t1"}
+		if got.Fingerprint != want.Fingerprint || got.Token != want.Token || got.Done || len(got.Result) != 0 {
+			t.Errorf("existing record = %+v, want %+v", got, want)
+		}
+	})
+
+	t.Run("CompleteThenExisting", func(t *testing.T) {
+		s := newStore(t)
+		s.Claim(ctx, "k", rec("t1"), time.Hour)
+		result := []byte(`{"content":[{"type":"text","text":"done"}]}` + "\x00\xff")
+		if err := s.Complete(ctx, "k", "t1", result, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		got, claimed, err := s.Claim(ctx, "k", rec("t2"), time.Hour)
+		if err != nil || claimed {
+			t.Fatalf("Claim after Complete = %v, %v; want the existing record", claimed, err)
+		}
+		if !got.Done || !bytes.Equal(got.Result, result) || got.Token != "t1" || got.Fingerprint != rec("").Fingerprint {
+			t.Errorf("record after Complete = %+v, want done with the result", got)
+		}
+	})
+
+	t.Run("ReleaseThenClaimAgain", func(t *testing.T) {
+		s := newStore(t)
+		s.Claim(ctx, "k", rec("t1"), time.Hour)
+		if err := s.Release(ctx, "k", "t1"); err != nil {
+			t.Fatal(err)
+		}
+		if _, claimed, err := s.Claim(ctx, "k", rec("t2"), time.Hour); err != nil || !claimed {
+			t.Errorf("Claim after Release = %v, %v; want claimed", claimed, err)
+		}
+	})
+
+	t.Run("WrongToken", func(t *testing.T) {
+		s := newStore(t)
+		s.Claim(ctx, "k", rec("t1"), time.Hour)
+		// Tokens that share a beginning with the real one, or that it
+		// begins with, are other tokens.
+		for _, tok := range []string{"t2", "t", "t10", "", "T1"} {
+			if err := s.Complete(ctx, "k", tok, []byte("r"), time.Hour); !errors.Is(err, middleware.ErrClaimLost) {
+				t.Errorf("Complete with token %q = %v, want ErrClaimLost", tok, err)
+			}
+			if err := s.Release(ctx, "k", tok); !errors.Is(err, middleware.ErrClaimLost) {
+				t.Errorf("Release with token %q = %v, want ErrClaimLost", tok, err)
+			}
+		}
+		// The record is untouched.
+		got, claimed, err := s.Claim(ctx, "k", rec("t3"), time.Hour)
+		if err != nil || claimed || got.Token != "t1" || got.Done {
+			t.Errorf("record after wrong tokens = %+v, %v, %v; want t1's, running", got, claimed, err)
+		}
+	})
+
+	t.Run("GoneKey", func(t *testing.T) {
+		s := newStore(t)
+		if err := s.Complete(ctx, "never claimed", "t1", []byte("r"), time.Hour); !errors.Is(err, middleware.ErrClaimLost) {
+			t.Errorf("Complete of a missing key = %v, want ErrClaimLost", err)
+		}
+		if err := s.Release(ctx, "never claimed", "t1"); !errors.Is(err, middleware.ErrClaimLost) {
+			t.Errorf("Release of a missing key = %v, want ErrClaimLost", err)
+		}
+		s.Claim(ctx, "k", rec("t1"), time.Hour)
+		s.Release(ctx, "k", "t1")
+		if err := s.Release(ctx, "k", "t1"); !errors.Is(err, middleware.ErrClaimLost) {
+			t.Errorf("second Release = %v, want ErrClaimLost", err)
+		}
+	})
+
+	t.Run("LongFields", func(t *testing.T) {
+		// Lengths that take more than one byte to encode, in a
+		// length-prefixed form.
+		s := newStore(t)
+		r := middleware.IdempotencyRecord{Fingerprint: strings.Repeat("f", 300), Token: strings.Repeat("t", 200)}
+		s.Claim(ctx, "k", r, time.Hour)
+		result := bytes.Repeat([]byte("r"), 70_000)
+		if err := s.Complete(ctx, "k", r.Token, result, time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := s.Claim(ctx, "k", rec("x"), time.Hour)
+		if err != nil || got.Fingerprint != r.Fingerprint || got.Token != r.Token || !got.Done || !bytes.Equal(got.Result, result) {
+			t.Errorf("record = fingerprint %d bytes, token %d bytes, done %v, result %d bytes, %v",
+				len(got.Fingerprint), len(got.Token), got.Done, len(got.Result), err)
+		}
+	})
+
+	t.Run("ClaimOnceConcurrently", func(t *testing.T) {
+		s := newStore(t)
+		const n = 32
+		var claimed atomic.Int64
+		var winner atomic.Value
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() {
+				tok := fmt.Sprint("t", i)
+				got, ok, err := s.Claim(ctx, "k", rec(tok), time.Hour)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if ok {
+					claimed.Add(1)
+					winner.Store(tok)
+				} else if got.Token == tok {
+					t.Errorf("Claim by %s not claimed but returned its own record", tok)
+				}
+			})
+		}
+		wg.Wait()
+		if c := claimed.Load(); c != 1 {
+			t.Fatalf("%d of %d concurrent Claims claimed, want exactly 1", c, n)
+		}
+		got, _, _ := s.Claim(ctx, "k", rec("late"), time.Hour)
+		if got.Token != winner.Load() {
+			t.Errorf("record carries token %q, want the winner's, %q", got.Token, winner.Load())
+		}
+	})
 }
