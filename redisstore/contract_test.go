@@ -12,12 +12,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/middleware"
 )
 
@@ -331,4 +333,176 @@ func testIdempotencyContract(t *testing.T, newStore func(t *testing.T) middlewar
 			t.Errorf("record carries token %q, want the winner's, %q", got.Token, winner.Load())
 		}
 	})
+}
+
+// eventWait bounds every wait for an event: far above any delivery time,
+// so that it only ends tests that would otherwise hang.
+const eventWait = 10 * time.Second
+
+// sink collects the payloads a subscription delivers.
+type sink struct {
+	name string
+	ch   chan []byte
+}
+
+func newSink(name string) *sink { return &sink{name: name, ch: make(chan []byte, 1024)} }
+
+func (s *sink) fn(p []byte) { s.ch <- p }
+
+// next returns the next payload delivered, nil included.
+func (s *sink) next(t *testing.T) []byte {
+	t.Helper()
+	select {
+	case p := <-s.ch:
+		return p
+	case <-time.After(eventWait):
+		t.Fatalf("%s: no event within %v", s.name, eventWait)
+		return nil
+	}
+}
+
+// expect checks that the next payloads delivered are want, in order.
+func (s *sink) expect(t *testing.T, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		p := s.next(t)
+		if p == nil || string(p) != w {
+			t.Fatalf("%s: got payload %q (nil: %v), want %q", s.name, p, p == nil, w)
+		}
+	}
+}
+
+func publish(t *testing.T, bus mcpkit.EventBus, topic string, payloads ...string) {
+	t.Helper()
+	for _, p := range payloads {
+		if err := bus.Publish(context.Background(), topic, []byte(p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func subscribe(t *testing.T, bus mcpkit.EventBus, topic string, fn func([]byte)) func() {
+	t.Helper()
+	unsubscribe, err := bus.Subscribe(context.Background(), topic, fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(unsubscribe)
+	return unsubscribe
+}
+
+// testEventBusContract checks an EventBus made by newBus, in one process.
+func testEventBusContract(t *testing.T, newBus func(t *testing.T) mcpkit.EventBus) {
+	t.Run("PublishReachesSubscribersOfTheTopic", func(t *testing.T) {
+		bus := newBus(t)
+		a, b, other := newSink("a"), newSink("b"), newSink("other")
+		subscribe(t, bus, "t", a.fn)
+		subscribe(t, bus, "t", b.fn)
+		subscribe(t, bus, "u", other.fn)
+		publish(t, bus, "t", "1", "2", "3")
+		publish(t, bus, "u", "x")
+		a.expect(t, "1", "2", "3")
+		b.expect(t, "1", "2", "3")
+		other.expect(t, "x")
+	})
+
+	t.Run("Payloads", func(t *testing.T) {
+		// Empty and nil payloads arrive empty, never nil (which means
+		// "reconnected"); bytes arrive as they were.
+		bus := newBus(t)
+		s := newSink("s")
+		subscribe(t, bus, "t", s.fn)
+		ctx := context.Background()
+		for _, p := range [][]byte{{}, nil, {0, 0xff, '\n', 0}} {
+			if err := bus.Publish(ctx, "t", p); err != nil {
+				t.Fatal(err)
+			}
+			got := s.next(t)
+			if got == nil || !bytes.Equal(got, p) {
+				t.Errorf("published %q, delivered %q (nil: %v)", p, got, got == nil)
+			}
+		}
+	})
+
+	t.Run("Unsubscribe", func(t *testing.T) {
+		bus := newBus(t)
+		var gone atomic.Bool
+		a := newSink("a")
+		unsubscribe := subscribe(t, bus, "t", func(p []byte) {
+			if gone.Load() {
+				t.Errorf("payload %q delivered after unsubscribe returned", p)
+			}
+			a.fn(p)
+		})
+		b := newSink("b")
+		subscribe(t, bus, "t", b.fn)
+		publish(t, bus, "t", "before")
+		a.expect(t, "before")
+		b.expect(t, "before")
+		unsubscribe()
+		gone.Store(true)
+		unsubscribe() // again: nothing happens
+		publish(t, bus, "t", "after")
+		b.expect(t, "after")
+	})
+
+	t.Run("UnsubscribeFromFn", func(t *testing.T) {
+		bus := newBus(t)
+		var unsubscribe func()
+		var ready sync.WaitGroup
+		ready.Add(1)
+		var calls atomic.Int64
+		unsubscribe = subscribe(t, bus, "t", func([]byte) {
+			ready.Wait()
+			calls.Add(1)
+			unsubscribe()
+		})
+		ready.Done()
+		control := newSink("control")
+		subscribe(t, bus, "t", control.fn)
+		publish(t, bus, "t", "1", "2", "3")
+		control.expect(t, "1", "2", "3")
+		if n := calls.Load(); n > 1 {
+			t.Errorf("fn called %d times, after it unsubscribed in the first", n)
+		}
+	})
+
+	t.Run("SerialCallsInOrder", func(t *testing.T) {
+		bus := newBus(t)
+		var inFn atomic.Int64
+		s := newSink("s")
+		subscribe(t, bus, "t", func(p []byte) {
+			if inFn.Add(1) != 1 {
+				t.Error("fn called concurrently")
+			}
+			runtime.Gosched()
+			inFn.Add(-1)
+			s.fn(p)
+		})
+		const n = 200
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			for i := range n {
+				publish(t, bus, "t", fmt.Sprint(i))
+			}
+		})
+		for i := range n {
+			s.expect(t, fmt.Sprint(i))
+		}
+		wg.Wait()
+	})
+}
+
+// testEventBusReplicas checks that two buses a and b, as two replicas have
+// them, reach each other's subscribers.
+func testEventBusReplicas(t *testing.T, a, b mcpkit.EventBus) {
+	onA, onB := newSink("on a"), newSink("on b")
+	subscribe(t, a, "t", onA.fn)
+	subscribe(t, b, "t", onB.fn)
+	publish(t, a, "t", "from a")
+	onA.expect(t, "from a")
+	onB.expect(t, "from a")
+	publish(t, b, "t", "from b")
+	onA.expect(t, "from b")
+	onB.expect(t, "from b")
 }

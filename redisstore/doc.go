@@ -37,5 +37,17 @@
 // for the call: see [middleware.RateLimit] for instance.
 package redisstore
 
+import (
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/middleware"
+)
+
+var (
+	_ middleware.Limiter          = (*Limiter)(nil)
+	_ middleware.Cache            = (*Cache)(nil)
+	_ middleware.IdempotencyStore = (*IdempotencyStore)(nil)
+	_ mcpkit.EventBus             = (*EventBus)(nil)
+)
+
 // DefaultPrefix is the key prefix of the stores whose options do not set one.
 const DefaultPrefix = "mcpkit:"
