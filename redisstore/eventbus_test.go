@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -212,5 +215,106 @@ func waitGoroutines(t *testing.T) {
 			t.Fatalf("subscription goroutines still running:\n%s", buf[:runtime.Stack(buf, true)])
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestEventBusSilentConnection cuts a subscription's connection off
+// without closing it, as a network partition does: the subscription's ping
+// goes unanswered, it replaces the connection, and calls fn(nil) once the
+// new one is subscribed.
+func TestEventBusSilentConnection(t *testing.T) {
+	s := redistest.Shared(t)
+	p := newProxy(t, s.Addr)
+	c := redis.NewClient(&redis.Options{Addr: p.addr(), MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	prefix := s.Prefix(t)
+	bus := redisstore.NewEventBus(c, &redisstore.EventBusOptions{Prefix: prefix, HealthCheckInterval: 20 * time.Millisecond})
+	sk := newSink("s")
+	subscribe(t, bus, "t", sk.fn)
+	publisher := redisstore.NewEventBus(s.Client(t), &redisstore.EventBusOptions{Prefix: prefix})
+	publish(t, publisher, "t", "before")
+	sk.expect(t, "before")
+
+	p.silenceExisting()
+	if got := sk.next(t); got != nil {
+		t.Fatalf("first payload after the connection went silent = %q, want nil", got)
+	}
+	publish(t, publisher, "t", "after")
+	sk.expect(t, "after")
+}
+
+// proxy forwards TCP connections to a server; silenceExisting makes the
+// connections open so far drop everything, in both directions, without
+// closing them.
+type proxy struct {
+	l      net.Listener
+	mu     sync.Mutex
+	silent []*atomic.Bool
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{l: l}
+	var wg sync.WaitGroup
+	var conns []net.Conn
+	var mu sync.Mutex
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			in, err := l.Accept()
+			if err != nil {
+				return
+			}
+			out, err := net.Dial("tcp", target)
+			if err != nil {
+				in.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, in, out)
+			mu.Unlock()
+			silent := new(atomic.Bool)
+			p.mu.Lock()
+			p.silent = append(p.silent, silent)
+			p.mu.Unlock()
+			pipe := func(dst, src net.Conn) {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := src.Read(buf)
+					if err != nil {
+						dst.Close()
+						return
+					}
+					if !silent.Load() {
+						dst.Write(buf[:n])
+					}
+				}
+			}
+			wg.Go(func() { pipe(out, in) })
+			wg.Go(func() { pipe(in, out) })
+		}
+	})
+	return p
+}
+
+func (p *proxy) addr() string { return p.l.Addr().String() }
+
+func (p *proxy) silenceExisting() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.silent {
+		s.Store(true)
 	}
 }
