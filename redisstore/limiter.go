@@ -102,13 +102,12 @@ const (
 // token bucket of burst tokens refilled at rate per second and stores one
 // number per key; a key expires as soon as its budget is full again.
 type Limiter struct {
-	c         redis.UniversalClient
-	prefix    string
-	interval  string // µs between calls at the steady rate, for the script
-	tolerance string // µs of burst, for the script
-	fallback  middleware.Limiter
-	logger    *slog.Logger
-	now       func() time.Time // the clock of the fallback warnings
+	c        redis.UniversalClient
+	prefix   string
+	args     []any // the script's ARGV: µs between calls at the steady rate, µs of burst
+	fallback middleware.Limiter
+	logger   *slog.Logger
+	now      func() time.Time // the clock of the fallback warnings
 
 	degraded atomic.Bool // Redis failed and has not answered since; mu guards the rest
 	mu       sync.Mutex
@@ -137,11 +136,13 @@ func NewLimiter(c redis.UniversalClient, rate float64, burst int, opts *LimiterO
 	}
 	interval := 1e6 / rate
 	l := &Limiter{
-		c:         c,
-		prefix:    DefaultPrefix + "rl:",
-		interval:  strconv.FormatFloat(interval, 'f', -1, 64),
-		tolerance: strconv.FormatFloat(interval*float64(burst), 'f', -1, 64),
-		now:       time.Now,
+		c:      c,
+		prefix: DefaultPrefix + "rl:",
+		args: []any{
+			strconv.FormatFloat(interval, 'f', -1, 64),
+			strconv.FormatFloat(interval*float64(burst), 'f', -1, 64),
+		},
+		now: time.Now,
 	}
 	if opts != nil {
 		if opts.Prefix != "" {
@@ -164,7 +165,7 @@ func (l *Limiter) Allow(ctx context.Context, key string) (bool, time.Duration, e
 		}
 		return l.fallBack(ctx, key, nil)
 	}
-	res, err := gcra.Run(ctx, l.c, []string{l.prefix + key}, l.interval, l.tolerance).Int64Slice()
+	res, err := gcra.Run(ctx, l.c, []string{l.prefix + key}, l.args...).Int64Slice()
 	if err == nil && len(res) != 2 {
 		err = fmt.Errorf("unexpected script reply %v", res)
 	}
