@@ -34,7 +34,13 @@
 // An error from Redis (down, unreachable, timed out) is returned to the
 // caller, wrapped, except by a [Limiter] that has a fallback
 // ([LimiterOptions.FailOpen]). The middleware decides what an error means
-// for the call: see [middleware.RateLimit] for instance.
+// for the call: see [middleware.RateLimit] for instance. How long a call
+// takes to fail while Redis is away is the client's to bound (DialTimeout,
+// ReadTimeout, MaxRetries in [redis.Options]).
+//
+// The stores log through the *slog.Logger of their options, if any; go-redis
+// itself logs some connection failures through its own logger, which
+// [redis.SetLogger] replaces.
 package redisstore
 
 import (

@@ -188,7 +188,11 @@ func (b *EventBus) remove(s *subscription) {
 func confirm(ctx context.Context, ps *redis.PubSub, channel string) error {
 	deadline := time.Now().Add(confirmTimeout)
 	for {
-		msg, err := ps.ReceiveTimeout(ctx, time.Until(deadline))
+		wait := time.Until(deadline)
+		if wait <= 0 { // a zero timeout would wait for ever
+			return fmt.Errorf("no subscription confirmation within %v", confirmTimeout)
+		}
+		msg, err := ps.ReceiveTimeout(ctx, wait)
 		if err != nil {
 			return err
 		}

@@ -107,7 +107,7 @@ type Limiter struct {
 	args     []any // the script's ARGV: µs between calls at the steady rate, µs of burst
 	fallback middleware.Limiter
 	logger   *slog.Logger
-	now      func() time.Time // the clock of the fallback warnings
+	now      func() time.Time // the clock of the fallback's warnings and probes
 
 	degraded atomic.Bool // Redis failed and has not answered since; mu guards the rest
 	mu       sync.Mutex
