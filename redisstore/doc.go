@@ -9,7 +9,8 @@
 //   - [EventBus], an [mcpkit.EventBus] on Redis pub/sub.
 //
 // It is a module of its own, so that servers that keep their state in
-// memory do not depend on a Redis client.
+// memory do not depend on a Redis client. It needs Redis 3.2 or later (Lua
+// scripts that read TIME and then write); it is tested with Redis 7.0.
 //
 // Every constructor takes a [redis.UniversalClient], which may be a single
 // node, a cluster or a sentinel-managed failover client, and an options
