@@ -25,11 +25,11 @@ type CacheOptions struct {
 	Prefix string
 
 	// MaxValueSize is the largest value, in bytes, that Set stores; it
-	// refuses larger ones with [ErrValueTooLarge]. A value is sent to
-	// Redis whole, and every Get of it reads it whole, in one reply that
-	// blocks Redis's other clients while it is written: a bound keeps one
-	// huge result from slowing every replica. Zero means
-	// [DefaultMaxValueSize]; Redis itself refuses values over 512 MB.
+	// refuses larger ones with [ErrValueTooLarge]. A value travels whole
+	// on every Get, into a buffer of that size, and Redis keeps it in
+	// memory until it expires: a bound keeps one huge result from costing
+	// every replica and Redis itself more than the call was worth. Zero
+	// means [DefaultMaxValueSize]; Redis refuses values over 512 MB.
 	MaxValueSize int
 }
 
