@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	mathrand "math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -151,13 +152,30 @@ func start(bin, dir string) (*Server, error) {
 	return nil, err
 }
 
+// freePort returns a loopback port that nothing listens on, below the
+// kernel's range of ephemeral ports: the port of a server that a test stops
+// and restarts must not become, in between, the local end of some client's
+// connection, which would keep the server from binding it again.
 func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("redistest: finding a free port: %w", err)
+	lo, hi := 10000, 32767
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		if f := strings.Fields(string(b)); len(f) == 2 {
+			if first, err := strconv.Atoi(f[0]); err == nil && first-1 > lo {
+				hi = first - 1
+			}
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	var err error
+	for range 100 {
+		port := lo + mathrand.IntN(hi-lo+1)
+		var l net.Listener
+		l, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		if err == nil {
+			l.Close()
+			return port, nil
+		}
+	}
+	return 0, fmt.Errorf("redistest: finding a free port: %w", err)
 }
 
 // run starts the process on s.port and waits until it answers PING.
