@@ -68,16 +68,21 @@ func (c *Cache) Get(ctx context.Context, key string) ([]byte, bool, error) {
 	return v, true, nil
 }
 
-// Set stores value under key for ttl, rounded up to a whole millisecond. A
-// ttl of zero or less stores nothing (the value would be expired at once),
-// and a value larger than the Cache's MaxValueSize is refused with
-// [ErrValueTooLarge]; a value stored before under key stays in both cases.
+// Set stores value under key for ttl, rounded up to a whole millisecond,
+// replacing what key held. A ttl of zero or less removes key (the value
+// would be expired at once), and so does a value larger than the Cache's
+// MaxValueSize, which Set refuses with [ErrValueTooLarge]: after a Set, Get
+// never returns what key held before.
 func (c *Cache) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	var tooLarge error
 	if len(value) > c.maxSize {
-		return fmt.Errorf("%w: %d bytes, more than %d", ErrValueTooLarge, len(value), c.maxSize)
+		tooLarge = fmt.Errorf("%w: %d bytes, more than %d", ErrValueTooLarge, len(value), c.maxSize)
 	}
-	if ttl <= 0 {
-		return nil
+	if tooLarge != nil || ttl <= 0 {
+		if err := c.c.Del(ctx, c.prefix+key).Err(); err != nil {
+			return errors.Join(tooLarge, fmt.Errorf("redisstore: cache set: %w", err))
+		}
+		return tooLarge
 	}
 	if err := c.c.Set(ctx, c.prefix+key, value, roundUpMillis(ttl)).Err(); err != nil {
 		return fmt.Errorf("redisstore: cache set: %w", err)

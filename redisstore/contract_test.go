@@ -181,6 +181,21 @@ func testCacheContract(t *testing.T, newCache func(t *testing.T) middleware.Cach
 		}
 	})
 
+	t.Run("NonPositiveTTLRemoves", func(t *testing.T) {
+		c := newCache(t)
+		for _, ttl := range []time.Duration{0, -time.Second} {
+			if err := c.Set(ctx, "k", []byte("old"), time.Hour); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Set(ctx, "k", []byte("new"), ttl); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok, err := c.Get(ctx, "k"); ok || err != nil {
+				t.Errorf("Get after Set with ttl %v = %q, %v, %v; want a miss", ttl, got, ok, err)
+			}
+		}
+	})
+
 	t.Run("ValueNotShared", func(t *testing.T) {
 		// Changing the slice given to Set or returned by Get changes
 		// nothing stored.
@@ -267,6 +282,26 @@ func testIdempotencyContract(t *testing.T, newStore func(t *testing.T) middlewar
 		got, claimed, err := s.Claim(ctx, "k", rec("t3"), time.Hour)
 		if err != nil || claimed || got.Token != "t1" || got.Done {
 			t.Errorf("record after wrong tokens = %+v, %v, %v; want t1's, running", got, claimed, err)
+		}
+	})
+
+	t.Run("OnlyARunningClaimEnds", func(t *testing.T) {
+		// Once completed, a record is no claimant's any more: neither a
+		// second Complete nor a Release changes it.
+		s := newStore(t)
+		s.Claim(ctx, "k", rec("t1"), time.Hour)
+		if err := s.Complete(ctx, "k", "t1", []byte("first"), time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Complete(ctx, "k", "t1", []byte("second"), time.Hour); !errors.Is(err, middleware.ErrClaimLost) {
+			t.Errorf("second Complete = %v, want ErrClaimLost", err)
+		}
+		if err := s.Release(ctx, "k", "t1"); !errors.Is(err, middleware.ErrClaimLost) {
+			t.Errorf("Release after Complete = %v, want ErrClaimLost", err)
+		}
+		got, claimed, err := s.Claim(ctx, "k", rec("t2"), time.Hour)
+		if err != nil || claimed || !got.Done || string(got.Result) != "first" {
+			t.Errorf("record = %+v, %v, %v; want done with the first result", got, claimed, err)
 		}
 	})
 

@@ -20,11 +20,11 @@ import (
 //	fingerprint  uvarint length, then the bytes
 //	result    the rest of the value (empty while running)
 //
-// The token comes first so that the scripts can check it by comparing the
-// value's beginning with what the caller's token encodes to, without
-// decoding anything; the state follows it, at a known place, and the scripts
-// decode only the fingerprint's length (Complete, to cut the old result
-// off). A new layout gets a new version byte.
+// The token and the state come first so that the scripts can check that a
+// record is running and carries the caller's token by comparing the value's
+// beginning with what they encode to, without decoding anything; Complete
+// then decodes only the fingerprint's length, to keep the fingerprint. A new
+// layout gets a new version byte.
 const (
 	recordVersion = 1
 	stateRunning  = 0
@@ -41,15 +41,15 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return false
 `
 
-// completeScript, if KEYS[1] holds a record that starts with ARGV[1] (the
-// version and the caller's token, encoded), marks it done with result
-// ARGV[2], keeps it for ARGV[3] ms and returns 1; otherwise it changes
-// nothing and returns 0.
+// completeScript, if KEYS[1] holds a running record that starts with
+// ARGV[1] (the version, the caller's token and the running state, encoded),
+// marks it done with result ARGV[2], keeps it for ARGV[3] ms and returns 1;
+// otherwise it changes nothing and returns 0.
 const completeScript = `
 local v = redis.call('GET', KEYS[1])
 local head = ARGV[1]
 if not v or string.sub(v, 1, #head) ~= head then return 0 end
-local i, n, shift = #head + 2, 0, 1
+local i, n, shift = #head + 1, 0, 1
 while true do
   local b = string.byte(v, i)
   if b == nil then return redis.error_reply('redisstore: malformed idempotency record') end
@@ -58,14 +58,14 @@ while true do
   n = n + (b - 128) * shift
   shift = shift * 128
 end
-local fp = string.sub(v, #head + 2, i + n - 1)
-redis.call('SET', KEYS[1], head .. '\1' .. fp .. ARGV[2], 'PX', ARGV[3])
+local fp = string.sub(v, #head + 1, i + n - 1)
+redis.call('SET', KEYS[1], string.sub(head, 1, #head - 1) .. '\1' .. fp .. ARGV[2], 'PX', ARGV[3])
 return 1
 `
 
-// releaseScript deletes KEYS[1] and returns 1 if it holds a record that
-// starts with ARGV[1] (the version and the caller's token, encoded);
-// otherwise it returns 0.
+// releaseScript deletes KEYS[1] and returns 1 if it holds a running record
+// that starts with ARGV[1] (the version, the caller's token and the running
+// state, encoded); otherwise it returns 0.
 const releaseScript = `
 local v = redis.call('GET', KEYS[1])
 local head = ARGV[1]
@@ -142,8 +142,10 @@ func (s *IdempotencyStore) Claim(ctx context.Context, key string, rec middleware
 }
 
 // Complete marks key's record done with result, and keeps it for ttl,
-// rounded up to a whole millisecond, if it carries token; otherwise it
-// returns [middleware.ErrClaimLost]. A ttl of zero or less is an error.
+// rounded up to a whole millisecond, if it is running and carries token;
+// otherwise (the lease ran out, another call holds the key, or the call was
+// completed already) it returns [middleware.ErrClaimLost]. A ttl of zero or
+// less is an error.
 func (s *IdempotencyStore) Complete(ctx context.Context, key, token string, result []byte, ttl time.Duration) error {
 	if ttl <= 0 {
 		return fmt.Errorf("redisstore: idempotency complete: ttl %v is not positive", ttl)
@@ -158,8 +160,9 @@ func (s *IdempotencyStore) Complete(ctx context.Context, key, token string, resu
 	return nil
 }
 
-// Release deletes key's record if it carries token; otherwise it returns
-// [middleware.ErrClaimLost].
+// Release deletes key's record if it is running and carries token;
+// otherwise it returns [middleware.ErrClaimLost], and a completed record
+// stays.
 func (s *IdempotencyStore) Release(ctx context.Context, key, token string) error {
 	n, err := release.Run(ctx, s.c, []string{s.prefix + key}, tokenHead(token)).Int()
 	if err != nil {
@@ -171,12 +174,13 @@ func (s *IdempotencyStore) Release(ctx context.Context, key, token string) error
 	return nil
 }
 
-// tokenHead returns how every record that carries token begins.
+// tokenHead returns how every running record that carries token begins.
 func tokenHead(token string) string {
-	b := make([]byte, 0, 1+binary.MaxVarintLen64+len(token))
+	b := make([]byte, 0, 2+binary.MaxVarintLen64+len(token))
 	b = append(b, recordVersion)
 	b = binary.AppendUvarint(b, uint64(len(token)))
-	return string(append(b, token...))
+	b = append(b, token...)
+	return string(append(b, stateRunning))
 }
 
 func encodeRecord(token string, state byte, fingerprint string, result []byte) string {

@@ -74,7 +74,7 @@ func TestIdempotencyMalformedRecord(t *testing.T) {
 		}
 	}
 	// A value the scripts cannot read is not the caller's claim.
-	c.Set(ctx, prefix+"idem:k", "\x01\x01t", time.Hour)
+	c.Set(ctx, prefix+"idem:k", "\x01\x01t\x00", time.Hour)
 	if err := store.Complete(ctx, "k", "t", nil, time.Hour); err == nil || errors.Is(err, middleware.ErrClaimLost) {
 		t.Errorf("Complete of a truncated record = %v, want an error", err)
 	}
