@@ -51,7 +51,6 @@ func TestCacheTTL(t *testing.T) {
 	if _, ok, err := cache.Get(ctx, "short"); ok || err != nil {
 		t.Errorf("Get of an expired value = %v, %v; want a miss", ok, err)
 	}
-
 }
 
 func TestCacheMaxValueSize(t *testing.T) {
