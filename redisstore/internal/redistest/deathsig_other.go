@@ -1,0 +1,7 @@
+//go:build !linux
+
+package redistest
+
+import "os/exec"
+
+func setDeathSignal(*exec.Cmd) {}
