@@ -116,7 +116,8 @@ func (b *EventBus) Publish(ctx context.Context, topic string, payload []byte) er
 // Subscribe calls fn with each payload published on topic from the time it
 // returns until unsubscribe is called or ctx is done, and with nil after it
 // had to reconnect (see [EventBus]). It returns once Redis has confirmed
-// the subscription, or an error if Redis could not be reached.
+// the subscription, or an error if Redis could not be reached, ctx is done
+// or fn is nil.
 //
 // fn is called from one goroutine, the subscription's, one call at a time,
 // in the order Redis delivers, and must not block for long: while it runs,
@@ -126,6 +127,9 @@ func (b *EventBus) Publish(ctx context.Context, topic string, payload []byte) er
 // has exited, unless a call of fn is running at the time (from fn itself,
 // for instance): then that call is the last.
 func (b *EventBus) Subscribe(ctx context.Context, topic string, fn func(payload []byte)) (unsubscribe func(), err error) {
+	if fn == nil {
+		return nil, errors.New("redisstore: EventBus.Subscribe: nil fn")
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -120,6 +120,31 @@ func TestEventBusConnectionKilled(t *testing.T) {
 	sk.expect(t, "after")
 }
 
+// TestEventBusUnsubscribeFromFn: unlike mcpkit.MemoryBus, whose
+// unsubscribe must not be called from fn, this bus allows it.
+func TestEventBusUnsubscribeFromFn(t *testing.T) {
+	s := redistest.Shared(t)
+	bus := redisstore.NewEventBus(s.Client(t), &redisstore.EventBusOptions{Prefix: s.Prefix(t)})
+	t.Cleanup(func() { bus.Close() })
+	var unsubscribe func()
+	var ready sync.WaitGroup
+	ready.Add(1)
+	var calls atomic.Int64
+	unsubscribe = subscribe(t, bus, "t", func([]byte) {
+		ready.Wait()
+		calls.Add(1)
+		unsubscribe()
+	})
+	ready.Done()
+	control := newSink("control")
+	subscribe(t, bus, "t", control.fn)
+	publish(t, bus, "t", "1", "2", "3")
+	control.expect(t, "1", "2", "3")
+	if n := calls.Load(); n > 1 {
+		t.Errorf("fn called %d times, after it unsubscribed in the first", n)
+	}
+}
+
 func TestEventBusStopsItsGoroutines(t *testing.T) {
 	s := redistest.Shared(t)
 	c := s.Client(t)
@@ -191,6 +216,9 @@ func TestEventBusSubscribeWithContextDone(t *testing.T) {
 	cancel()
 	if _, err := bus.Subscribe(ctx, "t", func([]byte) {}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Subscribe with a cancelled context = %v, want context.Canceled", err)
+	}
+	if _, err := bus.Subscribe(context.Background(), "t", nil); err == nil {
+		t.Error("Subscribe with a nil fn succeeded")
 	}
 }
 
