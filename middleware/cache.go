@@ -192,7 +192,7 @@ func (h *cacheHandler) key(req *mcpkit.Request) (string, bool) {
 	}
 	*buf = canon[:0]
 	k := newKeyHash("mcpkit/cache/v1").add(h.opts.Key(req)).add(req.Tool.Name).add(req.Tool.Version).addBytes(canon)
-	return k.sum("mcpkit:cache:"), true
+	return k.sum(""), true
 }
 
 // argBuffers keeps buffers for canonical arguments.

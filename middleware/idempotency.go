@@ -223,7 +223,7 @@ func (h *idempotentHandler) ServeTool(ctx context.Context, req *mcpkit.Request) 
 		})
 	}
 
-	key := newKeyHash("mcpkit/idempotency/v1").add(h.opts.Key(req)).add(req.Tool.Name).add(clientKey).sum("mcpkit:idem:")
+	key := newKeyHash("mcpkit/idempotency/v1").add(h.opts.Key(req)).add(req.Tool.Name).add(clientKey).sum("")
 	token := randomToken()
 	existing, claimed, err := h.s.Claim(ctx, key, IdempotencyRecord{Fingerprint: fingerprint(req), Token: token}, h.opts.Lease)
 	if err != nil {

@@ -84,7 +84,9 @@ type RateLimitOptions struct {
 // a [*RateLimitError] whose text says when to try again
 // (`tool "name" is rate limited: try again in 1.5s`) and whose _meta
 // carries the delay under [MetaKeyRetryAfter]. An error from the Limiter
-// is returned as an internal error (masked by [MaskErrors]). A nil l means
+// (a shared store that is down) is returned as an internal error, masked by
+// [MaskErrors], of class Retryable: the call did not run, and may once the
+// store is back. A nil l means
 // no limit: the middleware adds no layer.
 //
 // By default each caller ([mcpkit.Principal]) has a budget of its own for
@@ -135,7 +137,7 @@ func (h *rateHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 	}
 	ok, after, err := h.l.Allow(ctx, key)
 	if err != nil {
-		return nil, fmt.Errorf("middleware: rate limiter: %w", err)
+		return nil, &unavailableError{fmt.Errorf("middleware: rate limiter: %w", err)}
 	}
 	if !ok {
 		return nil, &mcpkit.ToolError{Err: &RateLimitError{Tool: req.Tool.Name, RetryAfter: after}, Class: mcpkit.Retryable}
@@ -271,3 +273,15 @@ func (b *TokenBucket) remove(e *list.Element) {
 	delete(b.buckets, e.Value.(*bucket).key)
 	b.lru.Remove(e)
 }
+
+// An unavailableError is the error of a store that could not answer: an
+// internal error (its text names the store and stays on the server behind
+// MaskErrors) that a later retry may get past.
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string { return e.err.Error() }
+
+func (e *unavailableError) Unwrap() error { return e.err }
+
+// ErrorClass reports Retryable.
+func (*unavailableError) ErrorClass() mcpkit.ErrorClass { return mcpkit.Retryable }

@@ -162,6 +162,11 @@ func TestRateLimit(t *testing.T) {
 				if !errors.Is(err, tt.wantErr) || errors.As(err, &te) {
 					t.Errorf("got %#v, want an internal error wrapping %v", err, tt.wantErr)
 				}
+				// The store may be back on the next try: retryable, and
+				// still an internal error, which MaskErrors hides.
+				if outcome, class := mcpkit.Classify(nil, err); outcome != mcpkit.OutcomeError || class != mcpkit.Retryable {
+					t.Errorf("Classify = %s, %s; want %s, %s", outcome, class, mcpkit.OutcomeError, mcpkit.Retryable)
+				}
 			}
 		})
 	}
