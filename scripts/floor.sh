@@ -9,38 +9,8 @@
 #   bash scripts/floor.sh          # COUNT=5
 #   COUNT=10 bash scripts/floor.sh
 set -euo pipefail
+scripts=$(cd "$(dirname "$0")" && pwd)
 cd "$(dirname "$0")/.."
 count=${COUNT:-5}
 go test -run '^$' -bench '^BenchmarkFloor$' -benchmem -count "$count" . |
-awk '
-/^BenchmarkFloor\// {
-	split($1, p, "/"); sub(/-[0-9]+$/, "", p[4])
-	key = p[2] "/" p[3] "/" p[4]
-	n[key]++
-	for (i = 3; i < NF; i += 2) {
-		if ($(i + 1) == "ns/op") ns[key, n[key]] = $i
-		if ($(i + 1) == "cpu-ns/op") cpu[key, n[key]] = $i
-		if ($(i + 1) == "B/op") by[key, n[key]] = $i
-		if ($(i + 1) == "allocs/op") al[key, n[key]] = $i
-	}
-	keys[key] = 1; group[p[2] "/" p[3]] = 1; impl[p[4]] = 1
-}
-function median(a, k, m,    v, i, j, t) {
-	for (i = 1; i <= m; i++) v[i] = a[k, i]
-	for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
-	return (m % 2) ? v[(m + 1) / 2] : (v[m / 2] + v[m / 2 + 1]) / 2
-}
-END {
-	printf "%-22s %-20s %12s %7s %10s %7s %10s %7s %8s %7s\n", "mode/tool", "server", "ns/op", "x", "cpu-ns/op", "x", "B/op", "x", "allocs", "x"
-	for (g in group) {
-		base = g "/sdk-raw"
-		bns = median(ns, base, n[base]); bcpu = median(cpu, base, n[base]); bby = median(by, base, n[base]); bal = median(al, base, n[base])
-		split("sdk-raw sdk-typed mcpkit mcpkit+recommended", order, " ")
-		for (i = 1; i <= 4; i++) {
-			k = g "/" order[i]
-			if (!(k in keys)) continue
-			mns = median(ns, k, n[k]); mcpu = median(cpu, k, n[k]); mby = median(by, k, n[k]); mal = median(al, k, n[k])
-			printf "%-22s %-20s %12.0f %7.2f %10.0f %7.2f %10.0f %7.2f %8.0f %7.2f\n", g, order[i], mns, mns / bns, mcpu, (bcpu ? mcpu / bcpu : 0), mby, mby / bby, mal, mal / bal
-		}
-	}
-}' | { read -r header; echo "$header"; sort; }
+awk -v bench=BenchmarkFloor -v order="sdk-raw sdk-typed mcpkit mcpkit+recommended" -f "$scripts/floor-table.awk" | { read -r header; echo "$header"; sort; }
