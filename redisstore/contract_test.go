@@ -481,27 +481,6 @@ func testEventBusContract(t *testing.T, newBus func(t *testing.T) mcpkit.EventBu
 		b.expect(t, "after")
 	})
 
-	t.Run("UnsubscribeFromFn", func(t *testing.T) {
-		bus := newBus(t)
-		var unsubscribe func()
-		var ready sync.WaitGroup
-		ready.Add(1)
-		var calls atomic.Int64
-		unsubscribe = subscribe(t, bus, "t", func([]byte) {
-			ready.Wait()
-			calls.Add(1)
-			unsubscribe()
-		})
-		ready.Done()
-		control := newSink("control")
-		subscribe(t, bus, "t", control.fn)
-		publish(t, bus, "t", "1", "2", "3")
-		control.expect(t, "1", "2", "3")
-		if n := calls.Load(); n > 1 {
-			t.Errorf("fn called %d times, after it unsubscribed in the first", n)
-		}
-	})
-
 	t.Run("SerialCallsInOrder", func(t *testing.T) {
 		bus := newBus(t)
 		var inFn atomic.Int64
