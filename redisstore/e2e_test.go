@@ -1,6 +1,7 @@
 package redisstore_test
 
-// End-to-end tests of each store through its middleware: two mcpkit
+// End-to-end tests of each store through its middleware (the EventBus
+// through ShareChanges): two mcpkit
 // Servers, as two replicas behind a load balancer, each with an SDK client
 // over streamable HTTP, share one store, the in-memory one (one instance
 // shared by the two Servers in this process) or the Redis one (a client
@@ -11,6 +12,7 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -221,4 +223,59 @@ func TestRateLimitRedisDown(t *testing.T) {
 	if res := call(open); res.IsError {
 		t.Errorf("fail-open replica with Redis down: %+v; want served", res)
 	}
+}
+
+// testShareChangesReplicas checks that a tool added on one of two replicas
+// sharing their changes on buses a and b reaches the clients of the other:
+// they get notifications/tools/list_changed, and list again.
+func testShareChangesReplicas(t *testing.T, a, b mcpkit.EventBus) {
+	newReplica := func(bus mcpkit.EventBus) (*mcpkit.Server, <-chan struct{}) {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "replica"}, nil)
+		stop, err := srv.ShareChanges(bus, &mcpkit.ShareOptions{Delay: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		changed := make(chan struct{}, 16)
+		// Sessions and server-sent events, for the notification.
+		ts := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		}})
+		// Stop the session before the server's subscription ends.
+		t.Cleanup(ts.Close)
+		return srv, changed
+	}
+	srvA, _ := newReplica(a)
+	_, changedB := newReplica(b)
+	tool := &mcpkit.Tool{
+		Tool: mcp.Tool{Name: "added", InputSchema: &jsonschema.Schema{Type: "object"}},
+		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		}),
+	}
+	if err := srvA.Add(tool); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changedB:
+	case <-time.After(eventWait):
+		t.Fatalf("no tools/list_changed on the other replica within %v", eventWait)
+	}
+}
+
+func TestShareChangesAcrossReplicas(t *testing.T) {
+	t.Run("Memory", func(t *testing.T) {
+		bus := mcpkit.NewMemoryBus()
+		testShareChangesReplicas(t, bus, bus)
+	})
+	t.Run("Redis", func(t *testing.T) {
+		s := redistest.Shared(t)
+		prefix := s.Prefix(t)
+		newBus := func() mcpkit.EventBus {
+			bus := redisstore.NewEventBus(s.Client(t), &redisstore.EventBusOptions{Prefix: prefix})
+			t.Cleanup(func() { bus.Close() })
+			return bus
+		}
+		testShareChangesReplicas(t, newBus(), newBus())
+	})
 }
