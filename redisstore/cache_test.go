@@ -13,9 +13,14 @@ import (
 )
 
 func TestCacheContract(t *testing.T) {
-	testCacheContract(t, func(t *testing.T) middleware.Cache {
-		s := redistest.Shared(t)
-		return redisstore.NewCache(s.Client(t), &redisstore.CacheOptions{Prefix: s.Prefix(t)})
+	t.Run("Redis", func(t *testing.T) {
+		testCacheContract(t, func(t *testing.T) middleware.Cache {
+			s := redistest.Shared(t)
+			return redisstore.NewCache(s.Client(t), &redisstore.CacheOptions{Prefix: s.Prefix(t)})
+		})
+	})
+	t.Run("Memory", func(t *testing.T) {
+		testCacheContract(t, func(*testing.T) middleware.Cache { return middleware.NewMemoryCache(64 << 20) })
 	})
 }
 

@@ -481,6 +481,34 @@ func testEventBusContract(t *testing.T, newBus func(t *testing.T) mcpkit.EventBu
 		b.expect(t, "after")
 	})
 
+	t.Run("ContextEndsSubscription", func(t *testing.T) {
+		// A payload published once Subscribe's ctx is done reaches fn no
+		// more, without unsubscribe.
+		bus := newBus(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var done atomic.Bool
+		s := newSink("s")
+		unsubscribe, err := bus.Subscribe(ctx, "t", func(p []byte) {
+			if done.Load() {
+				t.Errorf("payload %q delivered after ctx was done", p)
+			}
+			s.fn(p)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(unsubscribe) // after ctx is done: nothing happens
+		publish(t, bus, "t", "before")
+		s.expect(t, "before")
+		cancel()
+		done.Store(true)
+		control := newSink("control")
+		subscribe(t, bus, "t", control.fn)
+		publish(t, bus, "t", "1", "2", "3")
+		control.expect(t, "1", "2", "3")
+	})
+
 	t.Run("SerialCallsInOrder", func(t *testing.T) {
 		bus := newBus(t)
 		var inFn atomic.Int64

@@ -147,6 +147,7 @@ func (b *EventBus) Subscribe(ctx context.Context, topic string, fn func(payload 
 	}
 	s := &subscription{
 		bus:     b,
+		ctx:     ctx,
 		channel: channel,
 		fn:      fn,
 		ps:      ps,
@@ -208,6 +209,7 @@ func confirm(ctx context.Context, ps *redis.PubSub, channel string) error {
 
 type subscription struct {
 	bus       *EventBus
+	ctx       context.Context // Subscribe's: fn is not called once it is done
 	channel   string
 	fn        func([]byte)
 	stopAfter func() bool // stops the context.AfterFunc
@@ -245,11 +247,13 @@ func (s *subscription) unsubscribe() {
 // deliver calls fn, unless the subscription has stopped. inFn is set
 // before stopped is read, and unsubscribe sets stopped before it reads
 // inFn: either unsubscribe sees inFn and does not wait, or deliver sees
-// stopped and does not call fn.
+// stopped and does not call fn. The context is read too: the AfterFunc
+// that stops the subscription when it is done runs later, and a payload
+// published after ctx is done must not reach fn meanwhile.
 func (s *subscription) deliver(payload []byte) {
 	s.inFn.Store(true)
 	defer s.inFn.Store(false)
-	if s.stopped.Load() {
+	if s.stopped.Load() || s.ctx.Err() != nil {
 		return
 	}
 	s.fn(payload)

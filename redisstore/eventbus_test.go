@@ -20,21 +20,60 @@ import (
 	"github.com/mcpkit/mcpkit/redisstore/internal/redistest"
 )
 
+// newRedisBus returns an EventBus on the shared Redis, under a prefix of
+// t's own, closed when t ends.
+func newRedisBus(t *testing.T) mcpkit.EventBus {
+	s := redistest.Shared(t)
+	bus := redisstore.NewEventBus(s.Client(t), &redisstore.EventBusOptions{Prefix: s.Prefix(t)})
+	t.Cleanup(func() { bus.Close() })
+	return bus
+}
+
 func TestEventBusContract(t *testing.T) {
-	testEventBusContract(t, func(t *testing.T) mcpkit.EventBus {
-		s := redistest.Shared(t)
-		bus := redisstore.NewEventBus(s.Client(t), &redisstore.EventBusOptions{Prefix: s.Prefix(t)})
-		t.Cleanup(func() { bus.Close() })
-		return bus
+	t.Run("Redis", func(t *testing.T) { testEventBusContract(t, newRedisBus) })
+	t.Run("Memory", func(t *testing.T) {
+		testEventBusContract(t, func(*testing.T) mcpkit.EventBus { return mcpkit.NewMemoryBus() })
 	})
 }
 
 func TestEventBusReplicas(t *testing.T) {
-	s := redistest.Shared(t)
-	prefix := s.Prefix(t)
-	a := redisstore.NewEventBus(s.Client(t), &redisstore.EventBusOptions{Prefix: prefix})
-	b := redisstore.NewEventBus(s.Client(t), &redisstore.EventBusOptions{Prefix: prefix})
-	testEventBusReplicas(t, a, b)
+	t.Run("Redis", func(t *testing.T) {
+		s := redistest.Shared(t)
+		prefix := s.Prefix(t)
+		a := redisstore.NewEventBus(s.Client(t), &redisstore.EventBusOptions{Prefix: prefix})
+		b := redisstore.NewEventBus(s.Client(t), &redisstore.EventBusOptions{Prefix: prefix})
+		testEventBusReplicas(t, a, b)
+	})
+	// Servers in one process share one MemoryBus.
+	t.Run("Memory", func(t *testing.T) {
+		bus := mcpkit.NewMemoryBus()
+		testEventBusReplicas(t, bus, bus)
+	})
+}
+
+// TestEventBusUnsubscribeFromFn calls unsubscribe from fn, which the Redis
+// bus allows. The EventBus interface leaves it open, and MemoryBus rules it
+// out (its unsubscribe waits for fn to return), so it is no part of the
+// shared contract.
+func TestEventBusUnsubscribeFromFn(t *testing.T) {
+	bus := newRedisBus(t)
+	var unsubscribe func()
+	var ready sync.WaitGroup
+	ready.Add(1)
+	var calls atomic.Int64
+	unsubscribe = subscribe(t, bus, "t", func([]byte) {
+		ready.Wait()
+		calls.Add(1)
+		unsubscribe()
+	})
+	ready.Done()
+	control := newSink("control")
+	subscribe(t, bus, "t", control.fn)
+	publish(t, bus, "t", "1", "2", "3")
+	control.expect(t, "1", "2", "3")
+	if n := calls.Load(); n > 1 {
+		t.Errorf("fn called %d times, after it unsubscribed in the first", n)
+	}
 }
 
 // TestEventBusServerRestart restarts Redis under a subscription: the
@@ -118,31 +157,6 @@ func TestEventBusConnectionKilled(t *testing.T) {
 	}
 	publish(t, bus, "t", "after")
 	sk.expect(t, "after")
-}
-
-// TestEventBusUnsubscribeFromFn: unlike mcpkit.MemoryBus, whose
-// unsubscribe must not be called from fn, this bus allows it.
-func TestEventBusUnsubscribeFromFn(t *testing.T) {
-	s := redistest.Shared(t)
-	bus := redisstore.NewEventBus(s.Client(t), &redisstore.EventBusOptions{Prefix: s.Prefix(t)})
-	t.Cleanup(func() { bus.Close() })
-	var unsubscribe func()
-	var ready sync.WaitGroup
-	ready.Add(1)
-	var calls atomic.Int64
-	unsubscribe = subscribe(t, bus, "t", func([]byte) {
-		ready.Wait()
-		calls.Add(1)
-		unsubscribe()
-	})
-	ready.Done()
-	control := newSink("control")
-	subscribe(t, bus, "t", control.fn)
-	publish(t, bus, "t", "1", "2", "3")
-	control.expect(t, "1", "2", "3")
-	if n := calls.Load(); n > 1 {
-		t.Errorf("fn called %d times, after it unsubscribed in the first", n)
-	}
 }
 
 func TestEventBusStopsItsGoroutines(t *testing.T) {

@@ -12,9 +12,16 @@ import (
 )
 
 func TestIdempotencyContract(t *testing.T) {
-	testIdempotencyContract(t, func(t *testing.T) middleware.IdempotencyStore {
-		s := redistest.Shared(t)
-		return redisstore.NewIdempotencyStore(s.Client(t), &redisstore.IdempotencyOptions{Prefix: s.Prefix(t)})
+	t.Run("Redis", func(t *testing.T) {
+		testIdempotencyContract(t, func(t *testing.T) middleware.IdempotencyStore {
+			s := redistest.Shared(t)
+			return redisstore.NewIdempotencyStore(s.Client(t), &redisstore.IdempotencyOptions{Prefix: s.Prefix(t)})
+		})
+	})
+	t.Run("Memory", func(t *testing.T) {
+		testIdempotencyContract(t, func(*testing.T) middleware.IdempotencyStore {
+			return middleware.NewMemoryIdempotencyStore(nil)
+		})
 	})
 }
 

@@ -29,11 +29,18 @@ func TestLimiterContract(t *testing.T) {
 }
 
 func TestLimiterReplicasShareBudget(t *testing.T) {
-	s := redistest.Shared(t)
-	prefix := s.Prefix(t)
-	testLimiterReplicas(t, func() middleware.Limiter {
-		// A client each, as two processes would have.
-		return redisstore.NewLimiter(s.Client(t), 1.0/3600, 4, &redisstore.LimiterOptions{Prefix: prefix})
+	t.Run("Redis", func(t *testing.T) {
+		s := redistest.Shared(t)
+		prefix := s.Prefix(t)
+		testLimiterReplicas(t, func() middleware.Limiter {
+			// A client each, as two processes would have.
+			return redisstore.NewLimiter(s.Client(t), 1.0/3600, 4, &redisstore.LimiterOptions{Prefix: prefix})
+		})
+	})
+	// Replicas in one process share one TokenBucket.
+	t.Run("TokenBucket", func(t *testing.T) {
+		l := middleware.NewTokenBucket(rate.Limit(1.0/3600), 4, nil)
+		testLimiterReplicas(t, func() middleware.Limiter { return l })
 	})
 }
 
