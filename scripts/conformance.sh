@@ -31,23 +31,13 @@ MIN_SCENARIOS_2026=50 # 0.2.0-alpha.12, --requirements 2026-07-28: 37 scored, 13
 NPM_FLAGS=(--no-audit --no-fund --loglevel=error --save-exact)
 
 # KNOWN_FAILURES_2026 are the scenarios of the 2026-07-28 line that fail
-# and are not mcpkit bugs. The tasks extension (SEP-2663,
+# and are not mcpkit bugs: none now. The tasks extension (SEP-2663,
 # io.modelcontextprotocol/tasks), which the 2026-07-28 requirements run
 # without scoring ("extension"), is not implemented by the go-sdk (v1.8.0,
 # modelcontextprotocol/go-sdk#942) but by mcpkit's tasks package on top of
 # it, and the conformance example serves the scenarios' fixtures through it.
-# One scenario is left:
-#   - tasks-required-task-error: it wants failing_job task-only (-32021 for
-#     clients without the extension), but http-header-validation calls the
-#     first listed tool, which mcpkit's sorted list makes failing_job,
-#     without the extension and expects an answer; failing_job therefore runs
-#     synchronously for such clients (examples/conformance/tasks.go). The
-#     -32021 path (tasks.Required) is tested in tasks/e2e_test.go.
-# tasks-status-notifications is not listed: it passes (its one check is
-# skipped by the suite).
-KNOWN_FAILURES_2026=(
-	tasks-required-task-error
-)
+# tasks-status-notifications passes with its one check skipped by the suite.
+KNOWN_FAILURES_2026=()
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cache="${MCPKIT_CACHE:-$root/.cache}/conformance"

@@ -35,13 +35,10 @@ func taskTools(m *tasks.Manager) []*mcpkit.Tool {
 		tool("greet", "Greets by name, synchronously.", greetSchema, greet),
 		tasks.Tool(tool("slow_compute", "Waits the given seconds, as a task for clients of the tasks extension, then reports it.", slowComputeSchema, slowCompute),
 			m, &tasks.ToolOptions{Middleware: inTask}),
-		// The suite wants failing_job task-only (tasks-required-task-error)
-		// and also calls the first listed tool, which mcpkit's sorted list
-		// makes failing_job, without the extension, expecting an answer
-		// (http-header-validation). The second passed before tasks, so
-		// failing_job runs synchronously for clients without the extension.
+		// Task-only: a client without the extension gets -32021
+		// (tasks-required-task-error).
 		tasks.Tool(tool("failing_job", "A job that fails with a tool error after a second.", noArgsSchema, failingJob),
-			m, &tasks.ToolOptions{Middleware: inTask}),
+			m, &tasks.ToolOptions{Middleware: inTask, Policy: tasks.Required}),
 		tasks.Tool(tool("protocol_error_job", "A job that fails with a JSON-RPC error, so its task fails.", noArgsSchema, protocolErrorJob),
 			m, &tasks.ToolOptions{Middleware: inTask}),
 		// Tasks that wait for input (tasks/update).
