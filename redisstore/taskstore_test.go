@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpkit/mcpkit/redisstore"
 	"github.com/mcpkit/mcpkit/redisstore/internal/redistest"
@@ -268,5 +270,83 @@ func TestTaskStoreRedisDown(t *testing.T) {
 		if err == nil || errors.Is(err, tasks.ErrNotFound) || errors.Is(err, tasks.ErrExists) {
 			t.Errorf("with Redis down: %v", err)
 		}
+	}
+}
+
+// TestTaskStoreFull: a Redis out of memory (maxmemory reached, policy
+// noeviction) refuses a new task with tasks.ErrStoreFull, which the caller
+// turns into a retryable error.
+func TestTaskStoreFull(t *testing.T) {
+	if os.Getenv("MCPKIT_REDIS_ADDR") != "" {
+		t.Skip("changes the server's maxmemory: not on the external server MCPKIT_REDIS_ADDR")
+	}
+	ctx := context.Background()
+	s := redistest.Start(t)
+	c := s.Client(t)
+	store := redisstore.NewTaskStore(c, &redisstore.TaskStoreOptions{Prefix: s.Prefix(t)})
+	if err := c.ConfigSet(ctx, "maxmemory-policy", "noeviction").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ConfigSet(ctx, "maxmemory", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	err := store.Create(ctx, &tasks.Task{ID: "t", CreatedAt: now, ExpiresAt: now.Add(time.Hour)})
+	if !errors.Is(err, tasks.ErrStoreFull) {
+		t.Errorf("Create with Redis out of memory: %v, want ErrStoreFull", err)
+	}
+}
+
+// TestTaskStoreConflicts: an Update whose task another writer changes
+// during each attempt gives up after a bounded number of attempts with
+// ErrTaskConflict, having stored nothing; one that conflicts once is
+// retried and succeeds.
+func TestTaskStoreConflicts(t *testing.T) {
+	ctx := context.Background()
+	s := redistest.Shared(t)
+	c := s.Client(t)
+	prefix := s.Prefix(t)
+	store := redisstore.NewTaskStore(s.Client(t), &redisstore.TaskStoreOptions{Prefix: prefix})
+	now := time.Now()
+	if err := store.Create(ctx, &tasks.Task{ID: "t", Status: tasks.Working, CreatedAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	// rewrite writes the task again, unchanged, as another replica's
+	// lease renewal would.
+	rewrite := func() {
+		v, err := c.Get(ctx, prefix+"task:t").Result()
+		if err == nil {
+			err = c.Set(ctx, prefix+"task:t", v, redis.KeepTTL).Err()
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	}
+
+	calls := 0
+	_, err := store.Update(ctx, "t", func(t *tasks.Task) error {
+		calls++
+		rewrite()
+		t.Status = tasks.Failed
+		return nil
+	})
+	if !errors.Is(err, redisstore.ErrTaskConflict) || calls < 2 {
+		t.Errorf("Update always in conflict: %v after %d attempts", err, calls)
+	}
+	if got, _ := store.Get(ctx, "t"); got.Status != tasks.Working {
+		t.Errorf("an Update that gave up stored %s", got.Status)
+	}
+
+	calls = 0
+	got, err := store.Update(ctx, "t", func(t *tasks.Task) error {
+		calls++
+		if calls == 1 {
+			rewrite()
+		}
+		t.Status = tasks.Completed
+		return nil
+	})
+	if err != nil || calls != 2 || got.Status != tasks.Completed {
+		t.Errorf("Update in conflict once: %+v, %v after %d attempts", got, err, calls)
 	}
 }
