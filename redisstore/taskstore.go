@@ -54,13 +54,16 @@ type TaskStoreOptions struct {
 // bounded number of times. Expiry deadlines are converted to Redis
 // expiries with the local clock.
 //
-// A task is durable once Create returns when every replica reads from the
-// Redis primary the TaskStore wrote to, which is what the go-redis clients
-// do unless told to read from replicas (ReadOnly, RouteByLatency,
-// RouteRandomly): do not use those for a TaskStore. Create never returns
-// [tasks.ErrStoreFull] on its own: when Redis is out of memory and its
-// maxmemory-policy is noeviction, it refuses the write, which Create
-// reports as [tasks.ErrStoreFull].
+// Once Create returns, every replica finds the task, provided they all
+// read from the Redis primary that Create wrote to: the go-redis clients
+// do unless told to read from Redis replicas (ReadOnly, RouteByLatency,
+// RouteRandomly), which a TaskStore's client must not be. Redis
+// replicates asynchronously, so a failover just after Create may lose the
+// task; the client's next tasks/get then finds none.
+//
+// Create never returns [tasks.ErrStoreFull] on its own: Redis's maxmemory
+// bounds the store, and when Redis refuses a write for want of memory
+// (maxmemory-policy noeviction), Create reports [tasks.ErrStoreFull].
 type TaskStore struct {
 	c      redis.UniversalClient
 	prefix string
