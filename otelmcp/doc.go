@@ -44,6 +44,19 @@
 // The JSON-RPC id of a request (jsonrpc.request.id) is not recorded: the
 // go-sdk does not hand it to handlers or middleware.
 //
+// # Tasks
+//
+// A tool made by tasks.Tool answers its call at once with a task, and does
+// the work afterwards, detached from the call: [NewMiddleware]'s span ends
+// with the answer. [NewTaskMiddleware], first in the tool's
+// tasks.ToolOptions.Middleware, gives the work a span of its own, the root
+// of a new trace linked to the creating call's span:
+//
+//	srv.Use(otelmcp.NewMiddleware())
+//	srv.Add(tasks.Tool(report, m, &tasks.ToolOptions{
+//		Middleware: []mcpkit.Middleware{otelmcp.NewTaskMiddleware()},
+//	}))
+//
 // Handlers and other middleware add attributes to the current span with
 // trace.SpanFromContext, and to the metric with a [Labeler]
 // ([LabelerFromContext]).

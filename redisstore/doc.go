@@ -6,7 +6,9 @@
 //   - [Limiter], a [middleware.Limiter] (GCRA, on Redis's clock),
 //   - [Cache], a [middleware.Cache],
 //   - [IdempotencyStore], a [middleware.IdempotencyStore],
-//   - [EventBus], an [mcpkit.EventBus] on Redis pub/sub.
+//   - [EventBus], an [mcpkit.EventBus] on Redis pub/sub,
+//   - [TaskStore], a [tasks.Store], where the replicas keep the tasks
+//     (background tool calls) they run.
 //
 // It is a module of its own, so that servers that keep their state in
 // memory do not depend on a Redis client. It needs Redis 3.2 or later (Lua
@@ -24,11 +26,12 @@
 //
 // Every key a store writes starts with its Prefix (default [DefaultPrefix]),
 // then a short name for the kind of store ("rl:", "cache:", "idem:",
-// "ev:" for pub/sub channels), then the key the middleware chose. Stores of
-// one kind with the same prefix share their keys; that is how replicas share
-// state, and also why two Limiters with different rates need different
-// prefixes. Every key written has an expiry, so nothing is left behind when
-// keys fall out of use.
+// "task:", "ev:" for pub/sub channels), then the key the middleware (or the
+// task's ID) chose. Stores of one kind with the same prefix share their
+// keys; that is how replicas share state, and also why two Limiters with
+// different rates need different prefixes. Every key written has an
+// expiry, so nothing is left behind when keys fall out of use (a task
+// expires at its ExpiresAt, which [tasks.Manager] always sets).
 //
 // # Errors
 //

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/redisstore"
+	"github.com/mcpkit/mcpkit/tasks"
 )
 
 // These examples need a Redis server, so they are compiled but not run.
@@ -117,5 +118,34 @@ func ExampleNewEventBus() {
 	defer unsubscribe()
 	if err := bus.Publish(ctx, "tools", []byte("search@2")); err != nil {
 		log.Print(err)
+	}
+}
+
+// Every replica runs the "report" tool's calls as tasks in one store, so
+// that a client polls (tasks/get) or cancels (tasks/cancel) a task on
+// whichever replica the load balancer sends it to, and a task whose
+// replica died is reported failed once its lease runs out.
+func ExampleNewTaskStore() {
+	rdb := redis.NewClient(&redis.Options{Addr: "localhost:6379"})
+	defer rdb.Close()
+
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(tasks.ExtensionID, map[string]any{})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "demo"},
+		&mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{Capabilities: caps}})
+	m := tasks.NewManager(&tasks.Options{Store: redisstore.NewTaskStore(rdb, &redisstore.TaskStoreOptions{Prefix: "myapp:"})})
+	if err := m.Attach(srv); err != nil {
+		log.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+
+	report := &mcpkit.Tool{
+		Tool: mcp.Tool{Name: "report", InputSchema: map[string]any{"type": "object"}},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "a long report"}}}, nil
+		}),
+	}
+	if err := srv.Add(tasks.Tool(report, m, &tasks.ToolOptions{Timeout: 10 * time.Minute})); err != nil {
+		log.Fatal(err)
 	}
 }

@@ -34,8 +34,10 @@
 // created: the outcome of the work never passes through it. What must act
 // on the outcome goes in [ToolOptions].Middleware, which runs with the work:
 // middleware.MaskErrors above all (without it, an internal error's text is
-// in the task's result), result size limits, and logging or metrics of the
-// work itself.
+// in the task's result), result size limits, logging or metrics of the work
+// itself ([InfoFromContext] names the task), and otelmcp.NewTaskMiddleware,
+// which traces the work in a trace of its own, linked to the creating
+// call's span.
 //
 // # Policy
 //
@@ -86,7 +88,7 @@
 // # Several replicas
 //
 // Tasks live in a [Store]; the [MemoryStore] serves one process, and a
-// shared store (Redis) lets any replica answer for a task another runs, and
+// shared store (Redis: redisstore.NewTaskStore) lets any replica answer for a task another runs, and
 // resume one that waited for input (every replica must serve the same task
 // tools, made with [Tool]). The
 // replica running a task holds a lease on it and renews it every third of

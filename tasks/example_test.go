@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"time"
@@ -134,4 +135,28 @@ func ExampleTool_required() {
 	// Output:
 	// with the extension: task
 	// without: -32021
+}
+
+// Middleware in ToolOptions.Middleware runs with the work, whether it runs
+// as a task or, for a client without the extension, synchronously;
+// InfoFromContext tells which, and names the task.
+func ExampleInfoFromContext() {
+	m := tasks.NewManager(nil)
+	defer m.Shutdown(context.Background())
+
+	logTasks := func(next mcpkit.Handler) mcpkit.Handler {
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			if info, ok := tasks.InfoFromContext(ctx); ok {
+				slog.InfoContext(ctx, "task started", "task", info.ID, "tool", req.Tool.Name)
+			}
+			return next.ServeTool(ctx, req)
+		})
+	}
+	report := &mcpkit.Tool{
+		Tool: mcp.Tool{Name: "report", InputSchema: map[string]any{"type": "object"}},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "42 pages"}}}, nil
+		}),
+	}
+	_ = tasks.Tool(report, m, &tasks.ToolOptions{Middleware: []mcpkit.Middleware{logTasks}})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // A Policy says what a task tool does for a client that did not declare the
@@ -146,8 +147,8 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 }
 
 // A reservation is the right to run one task on this manager: its
-// context, which keeps the values of parent and none of its end, and a
-// place among the tasks Shutdown waits for.
+// context, which keeps the values of parent and none of its end, and
+// carries the task's Info, and a place among the tasks Shutdown waits for.
 type reservation struct {
 	m      *Manager
 	id     string
@@ -158,7 +159,8 @@ type reservation struct {
 // reserve makes a reservation for the task with the given ID, unless the
 // manager is shut down.
 func (m *Manager) reserve(parent context.Context, id string) (*reservation, bool) {
-	ctx, cancel := context.WithCancelCause(context.WithoutCancel(parent))
+	info := Info{ID: id, Origin: trace.SpanContextFromContext(parent)}
+	ctx, cancel := context.WithCancelCause(ContextWithInfo(context.WithoutCancel(parent), info))
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
