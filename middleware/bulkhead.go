@@ -22,6 +22,11 @@ type BulkheadOptions struct {
 	// rejected, as [ConcurrencyLimitOptions.Wait] says: zero, the default,
 	// rejects at once.
 	Wait time.Duration
+
+	// RetryAfter is the delay a rejected call is told to wait, as
+	// [ConcurrencyLimitOptions.RetryAfter] says: zero means
+	// [DefaultBusyRetryAfter].
+	RetryAfter time.Duration
 }
 
 // Bulkhead returns a Middleware that runs the calls of each pool of tools
@@ -41,7 +46,7 @@ type BulkheadOptions struct {
 // its handler really returns, also after [Timeout] has answered it, and a
 // rejection is a retryable [*mcpkit.ToolError] wrapping [ErrBusy] that
 // reads `tool "report" is busy: the limit of 2 concurrent calls is
-// reached; try again later`. Inside a [mcpkit.Server], each tool gets the
+// reached; try again later`, with a retry hint in its _meta. Inside a [mcpkit.Server], each tool gets the
 // one layer of its pool, resolved when its chain is built; the others are
 // listed as skipped by [mcpkit.Server.Pipeline].
 //
@@ -64,7 +69,7 @@ func Bulkhead(pools map[string]int, opts *BulkheadOptions) mcpkit.Middleware {
 	for _, name := range names {
 		layers = append(layers, mcpkit.ForTools(
 			func(t *mcpkit.Tool) bool { return pool(t) == name },
-			ConcurrencyLimit(pools[name], &ConcurrencyLimitOptions{Wait: o.Wait}),
+			ConcurrencyLimit(pools[name], &ConcurrencyLimitOptions{Wait: o.Wait, RetryAfter: o.RetryAfter}),
 		))
 	}
 	return mcpkit.Chain(layers...)

@@ -2,6 +2,9 @@ package middleware
 
 import (
 	"errors"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
 )
@@ -16,14 +19,24 @@ var (
 )
 
 // limitError is a rejection with a text for the client that unwraps to one
-// of the sentinel errors above.
+// of the sentinel errors above, and a retry delay, when one is known.
 type limitError struct {
-	msg      string
-	sentinel error
+	msg        string
+	sentinel   error
+	retryAfter time.Duration
 }
 
 func (e *limitError) Error() string { return e.msg }
 func (e *limitError) Unwrap() error { return e.sentinel }
+
+// ResultMeta puts the retry delay, in whole milliseconds rounded up, in the
+// result's _meta under [MetaKeyRetryAfter], when there is one.
+func (e *limitError) ResultMeta() mcp.Meta {
+	if e.retryAfter <= 0 {
+		return nil
+	}
+	return mcp.Meta{MetaKeyRetryAfter: (e.retryAfter + time.Millisecond - 1).Milliseconds()}
+}
 
 // reject returns the retryable tool error for a rejection.
 func reject(sentinel error, msg string) error {

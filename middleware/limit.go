@@ -24,7 +24,19 @@ type ConcurrencyLimitOptions struct {
 	// for instance, one user's calls (keyed by req.TokenInfo().UserID) never
 	// wait for another's. Nil means one key for every call.
 	Key func(*mcpkit.Request) string
+
+	// RetryAfter is the delay a rejected call is told to wait before
+	// trying again, under [MetaKeyRetryAfter] in its result's _meta. No
+	// one knows when a slot frees up, so it is a hint for agent loops, not
+	// a promise. Zero means [DefaultBusyRetryAfter]; a negative duration
+	// gives no hint.
+	RetryAfter time.Duration
 }
+
+// DefaultBusyRetryAfter is the retry delay that [ConcurrencyLimit] and
+// [Bulkhead] suggest to the calls they reject, when their options do not
+// say.
+const DefaultBusyRetryAfter = time.Second
 
 // ConcurrencyLimit returns a Middleware that lets at most n calls run the
 // rest of the chain at once, counted over every tool the middleware wraps
@@ -40,7 +52,9 @@ type ConcurrencyLimitOptions struct {
 // A call that finds no free slot waits up to [ConcurrencyLimitOptions.Wait]
 // for one (by default it does not wait); then it is rejected with a
 // retryable [*mcpkit.ToolError] (which wraps [ErrBusy]) whose text reads
-// `tool "name" is busy: the limit of 4 concurrent calls is reached; try again later`.
+// `tool "name" is busy: the limit of 4 concurrent calls is reached; try again later`
+// and whose _meta suggests a delay under [MetaKeyRetryAfter]
+// ([ConcurrencyLimitOptions.RetryAfter]).
 // If the call's context ends while it waits, ConcurrencyLimit returns the
 // context's error at once.
 //
@@ -54,8 +68,12 @@ type ConcurrencyLimitOptions struct {
 // (see [RecommendedOptions.Limits]).
 func ConcurrencyLimit(n int, opts *ConcurrencyLimitOptions) mcpkit.Middleware {
 	c := &concurrency{n: n, sems: make(map[string]*sharedSem)}
+	c.retryAfter = DefaultBusyRetryAfter
 	if opts != nil {
 		c.wait, c.key = opts.Wait, opts.Key
+		if opts.RetryAfter != 0 {
+			c.retryAfter = opts.RetryAfter
+		}
 	}
 	if n > 0 {
 		c.global = semaphore.NewWeighted(int64(n))
@@ -71,10 +89,11 @@ func ConcurrencyLimit(n int, opts *ConcurrencyLimitOptions) mcpkit.Middleware {
 // concurrency is the state of one ConcurrencyLimit, shared by every tool it
 // wraps.
 type concurrency struct {
-	n      int
-	wait   time.Duration
-	key    func(*mcpkit.Request) string
-	global *semaphore.Weighted // the slots when there is no Key
+	n          int
+	wait       time.Duration
+	retryAfter time.Duration // <= 0: no hint
+	key        func(*mcpkit.Request) string
+	global     *semaphore.Weighted // the slots when there is no Key
 
 	mu   sync.Mutex
 	sems map[string]*sharedSem // by key
@@ -133,7 +152,7 @@ func (c *concurrency) release(sem *semaphore.Weighted, key string, shared *share
 // once it holds one.
 func (c *concurrency) await(ctx context.Context, sem *semaphore.Weighted, req *mcpkit.Request) error {
 	if c.wait == 0 {
-		return reject(ErrBusy, fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls is reached; try again later", req.Tool.Name, c.n))
+		return c.busy(fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls is reached; try again later", req.Tool.Name, c.n))
 	}
 	wctx := ctx
 	if c.wait > 0 {
@@ -145,9 +164,15 @@ func (c *concurrency) await(ctx context.Context, sem *semaphore.Weighted, req *m
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return reject(ErrBusy, fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls was still reached after %v; try again later", req.Tool.Name, c.n, c.wait))
+		return c.busy(fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls was still reached after %v; try again later", req.Tool.Name, c.n, c.wait))
 	}
 	return nil
+}
+
+// busy returns the retryable tool error of a rejected call, with msg and
+// c's retry hint.
+func (c *concurrency) busy(msg string) error {
+	return &mcpkit.ToolError{Err: &limitError{msg: msg, sentinel: ErrBusy, retryAfter: c.retryAfter}, Class: mcpkit.Retryable}
 }
 
 // get returns the slots of key, creating them if no call holds them, and

@@ -57,6 +57,58 @@ func checkBusy(t *testing.T, err error, want string) {
 	}
 }
 
+// busyHint returns the retry delay, in milliseconds, that a rejection
+// puts in its result's _meta, and whether it has one.
+func busyHint(t *testing.T, err error) (int64, bool) {
+	t.Helper()
+	var rme mcpkit.ResultMetaError
+	if !errors.As(err, &rme) {
+		return 0, false
+	}
+	v, ok := rme.ResultMeta()[middleware.MetaKeyRetryAfter]
+	if !ok {
+		return 0, false
+	}
+	ms, isInt := v.(int64)
+	if !isInt {
+		t.Fatalf("%s = %#v, want an int64 of milliseconds", middleware.MetaKeyRetryAfter, v)
+	}
+	return ms, true
+}
+
+// A busy rejection suggests when to retry, as the error table asks of
+// every limit: one second by default, or what the options say, or nothing.
+func TestConcurrencyLimitRetryAfter(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		mw     mcpkit.Middleware
+		wantMs int64 // 0: no hint
+	}{
+		{"default", middleware.ConcurrencyLimit(1, nil), 1000},
+		{"set", middleware.ConcurrencyLimit(1, &middleware.ConcurrencyLimitOptions{RetryAfter: 250 * time.Millisecond}), 250},
+		{"rounded up", middleware.ConcurrencyLimit(1, &middleware.ConcurrencyLimitOptions{RetryAfter: 1500 * time.Microsecond}), 2},
+		{"none", middleware.ConcurrencyLimit(1, &middleware.ConcurrencyLimitOptions{RetryAfter: -1}), 0},
+		{"bulkhead", middleware.Bulkhead(map[string]int{"a": 1}, &middleware.BulkheadOptions{RetryAfter: 3 * time.Second}), 3000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := newGate()
+				h := tt.mw(g)
+				first := background(t.Context(), h, "a")
+				synctest.Wait()
+				_, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("a", nil), nil))
+				checkBusy(t, err, `tool "a" is busy: the limit of 1 concurrent calls is reached; try again later`)
+				ms, ok := busyHint(t, err)
+				if tt.wantMs == 0 && ok || tt.wantMs != 0 && ms != tt.wantMs {
+					t.Errorf("retry hint = %d ms (present %v), want %d", ms, ok, tt.wantMs)
+				}
+				close(g.open)
+				<-first
+			})
+		})
+	}
+}
+
 func TestConcurrencyLimit(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g := newGate()
