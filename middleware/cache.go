@@ -87,6 +87,12 @@ type CacheOptions struct {
 // [MetaKeyCache] in its _meta. Structured content comes back as a
 // json.RawMessage.
 //
+// Calls that miss the same entry while it is being computed, in one
+// process, wait for that call and answer its result (as a hit) instead of
+// running the tool again; when it keeps nothing (an error, an isError
+// result, a caller that went away), each runs on its own. Across replicas
+// there is no such waiting: each replica's first miss runs the tool.
+//
 // CacheResults fails open: when c cannot answer, the call runs as if the
 // cache were empty, and a warning goes to [CacheOptions.Logger]. A nil c
 // means no cache: the middleware adds no layer. CacheResults panics if the
@@ -125,7 +131,7 @@ func CacheResults(c Cache, opts *CacheOptions) mcpkit.Middleware {
 	}
 	w := &warner{logger: o.Logger}
 	layer := func(next mcpkit.Handler) mcpkit.Handler {
-		return &cacheHandler{c: c, opts: &o, warn: w, next: next}
+		return &cacheHandler{c: c, opts: &o, warn: w, next: next, flights: make(map[string]*flight)}
 	}
 	// ForTools decides once per tool inside a Server, and lists the layer
 	// as skipped for the tools it leaves out.
@@ -143,6 +149,39 @@ type cacheHandler struct {
 	opts *CacheOptions
 	warn *warner
 	next mcpkit.Handler
+
+	mu      sync.Mutex
+	flights map[string]*flight // the misses being computed, by key
+}
+
+// A flight is a miss being computed. Calls that miss the same key while it
+// runs wait for it instead of running the tool too.
+type flight struct {
+	done chan struct{} // closed when the call ends
+	data []byte        // its encoded result, if it was kept; set before done is closed
+}
+
+// join returns the flight of key and whether the caller leads it: runs the
+// call and ends the flight with land.
+func (h *cacheHandler) join(key string) (f *flight, leader bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if f := h.flights[key]; f != nil {
+		return f, false
+	}
+	f = &flight{done: make(chan struct{})}
+	h.flights[key] = f
+	return f, true
+}
+
+// land ends the flight of key, handing data (nil if nothing was kept) to
+// the calls waiting for it.
+func (h *cacheHandler) land(key string, f *flight, data []byte) {
+	h.mu.Lock()
+	delete(h.flights, key)
+	h.mu.Unlock()
+	f.data = data
+	close(f.done)
 }
 
 func (h *cacheHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
@@ -165,20 +204,48 @@ func (h *cacheHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp
 		}
 		h.warn.warn("middleware: cache entry unreadable, calling the tool", "tool", req.Tool.Name, "error", err)
 	}
+
+	// A miss. If the same entry is being computed, wait for that call and
+	// answer its result; if it kept none (an error, say, or its caller
+	// went away), run the call as if it had not been there.
+	f, leader := h.join(key)
+	if !leader {
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if f.data != nil {
+			if res, err := decodeResult(f.data, MetaKeyCache, "hit"); err == nil {
+				return res, nil
+			}
+		}
+		res, _, err := h.run(ctx, req, key)
+		return res, err
+	}
+	var kept []byte
+	defer func() { h.land(key, f, kept) }() // also if the handler panics
+	res, kept, err := h.run(ctx, req, key)
+	return res, err
+}
+
+// run calls the tool and keeps its result under key when it may, and
+// returns what it kept.
+func (h *cacheHandler) run(ctx context.Context, req *mcpkit.Request, key string) (*mcp.CallToolResult, []byte, error) {
 	res, err := h.next.ServeTool(ctx, req)
 	if err != nil || !storable(res) || res.Meta[MetaKeyIdempotent] != nil {
 		// A replay is not kept: it may be the outcome of an exchange
 		// (an answer to input_required) that this call did not have.
-		return res, err
+		return res, nil, err
 	}
 	data, merr := encodeResult(res)
 	if merr != nil || len(data) > h.opts.MaxResultBytes {
-		return res, nil // the server answers an unmarshalable result
+		return res, nil, nil // the server answers an unmarshalable result
 	}
 	if err := h.c.Set(context.WithoutCancel(ctx), key, data, h.opts.TTL); err != nil {
 		h.warn.warn("middleware: cache unavailable, result not kept", "tool", req.Tool.Name, "error", err)
 	}
-	return res, nil
+	return res, data, nil
 }
 
 // key returns the cache key of req, and false when its arguments have no

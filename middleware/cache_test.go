@@ -3,6 +3,7 @@ package middleware_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -568,4 +569,117 @@ func TestCacheResultsConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// Calls that miss one entry while it is being computed wait for that call:
+// the tool runs once, and the others answer its result as hits.
+func TestCacheResultsOneRunPerMiss(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		open := make(chan struct{})
+		h := &counter{respond: func(n int32, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			<-open
+			return textResult(fmt.Sprintf("run %d", n)), nil
+		}}
+		mw := middleware.CacheResults(middleware.NewMemoryCache(1<<20), nil)(h)
+		tool := annotated("search", readOnly)
+		const callers = 8
+		results := make(chan *mcp.CallToolResult, callers)
+		for range callers {
+			go func() {
+				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]any{"q": "paris"}))
+				if err != nil {
+					t.Error(err)
+				}
+				results <- res
+			}()
+		}
+		synctest.Wait() // all eight are in: one in the tool, seven waiting
+		close(open)
+		hits := 0
+		for range callers {
+			res := <-results
+			if got := resultText(t, res); got != "run 1" {
+				t.Errorf("result %q, want run 1", got)
+			}
+			if res.Meta[middleware.MetaKeyCache] == "hit" {
+				hits++
+			}
+		}
+		if n := h.n.Load(); n != 1 {
+			t.Errorf("the tool ran %d times for %d concurrent misses, want once", n, callers)
+		}
+		if hits != callers-1 {
+			t.Errorf("%d hits, want %d", hits, callers-1)
+		}
+	})
+}
+
+// When the call the others wait for keeps nothing (it failed, or
+// panicked), each of them runs on its own; a waiting call whose caller goes
+// away returns at once.
+func TestCacheResultsOneRunPerMissFallsBack(t *testing.T) {
+	for _, first := range []string{"error", "isError", "panic"} {
+		t.Run(first, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				open := make(chan struct{})
+				h := &counter{respond: func(n int32, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+					if n > 1 {
+						return textResult(fmt.Sprintf("run %d", n)), nil
+					}
+					<-open
+					switch first {
+					case "error":
+						return nil, fmt.Errorf("database down")
+					case "isError":
+						return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "no"}}}, nil
+					}
+					panic("boom")
+				}}
+				mw := middleware.CacheResults(middleware.NewMemoryCache(1<<20), nil)(h)
+				tool := annotated("search", readOnly)
+				call := func() (*mcp.CallToolResult, error) {
+					return mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]any{"q": "paris"}))
+				}
+				leader := make(chan struct{})
+				go func() {
+					defer close(leader)
+					defer func() { recover() }()
+					call()
+				}()
+				synctest.Wait()
+				const waiting = 3
+				results := make(chan string, waiting)
+				for range waiting {
+					go func() {
+						res, err := call()
+						if err != nil {
+							t.Error(err)
+						}
+						results <- resultText(t, res)
+					}()
+				}
+				gone, cancel := context.WithCancel(t.Context())
+				goneErr := make(chan error, 1)
+				go func() {
+					_, err := mw.ServeTool(gone, mcpkittest.NewRequest(tool, map[string]any{"q": "paris"}))
+					goneErr <- err
+				}()
+				synctest.Wait()
+				cancel()
+				if err := <-goneErr; !errors.Is(err, context.Canceled) {
+					t.Errorf("a waiting call whose context ends: %v, want context.Canceled", err)
+				}
+				close(open)
+				<-leader
+				for range waiting {
+					if got := <-results; !strings.HasPrefix(got, "run ") {
+						t.Errorf("a waiting call answered %q, want its own run", got)
+					}
+				}
+				if n := h.n.Load(); n != 1+waiting {
+					t.Errorf("the tool ran %d times, want %d: the first, then each waiting call", n, 1+waiting)
+				}
+			})
+		})
+	}
 }
