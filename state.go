@@ -33,8 +33,9 @@ var ErrInvalidState = errors.New("mcpkit: invalid request state")
 // back with its answer, and which the spec says servers must treat as
 // attacker-controlled. Seal encrypts and authenticates the state
 // (AES-256-GCM under a key derived from yours) together with an expiry and
-// what the state is for: the caller's principal (the token's user id), the
-// tool and a digest of the call's arguments, which a retried call repeats.
+// what the state is for: the caller ([Principal]: the verified token's
+// user, else a digest of the bearer token), the tool and a digest of the
+// call's arguments, which a retried call repeats.
 // Open accepts only a state sealed by one of its keys, unexpired, for the
 // same principal, tool and arguments.
 //
@@ -163,10 +164,7 @@ func (s *StateSealer) open(req *Request, sealed string) ([]byte, bool) {
 // binding is what a sealed state is bound to: the principal, the tool and
 // the arguments, as authenticated data.
 func binding(req *Request) []byte {
-	var principal string
-	if info := req.TokenInfo(); info != nil {
-		principal = info.UserID
-	}
+	principal := Principal(req)
 	args := sha256.Sum256(req.Arguments)
 	b := make([]byte, 0, 64+len(principal)+len(req.Tool.Name))
 	b = binary.AppendUvarint(b, uint64(len(principal)))

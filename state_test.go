@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -57,6 +58,8 @@ func TestStateSealer(t *testing.T) {
 			"truncated":       retried(req, sealed[:10]),
 			"other principal": retried(mcpkittest.NewRequest(tl, map[string]int{"seats": 2}, mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "eve"})), sealed),
 			"no principal":    retried(mcpkittest.NewRequest(tl, map[string]int{"seats": 2}), sealed),
+			"same user, unverified token": retried(mcpkittest.NewRequest(tl, map[string]int{"seats": 2},
+				mcpkittest.WithHeader(http.Header{"Authorization": {"Bearer ada"}})), sealed),
 			"other tool":      retried(mcpkittest.NewRequest(tool("cancel", reply("x")), map[string]int{"seats": 2}, ada), sealed),
 			"other arguments": retried(mcpkittest.NewRequest(tl, map[string]int{"seats": 9}, ada), sealed),
 		} {
@@ -170,4 +173,32 @@ func FuzzStateOpen(f *testing.F) {
 			t.Fatalf("%q: %q, %v", s, got, err)
 		}
 	})
+}
+
+// Without a verifier, a state is bound to the bearer token the call
+// carried: a caller with another token cannot use it.
+func TestStateSealerUnverifiedTokens(t *testing.T) {
+	sealer, err := mcpkit.NewStateSealer([][]byte{key(1)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := tool("book", reply("x"))
+	bearer := func(tok string) mcpkittest.RequestOption {
+		return mcpkittest.WithHeader(http.Header{"Authorization": {"Bearer " + tok}})
+	}
+	sealed, err := sealer.Seal(mcpkittest.NewRequest(tl, map[string]int{"seats": 2}, bearer("token-a")), []byte("step-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sealer.Open(retried(mcpkittest.NewRequest(tl, map[string]int{"seats": 2}, bearer("token-a")), sealed)); err != nil || string(got) != "step-1" {
+		t.Errorf("same token: Open = %q, %v", got, err)
+	}
+	for name, r := range map[string]*mcpkit.Request{
+		"other token": mcpkittest.NewRequest(tl, map[string]int{"seats": 2}, bearer("token-b")),
+		"no token":    mcpkittest.NewRequest(tl, map[string]int{"seats": 2}),
+	} {
+		if got, err := sealer.Open(retried(r, sealed)); !errors.Is(err, mcpkit.ErrInvalidState) {
+			t.Errorf("%s: Open = %q, %v; want ErrInvalidState", name, got, err)
+		}
+	}
 }
