@@ -21,6 +21,12 @@
 // and [WithMeta]) for calling a Handler or a Middleware directly, and
 // [ServeTool] runs one tool's whole chain.
 //
+// [RawClient] speaks to an HTTP server as a 2026-07-28 client without the
+// SDK's client, one JSON-RPC request per call with the protocol's headers
+// and _meta, for what that client does not model: the tasks extension's
+// methods and its CreateTaskResult, or a request a conforming client would
+// not send (a mismatched Mcp-Name header, say).
+//
 // [CheckLock] guards a server's tool definitions against changes nobody
 // meant: it compares what the server lists with a lockfile committed next
 // to the test, and fails when a definition changed without a version

@@ -1,18 +1,19 @@
 package redisstore_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
+	"errors"
 	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/redisstore"
 	"github.com/mcpkit/mcpkit/redisstore/internal/redistest"
 	"github.com/mcpkit/mcpkit/tasks"
@@ -164,56 +165,33 @@ func TestTasksAcrossReplicas(t *testing.T) {
 	})
 }
 
-// taskRPC is a 2026-07-28 client that declares the tasks extension,
-// speaking JSON-RPC over HTTP without the SDK, which cannot read a
-// CreateTaskResult (a trimmed copy of the tasks package's test client). Its
-// bearer token is not verified: the principal is its digest.
+// taskRPC is a 2026-07-28 client that declares the tasks extension, on
+// mcpkittest.RawClient: the SDK's client cannot read a CreateTaskResult.
+// Its bearer token is not verified: the principal is its digest.
 type taskRPC struct {
 	url, token string
 }
 
-type taskRPCError struct {
-	Code    int64  `json:"code"`
-	Message string `json:"message"`
-}
-
-func (c taskRPC) call(t *testing.T, method string, params map[string]any) (map[string]any, *taskRPCError) {
+func (c taskRPC) call(t *testing.T, method string, params map[string]any) (map[string]any, *jsonrpc.Error) {
 	t.Helper()
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{tasks.ExtensionID: map[string]any{}}},
+	raw := mcpkittest.RawClient{
+		Endpoint:     c.url,
+		Token:        c.token,
+		Capabilities: map[string]any{"extensions": map[string]any{tasks.ExtensionID: map[string]any{}}},
 	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	res, err := raw.Call(t.Context(), method, params)
+	var jerr *jsonrpc.Error
+	if errors.As(err, &jerr) {
+		return nil, jerr
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
+	var m map[string]any
+	if err := json.Unmarshal(res, &m); err != nil {
+		t.Fatalf("%s: %v", method, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name, ok := params["name"].(string); ok {
-		req.Header.Set("Mcp-Name", name)
-	} else if id, ok := params["taskId"].(string); ok {
-		req.Header.Set("Mcp-Name", id)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var msg struct {
-		Result map[string]any `json:"result"`
-		Error  *taskRPCError  `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
-		t.Fatalf("%s: HTTP %d: %v", method, resp.StatusCode, err)
-	}
-	return msg.Result, msg.Error
+	return m, nil
 }
 
 func (c taskRPC) mustCall(t *testing.T, method string, params map[string]any) map[string]any {

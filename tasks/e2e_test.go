@@ -1,9 +1,9 @@
 package tasks_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -14,6 +14,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/tasks"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -124,65 +125,34 @@ func newFixture(t *testing.T, opts *mcpkittest.Options) *fixture {
 	return f
 }
 
-// rpc is a 2026-07-28 client speaking JSON-RPC over HTTP without the SDK,
-// which cannot read a CreateTaskResult.
+// rpc is a 2026-07-28 client of one principal, on mcpkittest.RawClient:
+// the SDK's client cannot read a CreateTaskResult.
 type rpc struct {
 	url      string
 	token    string
-	declared bool // the requests declare the tasks extension
+	declared bool        // the requests declare the tasks extension
+	header   http.Header // replaces the client's headers: a mismatched Mcp-Name
 }
 
-type rpcError struct {
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data"`
-}
-
-func (c rpc) call(t *testing.T, method string, params map[string]any) (map[string]any, *rpcError) {
+func (c rpc) call(t *testing.T, method string, params map[string]any) (map[string]any, *jsonrpc.Error) {
 	t.Helper()
-	mismatch, _ := params["mcpName"].(string) // an Mcp-Name header that does not match the body
-	delete(params, "mcpName")
-	caps := map[string]any{}
+	raw := mcpkittest.RawClient{Endpoint: c.url, Token: c.token, Header: c.header}
 	if c.declared {
-		caps["extensions"] = map[string]any{tasks.ExtensionID: map[string]any{}}
+		raw.Capabilities = map[string]any{"extensions": map[string]any{tasks.ExtensionID: map[string]any{}}}
 	}
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": caps,
+	res, err := raw.Call(t.Context(), method, params)
+	var jerr *jsonrpc.Error
+	if errors.As(err, &jerr) {
+		return nil, jerr
 	}
-	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, c.url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
+	var m map[string]any
+	if err := json.Unmarshal(res, &m); err != nil {
+		t.Fatalf("%s: %v", method, err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if mismatch != "" {
-		req.Header.Set("Mcp-Name", mismatch)
-	} else if name, ok := params["name"].(string); ok {
-		req.Header.Set("Mcp-Name", name)
-	} else if id, ok := params["taskId"].(string); ok {
-		req.Header.Set("Mcp-Name", id)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var msg struct {
-		Result map[string]any `json:"result"`
-		Error  *rpcError      `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
-		t.Fatalf("%s: HTTP %d: %v", method, resp.StatusCode, err)
-	}
-	return msg.Result, msg.Error
+	return m, nil
 }
 
 func (c rpc) mustCall(t *testing.T, method string, params map[string]any) map[string]any {
@@ -347,7 +317,9 @@ func TestTaskOtherPrincipal(t *testing.T) {
 		t.Errorf("bob's tasks/get = %+v, for an unknown task %+v", err, unknownErr)
 	}
 	// The routing header must name the task of the body (SEP-2243, SEP-2663).
-	if _, err := alice.call(t, "tasks/get", map[string]any{"taskId": id, "mcpName": "another-task"}); err == nil || err.Code != -32020 {
+	mismatched := alice
+	mismatched.header = http.Header{"Mcp-Name": {"another-task"}}
+	if _, err := mismatched.call(t, "tasks/get", map[string]any{"taskId": id}); err == nil || err.Code != -32020 {
 		t.Errorf("tasks/get with a mismatched Mcp-Name: %+v", err)
 	}
 	ack := bob.mustCall(t, "tasks/cancel", map[string]any{"taskId": id})

@@ -1,62 +1,38 @@
 package tasks_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/tasks"
 )
 
-// post sends one 2026-07-28 request that declares the tasks extension, as
-// a client of the extension does, and returns its result.
-func post(url, method string, params map[string]any) map[string]any {
-	res, _ := postAs(url, method, params, true)
-	return res
-}
-
-// postAs sends one 2026-07-28 request, which declares the tasks extension
-// if declared says so, and returns its result and error.
-func postAs(url, method string, params map[string]any, declared bool) (map[string]any, map[string]any) {
-	caps := map[string]any{}
-	if declared {
-		caps["extensions"] = map[string]any{tasks.ExtensionID: map[string]any{}}
-	}
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientCapabilities": caps,
-	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	for _, k := range []string{"name", "taskId"} { // the routing header of SEP-2243 and SEP-2663
-		if v, ok := params[k].(string); ok {
-			req.Header.Set("Mcp-Name", v)
-		}
-	}
-	resp, err := http.DefaultClient.Do(req)
+// call sends one request with c and returns its result.
+func call(c *mcpkittest.RawClient, method string, params map[string]any) map[string]any {
+	raw, err := c.Call(context.Background(), method, params)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var msg struct{ Result, Error map[string]any }
-	if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
+	var res map[string]any
+	if err := json.Unmarshal(raw, &res); err != nil {
 		log.Fatal(err)
 	}
-	return msg.Result, msg.Error
+	return res
 }
+
+// declaresTasks are the capabilities of a client of the extension.
+var declaresTasks = map[string]any{"extensions": map[string]any{tasks.ExtensionID: map[string]any{}}}
 
 func Example() {
 	caps := &mcp.ServerCapabilities{}
@@ -81,11 +57,14 @@ func Example() {
 	hs := httptest.NewServer(srv.HTTPHandler(&mcpkit.HTTPOptions{SDK: &mcp.StreamableHTTPOptions{JSONResponse: true}}))
 	defer hs.Close()
 
-	created := post(hs.URL, "tools/call", map[string]any{"name": "report", "arguments": map[string]any{}})
+	// A 2026-07-28 client that declares the extension: the SDK's client
+	// does not, and cannot read a task.
+	c := &mcpkittest.RawClient{Endpoint: hs.URL, Capabilities: declaresTasks}
+	created := call(c, "tools/call", map[string]any{"name": "report", "arguments": map[string]any{}})
 	fmt.Println(created["resultType"], created["status"])
 	id := created["taskId"].(string)
 	for {
-		task := post(hs.URL, "tasks/get", map[string]any{"taskId": id})
+		task := call(c, "tasks/get", map[string]any{"taskId": id})
 		if task["status"] == "working" {
 			time.Sleep(time.Duration(task["pollIntervalMs"].(float64)) * time.Millisecond)
 			continue
@@ -127,11 +106,14 @@ func ExampleTool_required() {
 	hs := httptest.NewServer(srv.HTTPHandler(&mcpkit.HTTPOptions{SDK: &mcp.StreamableHTTPOptions{JSONResponse: true}}))
 	defer hs.Close()
 
-	call := map[string]any{"name": "export", "arguments": map[string]any{}}
-	res, _ := postAs(hs.URL, "tools/call", call, true)
+	params := map[string]any{"name": "export", "arguments": map[string]any{}}
+	res := call(&mcpkittest.RawClient{Endpoint: hs.URL, Capabilities: declaresTasks}, "tools/call", params)
 	fmt.Println("with the extension:", res["resultType"])
-	_, rpcErr := postAs(hs.URL, "tools/call", call, false)
-	fmt.Println("without:", rpcErr["code"])
+	_, err := (&mcpkittest.RawClient{Endpoint: hs.URL}).Call(context.Background(), "tools/call", params)
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) {
+		fmt.Println("without:", rpcErr.Code)
+	}
 	// Output:
 	// with the extension: task
 	// without: -32021
