@@ -210,24 +210,13 @@ func checkOutput(out *schema.Validator, res *mcp.CallToolResult) error {
 }
 
 func newValidationError(tool string, output bool, err error) *ValidationError {
-	ve := &ValidationError{Tool: tool, Output: output}
-	var se *schema.ValidationError
-	if errors.As(err, &se) {
-		ve.Issues = make([]ValidationIssue, len(se.Issues))
-		for i, is := range se.Issues {
-			ve.Issues[i] = ValidationIssue{Path: is.Path, Message: is.Message}
+	issues, omitted, cause := schema.Explain(err)
+	ve := &ValidationError{Tool: tool, Output: output, Omitted: omitted, Err: cause}
+	if issues != nil {
+		ve.Issues = make([]ValidationIssue, len(issues))
+		for i, is := range issues {
+			ve.Issues[i] = ValidationIssue(is)
 		}
-		ve.Omitted = se.Omitted
-		return ve
-	}
-	var syn *schema.SyntaxError
-	switch {
-	case errors.As(err, &syn):
-		ve.Err = fmt.Errorf("not valid JSON at offset %d: %s", syn.Offset, syn.Msg)
-	case errors.Is(err, schema.ErrTooComplex):
-		ve.Err = errors.New("too complex to validate")
-	default:
-		ve.Err = err
 	}
 	return ve
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -86,24 +85,13 @@ func checkStructured(out *schema.Validator, sc any) error {
 // validationError is the error the server reports for arguments (or
 // output) that fail a schema, as the server words it.
 func validationError(tool string, output bool, err error) *mcpkit.ValidationError {
-	ve := &mcpkit.ValidationError{Tool: tool, Output: output}
-	var se *schema.ValidationError
-	if errors.As(err, &se) {
-		ve.Issues = make([]mcpkit.ValidationIssue, len(se.Issues))
-		for i, is := range se.Issues {
-			ve.Issues[i] = mcpkit.ValidationIssue{Path: is.Path, Message: is.Message}
+	issues, omitted, cause := schema.Explain(err)
+	ve := &mcpkit.ValidationError{Tool: tool, Output: output, Omitted: omitted, Err: cause}
+	if issues != nil {
+		ve.Issues = make([]mcpkit.ValidationIssue, len(issues))
+		for i, is := range issues {
+			ve.Issues[i] = mcpkit.ValidationIssue(is)
 		}
-		ve.Omitted = se.Omitted
-		return ve
-	}
-	var syn *schema.SyntaxError
-	switch {
-	case errors.As(err, &syn):
-		ve.Err = fmt.Errorf("not valid JSON at offset %d: %s", syn.Offset, syn.Msg)
-	case errors.Is(err, schema.ErrTooComplex):
-		ve.Err = errors.New("too complex to validate")
-	default:
-		ve.Err = err
 	}
 	return ve
 }

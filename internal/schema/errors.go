@@ -134,3 +134,23 @@ func (e *SyntaxError) Error() string {
 
 // Unwrap returns [ErrSyntax].
 func (e *SyntaxError) Unwrap() error { return ErrSyntax }
+
+// Explain splits err, an error of [Validator.Validate] or
+// [Validator.Process], into what a report of it shows: the issues of a
+// [*ValidationError] (and how many were left out), or else a cause worded
+// for the client (the JSON offset of a [*SyntaxError], "too complex to
+// validate" for [ErrTooComplex], or err itself).
+func Explain(err error) (issues []Issue, omitted int, cause error) {
+	var ve *ValidationError
+	if errors.As(err, &ve) {
+		return ve.Issues, ve.Omitted, nil
+	}
+	var syn *SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		return nil, 0, fmt.Errorf("not valid JSON at offset %d: %s", syn.Offset, syn.Msg)
+	case errors.Is(err, ErrTooComplex):
+		return nil, 0, errors.New("too complex to validate")
+	}
+	return nil, 0, err
+}
