@@ -397,3 +397,24 @@ func TestReceivingMiddleware(t *testing.T) {
 		t.Errorf("spans by name: %v", count)
 	}
 }
+
+// An initialize span carries the protocol version the session negotiated.
+func TestInitializeSpanVersion(t *testing.T) {
+	tel := newTelemetry()
+	srv := server(tel)
+	srv.MCPServer().AddReceivingMiddleware(otelmcp.NewReceivingMiddleware(otelmcp.WithTracerProvider(tel.tp), otelmcp.WithMeterProvider(tel.mp)))
+	mcpkittest.NewServer(t, srv, &mcpkittest.Options{ProtocolVersion: mcpkittest.StatefulVersion})
+	found := false
+	for _, s := range tel.spans.Ended() {
+		if s.Name() != "initialize" {
+			continue
+		}
+		found = true
+		if v := attrs(s.Attributes())["mcp.protocol.version"]; v != mcpkittest.StatefulVersion {
+			t.Errorf("initialize span: mcp.protocol.version = %q, want %q", v, mcpkittest.StatefulVersion)
+		}
+	}
+	if !found {
+		t.Fatal("no initialize span")
+	}
+}

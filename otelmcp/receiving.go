@@ -69,6 +69,13 @@ func (i *instrumentation) serveMethod(ctx context.Context, method string, req mc
 	span.SetAttributes(attrs...)
 
 	res, err := next(ctx, method, req)
+	if ir, ok := res.(*mcp.InitializeResult); ok && ir != nil && version == "" {
+		// An initialize has no version until it answers: the one it
+		// negotiated is the session's.
+		kv := keyProtocol.String(ir.ProtocolVersion)
+		span.SetAttributes(kv)
+		attrs = append(attrs, kv)
+	}
 	if err != nil {
 		attrs = append(attrs, recordError(span, err)...)
 	}
