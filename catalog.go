@@ -95,6 +95,13 @@ func (s *Server) transform(t *Tool) (*Tool, error) {
 	if d == t {
 		return t, nil
 	}
+	if d.Origin != t {
+		// What a transform made of t (a namespaced name, say) derives
+		// from t: record it, on a copy of our own, since the transform
+		// may share what it returned.
+		d = d.clone()
+		d.Origin = t
+	}
 	if err := d.validate(); err != nil {
 		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
 	}

@@ -279,13 +279,16 @@ func (s *Server) build(versions map[string][]*Tool) (*state, error) {
 	}
 
 	old := s.state.Load()
-	st := &state{byName: make(map[string]*toolName, len(groups))}
+	st := &state{byName: make(map[string]*toolName, len(groups)), byID: make(map[ToolID][]*entry)}
 	for name, ds := range groups {
 		slices.SortFunc(ds, func(a, b *Tool) int { return version.Compare(b.Version, a.Version) })
 		n := &toolName{name: name, versions: make([]*entry, len(ds))}
 		listed := versionList(ds)
 		for i, d := range ds {
-			n.versions[i] = s.entry(old, d, listed)
+			e := s.entry(old, d, listed)
+			n.versions[i] = e
+			id := d.ID()
+			st.byID[id] = append(st.byID[id], e)
 		}
 		st.byName[name] = n
 		st.names = append(st.names, n)

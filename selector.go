@@ -54,11 +54,22 @@ func (h *selected) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolRe
 	return h.off.ServeTool(ctx, req)
 }
 
-// Named returns a match function for [ForTools] that selects the tools with
-// one of the given names.
+// Named returns a match function for [ForTools] (and visibility rules) that
+// selects the tools served under one of the given names, and the tools
+// derived from them: a tool one of whose [Tool.Lineage] has one of the
+// names. Named("delete_repo") selects delete_repo, its deprecated alias
+// remove_repo, and gh.delete_repo when a namespace renamed it;
+// Named("remove_repo") selects the alias alone.
 func Named(names ...string) func(*Tool) bool {
 	names = slices.Clone(names)
-	return func(t *Tool) bool { return slices.Contains(names, t.Name) }
+	return func(t *Tool) bool {
+		for o := range t.Lineage() {
+			if slices.Contains(names, o.Name) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // Tagged returns a match function for [ForTools] that selects the tools

@@ -97,6 +97,7 @@ type state struct {
 	byName map[string]*toolName // every callable name, with its enabled versions
 	names  []*toolName          // the same, sorted by name
 	tools  []*Tool              // the listed tools (highest version of each name), sorted by name
+	byID   map[ToolID][]*entry  // the served versions by identity (Tool.ID)
 	lister Lister               // list middleware around the listed tools; nil when there is none
 
 	// allowed is the per-request half of the server's Visibility, or nil

@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,6 +48,70 @@ type Tool struct {
 	// transform.Alias). A name is unlisted when the version served to a
 	// request is.
 	Unlisted bool
+
+	// Origin is the tool this one derives from, or nil for a tool of its
+	// own. Package transform sets it on the tools it derives (renamed,
+	// aliased, with arguments hidden), and the Server on what a
+	// [CatalogTransform] makes of a registered tool (a namespaced name,
+	// say), so that every decision keyed on a tool finds the same tool
+	// whichever way a call came in: see [Tool.ID]. The origin is shared
+	// and must not be modified.
+	Origin *Tool
+}
+
+// A ToolID is the identity of a tool: the name and version of the tool it
+// derives from, at the end of its [Tool.Origin] chain. Every decision that
+// keys on a tool (visibility rules, [ForTools] selectors, limits and pools,
+// the keys of stores, sealed request state, task records) uses it, so that
+// a deprecated alias, a derived or namespaced name and a discovery
+// meta-tool reach a tool under the same rules as its own name.
+type ToolID struct {
+	Name    string
+	Version string
+}
+
+// String returns id as "name" or "name@version".
+func (id ToolID) String() string {
+	if id.Version == "" {
+		return id.Name
+	}
+	return id.Name + "@" + id.Version
+}
+
+// maxOrigins bounds the walk along a chain of origins, so that a cycle
+// built by hand cannot hang a call. Real chains have a few links.
+const maxOrigins = 64
+
+// ID returns t's identity: the name and version of the last tool in its
+// chain of [Tool.Origin]s, or t's own when it has no origin. It costs a
+// few pointer loads and allocates nothing.
+func (t *Tool) ID() ToolID {
+	o := t.root()
+	return ToolID{Name: o.Name, Version: o.Version}
+}
+
+// root returns the last tool along t's chain of origins.
+func (t *Tool) root() *Tool {
+	o := t
+	for i := 0; o.Origin != nil && i < maxOrigins; i++ {
+		o = o.Origin
+	}
+	return o
+}
+
+// Lineage returns t followed by its origins, nearest first: every tool
+// that a call to t reaches. A rule that restricts access (disabling a
+// tool, requiring a scope) holds for t when it holds for any of them.
+func (t *Tool) Lineage() iter.Seq[*Tool] {
+	return func(yield func(*Tool) bool) {
+		o := t
+		for i := 0; o != nil && i <= maxOrigins; i++ {
+			if !yield(o) {
+				return
+			}
+			o = o.Origin
+		}
+	}
 }
 
 // HasTag reports whether t carries tag.

@@ -237,6 +237,23 @@ func (s *Server) Resolve(ctx context.Context, c Caller, name string) (*Tool, Han
 	return nil, nil, false
 }
 
+// Reaches reports whether a call from c can reach the tool whose identity
+// is id (see [Tool.ID]): whether some enabled tool with that identity, under
+// whichever name and version it is served, is visible to c. Code that runs a
+// tool later than the call that started it (the rounds of a task, say)
+// asks it first, so that a tool hidden or removed since then is not run.
+// It costs a map lookup plus the per-request [Visibility] of the tools of
+// that identity.
+func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
+	st := s.state.Load()
+	for _, e := range st.byID[id] {
+		if st.allowed == nil || st.allowed(ctx, e.tool, c) {
+			return true
+		}
+	}
+	return false
+}
+
 // Callable returns, sorted by name, the tools c may call: for each name, the
 // version a call from c reaches, whether tools/list shows it or not
 // (unlisted tools, such as deprecated aliases and tools behind a discovery

@@ -286,8 +286,10 @@ func Tool(t *mcpkit.Tool, spec Spec) (*mcpkit.Tool, error) {
 	if spec.Tags != nil {
 		d.Tags = slices.Clone(spec.Tags)
 	}
+	parent := parentView(t, inJSON, outJSON)
+	d.Origin = parent
 	if rw.maps() {
-		d.Handler = newMapper(parentView(t, inJSON, outJSON), rw)
+		d.Handler = newMapper(parent, rw)
 	}
 	if err := mcpkit.CheckTool(d); err != nil {
 		return nil, fmt.Errorf("%w: tool %q: %v", ErrInvalidTool, t.Name, err)

@@ -40,6 +40,19 @@
 //     that selects it holds for the request (and always if none does).
 //  4. The order in which rules were added does not matter.
 //
+// A rule about a tool holds on every way to reach it. A Disable or Require
+// rule that selects a tool also selects every tool derived from it (see
+// [mcpkit.Tool.Lineage]): its deprecated aliases, the tools package
+// transform derives from it, its namespaced name. Require(Named("delete_repo"),
+// Scopes("admin")) hides the alias remove_repo from a caller without the
+// scope too, even with a match function that reads only t.Name. A rule
+// that names a derived tool, in turn, selects that tool alone:
+// Disable(Named("remove_repo")) retires the alias and keeps delete_repo.
+// An Enable rule enables the tools it selects, and [mcpkit.Named] and [Key]
+// select by every name in a tool's lineage: in an allowlist,
+// Enable(Named("delete_repo")) enables its aliases, and
+// Enable(Named("remove_repo")) the alias alone, by the operator's choice.
+//
 // Rules see each version of a tool separately. When the highest version
 // of a tool is hidden (for everyone, or from one request), the next
 // version that is not is listed and called, as [mcpkit.Server] serves the

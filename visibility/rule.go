@@ -135,9 +135,17 @@ func ReadOnly(t *mcpkit.Tool) bool {
 }
 
 // Key returns a match function that selects one version of one tool: the
-// tool served as name with version ver ("" for an unversioned tool).
+// tool served as name with version ver ("" for an unversioned tool), and
+// the tools derived from it (see [mcpkit.Tool.Lineage]).
 func Key(name, ver string) func(*mcpkit.Tool) bool {
-	return func(t *mcpkit.Tool) bool { return t.Name == name && t.Version == ver }
+	return func(t *mcpkit.Tool) bool {
+		for o := range t.Lineage() {
+			if o.Name == name && o.Version == ver {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // VersionRange returns a match function that selects the versioned tools

@@ -53,12 +53,16 @@ func newRuleSet(rules []*Rule) *ruleSet {
 	return s
 }
 
-// compile returns the checks the require rules put on t.
+// compile returns the checks the require rules put on t: those of each rule
+// that selects t or a tool t derives from (a call to t reaches them all).
 func (s *ruleSet) compile(t *mcpkit.Tool) []Predicate {
 	var ps []Predicate
 	for _, r := range s.require {
-		if p := r.check(t); p != nil {
-			ps = append(ps, p)
+		for o := range t.Lineage() {
+			if p := r.check(o); p != nil {
+				ps = append(ps, p)
+				break
+			}
 		}
 	}
 	return ps
@@ -153,8 +157,10 @@ func (r *Rules) refresh() {
 func (r *Rules) Enabled(t *mcpkit.Tool) bool {
 	s := r.set.Load()
 	for _, rule := range s.disable {
-		if rule.match(t) {
-			return false
+		for o := range t.Lineage() {
+			if rule.match(o) {
+				return false
+			}
 		}
 	}
 	if !r.allowlist {
