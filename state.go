@@ -34,8 +34,11 @@ var ErrInvalidState = errors.New("mcpkit: invalid request state")
 // attacker-controlled. Seal encrypts and authenticates the state
 // (AES-256-GCM under a key derived from yours) together with an expiry and
 // what the state is for: the caller ([Principal]: the verified token's
-// user, else a digest of the bearer token), the tool and a digest of the
-// call's arguments, which a retried call repeats.
+// user, else a digest of the bearer token), the tool's identity (the name
+// and version of the tool it derives from, [Tool.ID]: a state sealed by
+// version 1 does not open on a call to version 2, and one sealed on a call
+// by a deprecated alias opens on the same call by the tool's own name) and
+// a digest of the call's arguments, which a retried call repeats.
 // Open accepts only a state sealed by one of its keys, unexpired, for the
 // same principal, tool and arguments.
 //
@@ -161,16 +164,18 @@ func (s *StateSealer) open(req *Request, sealed string) ([]byte, bool) {
 	return nil, false
 }
 
-// binding is what a sealed state is bound to: the principal, the tool and
-// the arguments, as authenticated data.
+// binding is what a sealed state is bound to: the principal, the tool's
+// identity (its origin's name and version, see [Tool.ID]) and the
+// arguments, as authenticated data.
 func binding(req *Request) []byte {
 	principal := Principal(req)
+	id := req.Tool.ID()
 	args := sha256.Sum256(req.Arguments)
-	b := make([]byte, 0, 64+len(principal)+len(req.Tool.Name))
-	b = binary.AppendUvarint(b, uint64(len(principal)))
-	b = append(b, principal...)
-	b = binary.AppendUvarint(b, uint64(len(req.Tool.Name)))
-	b = append(b, req.Tool.Name...)
+	b := make([]byte, 0, 3*binary.MaxVarintLen64+len(principal)+len(id.Name)+len(id.Version)+len(args))
+	for _, s := range [...]string{principal, id.Name, id.Version} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
 	return append(b, args[:]...)
 }
 

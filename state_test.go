@@ -62,6 +62,7 @@ func TestStateSealer(t *testing.T) {
 				mcpkittest.WithHeader(http.Header{"Authorization": {"Bearer ada"}})), sealed),
 			"other tool":      retried(mcpkittest.NewRequest(tool("cancel", reply("x")), map[string]int{"seats": 2}, ada), sealed),
 			"other arguments": retried(mcpkittest.NewRequest(tl, map[string]int{"seats": 9}, ada), sealed),
+			"other version":   retried(mcpkittest.NewRequest(withVersion(tl, "2"), map[string]int{"seats": 2}, ada), sealed),
 		} {
 			got, err := sealer.Open(r)
 			var wire *jsonrpc.Error
@@ -69,6 +70,14 @@ func TestStateSealer(t *testing.T) {
 				wire.Code != jsonrpc.CodeInvalidParams || err.Error() != "invalid request state" {
 				t.Errorf("%s: Open = %q, %v; want the opaque -32602", name, got, err)
 			}
+		}
+		// The tool's identity, not the name it was called by: a state
+		// sealed for book opens on a call to its alias with the same
+		// arguments, since both reach the same tool.
+		alias := tool("reserve", reply("x"))
+		alias.Origin = tl
+		if got, err := sealer.Open(retried(mcpkittest.NewRequest(alias, map[string]int{"seats": 2}, ada), sealed)); err != nil || string(got) != "step-1" {
+			t.Errorf("alias: Open = %q, %v", got, err)
 		}
 		// Rotation: a new first key still opens what the old one sealed;
 		// a sealer without the old key does not.
@@ -201,4 +210,11 @@ func TestStateSealerUnverifiedTokens(t *testing.T) {
 			t.Errorf("%s: Open = %q, %v; want ErrInvalidState", name, got, err)
 		}
 	}
+}
+
+// withVersion returns a copy of t with version v.
+func withVersion(t *mcpkit.Tool, v string) *mcpkit.Tool {
+	t2 := t.Clone()
+	t2.Version = v
+	return t2
 }
