@@ -133,6 +133,44 @@
 // ([Server.UseList]). A tool that is not visible to a request is, for that
 // request, a tool that does not exist.
 //
+// # A call is judged by the tool it reaches
+//
+// A tool can be reached in several ways: by its name; by a deprecated alias
+// or a tool derived from it (package transform's Alias and Tool, which
+// rename it or its arguments, or fill some in); under a namespaced name (a
+// [CatalogTransform]); pinned to a version; through a discovery meta-tool
+// (call_tool); as a new task, and as a task resumed by tasks/update (package
+// tasks). Each of these reaches one tool, and every decision about a tool
+// is made about that tool, whichever way the call came in. A tool's
+// identity is [Tool.ID]: the name and version of the tool at the end of its
+// chain of [Tool.Origin]s, which package transform records on what it
+// derives and the Server on what catalog transforms make. Then:
+//
+//   - visibility: a rule that disables or restricts a tool (package
+//     visibility's Disable and Require, with [Named], Key, or a match
+//     function of your own) holds on every tool derived from it, so an
+//     alias of a hidden tool is hidden and answered as unknown;
+//   - selection: [Named] selects a tool by any name along its
+//     [Tool.Lineage], so [ForTools](Named("report"), ...) gives an alias of
+//     report report's timeout and limits;
+//   - limits and pools (RateLimit, Bulkhead, CircuitBreaker) count per
+//     identity: an alias shares its tool's budget;
+//   - stores: idempotency keys are one space per identity (a key reused on
+//     another route is a conflict, never a second run); cached results are
+//     kept per identity and route, since a route's arguments are in its own
+//     names; a sealed request state ([StateSealer]) is bound to the
+//     identity, version included;
+//   - tasks record the identity and version they started on, and a
+//     resumed round runs that version, after asking visibility again
+//     ([Server.Reaches]) for the caller who resumes it.
+//
+// A rule that names a derived tool (Named("remove_repo") for an alias)
+// applies to that route alone. Match functions of your own that read
+// t.Name see the name a tool is served under; read [Tool.ID] or
+// [Tool.Lineage] to decide by identity. The test suite checks this as a
+// matrix of every route by every decision keyed on a tool, and fails when a
+// new route or decision is not in it.
+//
 // # Several replicas
 //
 // Behind a load balancer, N replicas of a server answer any request: the
