@@ -542,6 +542,7 @@ var identityClassified = map[string]string{
 	"middleware.ArgumentSizeLimit": "per call",
 	"middleware.ResultSizeLimit":   "per call",
 	"mcpkit.Chain":                 "composition",
+	"mcpkit.NamedMiddleware":       "names a layer",
 }
 
 // TestIdentityMatrixIsComplete parses the packages whose functions route to

@@ -1,10 +1,13 @@
 package mcpkit
 
 import (
+	"context"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Where a [Layer] of a tool's pipeline was given.
@@ -16,11 +19,12 @@ const (
 // A Layer is one middleware in the pipeline of a tool, as
 // [Server.Pipeline] reports it.
 type Layer struct {
-	// Name names the middleware by the function that made it, such as
-	// "middleware.Timeout": the directory of the file that defines the
-	// function (by convention, its package's name) and the function's
-	// name. Authors need do nothing to have their middleware named. The
-	// server's validation of arguments is "mcpkit.Validation".
+	// Name names the middleware: the name given to [NamedMiddleware], or
+	// else the function that made it, such as "middleware.Timeout": the
+	// last element of its package's import path ("main" for a command)
+	// and the function's name. Authors need do nothing to have their
+	// middleware named, and the name does not depend on where the source
+	// sits. The server's validation of arguments is "mcpkit.Validation".
 	Name string `json:"name"`
 	// From is FromServer or FromTool.
 	From string `json:"from"`
@@ -56,28 +60,104 @@ func (p *pipeline) add(m Middleware, skipped bool) {
 	p.layers = append(p.layers, Layer{Name: funcName(m), From: p.from, Skipped: skipped})
 }
 
+// addSkipped records m as a layer that a [ForTools] selection left out of
+// the chain of tool t, without building it: a [NamedMiddleware] is asked
+// its name, any other is named by the function that made it.
+func (p *pipeline) addSkipped(m Middleware, t *Tool) {
+	if reflect.ValueOf(m).Pointer() != namedMiddlewarePC {
+		p.add(m, true)
+		return
+	}
+	n := p.len()
+	m(boundHandler{tool: t, rec: p, next: probe{}})
+	for i := n; i < p.len(); i++ {
+		p.layers[i].Skipped = true
+	}
+}
+
+// probe is the next handler given to a [NamedMiddleware] to learn its name
+// alone: it records the name and builds nothing.
+type probe struct{}
+
+func (probe) ServeTool(context.Context, *Request) (*mcp.CallToolResult, error) {
+	panic("mcpkit: a skipped layer was called")
+}
+
+// namedMiddlewarePC is the code of every Middleware that NamedMiddleware
+// returns (it is never inlined, so there is one copy).
+var namedMiddlewarePC = reflect.ValueOf(NamedMiddleware("mcpkit.probe", func(h Handler) Handler { return h })).Pointer()
+
+// NamedMiddleware returns m, listed as name by [Server.Pipeline] instead of
+// the name of the function that made m: for a middleware author who wants
+// a name of their own ("acme.requireTenant"), or for middleware made by a
+// generic function. It costs nothing per call: inside a [Server], the
+// chain holds what m returns, unwrapped, and a [ForTools] selection that
+// skips it never builds it. A middleware that lists its own layers
+// ([Chain], [ForTools]) keeps their names. NamedMiddleware panics if name
+// is empty or m is nil.
+//
+//go:noinline
+func NamedMiddleware(name string, m Middleware) Middleware {
+	if name == "" || m == nil {
+		panic("mcpkit: NamedMiddleware: empty name or nil middleware")
+	}
+	return func(next Handler) Handler {
+		b, ok := next.(boundHandler)
+		if !ok {
+			return m(next)
+		}
+		if _, probing := b.next.(probe); probing {
+			b.rec.layers = append(b.rec.layers, Layer{Name: name, From: b.rec.from})
+			return next
+		}
+		n := b.rec.len()
+		h := m(next)
+		if b.rec.len() == n {
+			b.rec.layers = append(b.rec.layers, Layer{Name: name, From: b.rec.from})
+		}
+		return h
+	}
+}
+
 // funcName names the function that made m, such as "middleware.Timeout"
-// for the closure that middleware.Timeout returns: the directory of the
-// file that defines it, which is the package's name by convention, and the
-// innermost named function. Neither the symbol's package prefix nor the
-// functions around it can be trusted, since a constructor inlined into its
-// caller names its closures after the caller ("main.main.Timeout.func1").
+// for the closure that middleware.Timeout returns: the last element of its
+// package's import path ("main" for a command) and its innermost named
+// function, both read from the symbol, so that the name is the same
+// wherever the source was checked out. One case needs the file: a
+// constructor inlined into a caller in another package names its closures
+// after the caller ("main.main.Timeout.func1"); there the closure's own
+// package is the directory of the file that defines it, by convention the
+// package's name.
 func funcName(m Middleware) string {
 	f := runtime.FuncForPC(reflect.ValueOf(m).Pointer())
 	if f == nil {
 		return "?"
 	}
-	parts := strings.Split(strings.TrimSuffix(f.Name(), "-fm"), ".")
-	name := parts[len(parts)-1]
-	for i := len(parts) - 1; i > 0 && isClosureSuffix(parts[i]); i-- {
-		name = parts[i-1]
+	sym := strings.TrimSuffix(f.Name(), "-fm")
+	pkg, rest := sym, ""
+	if i := strings.IndexByte(sym[strings.LastIndexByte(sym, '/')+1:], '.'); i >= 0 {
+		i += strings.LastIndexByte(sym, '/') + 1
+		pkg, rest = sym[:i], sym[i+1:]
 	}
-	file, _ := f.FileLine(f.Entry())
-	dir := filepath.Base(filepath.Dir(file))
-	if i := strings.IndexByte(dir, '@'); i > 0 {
-		dir = dir[:i] // a module cache directory: mcpkit@v1.2.3
+	pkg = pkg[strings.LastIndexByte(pkg, '/')+1:]
+	parts := strings.Split(rest, ".")
+	named := len(parts)
+	for named > 1 && isClosureSuffix(parts[named-1]) {
+		named--
 	}
-	return dir + "." + name
+	name := parts[named-1]
+	if named >= 2 && named < len(parts) && !strings.HasPrefix(parts[0], "(") {
+		// A closure of a function inside another function: the inner one
+		// was inlined into the outer, perhaps from another package.
+		file, _ := f.FileLine(f.Entry())
+		if dir := filepath.Base(filepath.Dir(file)); dir != pkg && dir != "." && dir != string(filepath.Separator) {
+			if i := strings.IndexByte(dir, '@'); i > 0 {
+				dir = dir[:i] // a module cache directory: mcpkit@v1.2.3
+			}
+			pkg = dir
+		}
+	}
+	return pkg + "." + name
 }
 
 // isClosureSuffix reports whether s is a part the compiler adds to the name

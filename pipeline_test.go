@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
 )
 
@@ -20,16 +21,11 @@ func audit(next mcpkit.Handler) mcpkit.Handler {
 	})
 }
 
-// describe lists layers as from:name, with the directory of the tests'
-// own middleware (the checkout's, whatever its name) shown as "here".
+// describe lists layers as from:name.
 func describe(layers []mcpkit.Layer) string {
 	var b []string
 	for _, l := range layers {
-		name := l.Name
-		if _, fn, ok := strings.Cut(name, "."); ok && !strings.HasPrefix(name, "middleware.") && !strings.HasPrefix(name, "mcpkit.") {
-			name = "here." + fn
-		}
-		s := l.From + ":" + name
+		s := l.From + ":" + l.Name
 		if l.Skipped {
 			s += "(skipped)"
 		}
@@ -49,9 +45,9 @@ func TestPipeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{
-		"report": "server:here.audit server:middleware.ConcurrencyLimit server:middleware.Timeout tool:here.audit server:mcpkit.Validation",
-		"other":  "server:here.audit server:middleware.ConcurrencyLimit server:middleware.Timeout(skipped) server:mcpkit.Validation",
-		"raw":    "server:here.audit server:middleware.ConcurrencyLimit server:middleware.Timeout(skipped)",
+		"report": "server:mcpkit_test.audit server:middleware.ConcurrencyLimit server:middleware.Timeout tool:mcpkit_test.audit server:mcpkit.Validation",
+		"other":  "server:mcpkit_test.audit server:middleware.ConcurrencyLimit server:middleware.Timeout(skipped) server:mcpkit.Validation",
+		"raw":    "server:mcpkit_test.audit server:middleware.ConcurrencyLimit server:middleware.Timeout(skipped)",
 	} {
 		layers, ok := srv.Pipeline(name)
 		if got := describe(layers); !ok || got != want {
@@ -64,7 +60,7 @@ func TestPipeline(t *testing.T) {
 	// Use after Add rebuilds the pipelines.
 	srv.Use(audit)
 	layers, _ := srv.Pipeline("other")
-	if got := describe(layers); !strings.HasSuffix(got, "server:here.audit server:mcpkit.Validation") {
+	if got := describe(layers); !strings.HasSuffix(got, "server:mcpkit_test.audit server:mcpkit.Validation") {
 		t.Errorf("after Use: %s", got)
 	}
 }
@@ -80,6 +76,62 @@ func ExampleServer_Pipeline() {
 		fmt.Println(t.Name+":", describe(layers))
 	}
 	// Output:
-	// report: server:here.audit server:middleware.ConcurrencyLimit server:mcpkit.Validation
-	// search: server:here.audit server:middleware.ConcurrencyLimit(skipped) server:mcpkit.Validation
+	// report: server:mcpkit_test.audit server:middleware.ConcurrencyLimit server:mcpkit.Validation
+	// search: server:mcpkit_test.audit server:middleware.ConcurrencyLimit(skipped) server:mcpkit.Validation
+}
+
+// TestNamedMiddleware checks that a middleware named by its author is
+// listed by that name, in a chain and when a ForTools selection skips it,
+// and that the name costs no layer of its own.
+func TestNamedMiddleware(t *testing.T) {
+	var calls, builds int
+	tenant := mcpkit.NamedMiddleware("acme.requireTenant", func(next mcpkit.Handler) mcpkit.Handler {
+		builds++
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			calls++
+			return next.ServeTool(ctx, req)
+		})
+	})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "pipe"}, nil)
+	srv.Use(mcpkit.ForTools(mcpkit.Named("report"), tenant), mcpkit.Chain(tenant))
+	if err := srv.Add(tool("report", reply("x")), tool("other", reply("x"))); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"report": "server:acme.requireTenant server:acme.requireTenant server:mcpkit.Validation",
+		"other":  "server:acme.requireTenant(skipped) server:acme.requireTenant server:mcpkit.Validation",
+	} {
+		layers, _ := srv.Pipeline(name)
+		if got := describe(layers); got != want {
+			t.Errorf("%s: %s\nwant %s", name, got, want)
+		}
+	}
+	if builds != 3 {
+		t.Errorf("the named middleware was built %d times, want 3 (twice for report, once for other)", builds)
+	}
+	if _, err := mcpkittest.ServeTool(t.Context(), srv, "report", nil); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 {
+		t.Errorf("the named middleware ran %d times for report, want 2", calls)
+	}
+	// Outside a Server, it is m.
+	h := tenant(mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return nil, nil }))
+	h.ServeTool(t.Context(), mcpkittest.NewRequest(tool("x", reply("x")), nil))
+	if calls != 3 {
+		t.Errorf("outside a server: %d calls, want 3", calls)
+	}
+	for _, bad := range []func(){
+		func() { mcpkit.NamedMiddleware("", tenant) },
+		func() { mcpkit.NamedMiddleware("x", nil) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			bad()
+		}()
+	}
 }

@@ -35,7 +35,7 @@ func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
 			return inner(next)
 		}
 		for _, m := range mw {
-			b.rec.add(m, true)
+			b.rec.addSkipped(m, b.tool)
 		}
 		return next
 	}
