@@ -135,3 +135,25 @@ func TestNamedMiddleware(t *testing.T) {
 		}()
 	}
 }
+
+// ExampleNamedMiddleware names a middleware made by a generic helper, so
+// that Pipeline lists it by what it does.
+func ExampleNamedMiddleware() {
+	requireHeader := func(name string) mcpkit.Middleware {
+		return mcpkit.NamedMiddleware("acme.require"+name, func(next mcpkit.Handler) mcpkit.Handler {
+			return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+				if req.Header() != nil && req.Header().Get(name) == "" {
+					return nil, mcpkit.ToolErrorf("missing header %s", name)
+				}
+				return next.ServeTool(ctx, req)
+			})
+		})
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "pipe"}, nil)
+	srv.Use(requireHeader("Tenant"))
+	srv.Add(tool("report", reply("x")))
+	layers, _ := srv.Pipeline("report")
+	fmt.Println(describe(layers))
+	// Output:
+	// server:acme.requireTenant server:mcpkit.Validation
+}
