@@ -1,20 +1,59 @@
 // Package mcpkit provides a middleware pipeline for MCP tools, modelled on
-// net/http and served through the official Go MCP SDK.
+// net/http and served through the official Go MCP SDK, which keeps the
+// wire: transports, sessions and protocol versions (2025-11-25 and
+// 2026-07-28 clients on one endpoint).
 //
-// A tool is a [Handler] with an MCP definition, gathered in a [Tool] and
-// registered on a [Server]. Behaviour around handlers (validation, timeouts,
-// logging, tracing) is [Middleware], a func(Handler) Handler; what tools/list
-// answers is shaped by [ListMiddleware] in the same way. The SDK keeps the
-// wire: transports, sessions and protocol versions.
+// New here? Read docs/getting-started.md in the repository first, then
+// run examples/quickstart. A whole server, with a typed tool, the
+// recommended middleware and argument validation, is this:
 //
-//	srv := mcpkit.NewServer(&mcp.Implementation{Name: "demo"}, nil)
-//	srv.Use(logCalls)                 // runs around every tool
+//	type AddIn struct {
+//		A int `json:"a"`
+//		B int `json:"b" minimum:"0"`
+//	}
+//
+//	func add(ctx context.Context, in AddIn) (int, error) { return in.A + in.B, nil }
+//
+//	func main() {
+//		srv := mcpkit.NewServer(&mcp.Implementation{Name: "calc"}, nil)
+//		srv.Use(middleware.Recommended(nil)) // a log line per call, recovery, masking, a time limit
+//		if err := srv.Add(tools.Must(tools.New("add", add, nil))); err != nil {
+//			log.Fatal(err)
+//		}
+//		http.Handle("/mcp", srv.HTTPHandler(nil))
+//		log.Fatal(http.ListenAndServe("127.0.0.1:8080", nil))
+//	}
+//
+// Where each package fits:
+//
+//   - mcpkit (this package): the [Server], [Tool], [Handler], [Middleware],
+//     [Chain] and [ForTools], and the error table below;
+//   - tools: typed tools from Go functions (schema from the input struct,
+//     results from the output value): tools.New;
+//   - middleware: the catalog (Recommended, Timeout, RateLimit, Bulkhead,
+//     CacheResults, Idempotent, ...) and the list middleware (Deref);
+//   - transform: renamed, aliased and derived tools, namespaces, version
+//     ranges, discovery meta-tools, provider-portable schemas;
+//   - visibility: which tools exist, for everyone and per request (scopes,
+//     claims, headers);
+//   - tasks: tool calls that run in the background (the tasks extension);
+//   - otelmcp: OpenTelemetry traces and metrics;
+//   - mcpkittest: the test harness, shaped like net/http/httptest;
+//   - redisstore (a module of its own): the stores on Redis, for replicas.
+//
+// Underneath, a tool is a [Handler] with an MCP definition, gathered in a
+// [Tool] and registered on a [Server]. Behaviour around handlers
+// (validation, timeouts, logging, tracing) is [Middleware], a
+// func(Handler) Handler; what tools/list answers is shaped by
+// [ListMiddleware] in the same way:
+//
+//	srv.Use(audit) // func(mcpkit.Handler) mcpkit.Handler, runs around every tool
 //	err := srv.Add(&mcpkit.Tool{
-//		Tool:    mcp.Tool{Name: "greet", InputSchema: schema},
-//		Handler: mcpkit.HandlerFunc(greet),
+//		Tool:    mcp.Tool{Name: "greet", InputSchema: json.RawMessage(`{"type":"object"}`)},
+//		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+//			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello"}}}, nil
+//		}),
 //	})
-//	...
-//	http.Handle("/mcp", srv.HTTPHandler(nil))
 //
 // # Order
 //
