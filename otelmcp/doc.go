@@ -11,6 +11,11 @@
 //	srv.UseList(otelmcp.NewListMiddleware()) // tools/list too
 //	srv.MCPServer().AddReceivingMiddleware(otelmcp.NewReceivingMiddleware()) // and every other method
 //
+// [Instrument] does those three in one call, the common case:
+//
+//	otelmcp.Instrument(srv)
+//	srv.Use(middleware.Recommended(&middleware.RecommendedOptions{Logger: logger}))
+//
 // Options follow OpenTelemetry's conventions rather than this module's
 // options structs: [Option] values such as [WithTracerProvider],
 // [WithMeterProvider] and [WithPropagators], whose defaults are the global

@@ -37,6 +37,32 @@ func ExampleNewMiddleware() {
 	// tools/call greet server
 }
 
+// Instrument traces every method a server answers, in one call.
+func ExampleInstrument() {
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "traced"}, nil)
+	otelmcp.Instrument(srv, otelmcp.WithTracerProvider(tp)) // before the rest of srv.Use
+	srv.Add(newTool("greet", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return text("hello"), nil
+	}))
+
+	cs, _ := mcpkittest.ConnectInMemory(context.Background(), srv, nil)
+	defer cs.Close()
+	cs.Ping(context.Background(), nil)
+	cs.ListTools(context.Background(), nil)
+	cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "greet"})
+	for _, s := range spans.Ended() {
+		fmt.Println(s.Name(), s.SpanKind())
+	}
+	// Output:
+	// server/discover server
+	// ping server
+	// tools/list server
+	// tools/call greet server
+}
+
 // The work of a task is traced apart from the call that created it, in a
 // trace of its own that links to the call's.
 func ExampleNewTaskMiddleware() {

@@ -418,3 +418,40 @@ func TestInitializeSpanVersion(t *testing.T) {
 		t.Fatal("no initialize span")
 	}
 }
+
+// Instrument traces tools/call, tools/list and the other methods in one
+// call, with the tools/call span outermost.
+func TestInstrument(t *testing.T) {
+	tel := newTelemetry()
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "traced"}, nil)
+	otelmcp.Instrument(srv, otelmcp.WithTracerProvider(tel.tp), otelmcp.WithMeterProvider(tel.mp))
+	var inner trace.SpanContext
+	srv.Use(func(next mcpkit.Handler) mcpkit.Handler {
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			inner = trace.SpanContextFromContext(ctx)
+			return next.ServeTool(ctx, req)
+		})
+	})
+	srv.Add(newTool("ok", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return text("fine"), nil }))
+	ts := mcpkittest.NewServer(t, srv, nil)
+	tel.spans.Reset()
+	if err := ts.Session.Ping(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Session.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.CallTool(t.Context(), "ok", nil); err != nil {
+		t.Fatal(err)
+	}
+	count := map[string]int{}
+	for _, s := range tel.spans.Ended() {
+		count[s.Name()]++
+		if s.Name() == "tools/call ok" && s.SpanContext().SpanID() != inner.SpanID() {
+			t.Errorf("the middleware after Instrument ran outside the tools/call span")
+		}
+	}
+	if count["ping"] != 1 || count["tools/list"] != 1 || count["tools/call ok"] != 1 || len(count) != 3 {
+		t.Errorf("spans by name: %v; want one each of ping, tools/list, tools/call ok", count)
+	}
+}

@@ -118,9 +118,8 @@ type Forecast struct {
 // then the recommended chain, and one tool.
 func newServer(logger *slog.Logger, opts ...otelmcp.Option) (*mcpkit.Server, error) {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "mcpkit-otel", Version: "0.1.0"}, &mcpkit.ServerOptions{Logger: logger})
-	srv.Use(otelmcp.NewMiddleware(opts...), middleware.Recommended(&middleware.RecommendedOptions{Logger: logger}))
-	srv.UseList(otelmcp.NewListMiddleware(opts...))
-	srv.MCPServer().AddReceivingMiddleware(otelmcp.NewReceivingMiddleware(opts...))
+	otelmcp.Instrument(srv, opts...) // tools/call (outermost), tools/list and every other method
+	srv.Use(middleware.Recommended(&middleware.RecommendedOptions{Logger: logger}))
 	weather, err := tools.New("weather", func(ctx context.Context, in struct {
 		City string `json:"city" description:"The city to forecast." minLength:"1"`
 	}) (Forecast, error) {
