@@ -180,8 +180,8 @@ func ExampleLogging() {
 	cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "greet", Arguments: map[string]string{"name": "Ann"}})
 	cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fail", Arguments: map[string]string{}})
 	// Output:
-	// level=INFO msg="tool call" tool=greet version="" outcome=ok arguments="{\"name\":\"Ann\"}"
-	// level=WARN msg="tool call" tool=fail version="" outcome=tool_error class=retryable error="no such city" arguments="{}"
+	// level=INFO msg="tool call" tool=greet outcome=ok arguments="{\"name\":\"Ann\"}"
+	// level=WARN msg="tool call" tool=fail outcome=tool_error class=retryable error="no such city" arguments="{}"
 }
 
 func ExampleConcurrencyLimit() {

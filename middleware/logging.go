@@ -48,7 +48,10 @@ type LoggingOptions struct {
 // [LoggingOptions.Logger] per call, once it ends, with the message
 // "tool call" and these attributes:
 //
-//   - tool, version: the tool called;
+//   - tool, version: the tool called, and its version when it has one;
+//   - reaches: for a call by an alias, a derived or a namespaced name,
+//     the identity of the tool it reaches ([mcpkit.Tool.ID], as
+//     "name@version");
 //   - duration: the time the rest of the chain took;
 //   - outcome, class: the call's [mcpkit.Outcome] and, when it failed,
 //     its error class, as [mcpkit.Classify] decides them;
@@ -159,10 +162,17 @@ func (l *logging) log(ctx context.Context, req *mcpkit.Request, d time.Duration,
 	if !l.logger.Enabled(ctx, level) {
 		return
 	}
-	attrs := make([]slog.Attr, 0, 9)
+	attrs := make([]slog.Attr, 0, 11)
+	attrs = append(attrs, slog.String("tool", req.Tool.Name))
+	if req.Tool.Version != "" {
+		attrs = append(attrs, slog.String("version", req.Tool.Version))
+	}
+	if req.Tool.Origin != nil {
+		if id := req.Tool.ID(); id.Name != req.Tool.Name || id.Version != req.Tool.Version {
+			attrs = append(attrs, slog.String("reaches", id.String()))
+		}
+	}
 	attrs = append(attrs,
-		slog.String("tool", req.Tool.Name),
-		slog.String("version", req.Tool.Version),
 		slog.Duration("duration", d),
 		slog.String("outcome", string(o)))
 	if class != "" {

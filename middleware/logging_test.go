@@ -275,3 +275,30 @@ func TestLoggingEndToEnd(t *testing.T) {
 		}
 	})
 }
+
+// Empty attributes are left out, and a call by another name says which
+// tool it reaches.
+func TestLoggingAttributes(t *testing.T) {
+	var logs logBuffer
+	h := middleware.Logging(&middleware.LoggingOptions{Logger: logs.logger()})(mcpkit.HandlerFunc(
+		func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return nil, nil }))
+	plain := newTool("calc", nil)
+	alias := newTool("old_calc", nil)
+	alias.Origin = &mcpkit.Tool{Tool: mcp.Tool{Name: "calc"}, Version: "2"}
+	alias.Version = "2"
+	h.ServeTool(t.Context(), mcpkittest.NewRequest(plain, nil))
+	h.ServeTool(t.Context(), mcpkittest.NewRequest(alias, nil))
+	recs := logs.records(t)
+	if len(recs) != 2 {
+		t.Fatalf("got %d records: %s", len(recs), logs.String())
+	}
+	if _, ok := recs[0]["version"]; ok {
+		t.Errorf("an unversioned tool logs version=%v", recs[0]["version"])
+	}
+	if _, ok := recs[0]["reaches"]; ok {
+		t.Errorf("a tool called by its own name logs reaches=%v", recs[0]["reaches"])
+	}
+	if recs[1]["tool"] != "old_calc" || recs[1]["version"] != "2" || recs[1]["reaches"] != "calc@2" {
+		t.Errorf("alias record: %v", recs[1])
+	}
+}
