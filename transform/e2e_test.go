@@ -104,7 +104,7 @@ func TestRenameEndToEnd(t *testing.T) {
 			want string
 		}{
 			{map[string]any{}, `invalid arguments: query: required property is missing`},
-			{map[string]any{"query": ""}, `invalid arguments: query: want at least 1 characters, got 0`},
+			{map[string]any{"query": ""}, `invalid arguments: query: want at least 1 character, got 0`},
 			{map[string]any{"q": "go"}, `invalid arguments: q: unexpected property; query: required property is missing`},
 		} {
 			res, err := ts.CallTool(ctx, "find", tc.args)

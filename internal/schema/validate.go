@@ -585,10 +585,10 @@ func (st *state) str(n *node, i int) int {
 		// U+FFFD, one rune per byte, as encoding/json does.
 		c := utf8.RuneCount(s)
 		if n.hasMinLen && c < n.minLen && st.report() {
-			st.addf("want at least %d characters, got %d", n.minLen, c)
+			st.addf("want at least %s, got %d", plural(n.minLen, "character"), c)
 		}
 		if n.hasMaxLen && c > n.maxLen && st.report() {
-			st.addf("want at most %d characters, got %d", n.maxLen, c)
+			st.addf("want at most %s, got %d", plural(n.maxLen, "character"), c)
 		}
 	}
 	if n.pattern != nil && !n.pattern.Match(s) && st.report() {
@@ -715,10 +715,10 @@ func (st *state) array(n *node, i int) int {
 	}
 	st.depth--
 	if n.hasMinItems && count < n.minItems && st.report() {
-		st.addf("want at least %d items, got %d", n.minItems, count)
+		st.addf("want at least %s, got %d", plural(n.minItems, "item"), count)
 	}
 	if n.hasMaxItems && count > n.maxItems && st.report() {
-		st.addf("want at most %d items, got %d", n.maxItems, count)
+		st.addf("want at most %s, got %d", plural(n.maxItems, "item"), count)
 	}
 	if n.contains != nil {
 		// As jsonschema-go: minContains defaults to 1, and only applies
@@ -727,10 +727,10 @@ func (st *state) array(n *node, i int) int {
 			st.add("want an item matching contains, got none")
 		}
 		if n.hasMinContains && nContains < n.minContains && nContains > 0 && st.report() {
-			st.addf("want at least %d items matching contains, got %d", n.minContains, nContains)
+			st.addf("want at least %s matching contains, got %d", plural(n.minContains, "item"), nContains)
 		}
 		if n.hasMaxContains && nContains > n.maxContains && st.report() {
-			st.addf("want at most %d items matching contains, got %d", n.maxContains, nContains)
+			st.addf("want at most %s matching contains, got %d", plural(n.maxContains, "item"), nContains)
 		}
 	}
 	if n.unique {
@@ -931,10 +931,10 @@ func (st *state) object(n *node, i int) int {
 		}
 	}
 	if n.hasMinProps && count < n.minProps && st.report() {
-		st.addf("want at least %d properties, got %d", n.minProps, count)
+		st.addf("want at least %s, got %d", plural(n.minProps, "property"), count)
 	}
 	if n.hasMaxProps && count > n.maxProps && st.report() {
-		st.addf("want at most %d properties, got %d", n.maxProps, count)
+		st.addf("want at most %s, got %d", plural(n.maxProps, "property"), count)
 	}
 	for _, dr := range n.depRequired {
 		if !has(dr.trigger) {
@@ -1176,4 +1176,16 @@ func (st *state) member(j int, keys *keySet) (key []byte, kr keyRef, ke, vj int)
 // which its object already has.
 func (st *state) duplicate(j int, key []byte) int {
 	return st.syntax(j, "duplicate property "+strconv.Quote(string(key)))
+}
+
+// plural returns n and noun, in the plural unless n is 1: "1 character",
+// "2 characters", "0 properties".
+func plural(n int, noun string) string {
+	switch {
+	case n == 1:
+		return "1 " + noun
+	case strings.HasSuffix(noun, "y"):
+		return strconv.Itoa(n) + " " + noun[:len(noun)-1] + "ies"
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

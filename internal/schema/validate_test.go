@@ -203,6 +203,17 @@ func TestIssues(t *testing.T) {
 			},
 		},
 		{
+			name:   "counts of one are singular",
+			schema: `{"properties":{"s":{"minLength":1},"l":{"maxItems":1},"o":{"minProperties":1},"p":{"maxProperties":0}}}`,
+			doc:    `{"s":"","l":[1,2],"o":{},"p":{"a":1}}`,
+			want: []Issue{
+				{"s", "want at least 1 character, got 0"},
+				{"l", "want at most 1 item, got 2"},
+				{"o", "want at least 1 property, got 0"},
+				{"p", "want at most 0 properties, got 1"},
+			},
+		},
+		{
 			name:   "anyOf explains the alternative of the right type",
 			schema: `{"properties":{"p":{"anyOf":[{"type":"string"},{"type":"object","properties":{"x":{"type":"integer"}},"required":["y"]}]}}}`,
 			doc:    `{"p":{"x":"1"}}`,
