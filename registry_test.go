@@ -479,3 +479,21 @@ func TestListToleratesUnsortedMiddleware(t *testing.T) {
 		t.Errorf("tools/list = %s, want a,b,c", got)
 	}
 }
+
+// A raw schema that is not JSON is refused in the schema author's words:
+// what is wrong and where, no decoder internals.
+func TestAddRawSchemaErrors(t *testing.T) {
+	for raw, want := range map[string]string{
+		"":                   `tool "t": input schema: empty, want a JSON object such as {"type":"object"}`,
+		"  ":                 `tool "t": input schema: empty, want a JSON object such as {"type":"object"}`,
+		"{":                  `tool "t": input schema: not valid JSON: it ends before the value is complete: {`,
+		`{"type":"object",}`: `tool "t": input schema: not valid JSON: unexpected '}' at byte 18, after {"type":"object",`,
+		`[]`:                 `tool "t": input schema: not a JSON object: []`,
+	} {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "t"}, nil)
+		err := srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "t", InputSchema: json.RawMessage(raw)}, Handler: reply("x")})
+		if !errors.Is(err, mcpkit.ErrInvalidSchema) || !strings.HasSuffix(err.Error(), want) || strings.Contains(err.Error(), "MarshalJSON") {
+			t.Errorf("%q: %v\nwant ...%s", raw, err, want)
+		}
+	}
+}

@@ -1,12 +1,17 @@
 package mcpkit
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit/internal/schema"
 )
 
 // A Tool is an MCP tool definition together with the code that serves it.
@@ -169,6 +174,11 @@ func checkSchema(s any, input bool) error {
 	if s == nil {
 		return fmt.Errorf("missing")
 	}
+	if raw, ok := rawJSON(s); ok {
+		if err := checkJSON(raw); err != nil {
+			return err
+		}
+	}
 	data, err := json.Marshal(s)
 	if err != nil {
 		return err
@@ -181,6 +191,41 @@ func checkSchema(s any, input bool) error {
 		return fmt.Errorf(`type must be "object", not %v`, m["type"])
 	}
 	return nil
+}
+
+// rawJSON returns the text of a schema given as JSON text.
+func rawJSON(s any) ([]byte, bool) {
+	switch v := s.(type) {
+	case json.RawMessage:
+		return v, true
+	case []byte:
+		return v, true
+	case string:
+		return []byte(v), true
+	}
+	return nil, false
+}
+
+// checkJSON says, in a schema author's words, what is wrong with data if it
+// is not one JSON value: empty, cut short, or where it goes wrong.
+func checkJSON(data []byte) error {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return fmt.Errorf(`empty, want a JSON object such as {"type":"object"}`)
+	}
+	if json.Valid(data) {
+		return nil
+	}
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return fmt.Errorf("not valid JSON")
+	}
+	at := int(min(max(se.Offset, 1), int64(len(data))))
+	if strings.HasPrefix(se.Error(), "unexpected end") {
+		return fmt.Errorf("not valid JSON: it ends before the value is complete: %s", schema.Clip(string(data)))
+	}
+	return fmt.Errorf("not valid JSON: unexpected %q at byte %d, after %s", data[at-1], at, schema.Clip(string(data[max(0, at-21):at-1])))
 }
 
 // clone returns a copy of t that shares nothing mutable with t's slices.

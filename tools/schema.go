@@ -403,7 +403,7 @@ func tagValue(t reflect.Type, text string, quoted bool) (any, error) {
 	}
 	v := reflect.New(t)
 	if err := json.Unmarshal([]byte(text), v.Interface()); err != nil {
-		return nil, fmt.Errorf("%q is not a %s: %v", text, t, err)
+		return nil, fmt.Errorf("%q is not %s", text, kindName(t))
 	}
 	// Keep the JSON form, which is what the schema holds.
 	var out any
@@ -411,6 +411,28 @@ func tagValue(t reflect.Type, text string, quoted bool) (any, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// kindName says what a value of t is, for messages: "an integer", "a
+// list", "a Go time.Duration".
+func kindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Bool:
+		return "a boolean (true or false)"
+	case reflect.String:
+		return "a JSON string"
+	case reflect.Slice, reflect.Array:
+		return "a JSON array"
+	case reflect.Map, reflect.Struct:
+		return "a JSON object"
+	}
+	return "a " + t.String()
 }
 
 // defName returns a name under $defs for t, unique within this schema.
