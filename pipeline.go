@@ -31,6 +31,38 @@ type Layer struct {
 	// Skipped is set for a middleware that a [ForTools] selection left out
 	// for this tool: it is listed where it would be, and costs nothing.
 	Skipped bool `json:"skipped,omitempty"`
+	// Settings are what the layer says of its configuration (a time limit,
+	// a size limit), when the Handler its middleware returned implements
+	// [LayerSettings]. Skipped layers have none.
+	Settings []Setting `json:"settings,omitempty"`
+}
+
+// A Setting is one setting of a layer, as [Server.Pipeline] shows it.
+type Setting struct {
+	// Name says what is set: "timeout", "argumentBytes", "concurrency".
+	Name string `json:"name"`
+	// Value is the setting as configured: "30s", "1048576", "2".
+	Value string `json:"value"`
+	// Cap, when positive, says that the layer bounds every call it serves
+	// to Cap, in a unit of Name's own (nanoseconds for a time, bytes for a
+	// size), before the layers inside it run: so a layer inside another
+	// whose setting of the same Name has a lower Cap can never take
+	// effect. [Server.Add] reports such a layer (see [LayerSettings]).
+	Cap int64 `json:"-"`
+}
+
+// LayerSettings is implemented by the Handler a middleware returns, to
+// show its settings in [Server.Pipeline]. The middleware of package
+// middleware implement it (Timeout, ArgumentSizeLimit, ...).
+//
+// When a Server builds a tool's chain, it compares the Caps of the
+// settings of each name, outermost first: an inner layer whose Cap is
+// above an outer one's can never take effect (a 5-minute Timeout inside a
+// 30-second one), and the Server logs a warning, at [ServerOptions.Logger],
+// naming the tool and both layers. It is a warning, not an error, since
+// the chain still serves calls, by the outer layer's bound.
+type LayerSettings interface {
+	LayerSettings() []Setting
 }
 
 // Pipeline returns the layers that serve calls to the tool called name,
@@ -45,6 +77,37 @@ func (s *Server) Pipeline(name string) ([]Layer, bool) {
 		return nil, false
 	}
 	return append([]Layer(nil), n.versions[0].layers...), true
+}
+
+// moot returns, for the layers of a chain (outermost first), each layer
+// that can never take effect because a layer outside it has a lower Cap
+// for the same setting, with that layer and the setting's name.
+func moot(layers []Layer) (out []mootLayer) {
+	tightest := map[string]struct {
+		layer int
+		cap   int64
+	}{}
+	for i, l := range layers {
+		for _, st := range l.Settings {
+			if st.Cap <= 0 {
+				continue
+			}
+			if t, ok := tightest[st.Name]; ok && st.Cap > t.cap {
+				out = append(out, mootLayer{inner: i, outer: t.layer, setting: st.Name})
+				continue
+			}
+			tightest[st.Name] = struct {
+				layer int
+				cap   int64
+			}{i, st.Cap}
+		}
+	}
+	return out
+}
+
+type mootLayer struct {
+	inner, outer int
+	setting      string
 }
 
 // pipeline records the layers of a chain while a Server builds it,

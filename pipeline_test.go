@@ -1,10 +1,15 @@
 package mcpkit_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -156,4 +161,77 @@ func ExampleNamedMiddleware() {
 	fmt.Println(describe(layers))
 	// Output:
 	// server:acme.requireTenant server:mcpkit.Validation
+}
+
+// The README's composition, "30 s for every tool, 5 min for report", works
+// as written: report runs for two minutes, the others stop at 30 s.
+func TestReadmeTimeouts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs bytes.Buffer
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "pipe"}, &mcpkit.ServerOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		srv.Use(middleware.Recommended(&middleware.RecommendedOptions{Logger: slog.New(slog.DiscardHandler), Timeout: -1}))
+		srv.Use(mcpkit.ForTools(mcpkit.Not(mcpkit.Named("report")), middleware.Timeout(30*time.Second, nil)))
+		srv.Use(mcpkit.ForTools(mcpkit.Named("report"), middleware.Timeout(5*time.Minute, nil)))
+		sleeper := func(d time.Duration) mcpkit.HandlerFunc {
+			return func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+				select {
+				case <-time.After(d):
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+		}
+		if err := srv.Add(tool("report", sleeper(2*time.Minute)), tool("search", sleeper(time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := mcpkittest.ServeTool(t.Context(), srv, "report", nil); err != nil || res.IsError {
+			t.Errorf("report after 2 min: %+v, %v", res, err)
+		}
+		start := time.Now()
+		_, err := mcpkittest.ServeTool(t.Context(), srv, "search", nil)
+		var te *middleware.TimeoutError
+		if !errors.As(err, &te) || te.Limit != 30*time.Second || time.Since(start) != 30*time.Second {
+			t.Errorf("search: %v after %v; want a timeout after 30s", err, time.Since(start))
+		}
+		if logs.Len() != 0 {
+			t.Errorf("warnings for a correct composition: %s", logs.String())
+		}
+		layers, _ := srv.Pipeline("report")
+		var got []string
+		for _, l := range layers {
+			for _, s := range l.Settings {
+				got = append(got, l.Name+" "+s.Name+"="+s.Value)
+			}
+		}
+		if want := []string{"middleware.Timeout timeout=5m0s"}; !slices.Equal(got, want) {
+			t.Errorf("report's settings: %q, want %q", got, want)
+		}
+	})
+}
+
+// A layer that can never take effect is reported when the tool is added: a
+// 5-minute Timeout inside Recommended's 30 s, an ArgumentSizeLimit inside a
+// smaller one.
+func TestMootLayersReported(t *testing.T) {
+	var logs bytes.Buffer
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "pipe"}, &mcpkit.ServerOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	srv.Use(middleware.Recommended(&middleware.RecommendedOptions{Logger: slog.New(slog.DiscardHandler)}), middleware.ArgumentSizeLimit(1<<10))
+	srv.Use(mcpkit.ForTools(mcpkit.Named("report"), middleware.Timeout(5*time.Minute, nil), middleware.ArgumentSizeLimit(1<<20)))
+	srv.Use(mcpkit.ForTools(mcpkit.Named("quick"), middleware.Timeout(time.Second, nil), middleware.ArgumentSizeLimit(100)))
+	if err := srv.Add(tool("report", reply("x")), tool("quick", reply("x")), tool("other", reply("x"))); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 warnings (report's timeout and size limit), got:\n%s", logs.String())
+	}
+	for _, want := range []string{
+		`level=WARN msg="mcpkit: a layer can never take effect: a layer outside it has a lower timeout" tool=report layer=middleware.Timeout from=server value=5m0s outer=middleware.Timeout outerFrom=server outerValue=30s`,
+		`level=WARN msg="mcpkit: a layer can never take effect: a layer outside it has a lower argumentBytes" tool=report layer=middleware.ArgumentSizeLimit from=server value=1048576 outer=middleware.ArgumentSizeLimit outerFrom=server outerValue=1024`,
+	} {
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasSuffix(l, want) }) {
+			t.Errorf("no warning %s\nin:\n%s", want, logs.String())
+		}
+	}
 }

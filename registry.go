@@ -322,6 +322,16 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 		c = &chain{}
 		c.handler, c.layers = buildChain(d, s.use, s.checks[d])
 		s.built[d] = c
+		for _, m := range moot(c.layers) {
+			in, out := c.layers[m.inner], c.layers[m.outer]
+			args := []any{"tool", d.Name}
+			if d.Version != "" {
+				args = append(args, "version", d.Version)
+			}
+			args = append(args, "layer", in.Name, "from", in.From, "value", settingValue(in, m.setting),
+				"outer", out.Name, "outerFrom", out.From, "outerValue", settingValue(out, m.setting))
+			s.logger.Warn("mcpkit: a layer can never take effect: a layer outside it has a lower "+m.setting, args...)
+		}
 	}
 	if n := old.byName[d.Name]; n != nil {
 		for _, e := range n.versions {
@@ -372,4 +382,14 @@ func checkWithSDK(def *mcp.Tool) (err error) {
 		return nil, errors.New("unreachable")
 	})
 	return nil
+}
+
+// settingValue returns the value of l's setting called name.
+func settingValue(l Layer, name string) string {
+	for _, st := range l.Settings {
+		if st.Name == name {
+			return st.Value
+		}
+	}
+	return ""
 }

@@ -105,6 +105,9 @@ func apply(m Middleware, next boundHandler) boundHandler {
 	h := m(next)
 	if next.rec.len() == n {
 		next.rec.add(m, false)
+		if ls, ok := h.(LayerSettings); ok {
+			next.rec.layers[n].Settings = ls.LayerSettings()
+		}
 	}
 	return boundHandler{tool: next.tool, rec: next.rec, next: h}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,13 +31,26 @@ func ArgumentSizeLimit(n int) mcpkit.Middleware {
 		if n <= 0 {
 			return next
 		}
-		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			if len(req.Arguments) > n {
-				return nil, reject(ErrArgumentsTooLarge, fmt.Sprintf("tool %q arguments are %d bytes, the limit is %d", req.Tool.Name, len(req.Arguments), n))
-			}
-			return next.ServeTool(ctx, req)
-		})
+		return &argumentLimit{n: n, next: next}
 	}
+}
+
+type argumentLimit struct {
+	n    int
+	next mcpkit.Handler
+}
+
+func (h *argumentLimit) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	if len(req.Arguments) > h.n {
+		return nil, reject(ErrArgumentsTooLarge, fmt.Sprintf("tool %q arguments are %d bytes, the limit is %d", req.Tool.Name, len(req.Arguments), h.n))
+	}
+	return h.next.ServeTool(ctx, req)
+}
+
+// LayerSettings shows the limit in the server's Pipeline, as a cap: a
+// larger ArgumentSizeLimit inside this one never refuses a call.
+func (h *argumentLimit) LayerSettings() []mcpkit.Setting {
+	return []mcpkit.Setting{{Name: "argumentBytes", Value: strconv.Itoa(h.n), Cap: int64(h.n)}}
 }
 
 // ResultSizeLimitOptions configures [ResultSizeLimit]. A nil
@@ -93,27 +107,44 @@ func ResultSizeLimit(n int, opts *ResultSizeLimitOptions) mcpkit.Middleware {
 		if n <= 0 {
 			return next
 		}
-		limit := n
-		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			res, err := next.ServeTool(ctx, req)
-			if err != nil {
-				return nil, boundError(err, limit)
-			}
-			if res == nil || res.InputRequests != nil {
-				return res, nil // nothing, or input_required: passed untouched
-			}
-			data, merr := json.Marshal(res)
-			if merr != nil || len(data) <= limit {
-				return res, nil
-			}
-			if o.Truncate {
-				if t := truncate(res, len(data), limit); t != nil {
-					return t, nil
-				}
-			}
-			return nil, reject(ErrResultTooLarge, fmt.Sprintf("tool %q result is %d bytes, the limit is %d", req.Tool.Name, len(data), limit))
-		})
+		return &resultLimit{limit: n, truncate: o.Truncate, next: next}
 	}
+}
+
+type resultLimit struct {
+	limit    int
+	truncate bool
+	next     mcpkit.Handler
+}
+
+func (h *resultLimit) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	res, err := h.next.ServeTool(ctx, req)
+	if err != nil {
+		return nil, boundError(err, h.limit)
+	}
+	if res == nil || res.InputRequests != nil {
+		return res, nil // nothing, or input_required: passed untouched
+	}
+	data, merr := json.Marshal(res)
+	if merr != nil || len(data) <= h.limit {
+		return res, nil
+	}
+	if h.truncate {
+		if t := truncate(res, len(data), h.limit); t != nil {
+			return t, nil
+		}
+	}
+	return nil, reject(ErrResultTooLarge, fmt.Sprintf("tool %q result is %d bytes, the limit is %d", req.Tool.Name, len(data), h.limit))
+}
+
+// LayerSettings shows the limit in the server's Pipeline. It is no cap:
+// a larger limit inside this one still sees the result first.
+func (h *resultLimit) LayerSettings() []mcpkit.Setting {
+	s := []mcpkit.Setting{{Name: "resultBytes", Value: strconv.Itoa(h.limit)}}
+	if h.truncate {
+		s = append(s, mcpkit.Setting{Name: "truncate", Value: "true"})
+	}
+	return s
 }
 
 // boundError returns err, or, when the text the client would see of it is

@@ -115,6 +115,12 @@ type timeoutHandler struct {
 	next   mcpkit.Handler
 }
 
+// LayerSettings shows the time limit in the server's Pipeline, as a cap:
+// a longer Timeout inside this one never fires.
+func (h *timeoutHandler) LayerSettings() []mcpkit.Setting {
+	return []mcpkit.Setting{{Name: "timeout", Value: h.limit.String(), Cap: int64(h.limit)}}
+}
+
 // The states of a timeoutCall: the handler's goroutine moves it from
 // running to finished, the caller from running to abandoned; whichever moves
 // first decides who owns the outcome.
