@@ -176,7 +176,11 @@ func NamedMiddleware(name string, m Middleware) Middleware {
 		n := b.rec.len()
 		h := m(next)
 		if b.rec.len() == n {
-			b.rec.layers = append(b.rec.layers, Layer{Name: name, From: b.rec.from})
+			l := Layer{Name: name, From: b.rec.from}
+			if ls, ok := h.(LayerSettings); ok {
+				l.Settings = ls.LayerSettings()
+			}
+			b.rec.layers = append(b.rec.layers, l)
 		}
 		return h
 	}

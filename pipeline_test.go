@@ -235,3 +235,36 @@ func TestMootLayersReported(t *testing.T) {
 		}
 	}
 }
+
+// quota is a middleware of one's own that shows its setting in Pipeline.
+type quota struct {
+	perDay int
+	next   mcpkit.Handler
+}
+
+func (q *quota) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	return q.next.ServeTool(ctx, req)
+}
+
+func (q *quota) LayerSettings() []mcpkit.Setting {
+	return []mcpkit.Setting{{Name: "callsPerDay", Value: fmt.Sprint(q.perDay)}}
+}
+
+// A middleware shows its settings in Pipeline by returning a Handler that
+// implements LayerSettings.
+func ExampleLayerSettings() {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "pipe"}, nil)
+	srv.Use(
+		mcpkit.NamedMiddleware("acme.quota", func(next mcpkit.Handler) mcpkit.Handler { return &quota{perDay: 1000, next: next} }),
+		middleware.Timeout(time.Minute, nil),
+	)
+	srv.Add(tool("report", reply("x")))
+	layers, _ := srv.Pipeline("report")
+	for _, l := range layers {
+		fmt.Println(l.Name, l.Settings)
+	}
+	// Output:
+	// acme.quota [{callsPerDay 1000 0}]
+	// middleware.Timeout [{timeout 1m0s 60000000000}]
+	// mcpkit.Validation []
+}
