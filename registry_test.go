@@ -489,6 +489,7 @@ func TestAddRawSchemaErrors(t *testing.T) {
 		"{":                  `tool "t": input schema: not valid JSON: it ends before the value is complete: {`,
 		`{"type":"object",}`: `tool "t": input schema: not valid JSON: unexpected '}' at byte 18, after {"type":"object",`,
 		`[]`:                 `tool "t": input schema: not a JSON object: []`,
+		`{"type":"object","propertees":{"n":{"type":"integer"}}}`: `tool "t": input schema: /propertees: unknown keyword "propertees": did you mean "properties"? (name an annotation of your own x-...)`,
 	} {
 		srv := mcpkit.NewServer(&mcp.Implementation{Name: "t"}, nil)
 		err := srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "t", InputSchema: json.RawMessage(raw)}, Handler: reply("x")})

@@ -274,6 +274,9 @@ func (g *inferrer) object(t reflect.Type) (*jsonschema.Schema, error) {
 // field is required.
 func (g *inferrer) applyTags(fs *jsonschema.Schema, f jsonField) (required bool, err error) {
 	tag := f.tag
+	if err := checkTag(tag); err != nil {
+		return false, err
+	}
 	required = !f.omitEmpty && !f.omitZero
 	if !g.output && f.typ.Kind() == reflect.Pointer {
 		required = false

@@ -352,6 +352,25 @@ func TestSchemaErrors(t *testing.T) {
 	type customJSON struct {
 		T customMarshal `json:"t"`
 	}
+	type typoMinimum struct {
+		N int `json:"n" mininum:"1"`
+	}
+	type typoDescription struct {
+		N int `json:"n" descripton:"A number."`
+	}
+	type typoJSONKey struct {
+		N int `jsn:"n"`
+	}
+	type typoJSONOption struct {
+		N int `json:"n,omitempy"`
+	}
+	type unknownJSONOption struct {
+		N int `json:"n,sometimes"`
+	}
+	type otherLibraries struct {
+		N int `json:"n" yaml:"n" db:"n" validate:"min=1" form:"n" env:"N" bson:"n"`
+		M int `json:"m,omitempty,format:int" x-note:"kept"`
+	}
 	tests := []struct {
 		name string
 		typ  reflect.Type
@@ -367,6 +386,12 @@ func TestSchemaErrors(t *testing.T) {
 		{"length", reflect.TypeFor[badLength](), "minLength"},
 		{"bool", reflect.TypeFor[badBool](), "uniqueItems"},
 		{"custom JSON", reflect.TypeFor[customJSON](), "JSONSchema"},
+		{"tag typo", reflect.TypeFor[typoMinimum](), `field tools.typoMinimum.N: tag key "mininum" is not one tools.New reads: did you mean "minimum"?`},
+		{"tag typo description", reflect.TypeFor[typoDescription](), `tag key "descripton" is not one tools.New reads: did you mean "description"?`},
+		{"json key typo", reflect.TypeFor[typoJSONKey](), `tag key "jsn" is not one tools.New reads: did you mean "json"?`},
+		{"json option typo", reflect.TypeFor[typoJSONOption](), `json tag option "omitempy" is not one encoding/json knows: did you mean "omitempty"?`},
+		{"json option unknown", reflect.TypeFor[unknownJSONOption](), `json tag option "sometimes" is not one encoding/json knows`},
+		{"other libraries' tags", reflect.TypeFor[otherLibraries](), ""},
 		{"not an object", reflect.TypeFor[int](), "not a struct or map"},
 		{"list", reflect.TypeFor[[]Basic](), "not a struct or map"},
 		{"unexported", reflect.TypeFor[unexported](), ""},

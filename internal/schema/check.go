@@ -2,14 +2,18 @@ package schema
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"net/url"
 	"regexp"
 	"regexp/syntax"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/mcpkit/mcpkit/internal/spell"
 )
 
 // A SchemaError reports a schema that [Compile] rejects, and where in the
@@ -56,7 +60,13 @@ func (e *SchemaError) Unwrap() []error {
 //     enforces under 2020-12, so that the schema would say more than
 //     validation checks: the array form of "items", "additionalItems" and
 //     "dependencies" (all three accepted under a draft-07 $schema, which
-//     jsonschema-go implements), and 2019-09's "$recursiveRef".
+//     jsonschema-go implements), and 2019-09's "$recursiveRef";
+//   - an unknown keyword that is a near miss of a known one ("propertees",
+//     "mininum", "maxlength"), which would be taken for an annotation and
+//     leave the schema accepting what its author meant to refuse. Unknown
+//     keywords far from any known one, those that start with "x-", and a
+//     few of other vocabularies (OpenAPI's example, nullable) stay
+//     annotations.
 //
 // It checks the schemas in the order of their pointers, so that the error
 // is the same for the same schema.
@@ -108,8 +118,34 @@ func checkOne(s *jsonschema.Schema, ptr string, draft07 bool) *SchemaError {
 	if _, ok := s.Extra["$recursiveRef"]; ok {
 		return fault("$recursiveRef", "$recursiveRef (2019-09) is not enforced; use $dynamicRef", nil)
 	}
+	for _, kw := range slices.Sorted(maps.Keys(s.Extra)) {
+		if strings.HasPrefix(kw, "x-") || slices.Contains(annotations, kw) {
+			continue
+		}
+		if want, ok := spell.Suggest(kw, keywords); ok {
+			return fault(escapePointer(kw), fmt.Sprintf("unknown keyword %q: did you mean %q? (name an annotation of your own x-...)", clip(kw), want), nil)
+		}
+	}
 	return nil
 }
+
+// keywords are the keywords of JSON Schema 2020-12 (and of draft-07, which
+// a $schema may choose), which an unknown keyword may be a misspelling of.
+var keywords = []string{
+	"$schema", "$id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary", "$comment", "$defs",
+	"definitions", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
+	"exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems", "uniqueItems",
+	"maxContains", "minContains", "maxProperties", "minProperties", "required", "dependentRequired",
+	"properties", "patternProperties", "additionalProperties", "propertyNames", "unevaluatedProperties",
+	"items", "prefixItems", "additionalItems", "contains", "unevaluatedItems", "allOf", "anyOf", "oneOf", "not",
+	"if", "then", "else", "dependentSchemas", "dependencies", "title", "description", "default", "deprecated",
+	"readOnly", "writeOnly", "examples", "format", "contentEncoding", "contentMediaType", "contentSchema",
+}
+
+// annotations are keywords of other vocabularies, in use in tool schemas,
+// that are near misses of JSON Schema's and are not taken for misspellings
+// (OpenAPI's example and nullable, say).
+var annotations = []string{"example", "nullable", "discriminator", "externalDocs", "xml", "propertyOrder"}
 
 // regexpReason returns the text of a regexp error with the part of the
 // expression at fault clipped: the pointer already locates the expression,

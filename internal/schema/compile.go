@@ -53,7 +53,8 @@ type Validator struct {
 // "type" that names no type ("strng"), a $ref to nothing, a pattern that
 // is not a regular expression, and keywords of other drafts that are not
 // enforced under 2020-12 (the array form of items, additionalItems and
-// dependencies, unless $schema is draft-07; $recursiveRef). Unknown
+// dependencies, unless $schema is draft-07; $recursiveRef), and an unknown
+// keyword that is a near miss of a known one ("propertees"). Other unknown
 // keywords and format are annotations, and are ignored.
 //
 // Every error is a [*SchemaError] locating the fault in the schema.
