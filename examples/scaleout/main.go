@@ -5,7 +5,8 @@
 // tools/list_changed announcements that reach clients listening on any
 // replica.
 //
-// run.sh starts three replicas, one Redis and nginx in front of them:
+// run.sh starts three replicas, one Redis and nginx in front of them (README.md
+// says how to try it by hand):
 //
 //	bash examples/scaleout/run.sh
 //
