@@ -596,3 +596,12 @@ func TestTaskAfterInput(t *testing.T) {
 		t.Errorf("task = %v", got)
 	}
 }
+
+// parked is a task tool whose work waits until its task ends.
+func parked(m *tasks.Manager) *mcpkit.Tool {
+	return tasks.Tool(&mcpkit.Tool{Tool: mcp.Tool{Name: "parked", InputSchema: objectSchema}, Handler: mcpkit.HandlerFunc(
+		func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})}, m, nil)
+}

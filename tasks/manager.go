@@ -344,15 +344,18 @@ func (m *Manager) resume(ctx context.Context, t *Task, extra *mcp.RequestExtra) 
 				mcp.MetaKeyClientCapabilities: caps,
 			},
 		},
-		Extra: extra,
+		Extra: detachExtra(extra),
 	}
 	go m.run(r, t.ID, h.work, &mcpkit.Request{Tool: h.tool, Arguments: t.Arguments, Call: call})
 }
 
-// end moves t to a terminal status.
+// end moves t to a terminal status. What only later rounds of the work
+// would need (the arguments, above all) is dropped: the task keeps only
+// what tasks/get shows.
 func (m *Manager) end(t *Task, s Status, msg string, result json.RawMessage, err *jsonrpc.Error) {
 	t.Status, t.StatusMessage, t.Result, t.Error = s, msg, result, err
-	t.InputRequests, t.InputResponses = nil, nil
+	t.InputRequests, t.InputResponses, t.RequestState = nil, nil, ""
+	t.Arguments, t.ClientCapabilities = nil, nil
 	t.UpdatedAt = time.Now()
 	t.LeaseUntil = time.Time{}
 }

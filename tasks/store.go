@@ -36,10 +36,13 @@ var (
 type Store interface {
 	// Create stores t, durably: once Create returns nil, Get from any
 	// replica finds t. It fails with ErrExists if t.ID is taken and with
-	// ErrStoreFull if the store has no room.
+	// ErrStoreFull if the store has no room. It may keep the bytes of t's
+	// JSON fields rather than copy them: nobody writes them.
 	Create(ctx context.Context, t *Task) error
 
 	// Get returns a copy of the task with the given ID, or ErrNotFound.
+	// The copy may share the bytes of its JSON fields with the store's:
+	// nobody writes them (see [Task]).
 	Get(ctx context.Context, id string) (*Task, error)
 
 	// Update atomically replaces the task with the given ID by what fn

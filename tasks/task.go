@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"bytes"
 	"encoding/json"
 	"time"
 
@@ -30,7 +29,11 @@ const (
 func (s Status) Terminal() bool { return s == Completed || s == Failed || s == Cancelled }
 
 // A Task is a task as a [Store] keeps it. Stores hold copies: a Task
-// returned by a Store belongs to the caller.
+// returned by a Store belongs to the caller, except for the bytes of its
+// JSON fields (Arguments, Result, Error.Data, ...), which copies share and
+// nobody writes: the store, the [Manager] and the work of the task read
+// one copy of a call's arguments. To change such a field, replace it;
+// never write into its bytes.
 type Task struct {
 	// ID is the task's identifier, unguessable (128 random bits), but a
 	// name, not a capability: every request about a task is checked
@@ -88,17 +91,14 @@ type Task struct {
 	RequestState   string          `json:"requestState,omitempty"`
 }
 
-// clone returns a copy of t that shares nothing mutable with it.
+// clone returns a copy of t whose fields can be set without changing t.
+// The bytes of its JSON fields are shared: nobody writes them (see
+// [Task]), and copying them would keep a call's arguments, which may be
+// large, once more for every copy.
 func (t *Task) clone() *Task {
 	t2 := *t
-	t2.Result = bytes.Clone(t.Result)
-	t2.Arguments = bytes.Clone(t.Arguments)
-	t2.ClientCapabilities = bytes.Clone(t.ClientCapabilities)
-	t2.InputRequests = bytes.Clone(t.InputRequests)
-	t2.InputResponses = bytes.Clone(t.InputResponses)
 	if t.Error != nil {
 		e := *t.Error
-		e.Data = bytes.Clone(t.Error.Data)
 		t2.Error = &e
 	}
 	return &t2

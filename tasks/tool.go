@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/mcpkit/mcpkit"
@@ -125,7 +126,7 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 		ExpiresAt:       now.Add(m.ttl),
 		PollInterval:    m.poll,
 		LeaseUntil:      now.Add(m.lease),
-		Arguments:       req.Arguments,
+		Arguments:       req.Arguments, // shared with the work and the store, which write neither
 		ProtocolVersion: req.ProtocolVersion(),
 	}
 	if caps, ok := req.Meta()[mcp.MetaKeyClientCapabilities]; ok {
@@ -142,8 +143,51 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 		}
 		return nil, fmt.Errorf("tasks: creating task: %w", err)
 	}
-	go m.run(run, t.ID, h.work, req)
+	go m.run(run, t.ID, h.work, detach(req))
 	return &mcp.CallToolResult{Meta: mcp.Meta{metaKeyCreated: t.toWire(resultTypeTask)}}, nil
+}
+
+// detach returns the request that the work of a task created by req runs
+// with: req without what ends with the call, its session and its stream,
+// which the work must not use and must not keep (a stateless session keeps
+// the call's message, arguments included), and with the protocol version
+// and the client capabilities req has, which before 2026-07-28 come from
+// the session, in its _meta. The arguments, headers and token are shared.
+func detach(req *mcpkit.Request) *mcpkit.Request {
+	if req.Call == nil {
+		return req
+	}
+	call := &mcp.CallToolRequest{Extra: detachExtra(req.Call.Extra)}
+	if p := req.Call.Params; p != nil {
+		params := *p
+		_, hasVersion := p.Meta[mcp.MetaKeyProtocolVersion]
+		_, hasCaps := p.Meta[mcp.MetaKeyClientCapabilities]
+		if !hasVersion || !hasCaps {
+			params.Meta = maps.Clone(p.Meta)
+			if params.Meta == nil {
+				params.Meta = mcp.Meta{}
+			}
+			if v := req.ProtocolVersion(); !hasVersion && v != "" {
+				params.Meta[mcp.MetaKeyProtocolVersion] = v
+			}
+			if caps := req.ClientCapabilities(); !hasCaps && caps != nil {
+				params.Meta[mcp.MetaKeyClientCapabilities] = caps
+			}
+		}
+		call.Params = &params
+	}
+	r := *req
+	r.Call = call
+	return &r
+}
+
+// detachExtra returns what the work of a task keeps of the transport
+// information of a request: its token and headers.
+func detachExtra(extra *mcp.RequestExtra) *mcp.RequestExtra {
+	if extra == nil {
+		return nil
+	}
+	return &mcp.RequestExtra{TokenInfo: extra.TokenInfo, Header: extra.Header}
 }
 
 // A reservation is the right to run one task on this manager: its
