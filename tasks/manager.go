@@ -291,6 +291,8 @@ func (m *Manager) update(ctx context.Context, who string, extra *mcp.RequestExtr
 	})
 	switch {
 	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, ErrStoreFull):
+		m.logger.Warn("tasks: store full, input responses dropped", "task", p.TaskID)
 	case err != nil:
 		m.logger.Error("tasks: store", "op", "update", "task", p.TaskID, "err", err)
 	case resume:

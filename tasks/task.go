@@ -104,6 +104,22 @@ func (t *Task) clone() *Task {
 	return &t2
 }
 
+// taskOverhead is what [Task.size] counts for a task besides the bytes of
+// its strings and JSON: the struct, its error, and a store's bookkeeping.
+const taskOverhead = 512
+
+// size returns about how many bytes t takes in memory: its variable parts
+// and taskOverhead.
+func (t *Task) size() int64 {
+	n := len(t.ID) + len(t.Owner) + len(t.Tool) + len(t.StatusMessage) +
+		len(t.Result) + len(t.Arguments) + len(t.ProtocolVersion) + len(t.ClientCapabilities) +
+		len(t.InputRequests) + len(t.InputResponses) + len(t.RequestState)
+	if t.Error != nil {
+		n += len(t.Error.Message) + len(t.Error.Data)
+	}
+	return int64(n) + taskOverhead
+}
+
 // wireTask is a Task on the wire (SEP-2663, as the conformance suite
 // 0.2.0-alpha.12 checks it): the CreateTaskResult of tools/call, with
 // resultType "task", and the DetailedTask of tasks/get, with resultType

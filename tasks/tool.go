@@ -139,12 +139,23 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 	if err := m.store.Create(ctx, t); err != nil {
 		run.release()
 		if errors.Is(err, ErrStoreFull) {
-			return nil, mcpkit.NewToolError(errors.New("too many tasks running; try again later"), mcpkit.Retryable)
+			return nil, mcpkit.NewToolError(&storeFullError{retryAfter: m.poll}, mcpkit.Retryable)
 		}
 		return nil, fmt.Errorf("tasks: creating task: %w", err)
 	}
 	go m.run(run, t.ID, h.work, detach(req))
 	return &mcp.CallToolResult{Meta: mcp.Meta{metaKeyCreated: t.toWire(resultTypeTask)}}, nil
+}
+
+// storeFullError is what a call that finds the task store full is told:
+// a retryable tool error with a retry hint in its result's _meta, as for
+// every limit.
+type storeFullError struct{ retryAfter time.Duration }
+
+func (e *storeFullError) Error() string { return "no room for another task; try again later" }
+func (e *storeFullError) Unwrap() error { return ErrStoreFull }
+func (e *storeFullError) ResultMeta() mcp.Meta {
+	return mcp.Meta{middleware.MetaKeyRetryAfter: e.retryAfter.Milliseconds()}
 }
 
 // detach returns the request that the work of a task created by req runs
@@ -283,12 +294,23 @@ func (m *Manager) run(r *reservation, id string, work mcpkit.Handler, req *mcpki
 	// A fresh context: the task's has ended, and the outcome must be stored.
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), m.lease)
 	defer scancel()
-	_, err = m.store.Update(sctx, id, func(t *Task) error {
-		if !t.Status.Terminal() {
-			outcome(t)
-		}
-		return nil
-	})
+	finish := func(outcome func(*Task)) error {
+		_, err := m.store.Update(sctx, id, func(t *Task) error {
+			if !t.Status.Terminal() {
+				outcome(t)
+			}
+			return nil
+		})
+		return err
+	}
+	err = finish(outcome)
+	if errors.Is(err, ErrStoreFull) {
+		// The result, or the input requests, do not fit: the task fails
+		// rather than run on as working until its lease runs out.
+		m.logger.Warn("tasks: store full, outcome dropped", "task", id)
+		e := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task result too large for the task store"}
+		err = finish(func(t *Task) { m.end(t, Failed, e.Message, nil, e) })
+	}
 	if err != nil {
 		m.logger.Error("tasks: store", "op", "finish", "task", id, "err", err)
 	}
