@@ -42,7 +42,7 @@ func testTaskStoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store
 	t.Run("RoundTrip", func(t *testing.T) {
 		s := newStore(t)
 		full := mk("full", time.Hour)
-		full.StatusMessage, full.PollInterval = "half way", 2*time.Second
+		full.ToolVersion, full.StatusMessage, full.PollInterval = "2.1.0", "half way", 2*time.Second
 		full.Result = json.RawMessage(`{"content":[]}`)
 		full.Error = &jsonrpc.Error{Code: -32603, Message: "boom", Data: json.RawMessage(`{"x":1}`)}
 		full.Arguments, full.ProtocolVersion = json.RawMessage(`{"q":"a"}`), "2026-07-28"

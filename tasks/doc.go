@@ -67,8 +67,14 @@
 //     outstanding and ignores others (SEP-2663), and when none is left the
 //     work runs again, on the replica that got the last answer, with the
 //     call's arguments, every answer of the round and the request state it
-//     gave (which never reaches the wire). The answer is an empty
-//     acknowledgement, for any task ID.
+//     gave (which never reaches the wire). It runs the handler of the
+//     version of the tool the task was created with (the one the call
+//     reached), and only if the caller, as the tasks/update request shows
+//     it, still reaches that tool ([mcpkit.Server.Reaches], on the server
+//     the manager is attached to): a tool hidden from the caller or removed
+//     since then makes the task failed, with the error a call to an
+//     unknown tool gets (-32602). The answer is an empty acknowledgement,
+//     for any task ID.
 //
 // Each needs the extension on the request (-32021 otherwise, as above), and
 // an Mcp-Name header, when there is one, must name the task of the body

@@ -275,7 +275,7 @@ func TestResumeOnAnotherReplica(t *testing.T) {
 		if w := status(t, b, id); w.Status != InputRequired || w.InputRequests == nil {
 			t.Fatalf("waiting task: %+v", w)
 		}
-		b.update(t.Context(), "", nil, &taskParams{TaskID: id, InputResponses: json.RawMessage(`{"ok":{"action":"accept"}}`)})
+		b.update(t.Context(), nil, "", nil, &taskParams{TaskID: id, InputResponses: json.RawMessage(`{"ok":{"action":"accept"}}`)})
 		synctest.Wait()
 		w := status(t, a, id)
 		if w.Status != Completed || !strings.Contains(string(w.Result), `{\"x\":1}`) {

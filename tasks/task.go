@@ -45,8 +45,11 @@ type Task struct {
 	// an unknown task.
 	Owner string `json:"owner"`
 
-	// Tool is the name of the tool whose call the task runs.
-	Tool string `json:"tool"`
+	// Tool and ToolVersion are the name and version of the tool whose
+	// call the task runs, as given to [Tool]: the rounds after input run
+	// that version's handler, never another version's.
+	Tool        string `json:"tool"`
+	ToolVersion string `json:"toolVersion,omitempty"`
 
 	Status        Status    `json:"status"`
 	StatusMessage string    `json:"statusMessage,omitempty"`
@@ -111,7 +114,7 @@ const taskOverhead = 512
 // size returns about how many bytes t takes in memory: its variable parts
 // and taskOverhead.
 func (t *Task) size() int64 {
-	n := len(t.ID) + len(t.Owner) + len(t.Tool) + len(t.StatusMessage) +
+	n := len(t.ID) + len(t.Owner) + len(t.Tool) + len(t.ToolVersion) + len(t.StatusMessage) +
 		len(t.Result) + len(t.Arguments) + len(t.ProtocolVersion) + len(t.ClientCapabilities) +
 		len(t.InputRequests) + len(t.InputResponses) + len(t.RequestState)
 	if t.Error != nil {

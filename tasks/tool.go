@@ -90,7 +90,7 @@ func Tool(t *mcpkit.Tool, m *Manager, opts *ToolOptions) *mcpkit.Tool {
 	t2.Handler = h
 	h.tool = &t2
 	m.mu.Lock()
-	m.tools[t.Name] = h
+	m.tools[toolKey{t.Name, t.Version}] = h
 	m.mu.Unlock()
 	return &t2
 }
@@ -120,6 +120,7 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 		ID:              newID(),
 		Owner:           principal(req.TokenInfo(), req.Header()),
 		Tool:            h.tool.Name,
+		ToolVersion:     h.tool.Version,
 		Status:          Working,
 		CreatedAt:       now,
 		UpdatedAt:       now,
