@@ -57,8 +57,10 @@
 //   - tasks/get: the task's status, its result (completed) or error
 //     (failed) inlined. An unknown or expired task is JSON-RPC -32602.
 //   - tasks/cancel: a task that is not terminal becomes cancelled at once
-//     and its handler's context is cancelled (on another replica, at its
-//     next lease renewal); a terminal task stays as it is. The answer is an
+//     and its handler's context is cancelled before the answer is sent,
+//     when the work runs on this replica or is about to (a round that has
+//     not started yet never starts); on another replica, at that replica's
+//     next lease renewal. A terminal task stays as it is. The answer is an
 //     empty acknowledgement, for any task ID.
 //   - tasks/update: answers to the input a task waits for. Work that
 //     returns an input_required result (SEP-2322, see mcpkit.InputResponse)

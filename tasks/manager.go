@@ -65,8 +65,8 @@ type Manager struct {
 	logger *slog.Logger
 
 	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc // tasks this manager runs
-	tools   map[toolKey]*taskHandler           // the tools made by Tool
+	running map[string][]*reservation // the runs of tasks reserved or running here, by task ID
+	tools   map[toolKey]*taskHandler  // the tools made by Tool
 	closed  bool
 	wg      sync.WaitGroup
 }
@@ -79,7 +79,7 @@ type toolKey struct{ name, version string }
 
 // NewManager returns a Manager with the given options.
 func NewManager(opts *Options) *Manager {
-	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string]context.CancelCauseFunc{}, tools: map[toolKey]*taskHandler{}}
+	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string][]*reservation{}, tools: map[toolKey]*taskHandler{}}
 	if opts != nil {
 		m.store, m.logger = opts.Store, opts.Logger
 		if opts.TTL > 0 {
@@ -268,13 +268,16 @@ func (m *Manager) cancel(ctx context.Context, who, id string) (mcp.Result, error
 //
 // The round runs the handler of the version of the tool the task was
 // created with, and only if the caller still reaches that tool on srv
-// (not asked when srv is nil, in tests).
+// (not asked when srv is nil, in tests). Its run is reserved before the
+// store has the task working again, so that a tasks/cancel acknowledged
+// after that write finds the run here and stops it.
 func (m *Manager) update(ctx context.Context, srv *mcpkit.Server, who string, extra *mcp.RequestExtra, p *taskParams) (mcp.Result, error) {
 	ack := &ackResult{ResultType: resultTypeComplete}
 	var answers map[string]json.RawMessage
 	if json.Unmarshal(p.InputResponses, &answers) != nil || len(answers) == 0 {
 		return ack, nil
 	}
+	r, open := m.reserve(ctx, p.TaskID)
 	var h *taskHandler
 	var next *mcpkit.Request // the request of the round to run, if one is
 	_, err := m.store.Update(ctx, p.TaskID, func(t *Task) error {
@@ -325,6 +328,8 @@ func (m *Manager) update(ctx context.Context, srv *mcpkit.Server, who string, ex
 			var e *jsonrpc.Error
 			errors.As(mcpkit.NewUnknownToolError(t.Tool), &e)
 			fail(e)
+		case !open:
+			fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task interrupted: the server shut down"})
 		default:
 			t.Status, t.StatusMessage, t.InputRequests = Working, "", nil
 			t.LeaseUntil = t.UpdatedAt.Add(m.lease)
@@ -334,31 +339,18 @@ func (m *Manager) update(ctx context.Context, srv *mcpkit.Server, who string, ex
 	})
 	switch {
 	case err == nil && next != nil:
-		m.resume(ctx, p.TaskID, h, next)
+		go m.run(r, p.TaskID, h.work, next)
+		return ack, nil
 	case err == nil, errors.Is(err, ErrNotFound):
 	case errors.Is(err, ErrStoreFull):
 		m.logger.Warn("tasks: store full, input responses dropped", "task", p.TaskID)
 	default:
 		m.logger.Error("tasks: store", "op", "update", "task", p.TaskID, "err", err)
 	}
-	return ack, nil
-}
-
-// resume runs the next round of the work of the task with the given ID,
-// whose request is req, here.
-func (m *Manager) resume(ctx context.Context, id string, h *taskHandler, req *mcpkit.Request) {
-	r, ok := m.reserve(ctx, id)
-	if !ok {
-		e := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task interrupted: the server shut down"}
-		m.store.Update(context.WithoutCancel(ctx), id, func(t *Task) error {
-			if !t.Status.Terminal() {
-				m.end(t, Failed, e.Message, nil, e)
-			}
-			return nil
-		})
-		return
+	if open {
+		r.release()
 	}
-	go m.run(r, id, h.work, req)
+	return ack, nil
 }
 
 // resumed returns the request of the next round of t's work, which h
@@ -409,13 +401,13 @@ var (
 	errVanished  = errors.New("tasks: task expired or lost from the store")
 )
 
-// stop cancels the work of the task with the given ID if it runs here.
+// stop cancels the work of the task with the given ID if it runs here, or
+// is about to.
 func (m *Manager) stop(id string, cause error) {
 	m.mu.Lock()
-	cancel := m.running[id]
-	m.mu.Unlock()
-	if cancel != nil {
-		cancel(cause)
+	defer m.mu.Unlock()
+	for _, r := range m.running[id] {
+		r.cancel(cause)
 	}
 }
 
@@ -426,8 +418,10 @@ func (m *Manager) stop(id string, cause error) {
 func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
-	for _, cancel := range m.running {
-		cancel(errShutdown)
+	for _, rs := range m.running {
+		for _, r := range rs {
+			r.cancel(errShutdown)
+		}
 	}
 	m.mu.Unlock()
 	done := make(chan struct{})

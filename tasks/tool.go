@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/mcpkit/mcpkit"
@@ -204,7 +205,9 @@ func detachExtra(extra *mcp.RequestExtra) *mcp.RequestExtra {
 
 // A reservation is the right to run one task on this manager: its
 // context, which keeps the values of parent and none of its end, and
-// carries the task's Info, and a place among the tasks Shutdown waits for.
+// carries the task's Info, and a place among the tasks Shutdown waits for
+// and tasks/cancel stops. A task is reserved before the store has it
+// working, so that a cancel acknowledged after that finds its run.
 type reservation struct {
 	m      *Manager
 	id     string
@@ -223,16 +226,25 @@ func (m *Manager) reserve(parent context.Context, id string) (*reservation, bool
 		cancel(nil)
 		return nil, false
 	}
-	m.running[id] = cancel
+	r := &reservation{m: m, id: id, ctx: ctx, cancel: cancel}
+	m.running[id] = append(m.running[id], r)
 	m.wg.Add(1)
-	return &reservation{m: m, id: id, ctx: ctx, cancel: cancel}, true
+	return r, true
 }
 
 // release gives the reservation back.
 func (r *reservation) release() {
 	r.cancel(nil)
-	r.m.forget(r.id)
-	r.m.wg.Done()
+	m := r.m
+	m.mu.Lock()
+	rs := slices.DeleteFunc(m.running[r.id], func(r2 *reservation) bool { return r2 == r })
+	if len(rs) == 0 {
+		delete(m.running, r.id)
+	} else {
+		m.running[r.id] = rs
+	}
+	m.mu.Unlock()
+	m.wg.Done()
 }
 
 // metaKeyCreated marks, in the _meta of the result of a tool call, a task
@@ -264,19 +276,27 @@ func createdTask(res *mcp.CallToolResult) *wireTask {
 }
 
 // run does the work of the task with the given ID and stores its outcome.
+// Work whose task was cancelled between its reservation and now does not
+// start: the client has been told the task is cancelled. (Work whose
+// manager shut down meanwhile starts with its context ended, as Shutdown
+// says.)
 func (m *Manager) run(r *reservation, id string, work mcpkit.Handler, req *mcpkit.Request) {
 	defer r.release()
 	ctx, cancel := r.ctx, r.cancel
 
-	done := make(chan struct{})
-	heartbeat := make(chan struct{})
-	go func() {
-		defer close(heartbeat)
-		m.renew(ctx, cancel, id, done)
-	}()
-	res, err := serve(ctx, work, req)
-	close(done)
-	<-heartbeat
+	var res *mcp.CallToolResult
+	var err error
+	if !errors.Is(context.Cause(ctx), errCancelled) {
+		done := make(chan struct{})
+		heartbeat := make(chan struct{})
+		go func() {
+			defer close(heartbeat)
+			m.renew(ctx, cancel, id, done)
+		}()
+		res, err = serve(ctx, work, req)
+		close(done)
+		<-heartbeat
+	}
 
 	var outcome func(*Task)
 	switch cause := context.Cause(ctx); {
@@ -398,11 +418,4 @@ func (m *Manager) renew(ctx context.Context, cancel context.CancelCauseFunc, id 
 			return
 		}
 	}
-}
-
-// forget removes the task with the given ID from those running here.
-func (m *Manager) forget(id string) {
-	m.mu.Lock()
-	delete(m.running, id)
-	m.mu.Unlock()
 }
