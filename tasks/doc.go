@@ -106,6 +106,14 @@
 // work stopped if it still runs. [Manager.Shutdown] stops the tasks a
 // replica runs and marks them failed.
 //
+// # Memory
+//
+// The [MemoryStore] is bounded in tasks and in bytes, in all and for each
+// principal, so that one principal cannot lock the others out; a call that
+// finds no room gets a retryable tool error, with a retry hint. A task
+// keeps one copy of its call's arguments, shared by its record and its
+// work, and drops it when it ends.
+//
 // # Conventions
 //
 // Options are structs, nil meaning the defaults, as in the SDK.
