@@ -42,7 +42,7 @@ func testTaskStoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store
 	t.Run("RoundTrip", func(t *testing.T) {
 		s := newStore(t)
 		full := mk("full", time.Hour)
-		full.StatusMessage, full.PollInterval = "half way", 2*time.Second
+		full.ToolVersion, full.StatusMessage, full.PollInterval = "2.1.0", "half way", 2*time.Second
 		full.Result = json.RawMessage(`{"content":[]}`)
 		full.Error = &jsonrpc.Error{Code: -32603, Message: "boom", Data: json.RawMessage(`{"x":1}`)}
 		full.Arguments, full.ProtocolVersion = json.RawMessage(`{"q":"a"}`), "2026-07-28"
@@ -86,20 +86,24 @@ func testTaskStoreContract(t *testing.T, newStore func(t *testing.T) tasks.Store
 		}
 	})
 
+	// A store keeps and returns copies of a task's fields; the bytes of
+	// its JSON fields may be shared, since nobody writes them (see
+	// tasks.Task), so they are replaced here, never written.
 	t.Run("Copies", func(t *testing.T) {
 		s := newStore(t)
 		task := mk("a", time.Hour)
 		task.Arguments = json.RawMessage(`{"q":1}`)
+		task.Error = &jsonrpc.Error{Code: -32603, Message: "boom"}
 		if err := s.Create(ctx, task); err != nil {
 			t.Fatal(err)
 		}
-		task.Status, task.Arguments[1] = tasks.Failed, 'X'
+		task.Status, task.Arguments, task.Error.Message = tasks.Failed, json.RawMessage(`{"q":2}`), "changed"
 		got, _ := s.Get(ctx, "a")
-		if got.Status != tasks.Working || string(got.Arguments) != `{"q":1}` {
+		if got.Status != tasks.Working || string(got.Arguments) != `{"q":1}` || got.Error.Message != "boom" {
 			t.Fatalf("Create kept the caller's task: %+v", got)
 		}
-		got.Status, got.Arguments[1] = tasks.Failed, 'X'
-		if again, _ := s.Get(ctx, "a"); again.Status != tasks.Working || string(again.Arguments) != `{"q":1}` {
+		got.Status, got.Arguments, got.Error.Message = tasks.Failed, json.RawMessage(`{"q":2}`), "changed"
+		if again, _ := s.Get(ctx, "a"); again.Status != tasks.Working || string(again.Arguments) != `{"q":1}` || again.Error.Message != "boom" {
 			t.Errorf("Get returned the stored task itself: %+v", again)
 		}
 	})

@@ -57,8 +57,10 @@
 //   - tasks/get: the task's status, its result (completed) or error
 //     (failed) inlined. An unknown or expired task is JSON-RPC -32602.
 //   - tasks/cancel: a task that is not terminal becomes cancelled at once
-//     and its handler's context is cancelled (on another replica, at its
-//     next lease renewal); a terminal task stays as it is. The answer is an
+//     and its handler's context is cancelled before the answer is sent,
+//     when the work runs on this replica or is about to (a round that has
+//     not started yet never starts); on another replica, at that replica's
+//     next lease renewal. A terminal task stays as it is. The answer is an
 //     empty acknowledgement, for any task ID.
 //   - tasks/update: answers to the input a task waits for. Work that
 //     returns an input_required result (SEP-2322, see mcpkit.InputResponse)
@@ -67,8 +69,14 @@
 //     outstanding and ignores others (SEP-2663), and when none is left the
 //     work runs again, on the replica that got the last answer, with the
 //     call's arguments, every answer of the round and the request state it
-//     gave (which never reaches the wire). The answer is an empty
-//     acknowledgement, for any task ID.
+//     gave (which never reaches the wire). It runs the handler of the
+//     version of the tool the task was created with (the one the call
+//     reached), and only if the caller, as the tasks/update request shows
+//     it, still reaches that tool ([mcpkit.Server.Reaches], on the server
+//     the manager is attached to): a tool hidden from the caller or removed
+//     since then makes the task failed, with the error a call to an
+//     unknown tool gets (-32602). The answer is an empty acknowledgement,
+//     for any task ID.
 //
 // Each needs the extension on the request (-32021 otherwise, as above), and
 // an Mcp-Name header, when there is one, must name the task of the body
@@ -97,6 +105,14 @@
 // task is kept for [Options].TTL from its creation, then forgotten, and its
 // work stopped if it still runs. [Manager.Shutdown] stops the tasks a
 // replica runs and marks them failed.
+//
+// # Memory
+//
+// The [MemoryStore] is bounded in tasks and in bytes, in all and for each
+// principal, so that one principal cannot lock the others out; a call that
+// finds no room gets a retryable tool error, with a retry hint. A task
+// keeps one copy of its call's arguments, shared by its record and its
+// work, and drops it when it ends.
 //
 // # Conventions
 //

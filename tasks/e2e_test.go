@@ -596,3 +596,49 @@ func TestTaskAfterInput(t *testing.T) {
 		t.Errorf("task = %v", got)
 	}
 }
+
+// parked is a task tool whose work waits until its task ends.
+func parked(m *tasks.Manager) *mcpkit.Tool {
+	return tasks.Tool(&mcpkit.Tool{Tool: mcp.Tool{Name: "parked", InputSchema: objectSchema}, Handler: mcpkit.HandlerFunc(
+		func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})}, m, nil)
+}
+
+// TestTaskQuota: a principal that has used up its share of the task store
+// with running tasks gets a retryable tool error, with a retry hint, and no
+// task; another principal still gets tasks.
+func TestTaskQuota(t *testing.T) {
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(tasks.ExtensionID, map[string]any{})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "quota"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{Capabilities: caps}})
+	m := tasks.NewManager(&tasks.Options{Store: tasks.NewMemoryStore(&tasks.MemoryStoreOptions{MaxTasksPerOwner: 1})})
+	if err := m.Attach(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	if err := srv.Add(parked(m)); err != nil {
+		t.Fatal(err)
+	}
+	far := time.Now().Add(time.Hour)
+	ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Token: "alice-token", Tokens: map[string]*auth.TokenInfo{
+		"alice-token": {UserID: "alice", Expiration: far},
+		"bob-token":   {UserID: "bob", Expiration: far},
+	}})
+	alice := rpc{url: ts.URL, token: "alice-token", declared: true}
+	bob := rpc{url: ts.URL, token: "bob-token", declared: true}
+
+	alice.create(t, "parked")
+	res := alice.mustCall(t, "tools/call", map[string]any{"name": "parked", "arguments": map[string]any{}})
+	meta, _ := res["_meta"].(map[string]any)
+	content, _ := res["content"].([]any)
+	if res["resultType"] != "complete" || res["taskId"] != nil || res["isError"] != true || len(content) != 1 ||
+		meta[mcpkit.MetaKeyErrorClass] != string(mcpkit.Retryable) || meta["io.github.mcpkit/retryAfterMs"] != float64(1000) {
+		t.Errorf("alice over her quota: %v", res)
+	}
+	if text, _ := content[0].(map[string]any)["text"].(string); text != "no room for another task; try again later" {
+		t.Errorf("alice over her quota: %q", text)
+	}
+	bob.create(t, "parked")
+}

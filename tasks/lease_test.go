@@ -275,7 +275,7 @@ func TestResumeOnAnotherReplica(t *testing.T) {
 		if w := status(t, b, id); w.Status != InputRequired || w.InputRequests == nil {
 			t.Fatalf("waiting task: %+v", w)
 		}
-		b.update(t.Context(), "", nil, &taskParams{TaskID: id, InputResponses: json.RawMessage(`{"ok":{"action":"accept"}}`)})
+		b.update(t.Context(), nil, "", nil, &taskParams{TaskID: id, InputResponses: json.RawMessage(`{"ok":{"action":"accept"}}`)})
 		synctest.Wait()
 		w := status(t, a, id)
 		if w.Status != Completed || !strings.Contains(string(w.Result), `{\"x\":1}`) {
@@ -284,5 +284,30 @@ func TestResumeOnAnotherReplica(t *testing.T) {
 		if ran[a] != 1 || ran[b] != 1 {
 			t.Errorf("rounds run: on a %d, on b %d; want 1 and 1", ran[a], ran[b])
 		}
+	})
+}
+
+// TestResultTooLargeForStore: work whose result does not fit in the store
+// ends its task as failed, rather than leave it working until its lease
+// runs out; the store keeps nothing of the result.
+func TestResultTooLargeForStore(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := NewMemoryStore(&MemoryStoreOptions{MaxBytes: 20_000, MaxBytesPerOwner: 20_000})
+		m := NewManager(&Options{Store: store})
+		big := strings.Repeat("r", 30_000)
+		id := start(t, m, &mcpkit.Tool{Tool: mcp.Tool{Name: "big"}, Handler: mcpkit.HandlerFunc(
+			func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: big}}}, nil
+			})})
+		synctest.Wait()
+		w := status(t, m, id)
+		if w.Status != Failed || w.Error == nil || w.Error.Code != jsonrpc.CodeInternalError ||
+			w.Error.Message != "task result too large for the task store" || w.Result != nil {
+			t.Errorf("task = %+v", w)
+		}
+		if store.Bytes() > 2*taskOverhead {
+			t.Errorf("the store holds %d bytes for the task", store.Bytes())
+		}
+		m.Shutdown(t.Context())
 	})
 }

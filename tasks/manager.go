@@ -65,15 +65,21 @@ type Manager struct {
 	logger *slog.Logger
 
 	mu      sync.Mutex
-	running map[string]context.CancelCauseFunc // tasks this manager runs
-	tools   map[string]*taskHandler            // the tools made by Tool, by name
+	running map[string][]*reservation // the runs of tasks reserved or running here, by task ID
+	tools   map[toolKey]*taskHandler  // the tools made by Tool
 	closed  bool
 	wg      sync.WaitGroup
 }
 
+// A toolKey is the name and version of a tool given to [Tool]: the name is
+// its own, not that of its origin, so that two task tools derived from one
+// tool (a renamed copy with an argument fixed, say) keep their handlers
+// apart.
+type toolKey struct{ name, version string }
+
 // NewManager returns a Manager with the given options.
 func NewManager(opts *Options) *Manager {
-	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string]context.CancelCauseFunc{}, tools: map[string]*taskHandler{}}
+	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string][]*reservation{}, tools: map[toolKey]*taskHandler{}}
 	if opts != nil {
 		m.store, m.logger = opts.Store, opts.Logger
 		if opts.TTL > 0 {
@@ -100,6 +106,11 @@ func NewManager(opts *Options) *Manager {
 // the result of a tool call that created a task into the extension's
 // CreateTaskResult. Call it once per server, before serving. The server
 // must also advertise the extension (see the package documentation).
+//
+// A tasks/update that resumes a task asks srv first whether the task's
+// caller still reaches its tool ([mcpkit.Server.Reaches]): a tool hidden
+// from the caller or removed since the task was created is not run again,
+// and the task fails as a call to an unknown tool would.
 func (m *Manager) Attach(srv *mcpkit.Server) error {
 	sdk := srv.MCPServer()
 	// The handlers registered here only let the methods past the SDK's
@@ -113,13 +124,21 @@ func (m *Manager) Attach(srv *mcpkit.Server) error {
 			return fmt.Errorf("tasks: Attach: %w", err)
 		}
 	}
-	sdk.AddReceivingMiddleware(m.middleware)
+	sdk.AddReceivingMiddleware(m.middleware(srv))
 	return nil
 }
 
-// middleware answers the extension's methods and converts task-created
-// tool results.
-func (m *Manager) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+// middleware returns the SDK middleware of srv that answers the extension's
+// methods and converts task-created tool results.
+func (m *Manager) middleware(srv *mcpkit.Server) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return m.handler(srv, next)
+	}
+}
+
+// handler answers the extension's methods on srv, and passes the others to
+// next.
+func (m *Manager) handler(srv *mcpkit.Server, next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/call":
@@ -155,7 +174,7 @@ func (m *Manager) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 			case methodCancel:
 				return m.cancel(ctx, who, sr.Params.TaskID)
 			default:
-				return m.update(ctx, who, sr.Extra, sr.Params)
+				return m.update(ctx, srv, who, sr.Extra, sr.Params)
 			}
 		}
 		return next(ctx, method, req)
@@ -246,15 +265,23 @@ func (m *Manager) cancel(ctx context.Context, who, id string) (mcp.Result, error
 // keys alike), and when none is left outstanding the work resumes, here,
 // with every answer of the round. The answer is the same empty
 // acknowledgement for every task ID and any responses.
-func (m *Manager) update(ctx context.Context, who string, extra *mcp.RequestExtra, p *taskParams) (mcp.Result, error) {
+//
+// The round runs the handler of the version of the tool the task was
+// created with, and only if the caller still reaches that tool on srv
+// (not asked when srv is nil, in tests). Its run is reserved before the
+// store has the task working again, so that a tasks/cancel acknowledged
+// after that write finds the run here and stops it.
+func (m *Manager) update(ctx context.Context, srv *mcpkit.Server, who string, extra *mcp.RequestExtra, p *taskParams) (mcp.Result, error) {
 	ack := &ackResult{ResultType: resultTypeComplete}
 	var answers map[string]json.RawMessage
 	if json.Unmarshal(p.InputResponses, &answers) != nil || len(answers) == 0 {
 		return ack, nil
 	}
-	var resume bool
-	t, err := m.store.Update(ctx, p.TaskID, func(t *Task) error {
-		resume = false
+	r, open := m.reserve(ctx, p.TaskID)
+	var h *taskHandler
+	var next *mcpkit.Request // the request of the round to run, if one is
+	_, err := m.store.Update(ctx, p.TaskID, func(t *Task) error {
+		h, next = nil, nil
 		if t.Owner != who {
 			return ErrNotFound
 		}
@@ -282,52 +309,59 @@ func (m *Manager) update(ctx context.Context, who string, extra *mcp.RequestExtr
 		t.InputResponses, _ = json.Marshal(got)
 		t.InputRequests, _ = json.Marshal(pending)
 		t.UpdatedAt = time.Now()
-		if len(pending) == 0 {
+		if len(pending) > 0 {
+			return nil
+		}
+		fail := func(e *jsonrpc.Error) { m.end(t, Failed, e.Message, nil, e) }
+		m.mu.Lock()
+		h = m.tools[toolKey{t.Tool, t.ToolVersion}]
+		m.mu.Unlock()
+		if h == nil {
+			fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q does not run tasks on this server", t.Tool)})
+			return nil
+		}
+		req, err := resumed(t, h, extra)
+		switch {
+		case err != nil:
+			fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the input responses cannot be read: " + err.Error()})
+		case srv != nil && !srv.Reaches(ctx, req, h.tool.ID()):
+			var e *jsonrpc.Error
+			errors.As(mcpkit.NewUnknownToolError(t.Tool), &e)
+			fail(e)
+		case !open:
+			fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task interrupted: the server shut down"})
+		default:
 			t.Status, t.StatusMessage, t.InputRequests = Working, "", nil
 			t.LeaseUntil = t.UpdatedAt.Add(m.lease)
-			resume = true
+			next = req
 		}
 		return nil
 	})
 	switch {
-	case errors.Is(err, ErrNotFound):
-	case err != nil:
+	case err == nil && next != nil:
+		go m.run(r, p.TaskID, h.work, next)
+		return ack, nil
+	case err == nil, errors.Is(err, ErrNotFound):
+	case errors.Is(err, ErrStoreFull):
+		m.logger.Warn("tasks: store full, input responses dropped", "task", p.TaskID)
+	default:
 		m.logger.Error("tasks: store", "op", "update", "task", p.TaskID, "err", err)
-	case resume:
-		m.resume(ctx, t, extra)
+	}
+	if open {
+		r.release()
 	}
 	return ack, nil
 }
 
-// resume runs the next round of the work of t, which the last tasks/update
-// (whose transport information extra is) answered: the call again, with
-// its arguments and declared capabilities, the answers, and the request
-// state the work gave. The session of the call is gone.
-func (m *Manager) resume(ctx context.Context, t *Task, extra *mcp.RequestExtra) {
-	m.mu.Lock()
-	h := m.tools[t.Tool]
-	m.mu.Unlock()
-	fail := func(msg string) {
-		m.store.Update(context.WithoutCancel(ctx), t.ID, func(t *Task) error {
-			if !t.Status.Terminal() {
-				m.end(t, Failed, msg, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg})
-			}
-			return nil
-		})
-	}
+// resumed returns the request of the next round of t's work, which h
+// serves: the call again, with its arguments, protocol version and
+// declared capabilities, the answers, and the request state the work gave,
+// with the token and headers of the tasks/update that completed the
+// answers (extra). It has no session: the call's is gone.
+func resumed(t *Task, h *taskHandler, extra *mcp.RequestExtra) (*mcpkit.Request, error) {
 	var answers mcp.InputResponseMap
 	if err := json.Unmarshal(t.InputResponses, &answers); err != nil {
-		fail("the input responses cannot be read: " + err.Error())
-		return
-	}
-	if h == nil {
-		fail(fmt.Sprintf("tool %q does not run tasks on this server", t.Tool))
-		return
-	}
-	r, ok := m.reserve(ctx, t.ID)
-	if !ok {
-		fail("the server shut down before the task finished")
-		return
+		return nil, err
 	}
 	var caps any = map[string]any{"extensions": map[string]any{ExtensionID: map[string]any{}}}
 	if len(t.ClientCapabilities) > 0 {
@@ -344,15 +378,18 @@ func (m *Manager) resume(ctx context.Context, t *Task, extra *mcp.RequestExtra) 
 				mcp.MetaKeyClientCapabilities: caps,
 			},
 		},
-		Extra: extra,
+		Extra: detachExtra(extra),
 	}
-	go m.run(r, t.ID, h.work, &mcpkit.Request{Tool: h.tool, Arguments: t.Arguments, Call: call})
+	return &mcpkit.Request{Tool: h.tool, Arguments: t.Arguments, Call: call}, nil
 }
 
-// end moves t to a terminal status.
+// end moves t to a terminal status. What only later rounds of the work
+// would need (the arguments, above all) is dropped: the task keeps only
+// what tasks/get shows.
 func (m *Manager) end(t *Task, s Status, msg string, result json.RawMessage, err *jsonrpc.Error) {
 	t.Status, t.StatusMessage, t.Result, t.Error = s, msg, result, err
-	t.InputRequests, t.InputResponses = nil, nil
+	t.InputRequests, t.InputResponses, t.RequestState = nil, nil, ""
+	t.Arguments, t.ClientCapabilities = nil, nil
 	t.UpdatedAt = time.Now()
 	t.LeaseUntil = time.Time{}
 }
@@ -364,13 +401,13 @@ var (
 	errVanished  = errors.New("tasks: task expired or lost from the store")
 )
 
-// stop cancels the work of the task with the given ID if it runs here.
+// stop cancels the work of the task with the given ID if it runs here, or
+// is about to.
 func (m *Manager) stop(id string, cause error) {
 	m.mu.Lock()
-	cancel := m.running[id]
-	m.mu.Unlock()
-	if cancel != nil {
-		cancel(cause)
+	defer m.mu.Unlock()
+	for _, r := range m.running[id] {
+		r.cancel(cause)
 	}
 }
 
@@ -381,8 +418,10 @@ func (m *Manager) stop(id string, cause error) {
 func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
-	for _, cancel := range m.running {
-		cancel(errShutdown)
+	for _, rs := range m.running {
+		for _, r := range rs {
+			r.cancel(errShutdown)
+		}
 	}
 	m.mu.Unlock()
 	done := make(chan struct{})

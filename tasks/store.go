@@ -13,8 +13,10 @@ var (
 	// ErrExists is returned by Create for an ID the store already holds.
 	ErrExists = errors.New("tasks: task exists")
 	// ErrStoreFull is returned by Create when the store cannot take
-	// another task; the call that would have created it gets a retryable
-	// tool error.
+	// another task (of this size, or of this principal); the call that
+	// would have created it gets a retryable tool error. Update returns it
+	// when the store has no room for what the task grew by; for a result
+	// that does not fit, the Manager ends the task as failed.
 	ErrStoreFull = errors.New("tasks: store full")
 )
 
@@ -36,16 +38,20 @@ var (
 type Store interface {
 	// Create stores t, durably: once Create returns nil, Get from any
 	// replica finds t. It fails with ErrExists if t.ID is taken and with
-	// ErrStoreFull if the store has no room.
+	// ErrStoreFull if the store has no room. It may keep the bytes of t's
+	// JSON fields rather than copy them: nobody writes them.
 	Create(ctx context.Context, t *Task) error
 
 	// Get returns a copy of the task with the given ID, or ErrNotFound.
+	// The copy may share the bytes of its JSON fields with the store's:
+	// nobody writes them (see [Task]).
 	Get(ctx context.Context, id string) (*Task, error)
 
 	// Update atomically replaces the task with the given ID by what fn
 	// makes of a copy of it, and returns the new task. If fn returns an
 	// error, nothing is stored and Update returns that error. Update
-	// returns ErrNotFound for a task it does not hold. An implementation
+	// returns ErrNotFound for a task it does not hold, and may return
+	// ErrStoreFull for a task that grew beyond its room. An implementation
 	// may call fn more than once (an optimistic transaction that retries
 	// on conflict), so fn must depend only on the task it is given.
 	Update(ctx context.Context, id string, fn func(*Task) error) (*Task, error)

@@ -1,7 +1,6 @@
 package tasks
 
 import (
-	"bytes"
 	"encoding/json"
 	"time"
 
@@ -30,7 +29,11 @@ const (
 func (s Status) Terminal() bool { return s == Completed || s == Failed || s == Cancelled }
 
 // A Task is a task as a [Store] keeps it. Stores hold copies: a Task
-// returned by a Store belongs to the caller.
+// returned by a Store belongs to the caller, except for the bytes of its
+// JSON fields (Arguments, Result, Error.Data, ...), which copies share and
+// nobody writes: the store, the [Manager] and the work of the task read
+// one copy of a call's arguments. To change such a field, replace it;
+// never write into its bytes.
 type Task struct {
 	// ID is the task's identifier, unguessable (128 random bits), but a
 	// name, not a capability: every request about a task is checked
@@ -42,8 +45,11 @@ type Task struct {
 	// an unknown task.
 	Owner string `json:"owner"`
 
-	// Tool is the name of the tool whose call the task runs.
-	Tool string `json:"tool"`
+	// Tool and ToolVersion are the name and version of the tool whose
+	// call the task runs, as given to [Tool]: the rounds after input run
+	// that version's handler, never another version's.
+	Tool        string `json:"tool"`
+	ToolVersion string `json:"toolVersion,omitempty"`
 
 	Status        Status    `json:"status"`
 	StatusMessage string    `json:"statusMessage,omitempty"`
@@ -88,20 +94,33 @@ type Task struct {
 	RequestState   string          `json:"requestState,omitempty"`
 }
 
-// clone returns a copy of t that shares nothing mutable with it.
+// clone returns a copy of t whose fields can be set without changing t.
+// The bytes of its JSON fields are shared: nobody writes them (see
+// [Task]), and copying them would keep a call's arguments, which may be
+// large, once more for every copy.
 func (t *Task) clone() *Task {
 	t2 := *t
-	t2.Result = bytes.Clone(t.Result)
-	t2.Arguments = bytes.Clone(t.Arguments)
-	t2.ClientCapabilities = bytes.Clone(t.ClientCapabilities)
-	t2.InputRequests = bytes.Clone(t.InputRequests)
-	t2.InputResponses = bytes.Clone(t.InputResponses)
 	if t.Error != nil {
 		e := *t.Error
-		e.Data = bytes.Clone(t.Error.Data)
 		t2.Error = &e
 	}
 	return &t2
+}
+
+// taskOverhead is what [Task.size] counts for a task besides the bytes of
+// its strings and JSON: the struct, its error, and a store's bookkeeping.
+const taskOverhead = 512
+
+// size returns about how many bytes t takes in memory: its variable parts
+// and taskOverhead.
+func (t *Task) size() int64 {
+	n := len(t.ID) + len(t.Owner) + len(t.Tool) + len(t.ToolVersion) + len(t.StatusMessage) +
+		len(t.Result) + len(t.Arguments) + len(t.ProtocolVersion) + len(t.ClientCapabilities) +
+		len(t.InputRequests) + len(t.InputResponses) + len(t.RequestState)
+	if t.Error != nil {
+		n += len(t.Error.Message) + len(t.Error.Data)
+	}
+	return int64(n) + taskOverhead
 }
 
 // wireTask is a Task on the wire (SEP-2663, as the conformance suite

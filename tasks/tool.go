@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/mcpkit/mcpkit"
@@ -89,7 +91,7 @@ func Tool(t *mcpkit.Tool, m *Manager, opts *ToolOptions) *mcpkit.Tool {
 	t2.Handler = h
 	h.tool = &t2
 	m.mu.Lock()
-	m.tools[t.Name] = h
+	m.tools[toolKey{t.Name, t.Version}] = h
 	m.mu.Unlock()
 	return &t2
 }
@@ -119,13 +121,14 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 		ID:              newID(),
 		Owner:           principal(req.TokenInfo(), req.Header()),
 		Tool:            h.tool.Name,
+		ToolVersion:     h.tool.Version,
 		Status:          Working,
 		CreatedAt:       now,
 		UpdatedAt:       now,
 		ExpiresAt:       now.Add(m.ttl),
 		PollInterval:    m.poll,
 		LeaseUntil:      now.Add(m.lease),
-		Arguments:       req.Arguments,
+		Arguments:       req.Arguments, // shared with the work and the store, which write neither
 		ProtocolVersion: req.ProtocolVersion(),
 	}
 	if caps, ok := req.Meta()[mcp.MetaKeyClientCapabilities]; ok {
@@ -138,17 +141,73 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 	if err := m.store.Create(ctx, t); err != nil {
 		run.release()
 		if errors.Is(err, ErrStoreFull) {
-			return nil, mcpkit.NewToolError(errors.New("too many tasks running; try again later"), mcpkit.Retryable)
+			return nil, mcpkit.NewToolError(&storeFullError{retryAfter: m.poll}, mcpkit.Retryable)
 		}
 		return nil, fmt.Errorf("tasks: creating task: %w", err)
 	}
-	go m.run(run, t.ID, h.work, req)
+	go m.run(run, t.ID, h.work, detach(req))
 	return &mcp.CallToolResult{Meta: mcp.Meta{metaKeyCreated: t.toWire(resultTypeTask)}}, nil
+}
+
+// storeFullError is what a call that finds the task store full is told:
+// a retryable tool error with a retry hint in its result's _meta, as for
+// every limit.
+type storeFullError struct{ retryAfter time.Duration }
+
+func (e *storeFullError) Error() string { return "no room for another task; try again later" }
+func (e *storeFullError) Unwrap() error { return ErrStoreFull }
+func (e *storeFullError) ResultMeta() mcp.Meta {
+	return mcp.Meta{middleware.MetaKeyRetryAfter: e.retryAfter.Milliseconds()}
+}
+
+// detach returns the request that the work of a task created by req runs
+// with: req without what ends with the call, its session and its stream,
+// which the work must not use and must not keep (a stateless session keeps
+// the call's message, arguments included), and with the protocol version
+// and the client capabilities req has, which before 2026-07-28 come from
+// the session, in its _meta. The arguments, headers and token are shared.
+func detach(req *mcpkit.Request) *mcpkit.Request {
+	if req.Call == nil {
+		return req
+	}
+	call := &mcp.CallToolRequest{Extra: detachExtra(req.Call.Extra)}
+	if p := req.Call.Params; p != nil {
+		params := *p
+		_, hasVersion := p.Meta[mcp.MetaKeyProtocolVersion]
+		_, hasCaps := p.Meta[mcp.MetaKeyClientCapabilities]
+		if !hasVersion || !hasCaps {
+			params.Meta = maps.Clone(p.Meta)
+			if params.Meta == nil {
+				params.Meta = mcp.Meta{}
+			}
+			if v := req.ProtocolVersion(); !hasVersion && v != "" {
+				params.Meta[mcp.MetaKeyProtocolVersion] = v
+			}
+			if caps := req.ClientCapabilities(); !hasCaps && caps != nil {
+				params.Meta[mcp.MetaKeyClientCapabilities] = caps
+			}
+		}
+		call.Params = &params
+	}
+	r := *req
+	r.Call = call
+	return &r
+}
+
+// detachExtra returns what the work of a task keeps of the transport
+// information of a request: its token and headers.
+func detachExtra(extra *mcp.RequestExtra) *mcp.RequestExtra {
+	if extra == nil {
+		return nil
+	}
+	return &mcp.RequestExtra{TokenInfo: extra.TokenInfo, Header: extra.Header}
 }
 
 // A reservation is the right to run one task on this manager: its
 // context, which keeps the values of parent and none of its end, and
-// carries the task's Info, and a place among the tasks Shutdown waits for.
+// carries the task's Info, and a place among the tasks Shutdown waits for
+// and tasks/cancel stops. A task is reserved before the store has it
+// working, so that a cancel acknowledged after that finds its run.
 type reservation struct {
 	m      *Manager
 	id     string
@@ -167,16 +226,25 @@ func (m *Manager) reserve(parent context.Context, id string) (*reservation, bool
 		cancel(nil)
 		return nil, false
 	}
-	m.running[id] = cancel
+	r := &reservation{m: m, id: id, ctx: ctx, cancel: cancel}
+	m.running[id] = append(m.running[id], r)
 	m.wg.Add(1)
-	return &reservation{m: m, id: id, ctx: ctx, cancel: cancel}, true
+	return r, true
 }
 
 // release gives the reservation back.
 func (r *reservation) release() {
 	r.cancel(nil)
-	r.m.forget(r.id)
-	r.m.wg.Done()
+	m := r.m
+	m.mu.Lock()
+	rs := slices.DeleteFunc(m.running[r.id], func(r2 *reservation) bool { return r2 == r })
+	if len(rs) == 0 {
+		delete(m.running, r.id)
+	} else {
+		m.running[r.id] = rs
+	}
+	m.mu.Unlock()
+	m.wg.Done()
 }
 
 // metaKeyCreated marks, in the _meta of the result of a tool call, a task
@@ -208,19 +276,27 @@ func createdTask(res *mcp.CallToolResult) *wireTask {
 }
 
 // run does the work of the task with the given ID and stores its outcome.
+// Work whose task was cancelled between its reservation and now does not
+// start: the client has been told the task is cancelled. (Work whose
+// manager shut down meanwhile starts with its context ended, as Shutdown
+// says.)
 func (m *Manager) run(r *reservation, id string, work mcpkit.Handler, req *mcpkit.Request) {
 	defer r.release()
 	ctx, cancel := r.ctx, r.cancel
 
-	done := make(chan struct{})
-	heartbeat := make(chan struct{})
-	go func() {
-		defer close(heartbeat)
-		m.renew(ctx, cancel, id, done)
-	}()
-	res, err := serve(ctx, work, req)
-	close(done)
-	<-heartbeat
+	var res *mcp.CallToolResult
+	var err error
+	if !errors.Is(context.Cause(ctx), errCancelled) {
+		done := make(chan struct{})
+		heartbeat := make(chan struct{})
+		go func() {
+			defer close(heartbeat)
+			m.renew(ctx, cancel, id, done)
+		}()
+		res, err = serve(ctx, work, req)
+		close(done)
+		<-heartbeat
+	}
 
 	var outcome func(*Task)
 	switch cause := context.Cause(ctx); {
@@ -239,12 +315,23 @@ func (m *Manager) run(r *reservation, id string, work mcpkit.Handler, req *mcpki
 	// A fresh context: the task's has ended, and the outcome must be stored.
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), m.lease)
 	defer scancel()
-	_, err = m.store.Update(sctx, id, func(t *Task) error {
-		if !t.Status.Terminal() {
-			outcome(t)
-		}
-		return nil
-	})
+	finish := func(outcome func(*Task)) error {
+		_, err := m.store.Update(sctx, id, func(t *Task) error {
+			if !t.Status.Terminal() {
+				outcome(t)
+			}
+			return nil
+		})
+		return err
+	}
+	err = finish(outcome)
+	if errors.Is(err, ErrStoreFull) {
+		// The result, or the input requests, do not fit: the task fails
+		// rather than run on as working until its lease runs out.
+		m.logger.Warn("tasks: store full, outcome dropped", "task", id)
+		e := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task result too large for the task store"}
+		err = finish(func(t *Task) { m.end(t, Failed, e.Message, nil, e) })
+	}
 	if err != nil {
 		m.logger.Error("tasks: store", "op", "finish", "task", id, "err", err)
 	}
@@ -331,11 +418,4 @@ func (m *Manager) renew(ctx context.Context, cancel context.CancelCauseFunc, id 
 			return
 		}
 	}
-}
-
-// forget removes the task with the given ID from those running here.
-func (m *Manager) forget(id string) {
-	m.mu.Lock()
-	delete(m.running, id)
-	m.mu.Unlock()
 }
