@@ -44,7 +44,7 @@ func (s *Server) serve(ctx context.Context, e *entry, req *Request) (res *mcp.Ca
 	if err != nil {
 		return wireResult(e.tool.Name, err)
 	}
-	return finish(e.tool.Name, res, wantsObjects(req.ProtocolVersion()))
+	return finishAs(e.tool.Name, res, e.wrapping(req.ProtocolVersion()))
 }
 
 // wireResult applies the error table of the package documentation to err,
@@ -92,17 +92,26 @@ func errorResult(text string, class ErrorClass, meta error) *mcp.CallToolResult 
 	}
 }
 
-// finish makes a successful result fit for the wire: nil becomes an empty
+// finish is finishAs for a result whose tool is not known, only whether its
+// client needs objects: a value that is not an object is wrapped.
+func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolResult, error) {
+	w := asIs
+	if objects {
+		w = wrapNonObjects
+	}
+	return finishAs(name, res, w)
+}
+
+// finishAs makes a successful result fit for the wire: nil becomes an empty
 // result (the SDK cannot send nil), structured content without content
 // gets its JSON as a text block (the spec's SHOULD, for clients that read
-// only content), structured content that is not an object becomes
-// {"result": value} for a client that needs objects, and a result that
+// only content), structured content is wrapped as w says, and a result that
 // cannot be marshalled (a NaN in structuredContent, say), which the SDK
 // would drop without an answer, becomes a fatal tool error. Structured
 // content given as a Go value is marshalled here once, and those bytes are
 // what the SDK sends, so it is not marshalled again. The handler's result is
 // never modified.
-func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolResult, error) {
+func finishAs(name string, res *mcp.CallToolResult, w wrapping) (*mcp.CallToolResult, error) {
 	if res == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
 	}
@@ -131,7 +140,7 @@ func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolRe
 		}
 	}
 	textCopy := len(res.Content) == 0 && structured != nil
-	wrap := objects && structured != nil && !isObjectJSON(structured)
+	wrap := structured != nil && (w == wrapAll || w == wrapNonObjects && !isObjectJSON(structured))
 	if !textCopy && !wrap && !marshalled {
 		return res, nil
 	}

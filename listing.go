@@ -168,8 +168,7 @@ func (st *state) forObjectClients(t *Tool) *mcp.Tool {
 	if n := st.byName[t.Name]; n != nil {
 		for _, e := range n.versions {
 			if e.tool == t {
-				e.legacyOnce.Do(func() { e.legacy = forObjectClients(&t.Tool) })
-				return e.legacy
+				return e.objectDef()
 			}
 		}
 	}
