@@ -66,13 +66,13 @@ func TestDeclaresWhatItAnswers(t *testing.T) {
 // options are declared as they are: NewServer fills in only those left
 // nil.
 func TestDeclaredCapabilitiesKept(t *testing.T) {
-	own := &mcp.ServerCapabilities{Prompts: &mcp.PromptCapabilities{}, Logging: &mcp.LoggingCapabilities{}}
+	own := &mcp.ServerCapabilities{Prompts: &mcp.PromptCapabilities{}, Completions: &mcp.CompletionCapabilities{}}
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "caps", Version: "1"},
 		&mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{Capabilities: own}})
 	ts := mcpkittest.NewStatelessServer(t, srv, nil)
 	caps := ts.Session.InitializeResult().Capabilities
-	if caps.Prompts == nil || caps.Prompts.ListChanged || caps.Logging == nil || caps.Resources == nil || !caps.Tools.ListChanged {
-		t.Errorf("capabilities %+v: want prompts without listChanged and logging, as given, and resources and tools added", caps)
+	if caps.Prompts == nil || caps.Prompts.ListChanged || caps.Completions == nil || caps.Resources == nil || !caps.Tools.ListChanged {
+		t.Errorf("capabilities %+v: want prompts without listChanged and completions, as given, and resources and tools added", caps)
 	}
 	if own.Resources != nil || own.Tools != nil {
 		t.Error("the caller's capabilities were modified")
