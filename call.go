@@ -6,10 +6,48 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// routeCall sends a tools/call to the SDK, which runs the handler it has
+// for the name (sdkHandler, for s's tools), unless the name is none of s's
+// tools. Then, when no other code may have added tools to the SDK server,
+// it answers as for an unknown tool itself; otherwise the SDK answers, and
+// its answer for a name it does not know either is replaced by mcpkit's.
+// Either way a name never registered gets the answer of a hidden tool,
+// whose echo of the name is clipped: the SDK's holds all of it, megabytes
+// if the name has them.
+func (s *Server) routeCall(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
+	if req.Params == nil || s.registered(req.Params.Name) {
+		return next(ctx, "tools/call", req)
+	}
+	name := req.Params.Name
+	if !s.foreign.Load() {
+		return nil, NewUnknownToolError(name)
+	}
+	res, err := next(ctx, "tools/call", req)
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && isSDKUnknownTool(wire.Message, name) {
+		return nil, NewUnknownToolError(name)
+	}
+	return res, err
+}
+
+// isSDKUnknownTool reports whether msg is the SDK's message for a call of
+// name, a tool it does not have.
+func isSDKUnknownTool(msg, name string) bool {
+	const prefix = "unknown tool "
+	q, ok := strings.CutPrefix(msg, prefix)
+	if !ok {
+		return false
+	}
+	unq, err := strconv.Unquote(q)
+	return err == nil && unq == name
+}
 
 // sdkHandler returns the SDK handler registered for name. It looks the tool
 // up on each call, so that Use and version changes apply without touching

@@ -216,7 +216,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	}
 	st, _ := srv.build(srv.versions) // nothing registered: cannot fail
 	srv.state.Store(st)
-	s.AddReceivingMiddleware(srv.interceptList)
+	s.AddReceivingMiddleware(srv.intercept)
 	return srv
 }
 
