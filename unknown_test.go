@@ -184,29 +184,37 @@ func TestUnknownToolAnswerBytes(t *testing.T) {
 // to h and returns the response's status and body.
 func postCall(t *testing.T, h http.Handler, version, name string) []byte {
 	t.Helper()
+	header, body := callWire(version, name)
+	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+	req.Header = header
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, req)
+	return fmt.Appendf(nil, "HTTP %d %s", w.Code, w.Body.Bytes())
+}
+
+// callWire returns the headers and body of a tools/call of name with no
+// arguments, as a stateless client of version sends it. The name is
+// written into the body as it is, so it must need no escaping in JSON;
+// invalid UTF-8 is kept, and Mcp-Name holds the name as the server decodes
+// it from the body, each invalid byte as U+FFFD.
+func callWire(version, name string) (http.Header, []byte) {
 	var body bytes.Buffer
 	body.WriteString(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"`)
-	body.WriteString(name) // the names here need no escaping in JSON
+	body.WriteString(name)
 	body.WriteString(`","arguments":{}`)
 	if version >= "2026-07-28" {
 		fmt.Fprintf(&body, `,"_meta":{"io.modelcontextprotocol/protocolVersion":%q,"io.modelcontextprotocol/clientCapabilities":{}}`, version)
 	}
 	body.WriteString(`}}`)
-	req := httptest.NewRequest(http.MethodPost, "/", &body)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", version)
+	header := http.Header{}
+	header.Set("Content-Type", "application/json")
+	header.Set("Accept", "application/json, text/event-stream")
+	header.Set("Mcp-Protocol-Version", version)
 	if version >= "2026-07-28" {
-		req.Header.Set("Mcp-Method", "tools/call")
-		// The name as the server decodes it from the body: each invalid
-		// byte becomes U+FFFD.
 		var decoded string
-		if err := json.Unmarshal([]byte(`"`+name+`"`), &decoded); err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Mcp-Name", decoded)
+		json.Unmarshal([]byte(`"`+name+`"`), &decoded)
+		header.Set("Mcp-Method", "tools/call")
+		header.Set("Mcp-Name", decoded)
 	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, req)
-	return fmt.Appendf(nil, "HTTP %d %s", w.Code, w.Body.Bytes())
+	return header, body.Bytes()
 }
