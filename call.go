@@ -6,10 +6,48 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// routeCall sends a tools/call to the SDK, which runs the handler it has
+// for the name (sdkHandler, for s's tools), unless the name is none of s's
+// tools. Then, when no other code may have added tools to the SDK server,
+// it answers as for an unknown tool itself; otherwise the SDK answers, and
+// its answer for a name it does not know either is replaced by mcpkit's.
+// Either way a name never registered gets the answer of a hidden tool,
+// whose echo of the name is clipped: the SDK's holds all of it, megabytes
+// if the name has them.
+func (s *Server) routeCall(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
+	if req.Params == nil || s.registered(req.Params.Name) {
+		return next(ctx, "tools/call", req)
+	}
+	name := req.Params.Name
+	if !s.foreign.Load() {
+		return nil, NewUnknownToolError(name)
+	}
+	res, err := next(ctx, "tools/call", req)
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && isSDKUnknownTool(wire.Message, name) {
+		return nil, NewUnknownToolError(name)
+	}
+	return res, err
+}
+
+// isSDKUnknownTool reports whether msg is the SDK's message for a call of
+// name, a tool it does not have.
+func isSDKUnknownTool(msg, name string) bool {
+	const prefix = "unknown tool "
+	q, ok := strings.CutPrefix(msg, prefix)
+	if !ok {
+		return false
+	}
+	unq, err := strconv.Unquote(q)
+	return err == nil && unq == name
+}
 
 // sdkHandler returns the SDK handler registered for name. It looks the tool
 // up on each call, so that Use and version changes apply without touching
@@ -44,7 +82,7 @@ func (s *Server) serve(ctx context.Context, e *entry, req *Request) (res *mcp.Ca
 	if err != nil {
 		return wireResult(e.tool.Name, err)
 	}
-	return finish(e.tool.Name, res, wantsObjects(req.ProtocolVersion()))
+	return finishAs(e.tool.Name, res, e.wrapping(req.ProtocolVersion()))
 }
 
 // wireResult applies the error table of the package documentation to err,
@@ -92,17 +130,26 @@ func errorResult(text string, class ErrorClass, meta error) *mcp.CallToolResult 
 	}
 }
 
-// finish makes a successful result fit for the wire: nil becomes an empty
+// finish is finishAs for a result whose tool is not known, only whether its
+// client needs objects: a value that is not an object is wrapped.
+func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolResult, error) {
+	w := asIs
+	if objects {
+		w = wrapNonObjects
+	}
+	return finishAs(name, res, w)
+}
+
+// finishAs makes a successful result fit for the wire: nil becomes an empty
 // result (the SDK cannot send nil), structured content without content
 // gets its JSON as a text block (the spec's SHOULD, for clients that read
-// only content), structured content that is not an object becomes
-// {"result": value} for a client that needs objects, and a result that
+// only content), structured content is wrapped as w says, and a result that
 // cannot be marshalled (a NaN in structuredContent, say), which the SDK
 // would drop without an answer, becomes a fatal tool error. Structured
 // content given as a Go value is marshalled here once, and those bytes are
 // what the SDK sends, so it is not marshalled again. The handler's result is
 // never modified.
-func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolResult, error) {
+func finishAs(name string, res *mcp.CallToolResult, w wrapping) (*mcp.CallToolResult, error) {
 	if res == nil {
 		return &mcp.CallToolResult{Content: []mcp.Content{}}, nil
 	}
@@ -131,7 +178,7 @@ func finish(name string, res *mcp.CallToolResult, objects bool) (*mcp.CallToolRe
 		}
 	}
 	textCopy := len(res.Content) == 0 && structured != nil
-	wrap := objects && structured != nil && !isObjectJSON(structured)
+	wrap := structured != nil && (w == wrapAll || w == wrapNonObjects && !isObjectJSON(structured))
 	if !textCopy && !wrap && !marshalled {
 		return res, nil
 	}

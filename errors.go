@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit/internal/schema"
 )
 
 // Errors returned when a tool cannot be registered.
@@ -110,11 +112,14 @@ func NewProtocolError(code int64, message string) error {
 }
 
 // NewUnknownToolError returns the JSON-RPC error (-32602) a client gets for a
-// tool that does not exist. Code that hides a registered tool from a caller
-// returns it so that the hidden tool cannot be told apart from a missing one.
+// tool that does not exist: `unknown tool "name"`, the name clipped to its
+// first 40 bytes (cut at a character boundary, then "..."), since it is
+// whatever the client sent. The server answers a name never registered
+// with it too, so code that hides a registered tool from a caller returns
+// it, and the hidden tool cannot be told apart from a missing one.
 func NewUnknownToolError(name string) error {
-	// The same text as the SDK's, for names that were never registered.
-	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+	// The SDK's text, for the names it does not clip.
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", schema.Clip(name))}
 }
 
 // A PanicError is a recovered panic: the value passed to panic and the stack

@@ -12,15 +12,22 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// interceptList answers tools/list from the registry; every other method
-// goes to the SDK untouched.
-func (s *Server) interceptList(next mcp.MethodHandler) mcp.MethodHandler {
+// intercept is the SDK server's receiving middleware: it answers tools/list
+// from the registry and sees each tools/call first (see routeCall); every
+// other method goes to the SDK untouched.
+func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		lreq, ok := req.(*mcp.ListToolsRequest)
-		if method != "tools/list" || !ok {
-			return next(ctx, method, req)
+		switch r := req.(type) {
+		case *mcp.ListToolsRequest:
+			if method == "tools/list" {
+				return s.listTools(ctx, r, next)
+			}
+		case *mcp.CallToolRequest:
+			if method == "tools/call" {
+				return s.routeCall(ctx, r, next)
+			}
 		}
-		return s.listTools(ctx, lreq, next)
+		return next(ctx, method, req)
 	}
 }
 
@@ -168,8 +175,7 @@ func (st *state) forObjectClients(t *Tool) *mcp.Tool {
 	if n := st.byName[t.Name]; n != nil {
 		for _, e := range n.versions {
 			if e.tool == t {
-				e.legacyOnce.Do(func() { e.legacy = forObjectClients(&t.Tool) })
-				return e.legacy
+				return e.objectDef()
 			}
 		}
 	}

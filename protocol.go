@@ -33,12 +33,49 @@ func isObjectJSON(b []byte) bool {
 	return len(b) > 0 && b[0] == '{'
 }
 
+// A wrapping is how a tool's structured content reaches a client.
+type wrapping uint8
+
+const (
+	// asIs sends any value as it is: a client of 2026-07-28 or later.
+	asIs wrapping = iota
+	// wrapNonObjects sends {"result": value} for a value that is not an
+	// object, and an object as it is: what a client that needs objects is
+	// sent when no output schema says otherwise.
+	wrapNonObjects
+	// wrapAll sends {"result": value} for every value, objects included:
+	// the output schema listed to a client that needs objects describes
+	// that wrapper (see forObjectClients).
+	wrapAll
+)
+
+// wrapping returns how e's structured content reaches a client of
+// protocol version v, in agreement with the output schema that client is
+// listed.
+func (e *entry) wrapping(v string) wrapping {
+	switch {
+	case !wantsObjects(v):
+		return asIs
+	case e.objectDef() != &e.tool.Tool:
+		return wrapAll
+	}
+	return wrapNonObjects
+}
+
+// objectDef returns e's definition as a client that needs objects is
+// listed it (forObjectClients), made once.
+func (e *entry) objectDef() *mcp.Tool {
+	e.legacyOnce.Do(func() { e.legacy = forObjectClients(&e.tool.Tool) })
+	return e.legacy
+}
+
 // forObjectClients returns def as a client that needs objects must see it:
-// def itself, or, when its output schema describes values that are not
-// objects, a copy whose output schema describes {"result": value}. It never
-// modifies def or its schema.
+// def itself when it has no output schema or one whose values are all
+// objects, or else a copy whose output schema describes {"result": value}.
+// It never modifies def or its schema.
 func forObjectClients(def *mcp.Tool) *mcp.Tool {
-	if def.OutputSchema == nil || !nonObjectSchema(def.OutputSchema) {
+	types, ok := schemaTypes(def.OutputSchema)
+	if !ok || onlyObjects(types) {
 		return def
 	}
 	d := *def
@@ -51,41 +88,57 @@ func forObjectClients(def *mcp.Tool) *mcp.Tool {
 	return &d
 }
 
-// nonObjectSchema reports whether the schema s says, with its "type", that
-// its values are not objects. A schema without a type says nothing.
-func nonObjectSchema(s any) bool {
-	var types []string
+// onlyObjects reports whether the "type" of a schema, as schemaTypes
+// returns it, admits objects and nothing else. A schema without a type
+// (anyOf, a $ref, {}) may admit anything, so it does not.
+func onlyObjects(types []string) bool {
+	for _, t := range types {
+		if t != "object" {
+			return false
+		}
+	}
+	return len(types) > 0
+}
+
+// schemaTypes returns the types the schema s names in its "type" (none
+// when it has no type, or one that is not a string or a list of them), and
+// whether there is a schema at all: false for nil, a nil
+// *jsonschema.Schema, JSON null, and a schema that cannot be read.
+func schemaTypes(s any) ([]string, bool) {
 	switch s := s.(type) {
+	case nil:
+		return nil, false
 	case *jsonschema.Schema:
 		if s == nil {
-			return false
+			return nil, false
 		}
-		types = append(s.Types, s.Type)
-	default:
-		var probe struct {
-			Type any `json:"type"`
+		if s.Type != "" {
+			return []string{s.Type}, true
 		}
-		b, err := json.Marshal(s)
-		if err != nil || json.Unmarshal(b, &probe) != nil {
-			return false
-		}
-		switch t := probe.Type.(type) {
-		case string:
-			types = []string{t}
-		case []any:
-			for _, x := range t {
-				if str, ok := x.(string); ok {
-					types = append(types, str)
-				}
+		return s.Types, true
+	}
+	b, err := json.Marshal(s)
+	if err != nil || string(b) == "null" {
+		return nil, false
+	}
+	var probe struct {
+		Type any `json:"type"`
+	}
+	if json.Unmarshal(b, &probe) != nil {
+		return nil, true // not an object: true or false
+	}
+	var types []string
+	switch t := probe.Type.(type) {
+	case string:
+		types = []string{t}
+	case []any:
+		for _, x := range t {
+			str, ok := x.(string)
+			if !ok {
+				return nil, true
 			}
+			types = append(types, str)
 		}
 	}
-	known := false
-	for _, t := range types {
-		if t == "object" {
-			return false
-		}
-		known = known || t != ""
-	}
-	return known
+	return types, true
 }

@@ -138,8 +138,12 @@ type chain struct {
 // NewServer returns a Server on a new SDK server for impl, configured by
 // opts.SDKOptions. Unless those options set it, the server advertises the
 // tools capability with listChanged from the start, so clients that connect
-// before the first tool is added still learn of later changes. Without
-// Capabilities in those options, it advertises only that: client logging,
+// before the first tool is added still learn of later changes. It
+// advertises the prompts and resources capabilities the same way, also
+// while it has neither: the SDK server answers prompts/list, resources/list
+// and resources/templates/list whether or not any are registered, and
+// protocol 2026-07-28 requires a server to declare what it answers. Without
+// Capabilities in those options, it advertises only these: client logging,
 // which the SDK would advertise by default, is deprecated by protocol
 // 2026-07-28 (set Capabilities to advertise it).
 func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
@@ -152,8 +156,15 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 		c := *sdkOpts.Capabilities
 		caps = &c
 	}
+	// As the SDK declares each of these once it has one to serve.
 	if caps.Tools == nil {
 		caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
+	}
+	if caps.Prompts == nil {
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+	}
+	if caps.Resources == nil {
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
 	}
 	sdkOpts.Capabilities = caps
 	s := newServer(mcp.NewServer(impl, &sdkOpts), opts)
@@ -170,6 +181,13 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 // them. Wrap each SDK server once: two Servers on one SDK server would each
 // answer tools/list. An SDK server's options cannot be read back, so
 // mcpkit's tools/list pages have [mcp.DefaultPageSize] tools.
+//
+// What s declares is the caller's: s answers prompts/list, resources/list
+// and resources/templates/list even with no prompt or resource registered,
+// but declares the prompts and resources capabilities only once it has one,
+// and protocol 2026-07-28 requires a server to declare what it answers.
+// Create s with Capabilities that name prompts and resources, as
+// [NewServer] does.
 func Wrap(s *mcp.Server, opts *ServerOptions) *Server {
 	srv := newServer(s, opts)
 	srv.foreign.Store(true)
@@ -198,7 +216,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	}
 	st, _ := srv.build(srv.versions) // nothing registered: cannot fail
 	srv.state.Store(st)
-	s.AddReceivingMiddleware(srv.interceptList)
+	s.AddReceivingMiddleware(srv.intercept)
 	return srv
 }
 

@@ -46,7 +46,7 @@ func TestScratchToolUnseen(t *testing.T) {
 	if !errors.As(call(srv.scratch), &got) || !errors.As(call("never-registered"), &never) {
 		t.Fatalf("calls did not fail with JSON-RPC errors")
 	}
-	if got.Code != never.Code || got.Message != `unknown tool "`+srv.scratch+`"` || never.Message != `unknown tool "never-registered"` {
+	if got.Code != never.Code || got.Message != NewUnknownToolError(srv.scratch).Error() || never.Message != `unknown tool "never-registered"` {
 		t.Errorf("calling the scratch tool: %d %q; a name never registered: %d %q", got.Code, got.Message, never.Code, never.Message)
 	}
 }

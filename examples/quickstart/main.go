@@ -14,6 +14,10 @@
 // hosts such as Claude Desktop launch local servers:
 //
 //	go run ./examples/quickstart -stdio
+//
+// scripts/conformance.sh runs the official MCP conformance suite's
+// 2026-07-28 requirements against it as it is here: what does not need the
+// suite's own fixture tools, prompts and resources passes.
 package main
 
 import (
