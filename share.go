@@ -246,6 +246,9 @@ func (sh *sharer) resyncing(ctx context.Context) {
 		s.mu.Lock()
 		s.resyncs--
 		if ctx.Err() == nil {
+			// Another replica's change cannot be judged here: every
+			// listener hears of it.
+			s.tellAll()
 			s.forceListChanged()
 		}
 		s.mu.Unlock()
