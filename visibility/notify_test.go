@@ -120,6 +120,97 @@ func TestListChangedWithoutPerRequestRules(t *testing.T) {
 	}
 }
 
+// TestListChangedAcrossReplicas checks how listeners on one replica hear of
+// another replica's changes (Server.ShareChanges) while a per-request rule
+// is in effect. A replica whose OnChange catches up with the shared
+// configuration judges its own listeners: Bob, listening on it, does not
+// hear that an admin-only tool came on another replica, and hears when a
+// predicate that reads the shared configuration shows it to him, though
+// OnChange does not call Refresh. A replica without OnChange cannot judge,
+// and tells every listener of every change in the fleet, hidden tools
+// included: that pins what such a replica reveals.
+func TestListChangedAcrossReplicas(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				// The configuration the replicas share.
+				var secretOn, publicOn, bobIsAdmin atomic.Bool
+				catchUp := func(srv *mcpkit.Server) error {
+					for _, c := range []struct {
+						on   *atomic.Bool
+						tool *mcpkit.Tool
+					}{{&secretOn, tool("secret", "admin")}, {&publicOn, tool("public")}} {
+						_, served := srv.Lookup(c.tool.Name)
+						switch {
+						case c.on.Load() && !served:
+							if err := srv.Add(c.tool); err != nil {
+								return err
+							}
+						case !c.on.Load() && served:
+							srv.Remove(c.tool.Name)
+						}
+					}
+					return nil
+				}
+				admin := visibility.Scopes("admin")
+				rules := visibility.New(visibility.Require(mcpkit.Tagged("admin"), func(ctx context.Context, c mcpkit.Caller) bool {
+					if info := c.TokenInfo(); bobIsAdmin.Load() && info != nil && info.UserID == "bob" {
+						return true
+					}
+					return admin(ctx, c)
+				}))
+				bus := mcpkit.NewMemoryBus()
+				replica := func(onChange bool) *mcpkit.Server {
+					srv := newServer(t, nil, tool("a"))
+					rules.Attach(srv)
+					var opts mcpkit.ShareOptions
+					if onChange {
+						opts.OnChange = func(context.Context) error { return catchUp(srv) }
+					}
+					stop, err := srv.ShareChanges(bus, &opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(stop)
+					return srv
+				}
+				a, b, c := replica(true), replica(true), replica(false)
+				hb, hc := bearerHandler(b), bearerHandler(c)
+				adaB, bobB := listen(t, hb, "admin-token", era), listen(t, hb, "user-token", era)
+				adaC, bobC := listen(t, hc, "admin-token", era), listen(t, hc, "user-token", era)
+				synctest.Wait()
+
+				step := func(what string, change func(), adaHearsOnB, bobHearsOnB bool, adaLists, bobLists string) {
+					t.Helper()
+					change()
+					adaB.check(t, what+" (B)", adaHearsOnB, adaLists)
+					bobB.check(t, what+" (B)", bobHearsOnB, bobLists)
+					// C serves neither tool: it has no OnChange.
+					adaC.check(t, what+" (C)", true, "a")
+					bobC.check(t, what+" (C)", true, "a")
+				}
+				// set changes the shared configuration, and catches up on
+				// replica A, which tells the others.
+				set := func(b *atomic.Bool, v bool) func() {
+					return func() {
+						b.Store(v)
+						if err := catchUp(a); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				step("admin-only tool on", set(&secretOn, true), true, false, "a,secret", "a")
+				step("public tool on", set(&publicOn, true), true, true, "a,public,secret", "a,public")
+				// A refreshes after the predicate's configuration changed;
+				// B's OnChange only syncs tools.
+				step("Bob made admin", func() { bobIsAdmin.Store(true); a.Refresh() }, false, true, "a,public,secret", "a,public,secret")
+				step("Bob no longer admin", func() { bobIsAdmin.Store(false); a.Refresh() }, false, true, "a,public,secret", "a,public")
+				step("admin-only tool off", set(&secretOn, false), true, false, "a,public", "a,public")
+			})
+		})
+	}
+}
+
 // A listening is a client listening for list changes, counting the
 // notifications it hears.
 type listening struct {
