@@ -211,6 +211,53 @@ func TestListChangedAcrossReplicas(t *testing.T) {
 	}
 }
 
+// TestListChangedSessionNotSeenOpen pins the exception for sessions that
+// the mcpkit server did not see open (connected to the SDK server before
+// Wrap): it cannot judge them, so they hear of every change, hidden tools
+// included, while a session opened after Wrap hears only of its own list's.
+func TestListChangedSessionNotSeenOpen(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sdk := mcp.NewServer(&mcp.Implementation{Name: "wrapped"}, &mcp.ServerOptions{
+			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		})
+		connect := func(who string) *listening {
+			l := &listening{who: who}
+			client := mcp.NewClient(&mcp.Implementation{Name: who, Version: "1"}, &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { l.heard.Add(1) },
+			})
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := sdk.Connect(t.Context(), st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				cs.Close()
+				ss.Wait()
+			})
+			l.cs = cs
+			return l
+		}
+		before := connect("before Wrap")
+		srv := mcpkit.Wrap(sdk, nil)
+		mustAdd(t, srv, tool("a"))
+		visibility.New(visibility.Require(mcpkit.Tagged("admin"), visibility.Scopes("admin"))).Attach(srv)
+		after := connect("after Wrap")
+		// Past the notifications of the changes so far.
+		time.Sleep(time.Second)
+		synctest.Wait()
+		before.heard.Store(0)
+		after.heard.Store(0)
+
+		mustAdd(t, srv, tool("secret", "admin"))
+		before.check(t, "Add(admin-only)", true, "a")
+		after.check(t, "Add(admin-only)", false, "a")
+	})
+}
+
 // A listening is a client listening for list changes, counting the
 // notifications it hears.
 type listening struct {
