@@ -310,10 +310,13 @@ type listener struct {
 	ctx    context.Context
 	caller Caller // that request, as a tools/list from it would be judged
 
-	// Guarded by Server.mu.
-	digest       uint64 // what caller sees in the current state (see state.digest), while a per-request Visibility is in effect
-	pending      bool   // the next notification goes through
-	foreign      uint64 // the other code's SDK tools it last heard of (see foreignDigest)
+	// Guarded by Server.mu. digest is what caller sees in the current
+	// state (see state.digest), kept while a per-request Visibility is in
+	// effect; foreign is what it last heard of the tools that other code
+	// registered on the SDK server (see foreignDigest).
+	digest       uint64
+	pending      bool // the next notification goes through
+	foreign      uint64
 	foreignKnown bool
 }
 
