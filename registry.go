@@ -219,32 +219,51 @@ func (s *Server) republish() {
 
 // publish makes st the state that calls and lists read, and brings the
 // SDK's tools in line: a name no longer served is unregistered, a name
-// whose served definition changed is (re)registered. The SDK sends
-// notifications/tools/list_changed for both, and the other replicas hear
-// of it (see [Server.ShareChanges]). s.mu is held.
+// whose served definition changed is (re)registered. The SDK then sends
+// notifications/tools/list_changed, which reaches the listeners that the
+// change concerns (see review), and the other replicas hear of it (see
+// [Server.ShareChanges]). s.mu is held.
 func (s *Server) publish(st *state) {
 	old := s.state.Swap(st)
-	var removed []string
-	for name := range old.byName {
-		if _, ok := st.byName[name]; !ok {
+	// removed and added are the SDK's changes; changed are the names with
+	// other versions or definitions, which a caller that does not see the
+	// highest version may see change.
+	var removed, added, changed []string
+	for name, o := range old.byName {
+		n, ok := st.byName[name]
+		if !ok {
 			removed = append(removed, name)
 		}
-	}
-	changed := len(removed) > 0
-	if changed {
-		s.sdk.RemoveTools(removed...)
+		if !ok || !slices.Equal(o.versions, n.versions) {
+			changed = append(changed, name)
+		}
 	}
 	for name, n := range st.byName {
-		if o, ok := old.byName[name]; ok && o.versions[0] == n.versions[0] {
-			continue
+		o, ok := old.byName[name]
+		if !ok {
+			changed = append(changed, name)
 		}
+		if !ok || o.versions[0] != n.versions[0] {
+			added = append(added, name)
+		}
+	}
+	listed := len(removed) > 0 || len(added) > 0
+	// The listeners are marked before the SDK is told, so that its
+	// notification finds them marked.
+	told := s.review(old, st, changed, listed)
+	if len(removed) > 0 {
+		s.sdk.RemoveTools(removed...)
+	}
+	for _, name := range added {
 		// The SDK keeps the definition to check the Mcp-Param headers of
 		// 2026-07-28 calls: give it its own copy of the served one.
-		def := n.versions[0].tool.Tool
+		def := st.byName[name].versions[0].tool.Tool
 		s.sdk.AddTool(&def, s.sdkHandler(name))
-		changed = true
 	}
-	if changed {
+	if told && !listed {
+		s.forceListChanged()
+	}
+	if len(changed) > 0 {
 		s.shareChange()
 	}
 }

@@ -92,6 +92,16 @@ type changeEvent struct {
 // own tools did not change: the fleet's did, and the client's next
 // tools/list may reach another replica. Events never name a session.
 //
+// While a per-request [Visibility] is in effect, a replica whose OnChange
+// caught up (it is set and returned nil) serves what the fleet serves, and
+// tells only the listeners whose list it changed, as for its own changes
+// (see [Server.Refresh]): the changes OnChange makes are judged as they are
+// made, and every listener is judged once more after it returns, for
+// predicates that read the shared configuration without a Refresh. A
+// replica without OnChange, or whose OnChange failed, cannot know what
+// changed and tells every listener: they learn that something changed in
+// the fleet, tools hidden from them included.
+//
 // A failure to publish is logged and never fails the change, which is
 // already served locally. stop, which may be called any number of times,
 // drops changes not yet published, ends the subscription, cancels the
@@ -240,29 +250,54 @@ func (sh *sharer) resyncing(ctx context.Context) {
 		s.mu.Lock()
 		s.resyncs++
 		s.mu.Unlock()
-		if sh.opts.OnChange != nil {
-			sh.onChange(ctx)
-		}
+		caughtUp := sh.opts.OnChange != nil && sh.onChange(ctx)
 		s.mu.Lock()
 		s.resyncs--
 		if ctx.Err() == nil {
-			s.forceListChanged()
+			s.resync(caughtUp)
 		}
 		s.mu.Unlock()
 	}
 }
 
-// onChange calls OnChange, logging its error or its panic.
-func (sh *sharer) onChange(ctx context.Context) {
+// onChange calls OnChange, logging its error or its panic, and reports
+// whether it returned nil.
+func (sh *sharer) onChange(ctx context.Context) (ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
 			pe := NewPanicError(v)
 			sh.opts.Logger.Error("mcpkit: ShareOptions.OnChange panicked", "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+			ok = false
 		}
 	}()
 	if err := sh.opts.OnChange(ctx); err != nil {
 		sh.opts.Logger.Error("mcpkit: ShareOptions.OnChange failed", "error", err)
+		return false
 	}
+	return true
+}
+
+// resync tells s's listeners that another replica's tools changed, once
+// OnChange, if any, has run; caughtUp says that it ran and succeeded.
+// s.mu is held.
+//
+// With a per-request Visibility, a replica that caught up serves what the
+// fleet serves: the changes OnChange made were reviewed as they were made,
+// and every listener's view is checked once more, for predicates that read
+// the shared configuration without a Refresh; the listeners whose view did
+// not change hear nothing. A replica that could not catch up cannot judge,
+// and tells every listener, as it does without a per-request Visibility
+// (everyone's list is the same: the fleet's changed).
+func (s *Server) resync(caughtUp bool) {
+	if caughtUp && s.state.Load().allowed != nil {
+		st := s.state.Load()
+		if s.reviewAll(st, st) {
+			s.forceListChanged()
+		}
+		return
+	}
+	s.tellAll()
+	s.forceListChanged()
 }
 
 // forceListChanged has the SDK send notifications/tools/list_changed to the

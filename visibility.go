@@ -56,9 +56,10 @@ type Caller interface {
 }
 
 // SetVisibility makes v decide which tools are served, and to whom; nil
-// serves every tool to everyone. Open sessions receive
-// notifications/tools/list_changed when the served tools change, and
-// whenever the old or the new visibility answers per request.
+// serves every tool to everyone. Clients listening for changes (sessions of
+// protocols before 2026-07-28, 2026-07-28 subscriptions/listen streams)
+// receive notifications/tools/list_changed when what they see may have
+// changed; see [Server.Refresh] for how a listener is judged.
 //
 // When what v answers changes (a rule was added, say), call
 // [Server.Refresh]; the rules of package visibility do it themselves.
@@ -69,31 +70,42 @@ func (s *Server) SetVisibility(v Visibility) {
 	s.revisit()
 }
 
-// Refresh asks the server's [Visibility] again which tools are enabled,
-// and tells open sessions with notifications/tools/list_changed if that
-// changed what is served. When the Visibility answers per request (before
-// or after), Refresh tells them in any case: only the Visibility knows
-// whether what some caller sees changed. Calls and lists already running
-// finish with what they started with.
+// Refresh asks the server's [Visibility] again which tools are enabled, and
+// to whom, and tells the clients listening for changes with
+// notifications/tools/list_changed if what they see may have changed. Calls
+// and lists already running finish with what they started with.
+//
+// Without a per-request Visibility every listener sees the same list, and
+// hears of every change of it. With one, a listener hears only of the
+// changes of what its own caller is listed: the names, and the definitions
+// (the versions it may see, which the listed one names in its _meta). Its
+// caller is the request that opened it, the initialize request of a session
+// (protocols before 2026-07-28), or the subscriptions/listen request of a
+// 2026-07-28 stream, with its token, headers and context values; a later
+// request of the session with another token is not asked about. Each change
+// of the registry asks the Visibility about the names that changed, for each
+// listener; SetVisibility and Refresh ask about every tool, for each
+// listener. A listener that the server did not see open (a session connected
+// before [Wrap]) hears of every change; so does every listener when tools
+// registered on the SDK server directly change, since they are everyone's.
+// A listener on a replica hears of other replicas' changes as
+// [Server.ShareChanges] says.
 func (s *Server) Refresh() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.revisit()
 }
 
-// revisit rebuilds the state after a change of visibility, and has the SDK
-// send notifications/tools/list_changed when the old or the new state
-// answers per request, even if what the SDK serves did not change.
-// s.mu is held.
+// revisit rebuilds the state after a change of visibility; publish tells
+// the listeners whose view changed. The other replicas hear of it when the
+// old or the new state answers per request, even if what this one serves
+// did not change: their listeners are not this one's. s.mu is held.
 func (s *Server) revisit() {
 	old := s.state.Load()
+	s.revisiting = true
 	s.republish()
-	st := s.state.Load()
-	if (old.allowed != nil || st.allowed != nil) && len(st.names) > 0 {
-		// The SDK debounces notifications, so a change that also added
-		// or removed tools still sends one. With no tool served, publish
-		// removed the old ones, which notified.
-		s.forceListChanged()
+	s.revisiting = false
+	if old.allowed != nil || s.state.Load().allowed != nil {
 		s.shareChange()
 	}
 }

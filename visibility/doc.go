@@ -90,8 +90,13 @@
 // While any Require rule is in effect, every tools/list answer has
 // cacheScope "private" (it depends on who asks); otherwise "public".
 // Evaluating the rules for a request needs no notification: a request sees
-// what its own credentials allow. Adding or removing any rule, Require
-// rules included, changes what clients see, and they are told.
+// what its own credentials allow. Adding or removing a rule, Require rules
+// included, may change what clients see; the clients listening for changes
+// whose list it changes are told, and only those. A listener is judged by
+// the request that opened it (a session's initialize request, a 2026-07-28
+// subscriptions/listen request), so that a client does not hear that tools
+// hidden from it come and go, whether rules or the registry change; see
+// [mcpkit.Server.Refresh] for the details and the exceptions.
 //
 // # Cost
 //

@@ -111,10 +111,10 @@ func (r *Rules) Attach(srv *mcpkit.Server) {
 // Add puts rules in effect; rules already in effect are left as they are.
 // When Add returns, every server r is attached to has been refreshed: new
 // requests are answered by the new rules, calls and lists already running
-// finish under the old ones, and the servers have sent their clients
-// notifications/tools/list_changed if what they serve changed, or may have
-// changed for some caller (while a Require rule is in effect, before or
-// after). Add panics if a rule is nil.
+// finish under the old ones, and the servers have sent
+// notifications/tools/list_changed to the clients listening for changes
+// whose list changed (see [mcpkit.Server.Refresh]). Add panics if a rule is
+// nil.
 func (r *Rules) Add(rules ...*Rule) {
 	checkRules("Add", rules)
 	r.mu.Lock()
