@@ -229,7 +229,10 @@
 // other replica then runs OnChange, where it catches up with the
 // configuration the replicas share, and sends list_changed to its own
 // clients even if its tools did not change, since the client's next
-// tools/list may reach any replica. What OnChange changes is not published
+// tools/list may reach any replica. (With a per-request [Visibility] and an
+// OnChange that succeeded, a replica tells only the listeners whose own
+// list may have changed, as it does for its own changes; see
+// [Server.SetVisibility].) What OnChange changes is not published
 // again, so replicas do not echo each other. Events say only that something
 // changed, never what: the registry itself (tools, handlers, transforms,
 // visibility rules) is built by each replica, from code and shared
