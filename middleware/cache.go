@@ -39,10 +39,10 @@ type CacheOptions struct {
 	TTL time.Duration
 
 	// Key returns the part of the cache key that says who is calling;
-	// nil means [mcpkit.Principal]. The tool, its version and the
-	// arguments are always part of the key. Callers with the same Key
-	// share results: make it as narrow as what the tool's results depend
-	// on (a tenant, a user, a token's scopes).
+	// nil means [mcpkit.Principal]. The tool, the route the call came in
+	// by and the arguments are always part of the key. Callers with the
+	// same Key share results: make it as narrow as what the tool's
+	// results depend on (a tenant, a user, a token's scopes).
 	Key func(*mcpkit.Request) string
 
 	// MaxResultBytes is the largest result kept, in bytes of JSON; zero
@@ -56,8 +56,9 @@ type CacheOptions struct {
 }
 
 // CacheResults returns a Middleware that answers calls from c with the
-// result of an earlier call of the same tool, version and arguments by the
-// same caller, and keeps each successful result in c for a while.
+// result of an earlier call by the same caller, to the same tool by the
+// same route (name and version), with the same arguments, and keeps each
+// successful result in c for a while.
 //
 // Only the results of some tools are cached: those annotated readOnlyHint
 // or idempotentHint (whose repeated calls, by the annotation's promise,
@@ -67,16 +68,25 @@ type CacheOptions struct {
 // "set x to 5" after someone else set it to 6) with [mcpkit.ForTools].
 //
 // The key is a SHA-256 over the caller ([mcpkit.Principal], or
-// [CacheOptions.Key]), the tool's name and version, and the canonical form
-// of the arguments: objects with their keys sorted, numbers as written, no
-// white space, so that {"a":1,"b":2} and { "b":2, "a":1 } are one entry
-// (1 and 1.0 are two). Two callers never share an entry: a cache shared
-// across authorization contexts would leak one caller's results to another.
-// All anonymous callers (Principal "") are one caller: where results
-// depend on something else of the request (a tenant header, say), make it
-// part of [CacheOptions.Key].
-// Arguments that have no canonical form (a key given twice, nesting
-// deeper than 512, more than 1 MiB) are not cached.
+// [CacheOptions.Key]), the tool's identity ([mcpkit.Tool.ID]), the route
+// the call came in by (the name and version it was called as) and the
+// canonical form of the arguments: objects with their keys sorted, numbers
+// as written, no white space, so that {"a":1,"b":2} and { "b":2, "a":1 }
+// are one entry (1 and 1.0 are two). Arguments that have no canonical form
+// (a key given twice, nesting deeper than 512, more than 1 MiB) are not
+// cached.
+//
+// Two callers never share an entry: a cache shared across authorization
+// contexts would leak one caller's results to another. All anonymous
+// callers (Principal "") are one caller: where results depend on
+// something else of the request (a tenant header, say), make it part of
+// [CacheOptions.Key].
+//
+// Two routes to one tool never share an entry either: a deprecated alias,
+// a tool derived from another or a namespaced name may take the arguments
+// under other names, or fill hidden ones with values of its own, so that
+// the same arguments by two routes can be two different calls. Each route
+// has its entries, and no route is answered with another's result.
 //
 // Never cached: errors, results with isError set, input_required results
 // and the calls that carry an answer to one (requestState or
@@ -258,7 +268,8 @@ func (h *cacheHandler) key(req *mcpkit.Request) (string, bool) {
 		return "", false
 	}
 	*buf = canon[:0]
-	k := newKeyHash("mcpkit/cache/v1").add(h.opts.Key(req)).add(req.Tool.Name).add(req.Tool.Version).addBytes(canon)
+	id := req.Tool.ID()
+	k := newKeyHash("mcpkit/cache/v2").add(h.opts.Key(req)).add(id.Name).add(id.Version).add(req.Tool.Name).add(req.Tool.Version).addBytes(canon)
 	return k.sum(""), true
 }
 

@@ -78,7 +78,7 @@ func ExampleIdempotent() {
 	// Output:
 	// payment 1 sent <nil>
 	// payment 1 sent replayed
-	// tool "pay": this idempotency key was used for a call with other arguments or another version of the tool; use a new key for a new call <nil>
+	// tool "pay": this idempotency key was used for a call with other arguments, to another version of the tool or by another name; use a new key for a new call <nil>
 	// payment 2 sent <nil>
 }
 

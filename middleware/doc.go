@@ -76,11 +76,14 @@
 // store interfaces ([Cache], [IdempotencyStore], [Limiter]) with in-memory
 // implementations here ([NewMemoryCache], [NewMemoryIdempotencyStore],
 // [NewTokenBucket]) and shared ones (on Redis) in a module of their own.
-// They key it by [mcpkit.Principal], the caller's verified user or a digest
-// of its bearer token, never by a session, and, for the cache and
-// idempotency, by a canonical form of the arguments. When a store fails,
-// the cache fails open (the tool runs) and idempotency fails closed (the
-// call is refused, retryably) unless told otherwise.
+// They key it by the tool's identity ([mcpkit.Tool.ID]), so that a call
+// counts against the tool it reaches whatever name it came in by (a
+// deprecated alias, a derived or namespaced name), and by
+// [mcpkit.Principal], the caller's verified user or a digest of its bearer
+// token, never by a session, and, for the cache and idempotency, by the
+// route and a canonical form of the arguments. When a store fails, the
+// cache fails open (the tool runs) and idempotency fails closed (the call
+// is refused, retryably) unless told otherwise.
 //
 // # Resilience and budgets
 //

@@ -58,7 +58,7 @@ func TestIdempotent(t *testing.T) {
 		opts []mcpkittest.RequestOption
 		want string
 	}
-	reused := `error: tool "pay": this idempotency key was used for a call with other arguments or another version of the tool; use a new key for a new call`
+	reused := `error: tool "pay": this idempotency key was used for a call with other arguments, to another version of the tool or by another name; use a new key for a new call`
 	invalid := `error: the idempotency key (_meta "io.github.mcpkit/idempotencyKey") must be a string of 1 to 256 bytes`
 	tests := []struct {
 		name  string

@@ -75,7 +75,7 @@ type RateLimitOptions struct {
 	// Key, if set, returns the key a call is counted under, for instance
 	// a tenant read from a header, or "" for one budget shared by every
 	// call. Nil means a budget per caller and tool: [mcpkit.Principal],
-	// a zero byte, and the tool's name.
+	// a zero byte, and the name of the tool's identity ([mcpkit.Tool.ID]).
 	Key func(*mcpkit.Request) string
 }
 
@@ -90,10 +90,13 @@ type RateLimitOptions struct {
 // no limit: the middleware adds no layer.
 //
 // By default each caller ([mcpkit.Principal]) has a budget of its own for
-// each tool: l is asked with the key Principal(req) + "\x00" + tool name.
-// Anonymous callers (stdio, in-memory, unauthenticated HTTP) share one
-// budget per tool. For a budget shared by several tools, or keyed on
-// something else, set [RateLimitOptions.Key].
+// each tool: l is asked with the key Principal(req) + "\x00" + the name of
+// the tool's identity ([mcpkit.Tool.ID]). A tool's versions, its
+// deprecated aliases and the tools derived from it are one tool, with one
+// budget: a call is counted against the tool it reaches, whatever name it
+// was called by. Anonymous callers (stdio, in-memory, unauthenticated HTTP)
+// share one budget per tool. For a budget shared by several tools, or
+// keyed on something else, set [RateLimitOptions.Key].
 //
 // [NewTokenBucket] is an in-memory Limiter; one backed by a store shared
 // between server replicas plugs in through the [Limiter] interface.
@@ -146,16 +149,16 @@ func (h *rateHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 }
 
 // defaultKey returns the key of a call when the options set none: the
-// caller's principal and the tool's name.
+// caller's principal and the name of the tool's identity.
 func (h *rateHandler) defaultKey(req *mcpkit.Request) string {
-	p := mcpkit.Principal(req)
-	if p != "" {
-		return p + "\x00" + req.Tool.Name
+	tool := req.Tool.ID().Name
+	if p := mcpkit.Principal(req); p != "" {
+		return p + "\x00" + tool
 	}
-	if k := h.anon.Load(); k != nil && k.tool == req.Tool.Name {
+	if k := h.anon.Load(); k != nil && k.tool == tool {
 		return k.key
 	}
-	k := &toolKey{tool: req.Tool.Name, key: "\x00" + req.Tool.Name}
+	k := &toolKey{tool: tool, key: "\x00" + tool}
 	h.anon.Store(k)
 	return k.key
 }
