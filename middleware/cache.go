@@ -38,11 +38,12 @@ type CacheOptions struct {
 	// TTL is how long a result is kept; zero means DefaultCacheTTL.
 	TTL time.Duration
 
-	// Key returns the part of the cache key that says who is calling;
-	// nil means [mcpkit.Principal]. The tool, the route the call came in
-	// by and the arguments are always part of the key. Callers with the
-	// same Key share results: make it as narrow as what the tool's
-	// results depend on (a tenant, a user, a token's scopes).
+	// Key returns the part of the cache key that says who is calling.
+	// Nil means [mcpkit.Principal], and no caching of anonymous calls
+	// (those whose Principal is ""). The tool, the route the call came
+	// in by and the arguments are always part of the key. Callers with
+	// the same Key share results, "" included: make it as narrow as what
+	// the tool's results depend on (a tenant, a user, a token's scopes).
 	Key func(*mcpkit.Request) string
 
 	// MaxResultBytes is the largest result kept, in bytes of JSON; zero
@@ -77,10 +78,16 @@ type CacheOptions struct {
 // cached.
 //
 // Two callers never share an entry: a cache shared across authorization
-// contexts would leak one caller's results to another. All anonymous
-// callers (Principal "") are one caller: where results depend on
-// something else of the request (a tenant header, say), make it part of
-// [CacheOptions.Key].
+// contexts would leak one caller's results to another. A bearer token that
+// no verifier checked separates its holder's entries (it is a secret the
+// caller keeps). Every anonymous caller (stdio, in-memory, HTTP without a
+// bearer token) is the same principal, "", and results may depend on more
+// of the request than the arguments (a tenant header, say), so by default
+// anonymous calls are not cached: they run as if there were no cache, and
+// nothing is kept. Give a [CacheOptions.Key] to cache them: one that tells
+// the callers apart as far as the results depend on them (the tenant
+// header), or, where every caller may see every result (a stdio server,
+// which has one client), one that returns a constant.
 //
 // Two routes to one tool never share an entry either: a deprecated alias,
 // a tool derived from another or a namespaced name may take the arguments
@@ -128,9 +135,6 @@ func CacheResults(c Cache, opts *CacheOptions) mcpkit.Middleware {
 	}
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxCachedResult
-	}
-	if o.Key == nil {
-		o.Key = mcpkit.Principal
 	}
 	tools := o.Tools
 	cacheable := func(t *mcpkit.Tool) bool {
@@ -258,9 +262,15 @@ func (h *cacheHandler) run(ctx context.Context, req *mcpkit.Request, key string)
 	return res, data, nil
 }
 
-// key returns the cache key of req, and false when its arguments have no
-// canonical form.
+// key returns the cache key of req, and false when the call is not to be
+// cached: it is anonymous, or its arguments have no canonical form.
 func (h *cacheHandler) key(req *mcpkit.Request) (string, bool) {
+	var who string
+	if h.opts.Key != nil {
+		who = h.opts.Key(req)
+	} else if who = mcpkit.Principal(req); who == "" {
+		return "", false // anonymous callers cannot be told apart
+	}
 	buf := getArgBuffer()
 	defer putArgBuffer(buf)
 	canon, err := canonicalJSON((*buf)[:0], req.Arguments)
@@ -269,7 +279,7 @@ func (h *cacheHandler) key(req *mcpkit.Request) (string, bool) {
 	}
 	*buf = canon[:0]
 	id := req.Tool.ID()
-	k := newKeyHash("mcpkit/cache/v2").add(h.opts.Key(req)).add(id.Name).add(id.Version).add(req.Tool.Name).add(req.Tool.Version).addBytes(canon)
+	k := newKeyHash("mcpkit/cache/v2").add(who).add(id.Name).add(id.Version).add(req.Tool.Name).add(req.Tool.Version).addBytes(canon)
 	return k.sum(""), true
 }
 

@@ -41,6 +41,7 @@ var (
 	ErrIdempotencyKeyReused   = errors.New("middleware: idempotency key reused for another call")
 	ErrIdempotencyInProgress  = errors.New("middleware: idempotent call in progress")
 	ErrIdempotencyUnavailable = errors.New("middleware: idempotency store unavailable")
+	ErrIdempotencyAnonymous   = errors.New("middleware: idempotency key from an anonymous caller")
 )
 
 // IdempotencyOptions configures [Idempotent]. A nil *IdempotencyOptions
@@ -62,10 +63,12 @@ type IdempotencyOptions struct {
 	// by a running call; zero means DefaultIdempotencyRetryAfter.
 	RetryAfter time.Duration
 
-	// Key returns the part of the store key that says who is calling; nil
-	// means [mcpkit.Principal]. The tool's identity and the client's key
-	// are always part of it, so that one caller's key never meets
-	// another's.
+	// Key returns the part of the store key that says who is calling.
+	// Nil means [mcpkit.Principal], and no idempotency keys from
+	// anonymous callers (those whose Principal is ""): see [Idempotent].
+	// The tool's identity and the client's key are always part of the
+	// store key, so that one caller's key never meets another's. Callers
+	// with the same Key share one space of keys, "" included.
 	Key func(*mcpkit.Request) string
 
 	// Require refuses calls without an idempotency key, with a fatal tool
@@ -108,8 +111,18 @@ type IdempotencyOptions struct {
 // ones with values of their own: a key reused by another route is refused
 // as a key reused for another call (below), even with byte-identical
 // arguments. It is neither replayed across routes nor run a second time.
-// Anonymous callers share one space of keys, so clients should make keys
-// unguessable (a random UUID).
+//
+// Every anonymous caller (stdio, in-memory, HTTP without a bearer token)
+// is the same principal, "", and a key one of them sent must not replay
+// its result to another. So, unless [IdempotencyOptions.Key] is set, a
+// call from an anonymous caller that carries an idempotency key (or any
+// call from one, with [IdempotencyOptions.Require]) is refused with a
+// fatal tool error wrapping [ErrIdempotencyAnonymous], and the tool does
+// not run: a client that counts on safe retries learns at once that it has
+// none, rather than after a second payment. Calls without a key run as
+// usual. A bearer token that no verifier checked separates its holder's
+// keys (it is a secret the caller keeps). Over stdio, where the process
+// has one client, give a Key that returns a constant.
 //
 // The first call with a key claims it in s, with a lease, and runs. A
 // successful result is kept for [IdempotencyOptions.TTL]; on an error, a
@@ -164,9 +177,6 @@ func Idempotent(s IdempotencyStore, opts *IdempotencyOptions) mcpkit.Middleware 
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxCachedResult
 	}
-	if o.Key == nil {
-		o.Key = mcpkit.Principal
-	}
 	w := &warner{logger: o.Logger}
 	return func(next mcpkit.Handler) mcpkit.Handler {
 		if s == nil {
@@ -215,14 +225,23 @@ func idempotencyRejection(class mcpkit.ErrorClass, e *idempotencyError) error {
 
 func (h *idempotentHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	v, present := req.Meta()[MetaKeyIdempotencyKey]
-	if !present {
-		if h.opts.Require {
-			return nil, idempotencyRejection(mcpkit.Fatal, &idempotencyError{
-				msg:      fmt.Sprintf("tool %q needs an idempotency key: a string in the request's _meta under %q", req.Tool.Name, MetaKeyIdempotencyKey),
-				sentinel: ErrIdempotencyKeyInvalid,
-			})
-		}
+	if !present && !h.opts.Require {
 		return h.next.ServeTool(ctx, req)
+	}
+	var who string
+	if h.opts.Key != nil {
+		who = h.opts.Key(req)
+	} else if who = mcpkit.Principal(req); who == "" {
+		return nil, idempotencyRejection(mcpkit.Fatal, &idempotencyError{
+			msg:      fmt.Sprintf("tool %q: an idempotency key needs an authenticated caller (a bearer token): anonymous callers cannot be told apart", req.Tool.Name),
+			sentinel: ErrIdempotencyAnonymous,
+		})
+	}
+	if !present { // and required
+		return nil, idempotencyRejection(mcpkit.Fatal, &idempotencyError{
+			msg:      fmt.Sprintf("tool %q needs an idempotency key: a string in the request's _meta under %q", req.Tool.Name, MetaKeyIdempotencyKey),
+			sentinel: ErrIdempotencyKeyInvalid,
+		})
 	}
 	clientKey, ok := v.(string)
 	if !ok || clientKey == "" || len(clientKey) > MaxIdempotencyKeyLen {
@@ -235,7 +254,7 @@ func (h *idempotentHandler) ServeTool(ctx context.Context, req *mcpkit.Request) 
 	// The identity's name: one key by every route to the tool. For a tool
 	// reached by its own name, the key is what earlier releases made, so
 	// that a retry across a rolling upgrade finds its record.
-	key := newKeyHash("mcpkit/idempotency/v1").add(h.opts.Key(req)).add(req.Tool.ID().Name).add(clientKey).sum("")
+	key := newKeyHash("mcpkit/idempotency/v1").add(who).add(req.Tool.ID().Name).add(clientKey).sum("")
 	token := randomToken()
 	existing, claimed, err := h.s.Claim(ctx, key, IdempotencyRecord{Fingerprint: fingerprint(req), Token: token}, h.opts.Lease)
 	if err != nil {

@@ -1,13 +1,15 @@
 package middleware_test
 
-// What a decision is about: the tool a call reaches, whichever route it
-// came in by. Every test here goes through real SDK clients over
-// streamable HTTP.
+// Who a decision is about: the tool a call reaches, whichever route it came
+// in by, and a caller that the caller cannot choose. Every test here goes
+// through real SDK clients over streamable HTTP.
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,6 +26,12 @@ import (
 	"github.com/mcpkit/mcpkit/transform"
 )
 
+// bearer returns harness options whose client sends tok as a bearer token
+// that no verifier checks.
+func bearer(tok string) *mcpkittest.Options {
+	return &mcpkittest.Options{Header: http.Header{"Authorization": {"Bearer " + tok}}}
+}
+
 // verified returns harness options whose client sends a token that the
 // server verifies as user's.
 func verified(user string) *mcpkittest.Options {
@@ -39,6 +47,164 @@ func callMeta(t *testing.T, ts *mcpkittest.Server, name string, args map[string]
 		t.Fatalf("%s: %v", name, err)
 	}
 	return res
+}
+
+// TestRateLimitUnverifiedTokens sends eight calls, each with a new random
+// bearer token that no verifier checks, against a fleet-wide limit of one
+// call: a token the caller makes up buys no budget, so only the first
+// passes.
+func TestRateLimitUnverifiedTokens(t *testing.T) {
+	bucket := middleware.NewTokenBucket(rate.Every(time.Hour), 1, nil)
+	srv := newServer(t, []mcpkit.Middleware{middleware.RateLimit(bucket, nil)}, newTool("t", ok))
+	for i := range 8 {
+		ts := mcpkittest.NewStatelessServer(t, srv, bearer(rand.Text()))
+		res := callMeta(t, ts, "t", nil, nil)
+		if i == 0 {
+			if res.IsError {
+				t.Fatalf("the first call: %+v", res)
+			}
+			continue
+		}
+		if !res.IsError || mcpkit.ErrorClassOf(res) != mcpkit.Retryable || !strings.HasPrefix(onlyText(res), `tool "t" is rate limited`) {
+			t.Errorf("call %d, with a token of its own: %q (class %q); want it rate limited", i+1, onlyText(res), mcpkit.ErrorClassOf(res))
+		}
+	}
+}
+
+// tenantServer returns a server with a read-only tool, "accounts", behind
+// mw, that answers with the tenant of the X-Tenant header of the call and
+// counts its runs.
+func tenantServer(t *testing.T, runs *atomic.Int32, mw ...mcpkit.Middleware) *mcpkit.Server {
+	accounts := withHandler(annotated("accounts", readOnly), func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return textResult(fmt.Sprintf("tenant=%s run %d", req.Header().Get("X-Tenant"), runs.Add(1))), nil
+	})
+	return newServer(t, mw, accounts)
+}
+
+// TestCacheResultsAnonymousCallers has two anonymous clients of tenants
+// acme and globex call one cached tool with the same arguments: neither is
+// answered the other's result, and nothing anonymous is kept. A Key that
+// tells them apart caches again; so does a bearer token, unverified or
+// not, which is a secret its holder keeps.
+func TestCacheResultsAnonymousCallers(t *testing.T) {
+	type step struct {
+		client string
+		want   string // the answer, with " hit" for a cache hit
+	}
+	tenant := func(req *mcpkit.Request) string { return req.Header().Get("X-Tenant") }
+	tests := []struct {
+		name    string
+		opts    *middleware.CacheOptions
+		clients map[string]*mcpkittest.Options
+		steps   []step
+	}{
+		{"anonymous", nil, map[string]*mcpkittest.Options{
+			"A": {Header: http.Header{"X-Tenant": {"acme"}}},
+			"B": {Header: http.Header{"X-Tenant": {"globex"}}},
+		}, []step{
+			{"A", "tenant=acme run 1"},
+			{"B", "tenant=globex run 2"},
+			{"A", "tenant=acme run 3"},
+		}},
+		{"anonymous, with a Key", &middleware.CacheOptions{Key: tenant}, map[string]*mcpkittest.Options{
+			"A": {Header: http.Header{"X-Tenant": {"acme"}}},
+			"B": {Header: http.Header{"X-Tenant": {"globex"}}},
+		}, []step{
+			{"A", "tenant=acme run 1"},
+			{"B", "tenant=globex run 2"},
+			{"A", "tenant=acme run 1 hit"},
+			{"B", "tenant=globex run 2 hit"},
+		}},
+		{"unverified tokens", nil, map[string]*mcpkittest.Options{
+			"A": {Header: http.Header{"X-Tenant": {"acme"}, "Authorization": {"Bearer tok-a"}}},
+			"B": {Header: http.Header{"X-Tenant": {"globex"}, "Authorization": {"Bearer tok-b"}}},
+		}, []step{
+			{"A", "tenant=acme run 1"},
+			{"B", "tenant=globex run 2"},
+			{"A", "tenant=acme run 1 hit"},
+			{"B", "tenant=globex run 2 hit"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs atomic.Int32
+			srv := tenantServer(t, &runs, middleware.CacheResults(middleware.NewMemoryCache(1<<20), tt.opts))
+			clients := map[string]*mcpkittest.Server{}
+			for name, opts := range tt.clients {
+				clients[name] = mcpkittest.NewStatelessServer(t, srv, opts)
+			}
+			for i, s := range tt.steps {
+				res := callMeta(t, clients[s.client], "accounts", map[string]any{"q": "balance"}, nil)
+				got := onlyText(res)
+				if res.Meta[middleware.MetaKeyCache] == "hit" {
+					got += " hit"
+				}
+				if got != s.want {
+					t.Errorf("step %d, client %s: %q, want %q", i, s.client, got, s.want)
+				}
+			}
+		})
+	}
+}
+
+// TestIdempotentAnonymousCallers has two anonymous clients send the same
+// idempotency key: a key from an anonymous caller is refused, so the
+// second never learns what the first did, and neither runs the tool. Calls
+// without a key run as usual. Bearer tokens, verified or not, separate
+// their holders' keys.
+func TestIdempotentAnonymousCallers(t *testing.T) {
+	var runs atomic.Int32
+	pay := newTool("pay", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return textResult(fmt.Sprintf("paid %s for %s (run %d)", req.Arguments, req.Header().Get("X-Tenant"), runs.Add(1))), nil
+	})
+	srv := newServer(t, []mcpkit.Middleware{middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), nil)}, pay)
+	key := mcp.Meta{middleware.MetaKeyIdempotencyKey: "order-1"}
+	args := map[string]any{"amount": 10}
+
+	t.Run("anonymous", func(t *testing.T) {
+		runs.Store(0)
+		a := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Header: http.Header{"X-Tenant": {"acme"}}})
+		b := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Header: http.Header{"X-Tenant": {"globex"}}})
+		want := `tool "pay": an idempotency key needs an authenticated caller (a bearer token): anonymous callers cannot be told apart`
+		for _, c := range []struct {
+			name string
+			ts   *mcpkittest.Server
+		}{{"A", a}, {"B", b}, {"A again", a}} {
+			res := callMeta(t, c.ts, "pay", args, key)
+			if !res.IsError || mcpkit.ErrorClassOf(res) != mcpkit.Fatal || onlyText(res) != want {
+				t.Errorf("%s, with a key: %q (class %q); want %q, fatal", c.name, onlyText(res), mcpkit.ErrorClassOf(res), want)
+			}
+		}
+		if n := runs.Load(); n != 0 {
+			t.Errorf("the tool ran %d times for anonymous calls with a key, want 0", n)
+		}
+		if res := callMeta(t, b, "pay", args, nil); res.IsError || runs.Load() != 1 {
+			t.Errorf("B without a key: %q; want it to run", onlyText(res))
+		}
+	})
+	t.Run("tokens", func(t *testing.T) {
+		runs.Store(0)
+		a := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Header: http.Header{"X-Tenant": {"acme"}, "Authorization": {"Bearer tok-a"}}})
+		b := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Header: http.Header{"X-Tenant": {"globex"}, "Authorization": {"Bearer tok-b"}}})
+		for i, c := range []struct {
+			ts   *mcpkittest.Server
+			want string
+		}{
+			{a, `paid {"amount":10} for acme (run 1)`},
+			{b, `paid {"amount":10} for globex (run 2)`},
+			{a, `paid {"amount":10} for acme (run 1) replayed`},
+			{b, `paid {"amount":10} for globex (run 2) replayed`},
+		} {
+			res := callMeta(t, c.ts, "pay", args, key)
+			got := onlyText(res)
+			if res.Meta[middleware.MetaKeyIdempotent] == "replayed" {
+				got += " replayed"
+			}
+			if got != c.want {
+				t.Errorf("call %d: %q, want %q", i, got, c.want)
+			}
+		}
+	})
 }
 
 // routes returns a server with mw around one tool, "search", reached by
