@@ -11,7 +11,7 @@
 #   LB_PORT        nginx, where clients connect            (default 8080)
 #   REPLICA_PORTS  the three replicas, space-separated      (default "8081 8082 8083")
 #   REDIS_PORT     the Redis of the demonstration           (default 6390)
-#   PER_MINUTE     limited_echo calls per caller and minute (default 5)
+#   PER_MINUTE     limited_echo calls a minute, all callers together (default 5)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lb_port=${LB_PORT:-8080}
