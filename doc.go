@@ -141,12 +141,16 @@
 // the SDK's auth.RequireBearerToken), HTTP headers ([Request.Header],
 // [Request.ParamHeader]), the request's _meta ([Request.Meta]), or values the
 // embedding service put in the context. [Principal] reduces that to one
-// string for keying state that replicas share: the verified user, else a
-// digest of the bearer token, else "" for every anonymous caller. RateLimit
-// counts per principal and tool by default, the result cache and
-// idempotency records are kept per principal, and the middleware that
-// partition by caller take a key function over the Request to do otherwise;
-// and [Visibility] decides per request from a [Caller]. What the
+// string for keying the records of a caller that replicas share: the
+// verified user, else a digest of the bearer token, else "" for every
+// anonymous caller. [VerifiedPrincipal] is the verified user alone, for
+// what bounds callers: a key the caller cannot choose. So RateLimit counts
+// per verified user and tool by default, and every other caller, anonymous
+// or with a token no verifier checked, shares one budget; the result cache
+// and idempotency records are kept per principal, and none are kept for
+// anonymous callers, who cannot be told apart; the middleware that
+// partition by caller take a key function over the Request to do
+// otherwise; and [Visibility] decides per request from a [Caller]. What the
 // client declared (protocol version, capabilities, client info) is read per
 // request too, on both eras. A tool that needs a capability the client did
 // not declare (elicitation, say) is best hidden from that client by a

@@ -6,8 +6,9 @@ import (
 	"strings"
 )
 
-// Principal returns who is calling, as a string to key state shared across
-// calls and server replicas (rate limits, caches, idempotency records) by:
+// Principal returns who is calling, as a string to key the records of a
+// caller by, in state shared across calls and server replicas (a result
+// cache, idempotency records, sealed request state):
 //
 //   - "sub:" and the user id, when the transport verified a bearer token
 //     whose [auth.TokenInfo] has a UserID (the SDK's
@@ -18,21 +19,26 @@ import (
 //     returned, so that it does not end up in a store or a log;
 //   - otherwise "": the anonymous principal. Every call over stdio or
 //     in-memory transports, and every unauthenticated HTTP call, has it, so
-//     such callers all share one key.
+//     such callers are all one principal.
 //
 // A token that no verifier checked identifies a caller only as far as the
-// caller wants: anyone can send a new token on each call and be a new
-// principal. Behind such a transport, limits keyed on Principal are limits
-// per claimed identity; verify tokens (or key on something else) where that
-// matters.
+// caller wants: it separates the records of whoever holds it from
+// everyone else's (it is a secret, like a session cookie), but anyone can
+// send a new token on each call and be a new principal. So Principal must
+// not key what bounds callers (a rate limit, a quota): that is
+// [VerifiedPrincipal]'s job. And since every anonymous caller is the same
+// principal, a store keyed by Principal alone would show one anonymous
+// caller's records to another: the middleware package's CacheResults and
+// Idempotent keep no records for "" unless told how to tell such callers
+// apart.
 //
 // Principal never uses the session: on the 2026-07-28 protocol and on
 // stateless servers a session lasts one request, and replicas share none.
 //
 // [auth.TokenInfo]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/auth#TokenInfo
 func Principal(req *Request) string {
-	if info := req.TokenInfo(); info != nil && info.UserID != "" {
-		return "sub:" + info.UserID
+	if p := VerifiedPrincipal(req); p != "" {
+		return p
 	}
 	if tok, ok := bearerToken(req.Header().Get("Authorization")); ok {
 		sum := sha256.Sum256([]byte(tok))
@@ -40,6 +46,27 @@ func Principal(req *Request) string {
 		copy(b[:], "tok:")
 		hex.Encode(b[4:], sum[:16])
 		return string(b[:])
+	}
+	return ""
+}
+
+// VerifiedPrincipal returns who is calling as far as a token verifier
+// vouches for it: "sub:" and the user id when the transport verified a
+// bearer token whose [auth.TokenInfo] has a UserID, as [Principal] does,
+// and otherwise "", for a bearer token that no verifier checked as for no
+// token at all.
+//
+// It is the key of what bounds callers: a rate limit per caller, a quota.
+// A caller cannot choose it, so a caller cannot buy a fresh budget by
+// sending a new token on each call; every caller it returns "" for shares
+// one budget. To give unverified callers budgets of their own, verify their
+// tokens (auth.RequireBearerToken), or key on something the caller does not
+// choose either, such as a header that a proxy you trust sets.
+//
+// [auth.TokenInfo]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/auth#TokenInfo
+func VerifiedPrincipal(req *Request) string {
+	if info := req.TokenInfo(); info != nil && info.UserID != "" {
+		return "sub:" + info.UserID
 	}
 	return ""
 }

@@ -56,6 +56,21 @@ func TestPrincipal(t *testing.T) {
 	if got := mcpkit.Principal(&mcpkit.Request{Tool: &mcpkit.Tool{}}); got != "" {
 		t.Errorf("a request without a call: Principal = %q", got)
 	}
+
+	// VerifiedPrincipal is Principal without what the caller chooses:
+	// the verified user or nothing.
+	for _, tt := range tests {
+		want := tt.want
+		if !strings.HasPrefix(want, "sub:") {
+			want = ""
+		}
+		if got := mcpkit.VerifiedPrincipal(mcpkittest.NewRequest(nil, nil, tt.opts...)); got != want {
+			t.Errorf("%s: VerifiedPrincipal = %q, want %q", tt.name, got, want)
+		}
+	}
+	if got := mcpkit.VerifiedPrincipal(&mcpkit.Request{Tool: &mcpkit.Tool{}}); got != "" {
+		t.Errorf("a request without a call: VerifiedPrincipal = %q", got)
+	}
 	if got := mcpkit.Principal(mcpkittest.NewRequest(nil, nil, mcpkittest.WithHeader(http.Header{"Authorization": {"Bearer secret"}}))); strings.Contains(got, "secret") {
 		t.Errorf("Principal %q holds the token", got)
 	}
@@ -135,4 +150,29 @@ func ExamplePrincipal() {
 	// "sub:ada"
 	// "tok:4e738ca5563c06cfd0018299933d58db"
 	// ""
+}
+
+func ExampleVerifiedPrincipal() {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "whoami"}, nil)
+	srv.Add(&mcpkit.Tool{
+		Tool: mcp.Tool{Name: "whoami", InputSchema: map[string]any{"type": "object"}},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%q %q", mcpkit.VerifiedPrincipal(req), mcpkit.Principal(req))}}}, nil
+		}),
+	})
+	// A verified token's user is both principals; a bearer token that no
+	// verifier checked separates its holder's records (Principal) but
+	// earns no budget of its own (VerifiedPrincipal); no token is "".
+	for _, opts := range [][]mcpkittest.RequestOption{
+		{mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "ada"})},
+		{mcpkittest.WithHeader(http.Header{"Authorization": {"Bearer s3cr3t"}})},
+		nil,
+	} {
+		res, _ := mcpkittest.ServeTool(context.Background(), srv, "whoami", nil, opts...)
+		fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	}
+	// Output:
+	// "sub:ada" "sub:ada"
+	// "" "tok:4e738ca5563c06cfd0018299933d58db"
+	// "" ""
 }

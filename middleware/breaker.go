@@ -83,9 +83,12 @@ const (
 // CircuitBreakerOptions configures [CircuitBreaker]. A nil
 // *CircuitBreakerOptions means the defaults.
 type CircuitBreakerOptions struct {
-	// Key returns the circuit a call belongs to. Nil means the tool's
-	// name: one circuit per tool. Keys should come from a bounded set
-	// (tools, tenants, upstream hosts): each has a small record.
+	// Key returns the circuit a call belongs to. Nil means the name of
+	// the tool's identity ([mcpkit.Tool.ID]): one circuit per tool, which
+	// its versions, its deprecated aliases and the tools derived from it
+	// share, since they call the same code. Keys should come from a
+	// bounded set (tools, tenants, upstream hosts): each has a small
+	// record.
 	Key func(*mcpkit.Request) string
 
 	// FailureRate is the share of failed calls, among the counted calls
@@ -119,8 +122,8 @@ type CircuitBreakerOptions struct {
 // model learns at once that the tool is down instead of waiting for each
 // call to fail.
 //
-// Each circuit (by default, one per tool; see [CircuitBreakerOptions.Key])
-// starts closed and counts the outcomes of the calls it lets through, over
+// Each circuit (by default, one per tool, whatever name a call reaches it
+// by; see [CircuitBreakerOptions.Key]) starts closed and counts the outcomes of the calls it lets through, over
 // a window of the last [CircuitBreakerOptions.Window] counted calls. What
 // counts is decided by [mcpkit.Classify]:
 //
@@ -234,9 +237,11 @@ type breakerHandler struct {
 }
 
 func (h *breakerHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {
-	key := req.Tool.Name
+	var key string
 	if h.b.opts.Key != nil {
 		key = h.b.opts.Key(req)
+	} else {
+		key = req.Tool.ID().Name
 	}
 	c := h.b.circuit(key)
 	gen, probe, retry, ok := c.admit(&h.b.opts)

@@ -14,8 +14,10 @@ type BulkheadOptions struct {
 	// Pool returns the name of the pool a tool's calls run in, one of the
 	// keys of the pools given to Bulkhead; a tool whose pool is not one of
 	// them (Pool returns "", say) is not limited by the bulkhead. Nil
-	// means the tool's name, so that each tool named in pools has a pool
-	// of its own. It is called when a tool's chain is built.
+	// means the name of the tool's identity ([mcpkit.Tool.ID]), so that
+	// each tool named in pools has a pool of its own, which its versions,
+	// its deprecated aliases and the tools derived from it share. It is
+	// called when a tool's chain is built.
 	Pool func(*mcpkit.Tool) string
 
 	// Wait is how long a call waits for a slot in its pool before it is
@@ -38,8 +40,10 @@ type BulkheadOptions struct {
 //	srv.Use(middleware.Bulkhead(map[string]int{"report": 2, "search": 16}, nil))
 //
 // gives the tool "report" 2 slots and "search" 16, and leaves the other
-// tools alone; with [BulkheadOptions.Pool], tools share pools by tag or
-// by any other property of the tool.
+// tools alone. A call is counted in the pool of the tool it reaches: a
+// deprecated alias of report (transform.Alias), a tool derived from it or
+// its namespaced name take report's slots. With [BulkheadOptions.Pool],
+// tools share pools by tag or by any other property of the tool.
 //
 // Each pool is a [ConcurrencyLimit] applied with [mcpkit.ForTools] to the
 // tools of the pool, and follows its rules: a call holds its slot until
@@ -62,7 +66,7 @@ func Bulkhead(pools map[string]int, opts *BulkheadOptions) mcpkit.Middleware {
 	}
 	pool := o.Pool
 	if pool == nil {
-		pool = func(t *mcpkit.Tool) string { return t.Name }
+		pool = func(t *mcpkit.Tool) string { return t.ID().Name }
 	}
 	names := slices.Sorted(maps.Keys(pools))
 	layers := make([]mcpkit.Middleware, 0, len(names))

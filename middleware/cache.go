@@ -38,11 +38,12 @@ type CacheOptions struct {
 	// TTL is how long a result is kept; zero means DefaultCacheTTL.
 	TTL time.Duration
 
-	// Key returns the part of the cache key that says who is calling;
-	// nil means [mcpkit.Principal]. The tool, its version and the
-	// arguments are always part of the key. Callers with the same Key
-	// share results: make it as narrow as what the tool's results depend
-	// on (a tenant, a user, a token's scopes).
+	// Key returns the part of the cache key that says who is calling.
+	// Nil means [mcpkit.Principal], and no caching of anonymous calls
+	// (those whose Principal is ""). The tool, the route the call came
+	// in by and the arguments are always part of the key. Callers with
+	// the same Key share results, "" included: make it as narrow as what
+	// the tool's results depend on (a tenant, a user, a token's scopes).
 	Key func(*mcpkit.Request) string
 
 	// MaxResultBytes is the largest result kept, in bytes of JSON; zero
@@ -56,8 +57,9 @@ type CacheOptions struct {
 }
 
 // CacheResults returns a Middleware that answers calls from c with the
-// result of an earlier call of the same tool, version and arguments by the
-// same caller, and keeps each successful result in c for a while.
+// result of an earlier call by the same caller, to the same tool by the
+// same route (name and version), with the same arguments, and keeps each
+// successful result in c for a while.
 //
 // Only the results of some tools are cached: those annotated readOnlyHint
 // or idempotentHint (whose repeated calls, by the annotation's promise,
@@ -67,16 +69,31 @@ type CacheOptions struct {
 // "set x to 5" after someone else set it to 6) with [mcpkit.ForTools].
 //
 // The key is a SHA-256 over the caller ([mcpkit.Principal], or
-// [CacheOptions.Key]), the tool's name and version, and the canonical form
-// of the arguments: objects with their keys sorted, numbers as written, no
-// white space, so that {"a":1,"b":2} and { "b":2, "a":1 } are one entry
-// (1 and 1.0 are two). Two callers never share an entry: a cache shared
-// across authorization contexts would leak one caller's results to another.
-// All anonymous callers (Principal "") are one caller: where results
-// depend on something else of the request (a tenant header, say), make it
-// part of [CacheOptions.Key].
-// Arguments that have no canonical form (a key given twice, nesting
-// deeper than 512, more than 1 MiB) are not cached.
+// [CacheOptions.Key]), the tool's identity ([mcpkit.Tool.ID]), the route
+// the call came in by (the name and version it was called as) and the
+// canonical form of the arguments: objects with their keys sorted, numbers
+// as written, no white space, so that {"a":1,"b":2} and { "b":2, "a":1 }
+// are one entry (1 and 1.0 are two). Arguments that have no canonical form
+// (a key given twice, nesting deeper than 512, more than 1 MiB) are not
+// cached.
+//
+// Two callers never share an entry: a cache shared across authorization
+// contexts would leak one caller's results to another. A bearer token that
+// no verifier checked separates its holder's entries (it is a secret the
+// caller keeps). Every anonymous caller (stdio, in-memory, HTTP without a
+// bearer token) is the same principal, "", and results may depend on more
+// of the request than the arguments (a tenant header, say), so by default
+// anonymous calls are not cached: they run as if there were no cache, and
+// nothing is kept. Give a [CacheOptions.Key] to cache them: one that tells
+// the callers apart as far as the results depend on them (the tenant
+// header), or, where every caller may see every result (a stdio server,
+// which has one client), one that returns a constant.
+//
+// Two routes to one tool never share an entry either: a deprecated alias,
+// a tool derived from another or a namespaced name may take the arguments
+// under other names, or fill hidden ones with values of its own, so that
+// the same arguments by two routes can be two different calls. Each route
+// has its entries, and no route is answered with another's result.
 //
 // Never cached: errors, results with isError set, input_required results
 // and the calls that carry an answer to one (requestState or
@@ -118,9 +135,6 @@ func CacheResults(c Cache, opts *CacheOptions) mcpkit.Middleware {
 	}
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxCachedResult
-	}
-	if o.Key == nil {
-		o.Key = mcpkit.Principal
 	}
 	tools := o.Tools
 	cacheable := func(t *mcpkit.Tool) bool {
@@ -248,9 +262,15 @@ func (h *cacheHandler) run(ctx context.Context, req *mcpkit.Request, key string)
 	return res, data, nil
 }
 
-// key returns the cache key of req, and false when its arguments have no
-// canonical form.
+// key returns the cache key of req, and false when the call is not to be
+// cached: it is anonymous, or its arguments have no canonical form.
 func (h *cacheHandler) key(req *mcpkit.Request) (string, bool) {
+	var who string
+	if h.opts.Key != nil {
+		who = h.opts.Key(req)
+	} else if who = mcpkit.Principal(req); who == "" {
+		return "", false // anonymous callers cannot be told apart
+	}
 	buf := getArgBuffer()
 	defer putArgBuffer(buf)
 	canon, err := canonicalJSON((*buf)[:0], req.Arguments)
@@ -258,7 +278,8 @@ func (h *cacheHandler) key(req *mcpkit.Request) (string, bool) {
 		return "", false
 	}
 	*buf = canon[:0]
-	k := newKeyHash("mcpkit/cache/v1").add(h.opts.Key(req)).add(req.Tool.Name).add(req.Tool.Version).addBytes(canon)
+	id := req.Tool.ID()
+	k := newKeyHash("mcpkit/cache/v2").add(who).add(id.Name).add(id.Version).add(req.Tool.Name).add(req.Tool.Version).addBytes(canon)
 	return k.sum(""), true
 }
 

@@ -19,7 +19,14 @@ func ExampleCacheResults() {
 	})
 	lookup.Annotations = &mcp.ToolAnnotations{ReadOnlyHint: true} // cached: it changes nothing
 	srv := newExampleServer([]mcpkit.Middleware{
-		middleware.CacheResults(middleware.NewMemoryCache(64<<20), &middleware.CacheOptions{TTL: 5 * time.Minute}),
+		middleware.CacheResults(middleware.NewMemoryCache(64<<20), &middleware.CacheOptions{
+			TTL: 5 * time.Minute,
+			// This server has one client, in memory as it would over
+			// stdio, and no one to tell apart: without a Key, anonymous
+			// calls are not cached. Over HTTP, the default key is the
+			// caller's bearer token or verified user.
+			Key: func(*mcpkit.Request) string { return "the client" },
+		}),
 	}, lookup)
 	cs := connect(srv)
 	defer cs.Close()
@@ -58,8 +65,14 @@ func ExampleIdempotent() {
 	})
 	srv := newExampleServer([]mcpkit.Middleware{
 		middleware.Timeout(30*time.Second, nil),
-		// Inside Timeout, with a lease longer than the time limit.
-		middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), &middleware.IdempotencyOptions{Lease: time.Minute}),
+		// Inside Timeout, with a lease longer than the time limit. This
+		// server has one client, in memory as it would over stdio: its
+		// keys are that client's (without a Key, anonymous callers may
+		// not send keys).
+		middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), &middleware.IdempotencyOptions{
+			Lease: time.Minute,
+			Key:   func(*mcpkit.Request) string { return "the client" },
+		}),
 	}, pay)
 	cs := connect(srv)
 	defer cs.Close()
@@ -78,7 +91,7 @@ func ExampleIdempotent() {
 	// Output:
 	// payment 1 sent <nil>
 	// payment 1 sent replayed
-	// tool "pay": this idempotency key was used for a call with other arguments or another version of the tool; use a new key for a new call <nil>
+	// tool "pay": this idempotency key was used for a call with other arguments, to another version of the tool or by another name; use a new key for a new call <nil>
 	// payment 2 sent <nil>
 }
 

@@ -148,6 +148,10 @@ func (c *counter) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 
 var readOnly = &mcp.ToolAnnotations{ReadOnlyHint: true}
 
+// asAda is the request option of a call by ada, a verified user: the
+// middleware that keep records per caller keep none for anonymous calls.
+var asAda = mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "ada"})
+
 func withHandler(t *mcpkit.Tool, h mcpkit.HandlerFunc) *mcpkit.Tool {
 	t.Handler = h
 	return t
@@ -161,14 +165,15 @@ func annotated(name string, a *mcp.ToolAnnotations) *mcpkit.Tool {
 }
 
 func TestCacheResults(t *testing.T) {
-	ada := mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "ada"})
+	ada := asAda
 	bob := mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "bob"})
 	bobToken := mcpkittest.WithHeader(http.Header{"Authorization": {"Bearer bob"}})
+	anonymous := mcpkittest.WithHeader(http.Header{"X-Tenant": {"acme"}})
 	type call struct {
 		tool *mcpkit.Tool
 		args string
-		opts []mcpkittest.RequestOption
-		want string // "call N", or "hit N" for a hit answering what call N answered
+		opts []mcpkittest.RequestOption // nil: ada's
+		want string                     // "call N", or "hit N" for a hit answering what call N answered
 	}
 	search := annotated("search", readOnly)
 	searchV2 := annotated("search", readOnly)
@@ -224,15 +229,19 @@ func TestCacheResults(t *testing.T) {
 			{search, `{}`, []mcpkittest.RequestOption{ada}, "call 1"},
 			{search, `{}`, []mcpkittest.RequestOption{bob}, "call 2"},
 			{search, `{}`, []mcpkittest.RequestOption{bobToken}, "call 3"},
-			{search, `{}`, nil, "call 4"},
+			{search, `{}`, []mcpkittest.RequestOption{anonymous}, "call 4"},
 			{search, `{}`, []mcpkittest.RequestOption{ada}, "hit 1"},
 			{search, `{}`, []mcpkittest.RequestOption{bob}, "hit 2"},
 			{search, `{}`, []mcpkittest.RequestOption{bobToken}, "hit 3"},
-			{search, `{}`, nil, "hit 4"},
+			{search, `{}`, []mcpkittest.RequestOption{anonymous}, "call 5"}, // anonymous calls are not kept
 		}},
 		{"key option", &middleware.CacheOptions{Key: func(*mcpkit.Request) string { return "everyone" }}, []call{
 			{search, `{}`, []mcpkittest.RequestOption{ada}, "call 1"},
 			{search, `{}`, []mcpkittest.RequestOption{bob}, "hit 1"},
+		}},
+		{"a key option of anonymous calls", &middleware.CacheOptions{Key: func(*mcpkit.Request) string { return "" }}, []call{
+			{search, `{}`, []mcpkittest.RequestOption{anonymous}, "call 1"},
+			{search, `{}`, []mcpkittest.RequestOption{anonymous}, "hit 1"},
 		}},
 	}
 	for _, tt := range tests {
@@ -244,7 +253,11 @@ func TestCacheResults(t *testing.T) {
 				if c.args != "" {
 					args = json.RawMessage(c.args)
 				}
-				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(c.tool, args, c.opts...))
+				opts := c.opts
+				if opts == nil {
+					opts = []mcpkittest.RequestOption{ada}
+				}
+				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(c.tool, args, opts...))
 				if err != nil {
 					t.Fatalf("call %d: %v", i, err)
 				}
@@ -290,7 +303,7 @@ func TestCacheResultsNeverCaches(t *testing.T) {
 			h := &counter{respond: tt.respond}
 			mw := middleware.CacheResults(middleware.NewMemoryCache(1<<20), &middleware.CacheOptions{MaxResultBytes: 100})(h)
 			for range 2 {
-				req := mcpkittest.NewRequest(tool, map[string]int{"a": 1})
+				req := mcpkittest.NewRequest(tool, map[string]int{"a": 1}, asAda)
 				req.Call.Params.RequestState = tt.state
 				res, _ := mw.ServeTool(t.Context(), req)
 				if res != nil && res.Meta[middleware.MetaKeyCache] != nil {
@@ -310,7 +323,7 @@ func TestCacheResultsTTL(t *testing.T) {
 		mw := middleware.CacheResults(middleware.NewMemoryCache(1<<20), &middleware.CacheOptions{TTL: 10 * time.Second})(h)
 		tool := annotated("search", readOnly)
 		callText := func() string {
-			res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil))
+			res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil, asAda))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -346,12 +359,12 @@ func TestCacheResultsCopies(t *testing.T) {
 		}, nil
 	}})
 	tool := annotated("search", readOnly)
-	mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil))
-	hit, _ := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil))
+	mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil, asAda))
+	hit, _ := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil, asAda))
 	hit.Content[0].(*mcp.TextContent).Text = "changed"
 	hit.Meta["k"] = "changed"
 	hit.StructuredContent.(json.RawMessage)[0] = '['
-	again, _ := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil))
+	again, _ := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil, asAda))
 	if again == hit || resultText(t, again) != "t" || again.Meta["k"] != "v" || string(again.StructuredContent.(json.RawMessage)) != `{"n":12345678901234567}` {
 		t.Errorf("second hit %+v shares the first's changes", again)
 	}
@@ -409,13 +422,13 @@ func TestCacheResultsFailsOpen(t *testing.T) {
 				mw := middleware.CacheResults(tt.cache, &middleware.CacheOptions{Logger: logs.logger()})(h)
 				tool := annotated("search", readOnly)
 				for i := range 5 {
-					res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil))
+					res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil, asAda))
 					if err != nil || resultText(t, res) != fmt.Sprintf("call %d", i+1) {
 						t.Fatalf("call %d: %v, %v", i, res, err)
 					}
 				}
 				time.Sleep(time.Minute)
-				mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil))
+				mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil, asAda))
 				recs := logs.records(t)
 				if len(recs) != 2 {
 					t.Fatalf("%d records, want 2 (one a minute): %v", len(recs), recs)
@@ -463,7 +476,8 @@ func TestCacheResultsPipeline(t *testing.T) {
 // TestCacheResultsEndToEnd calls a cached tool through real SDK clients on
 // every transport: a hit reaches the client with every kind of content,
 // structured content and _meta as the first answer had them, and the hit
-// mark.
+// mark. The in-memory transport carries no identity: the server has one
+// client, as over stdio, and says so with a Key.
 func TestCacheResultsEndToEnd(t *testing.T) {
 	var runs atomic.Int32
 	newSrv := func(t *testing.T) *mcpkit.Server {
@@ -486,7 +500,8 @@ func TestCacheResultsEndToEnd(t *testing.T) {
 				}, nil
 			}),
 		}
-		return newServer(t, []mcpkit.Middleware{middleware.CacheResults(middleware.NewMemoryCache(1<<20), nil)}, tool)
+		oneClient := &middleware.CacheOptions{Key: func(*mcpkit.Request) string { return "the one client" }}
+		return newServer(t, []mcpkit.Middleware{middleware.CacheResults(middleware.NewMemoryCache(1<<20), oneClient)}, tool)
 	}
 	mcpkittest.ForEachTransport(t, newSrv, func(t *testing.T, ts *mcpkittest.Server) {
 		first, err := ts.CallTool(t.Context(), "report", map[string]any{"from": "2026-01-01", "to": "2026-02-01"})
@@ -558,7 +573,7 @@ func TestCacheResultsConcurrent(t *testing.T) {
 		wg.Go(func() {
 			for i := range 200 {
 				args := fmt.Sprintf(`{"q":%d}`, (g+i)%5)
-				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, json.RawMessage(args)))
+				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, json.RawMessage(args), asAda))
 				if err != nil || resultText(t, res) != "for "+args {
 					t.Errorf("%s: %v, %v", args, res, err)
 					return
@@ -586,7 +601,7 @@ func TestCacheResultsOneRunPerMiss(t *testing.T) {
 		results := make(chan *mcp.CallToolResult, callers)
 		for range callers {
 			go func() {
-				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]any{"q": "paris"}))
+				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]any{"q": "paris"}, asAda))
 				if err != nil {
 					t.Error(err)
 				}
@@ -638,7 +653,7 @@ func TestCacheResultsOneRunPerMissFallsBack(t *testing.T) {
 				mw := middleware.CacheResults(middleware.NewMemoryCache(1<<20), nil)(h)
 				tool := annotated("search", readOnly)
 				call := func() (*mcp.CallToolResult, error) {
-					return mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]any{"q": "paris"}))
+					return mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]any{"q": "paris"}, asAda))
 				}
 				leader := make(chan struct{})
 				go func() {
@@ -661,7 +676,7 @@ func TestCacheResultsOneRunPerMissFallsBack(t *testing.T) {
 				gone, cancel := context.WithCancel(t.Context())
 				goneErr := make(chan error, 1)
 				go func() {
-					_, err := mw.ServeTool(gone, mcpkittest.NewRequest(tool, map[string]any{"q": "paris"}))
+					_, err := mw.ServeTool(gone, mcpkittest.NewRequest(tool, map[string]any{"q": "paris"}, asAda))
 					goneErr <- err
 				}()
 				synctest.Wait()

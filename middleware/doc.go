@@ -76,11 +76,19 @@
 // store interfaces ([Cache], [IdempotencyStore], [Limiter]) with in-memory
 // implementations here ([NewMemoryCache], [NewMemoryIdempotencyStore],
 // [NewTokenBucket]) and shared ones (on Redis) in a module of their own.
-// They key it by [mcpkit.Principal], the caller's verified user or a digest
-// of its bearer token, never by a session, and, for the cache and
-// idempotency, by a canonical form of the arguments. When a store fails,
-// the cache fails open (the tool runs) and idempotency fails closed (the
-// call is refused, retryably) unless told otherwise.
+// They key it by the tool's identity ([mcpkit.Tool.ID]), so that a call
+// counts against the tool it reaches whatever name it came in by (a
+// deprecated alias, a derived or namespaced name), and by the caller, never
+// by a session. What bounds callers is keyed by someone the caller cannot
+// choose: RateLimit gives a budget to each verified user
+// ([mcpkit.VerifiedPrincipal]) and one shared budget to everyone else. What
+// keeps a caller's records is keyed by [mcpkit.Principal], the caller's
+// verified user or a digest of its bearer token, with the route and a
+// canonical form of the arguments; every anonymous caller is the same
+// principal, so CacheResults does not cache anonymous calls and Idempotent
+// refuses their keys, unless given a Key function. When a store fails, the
+// cache fails open (the tool runs) and idempotency fails closed (the call
+// is refused, retryably) unless told otherwise.
 //
 // # Resilience and budgets
 //

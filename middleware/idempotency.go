@@ -41,6 +41,7 @@ var (
 	ErrIdempotencyKeyReused   = errors.New("middleware: idempotency key reused for another call")
 	ErrIdempotencyInProgress  = errors.New("middleware: idempotent call in progress")
 	ErrIdempotencyUnavailable = errors.New("middleware: idempotency store unavailable")
+	ErrIdempotencyAnonymous   = errors.New("middleware: idempotency key from an anonymous caller")
 )
 
 // IdempotencyOptions configures [Idempotent]. A nil *IdempotencyOptions
@@ -62,9 +63,12 @@ type IdempotencyOptions struct {
 	// by a running call; zero means DefaultIdempotencyRetryAfter.
 	RetryAfter time.Duration
 
-	// Key returns the part of the store key that says who is calling; nil
-	// means [mcpkit.Principal]. The tool's name and the client's key are
-	// always part of it, so that one caller's key never meets another's.
+	// Key returns the part of the store key that says who is calling.
+	// Nil means [mcpkit.Principal], and no idempotency keys from
+	// anonymous callers (those whose Principal is ""): see [Idempotent].
+	// The tool's identity and the client's key are always part of the
+	// store key, so that one caller's key never meets another's. Callers
+	// with the same Key share one space of keys, "" included.
 	Key func(*mcpkit.Request) string
 
 	// Require refuses calls without an idempotency key, with a fatal tool
@@ -97,10 +101,28 @@ type IdempotencyOptions struct {
 // [MaxIdempotencyKeyLen] bytes is refused with a fatal tool error wrapping
 // [ErrIdempotencyKeyInvalid]. Keys are kept per caller and tool: the store
 // key is a hash of [mcpkit.Principal] (or [IdempotencyOptions.Key]), the
-// tool's name and the client's key. Anonymous callers share one space of
-// keys, so clients should make keys unguessable (a random UUID). The call's fingerprint is a hash of
-// the tool's version and its canonical arguments (keys sorted, no white
-// space; see [CacheResults]).
+// name of the tool's identity ([mcpkit.Tool.ID]) and the client's key, so
+// that a key sent to a tool by its name and again by a deprecated alias, a
+// tool derived from it or another of its versions is one key. The call's
+// fingerprint is a hash of the route the call came in by (the name and
+// version it was called as), the version of the tool it reaches and the
+// canonical arguments (keys sorted, no white space; see [CacheResults]).
+// Two routes may take the same arguments under other names, or fill hidden
+// ones with values of their own: a key reused by another route is refused
+// as a key reused for another call (below), even with byte-identical
+// arguments. It is neither replayed across routes nor run a second time.
+//
+// Every anonymous caller (stdio, in-memory, HTTP without a bearer token)
+// is the same principal, "", and a key one of them sent must not replay
+// its result to another. So, unless [IdempotencyOptions.Key] is set, a
+// call from an anonymous caller that carries an idempotency key (or any
+// call from one, with [IdempotencyOptions.Require]) is refused with a
+// fatal tool error wrapping [ErrIdempotencyAnonymous], and the tool does
+// not run: a client that counts on safe retries learns at once that it has
+// none, rather than after a second payment. Calls without a key run as
+// usual. A bearer token that no verifier checked separates its holder's
+// keys (it is a secret the caller keeps). Over stdio, where the process
+// has one client, give a Key that returns a constant.
 //
 // The first call with a key claims it in s, with a lease, and runs. A
 // successful result is kept for [IdempotencyOptions.TTL]; on an error, a
@@ -111,7 +133,7 @@ type IdempotencyOptions struct {
 //   - a repeat with the same key and fingerprint gets a copy of the kept
 //     result, with "replayed" under [MetaKeyIdempotent] in its _meta;
 //   - a repeat with the same key and another fingerprint (other arguments,
-//     another version) gets a fatal tool error wrapping
+//     another version, another route) gets a fatal tool error wrapping
 //     [ErrIdempotencyKeyReused]: the key names another operation;
 //   - a repeat while the first call runs gets a retryable tool error
 //     wrapping [ErrIdempotencyInProgress], with a retry delay under
@@ -154,9 +176,6 @@ func Idempotent(s IdempotencyStore, opts *IdempotencyOptions) mcpkit.Middleware 
 	}
 	if o.MaxResultBytes == 0 {
 		o.MaxResultBytes = DefaultMaxCachedResult
-	}
-	if o.Key == nil {
-		o.Key = mcpkit.Principal
 	}
 	w := &warner{logger: o.Logger}
 	return func(next mcpkit.Handler) mcpkit.Handler {
@@ -206,14 +225,23 @@ func idempotencyRejection(class mcpkit.ErrorClass, e *idempotencyError) error {
 
 func (h *idempotentHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	v, present := req.Meta()[MetaKeyIdempotencyKey]
-	if !present {
-		if h.opts.Require {
-			return nil, idempotencyRejection(mcpkit.Fatal, &idempotencyError{
-				msg:      fmt.Sprintf("tool %q needs an idempotency key: a string in the request's _meta under %q", req.Tool.Name, MetaKeyIdempotencyKey),
-				sentinel: ErrIdempotencyKeyInvalid,
-			})
-		}
+	if !present && !h.opts.Require {
 		return h.next.ServeTool(ctx, req)
+	}
+	var who string
+	if h.opts.Key != nil {
+		who = h.opts.Key(req)
+	} else if who = mcpkit.Principal(req); who == "" {
+		return nil, idempotencyRejection(mcpkit.Fatal, &idempotencyError{
+			msg:      fmt.Sprintf("tool %q: an idempotency key needs an authenticated caller (a bearer token): anonymous callers cannot be told apart", req.Tool.Name),
+			sentinel: ErrIdempotencyAnonymous,
+		})
+	}
+	if !present { // and required
+		return nil, idempotencyRejection(mcpkit.Fatal, &idempotencyError{
+			msg:      fmt.Sprintf("tool %q needs an idempotency key: a string in the request's _meta under %q", req.Tool.Name, MetaKeyIdempotencyKey),
+			sentinel: ErrIdempotencyKeyInvalid,
+		})
 	}
 	clientKey, ok := v.(string)
 	if !ok || clientKey == "" || len(clientKey) > MaxIdempotencyKeyLen {
@@ -223,7 +251,10 @@ func (h *idempotentHandler) ServeTool(ctx context.Context, req *mcpkit.Request) 
 		})
 	}
 
-	key := newKeyHash("mcpkit/idempotency/v1").add(h.opts.Key(req)).add(req.Tool.Name).add(clientKey).sum("")
+	// The identity's name: one key by every route to the tool. For a tool
+	// reached by its own name, the key is what earlier releases made, so
+	// that a retry across a rolling upgrade finds its record.
+	key := newKeyHash("mcpkit/idempotency/v1").add(who).add(req.Tool.ID().Name).add(clientKey).sum("")
 	token := randomToken()
 	existing, claimed, err := h.s.Claim(ctx, key, IdempotencyRecord{Fingerprint: fingerprint(req), Token: token}, h.opts.Lease)
 	if err != nil {
@@ -278,7 +309,7 @@ func (h *idempotentHandler) ServeTool(ctx context.Context, req *mcpkit.Request) 
 func (h *idempotentHandler) repeat(req *mcpkit.Request, rec IdempotencyRecord) (*mcp.CallToolResult, error) {
 	if rec.Fingerprint != fingerprint(req) {
 		return nil, idempotencyRejection(mcpkit.Fatal, &idempotencyError{
-			msg:      fmt.Sprintf("tool %q: this idempotency key was used for a call with other arguments or another version of the tool; use a new key for a new call", req.Tool.Name),
+			msg:      fmt.Sprintf("tool %q: this idempotency key was used for a call with other arguments, to another version of the tool or by another name; use a new key for a new call", req.Tool.Name),
 			sentinel: ErrIdempotencyKeyReused,
 		})
 	}
@@ -302,13 +333,24 @@ func (h *idempotentHandler) release(ctx context.Context, req *mcpkit.Request, ke
 	}
 }
 
-// fingerprint identifies what a call does: the tool's version and its
-// canonical arguments, or, for arguments without a canonical form, their
-// bytes (marked as such).
+// fingerprint identifies what a call does: the route it came in by, the
+// version of the tool it reaches, and its canonical arguments, or, for
+// arguments without a canonical form, their bytes (marked as such). The
+// arguments mean what the route says: an alias may name them otherwise,
+// a derived tool add hidden ones.
+//
+// A call to a tool by its own name is fingerprinted as earlier releases
+// did (its version and arguments), so that a retry across a rolling
+// upgrade is replayed; a call by a derived route adds the route's name and
+// the identity's version, parts that the other form lacks, so that the two
+// never match.
 func fingerprint(req *mcpkit.Request) string {
 	buf := getArgBuffer()
 	defer putArgBuffer(buf)
 	k := newKeyHash("mcpkit/fingerprint/v1").add(req.Tool.Version)
+	if req.Tool.Origin != nil {
+		k.add("route").add(req.Tool.Name).add(req.Tool.ID().Version)
+	}
 	if canon, err := canonicalJSON((*buf)[:0], req.Arguments); err == nil {
 		*buf = canon[:0]
 		k.add("canonical").addBytes(canon)

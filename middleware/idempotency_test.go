@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,8 +47,12 @@ func outcome(res *mcp.CallToolResult, err error) string {
 }
 
 func TestIdempotent(t *testing.T) {
-	ada := mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "ada"})
+	ada := asAda
 	bob := mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "bob"})
+	anonymous := mcpkittest.WithTokenInfo(nil)
+	token := func(tok string) mcpkittest.RequestOption {
+		return mcpkittest.WithHeader(http.Header{"Authorization": {"Bearer " + tok}})
+	}
 	pay := newTool("pay", nil)
 	payV2 := newTool("pay", nil)
 	payV2.Version = "2"
@@ -55,10 +60,11 @@ func TestIdempotent(t *testing.T) {
 	type call struct {
 		tool *mcpkit.Tool
 		args string
-		opts []mcpkittest.RequestOption
+		opts []mcpkittest.RequestOption // after ada's
 		want string
 	}
-	reused := `error: tool "pay": this idempotency key was used for a call with other arguments or another version of the tool; use a new key for a new call`
+	reused := `error: tool "pay": this idempotency key was used for a call with other arguments, to another version of the tool or by another name; use a new key for a new call`
+	refused := `error: tool "pay": an idempotency key needs an authenticated caller (a bearer token): anonymous callers cannot be told apart`
 	invalid := `error: the idempotency key (_meta "io.github.mcpkit/idempotencyKey") must be a string of 1 to 256 bytes`
 	tests := []struct {
 		name  string
@@ -82,10 +88,26 @@ func TestIdempotent(t *testing.T) {
 		{"keys are per tool and principal", nil, []call{
 			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), ada}, "call 1"},
 			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), bob}, "call 2"},
-			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1")}, "call 3"},
+			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), anonymous, token("t1")}, "call 3"},
 			{refund, `{}`, []mcpkittest.RequestOption{withKey("k1"), ada}, "call 4"},
 			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), ada}, "replay 1"},
 			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), bob}, "replay 2"},
+			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), anonymous, token("t1")}, "replay 3"},
+			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), anonymous, token("t2")}, "call 5"},
+		}},
+		{"anonymous callers", nil, []call{
+			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), anonymous}, refused},
+			{pay, `{}`, []mcpkittest.RequestOption{withKey(42), anonymous}, refused},
+			{pay, `{}`, []mcpkittest.RequestOption{anonymous}, "call 1"},
+			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), anonymous}, refused},
+		}},
+		{"anonymous callers, required", &middleware.IdempotencyOptions{Require: true}, []call{
+			{pay, `{}`, []mcpkittest.RequestOption{anonymous}, refused},
+		}},
+		{"anonymous callers, with a key option", &middleware.IdempotencyOptions{Key: func(*mcpkit.Request) string { return "" }}, []call{
+			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), anonymous}, "call 1"},
+			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), anonymous}, "replay 1"},
+			{pay, `{}`, []mcpkittest.RequestOption{withKey("k1"), ada}, "replay 1"},
 		}},
 		{"invalid keys", nil, []call{
 			{pay, `{}`, []mcpkittest.RequestOption{withKey(42)}, invalid},
@@ -108,7 +130,8 @@ func TestIdempotent(t *testing.T) {
 			h := &counter{}
 			mw := middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), tt.opts)(h)
 			for i, c := range tt.calls {
-				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(c.tool, json.RawMessage(c.args), c.opts...))
+				opts := append([]mcpkittest.RequestOption{ada}, c.opts...)
+				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(c.tool, json.RawMessage(c.args), opts...))
 				if got := outcome(res, err); got != c.want {
 					t.Errorf("call %d: got %q, want %q", i, got, c.want)
 				}
@@ -131,12 +154,13 @@ func TestIdempotentErrorClasses(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]int{"a": 1}, withKey("k")))
+		mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]int{"a": 1}, withKey("k"), asAda))
 	}()
 	<-started
-	_, inProgress := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]int{"a": 1}, withKey("k")))
-	_, reused := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]int{"a": 2}, withKey("k")))
-	_, invalid := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil, withKey(1)))
+	_, inProgress := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]int{"a": 1}, withKey("k"), asAda))
+	_, reused := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]int{"a": 2}, withKey("k"), asAda))
+	_, invalid := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil, withKey(1), asAda))
+	_, anonymous := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, nil, withKey("k")))
 	close(release)
 	<-done
 	for _, tt := range []struct {
@@ -147,6 +171,7 @@ func TestIdempotentErrorClasses(t *testing.T) {
 		{inProgress, middleware.ErrIdempotencyInProgress, mcpkit.Retryable},
 		{reused, middleware.ErrIdempotencyKeyReused, mcpkit.Fatal},
 		{invalid, middleware.ErrIdempotencyKeyInvalid, mcpkit.Fatal},
+		{anonymous, middleware.ErrIdempotencyAnonymous, mcpkit.Fatal},
 	} {
 		if o, c := mcpkit.Classify(nil, tt.err); !errors.Is(tt.err, tt.sentinel) || o != mcpkit.OutcomeToolError || c != tt.class {
 			t.Errorf("%v: outcome %s, class %s; want a tool error of class %s wrapping %v", tt.err, o, c, tt.class, tt.sentinel)
@@ -189,7 +214,7 @@ func TestIdempotentReleases(t *testing.T) {
 			}}
 			mw := mcpkit.Chain(middleware.Recover(nil), middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), nil))(h)
 			req := func() *mcpkit.Request {
-				return mcpkittest.NewRequest(newTool("pay", nil), map[string]int{"a": 1}, withKey("k"))
+				return mcpkittest.NewRequest(newTool("pay", nil), map[string]int{"a": 1}, withKey("k"), asAda)
 			}
 			if res, _ := mw.ServeTool(t.Context(), req()); res != nil && res.Meta[middleware.MetaKeyIdempotent] != nil {
 				t.Fatal("the first call was a replay")
@@ -220,7 +245,7 @@ func TestIdempotentConcurrent(t *testing.T) {
 	var ran, busy atomic.Int32
 	for range n {
 		wg.Go(func() {
-			res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]int{"amount": 10}, withKey("k")))
+			res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]int{"amount": 10}, withKey("k"), asAda))
 			switch {
 			case errors.Is(err, middleware.ErrIdempotencyInProgress):
 				if busy.Add(1) == n-1 {
@@ -239,7 +264,7 @@ func TestIdempotentConcurrent(t *testing.T) {
 	}
 	for range n {
 		wg.Go(func() {
-			res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]int{"amount": 10}, withKey("k")))
+			res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]int{"amount": 10}, withKey("k"), asAda))
 			if err != nil || res.Meta[middleware.MetaKeyIdempotent] != "replayed" {
 				t.Errorf("after the call: %q, want a replay", outcome(res, err))
 			}
@@ -260,7 +285,7 @@ func TestIdempotentExpiry(t *testing.T) {
 		h := &counter{}
 		mw := middleware.Idempotent(s, &middleware.IdempotencyOptions{TTL: time.Hour, Lease: time.Minute})(h)
 		call := func(key string) string {
-			return outcome(mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey(key))))
+			return outcome(mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey(key), asAda)))
 		}
 		if got := call("k"); got != "call 1" {
 			t.Fatalf("first call: %q", got)
@@ -277,7 +302,7 @@ func TestIdempotentExpiry(t *testing.T) {
 		// A process claimed "dead" for this call and died: the key is
 		// held until the lease ends.
 		other := middleware.Idempotent(&claimSpy{IdempotencyStore: s, died: true}, &middleware.IdempotencyOptions{Lease: time.Minute})(h)
-		other.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("dead")))
+		other.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("dead"), asAda))
 		if got := call("dead"); !strings.Contains(got, "in progress") {
 			t.Errorf("while the lease runs: %q", got)
 		}
@@ -321,7 +346,7 @@ func TestIdempotentStoreFails(t *testing.T) {
 	t.Run("closed", func(t *testing.T) {
 		h := &counter{}
 		mw := middleware.Idempotent(&failingStore{}, nil)(h)
-		_, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k")))
+		_, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k"), asAda))
 		if h.n.Load() != 0 {
 			t.Error("the tool ran")
 		}
@@ -333,7 +358,7 @@ func TestIdempotentStoreFails(t *testing.T) {
 			t.Errorf("text %q, want %q", err, want)
 		}
 		// Without a key nothing asks the store.
-		if _, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil)); err != nil || h.n.Load() != 1 {
+		if _, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, asAda)); err != nil || h.n.Load() != 1 {
 			t.Errorf("a call without a key: %v", err)
 		}
 	})
@@ -343,7 +368,7 @@ func TestIdempotentStoreFails(t *testing.T) {
 			h := &counter{}
 			mw := middleware.Idempotent(&failingStore{}, &middleware.IdempotencyOptions{FailOpen: true, Logger: logs.logger()})(h)
 			for i := range 3 {
-				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k")))
+				res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k"), asAda))
 				if got, want := outcome(res, err), fmt.Sprintf("call %d", i+1); got != want {
 					t.Errorf("call %d: %q, want %q", i, got, want)
 				}
@@ -359,7 +384,7 @@ func TestIdempotentStoreFails(t *testing.T) {
 		h := &counter{}
 		s := &completeFailing{IdempotencyStore: middleware.NewMemoryIdempotencyStore(nil)}
 		mw := middleware.Idempotent(s, &middleware.IdempotencyOptions{Logger: logs.logger()})(h)
-		res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k")))
+		res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k"), asAda))
 		if got := outcome(res, err); got != "call 1" {
 			t.Errorf("got %q: the caller must get the result anyway", got)
 		}
@@ -384,9 +409,9 @@ func TestIdempotentLargeResult(t *testing.T) {
 	}}
 	mw := middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), &middleware.IdempotencyOptions{MaxResultBytes: 50})(h)
 	for range 2 {
-		mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k")))
+		mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k"), asAda))
 	}
-	res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k")))
+	res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k"), asAda))
 	want := `isError: tool "pay" already ran for this idempotency key; its result (139 bytes) was too large to keep for a repeat`
 	if got := outcome(res, err); got != want || h.n.Load() != 1 || mcpkit.ErrorClassOf(res) != mcpkit.Fatal {
 		t.Errorf("got %q (ran %d times), want %q", got, h.n.Load(), want)
@@ -400,7 +425,7 @@ func TestIdempotentKeepsNoMarks(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{}, Meta: mcp.Meta{middleware.MetaKeyCache: "hit", "k": "v"}}, nil
 	}})
 	for range 2 {
-		res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k")))
+		res, err := mw.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("pay", nil), nil, withKey("k"), asAda))
 		if err != nil || res.Meta["k"] != "v" {
 			t.Fatalf("%+v, %v", res, err)
 		}
@@ -502,7 +527,9 @@ func TestMemoryIdempotencyStoreClaimIsAtomic(t *testing.T) {
 // the request's _meta, on every transport: a repeat is replayed with the
 // mark in _meta; then, behind a time limit shorter than the call, the
 // client that timed out retries, is told the call is in progress, and once
-// the handler has finished gets its result.
+// the handler has finished gets its result. The in-memory transport
+// carries no identity: the server has one client, as over stdio, and says
+// so with a Key.
 func TestIdempotentEndToEnd(t *testing.T) {
 	var runs atomic.Int32
 	var release chan struct{}
@@ -526,7 +553,7 @@ func TestIdempotentEndToEnd(t *testing.T) {
 		return newServer(t, []mcpkit.Middleware{
 			middleware.Recover(nil),
 			mcpkit.ForTools(mcpkit.Named("slow_transfer"), middleware.Timeout(20*time.Millisecond, nil)),
-			middleware.Idempotent(spy, nil),
+			middleware.Idempotent(spy, &middleware.IdempotencyOptions{Key: func(*mcpkit.Request) string { return "the one client" }}),
 		}, newTool("transfer", handler), newTool("slow_transfer", handler))
 	}
 	mcpkittest.ForEachTransport(t, newSrv, func(t *testing.T, ts *mcpkittest.Server) {
@@ -596,11 +623,12 @@ func TestInputRequiredNeverKept(t *testing.T) {
 		answered.Add(1)
 		return textResult("deleted: " + answer.Action), nil
 	})
-	opts := &mcpkittest.Options{Client: &mcp.ClientOptions{
+	opts := verified("ada")
+	opts.Client = &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
-	}}
+	}
 	for _, connect := range []func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server{
 		mcpkittest.NewStatelessServer, mcpkittest.NewServer,
 	} {

@@ -21,8 +21,11 @@ type ConcurrencyLimitOptions struct {
 	Wait time.Duration
 
 	// Key, if set, partitions calls: each key has its own slots, so that,
-	// for instance, one user's calls (keyed by req.TokenInfo().UserID) never
-	// wait for another's. Nil means one key for every call.
+	// for instance, one user's calls (keyed by [mcpkit.VerifiedPrincipal])
+	// never wait for another's. Nil means one key for every call. A key
+	// must not be something the caller chooses (a bearer token no
+	// verifier checked, a header a client can set): a caller would get
+	// fresh slots with each new one.
 	Key func(*mcpkit.Request) string
 
 	// RetryAfter is the delay a rejected call is told to wait before

@@ -74,8 +74,13 @@ func (e *RateLimitError) ResultMeta() mcp.Meta {
 type RateLimitOptions struct {
 	// Key, if set, returns the key a call is counted under, for instance
 	// a tenant read from a header, or "" for one budget shared by every
-	// call. Nil means a budget per caller and tool: [mcpkit.Principal],
-	// a zero byte, and the tool's name.
+	// call. Nil means a budget per verified caller and tool:
+	// [mcpkit.VerifiedPrincipal], a zero byte, and the name of the tool's
+	// identity ([mcpkit.Tool.ID]). A key must not be something the caller
+	// chooses (a bearer token no verifier checked, a header a client can
+	// set), or each caller can give itself a fresh budget; behind a proxy
+	// you trust, a header that the proxy sets (the client's address, say)
+	// will do.
 	Key func(*mcpkit.Request) string
 }
 
@@ -89,11 +94,17 @@ type RateLimitOptions struct {
 // store is back. A nil l means
 // no limit: the middleware adds no layer.
 //
-// By default each caller ([mcpkit.Principal]) has a budget of its own for
-// each tool: l is asked with the key Principal(req) + "\x00" + tool name.
-// Anonymous callers (stdio, in-memory, unauthenticated HTTP) share one
-// budget per tool. For a budget shared by several tools, or keyed on
-// something else, set [RateLimitOptions.Key].
+// By default each verified caller has a budget of its own for each tool: l
+// is asked with the key [mcpkit.VerifiedPrincipal](req) + "\x00" + the name
+// of the tool's identity ([mcpkit.Tool.ID]). A tool's versions, its
+// deprecated aliases and the tools derived from it are one tool, with one
+// budget: a call is counted against the tool it reaches, whatever name it
+// was called by. Every caller without a verified user shares one budget
+// per tool: anonymous callers (stdio, in-memory, unauthenticated HTTP) and
+// callers whose bearer token no verifier checked, since a caller who could
+// send a new token on each call would otherwise get a new budget with
+// each. For a budget shared by several tools, or keyed on something else,
+// set [RateLimitOptions.Key].
 //
 // [NewTokenBucket] is an in-memory Limiter; one backed by a store shared
 // between server replicas plugs in through the [Limiter] interface.
@@ -119,13 +130,13 @@ type rateHandler struct {
 	key  func(*mcpkit.Request) string
 	next mcpkit.Handler
 
-	// anon is the default key of the last anonymous call, kept so that
+	// anon is the default key of the last unverified call, kept so that
 	// such calls allocate nothing: inside a Server, a handler serves one
 	// tool, so it nearly always fits.
 	anon atomic.Pointer[toolKey]
 }
 
-// A toolKey is the default rate key of anonymous calls to one tool.
+// A toolKey is the default rate key of unverified calls to one tool.
 type toolKey struct{ tool, key string }
 
 func (h *rateHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
@@ -146,16 +157,16 @@ func (h *rateHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 }
 
 // defaultKey returns the key of a call when the options set none: the
-// caller's principal and the tool's name.
+// caller's verified principal and the name of the tool's identity.
 func (h *rateHandler) defaultKey(req *mcpkit.Request) string {
-	p := mcpkit.Principal(req)
-	if p != "" {
-		return p + "\x00" + req.Tool.Name
+	tool := req.Tool.ID().Name
+	if p := mcpkit.VerifiedPrincipal(req); p != "" {
+		return p + "\x00" + tool
 	}
-	if k := h.anon.Load(); k != nil && k.tool == req.Tool.Name {
+	if k := h.anon.Load(); k != nil && k.tool == tool {
 		return k.key
 	}
-	k := &toolKey{tool: req.Tool.Name, key: "\x00" + req.Tool.Name}
+	k := &toolKey{tool: tool, key: "\x00" + tool}
 	h.anon.Store(k)
 	return k.key
 }

@@ -202,8 +202,9 @@ func TestRateLimitEndToEnd(t *testing.T) {
 	})
 }
 
-// TestRateLimitDefaultKey checks that without a Key each principal has a
-// budget per tool, and that anonymous callers share one per tool.
+// TestRateLimitDefaultKey checks that without a Key each verified user has
+// a budget per tool, and that every other caller, anonymous or with a
+// token no verifier checked, shares one per tool.
 func TestRateLimitDefaultKey(t *testing.T) {
 	var keys []string
 	record := middleware.LimiterFunc(func(ctx context.Context, key string) (bool, time.Duration, error) {
@@ -228,8 +229,7 @@ func TestRateLimitDefaultKey(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bobKey := mcpkit.Principal(mcpkittest.NewRequest(nil, nil, bob))
-	want := []string{"sub:ada\x00search", "sub:ada\x00fetch", bobKey + "\x00search", "\x00search", "\x00fetch", "\x00search"}
+	want := []string{"sub:ada\x00search", "sub:ada\x00fetch", "\x00search", "\x00search", "\x00fetch", "\x00search"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("keys = %q, want %q", keys, want)
 	}

@@ -29,9 +29,9 @@ type Cache interface {
 // An IdempotencyRecord is what an [IdempotencyStore] holds for one
 // idempotency key.
 type IdempotencyRecord struct {
-	// Fingerprint identifies the call the key was first used for (its tool,
-	// version and canonical arguments); a repeat with another fingerprint is
-	// refused.
+	// Fingerprint identifies the call the key was first used for (the
+	// route it came in by, the tool's version and the canonical
+	// arguments); a repeat with another fingerprint is refused.
 	Fingerprint string
 	// Token identifies the claim: the one call that runs. Complete and
 	// Release act only while the record still carries it.

@@ -11,20 +11,21 @@ import (
 )
 
 // BenchmarkStores measures the per-call cost of CacheResults and
-// Idempotent over in-memory stores, called directly (no transport), against
-// the bare handler: a cache hit, a cache miss (a cache too small to keep
-// anything, so that every call runs, encodes and offers its result), a
-// call without an idempotency key, a replay, and a first call (keys
-// cycled through a store that forgets them before they come back).
+// Idempotent over in-memory stores, called directly (no transport) by a
+// verified user, against the bare handler: a cache hit, a cache miss (a
+// cache too small to keep anything, so that every call runs, encodes and
+// offers its result), a call without an idempotency key, a replay, and a
+// first call (keys cycled through a store that forgets them before they
+// come back).
 func BenchmarkStores(b *testing.B) {
 	ctx := context.Background()
 	tool := annotated("search", readOnly)
 	args := map[string]any{"query": "golang middleware", "limit": 10, "filters": map[string]any{"lang": "en", "since": "2026-01-01"}}
-	plain := mcpkittest.NewRequest(tool, args)
-	keyed := mcpkittest.NewRequest(tool, args, withKey("order-1234"))
+	plain := mcpkittest.NewRequest(tool, args, asAda)
+	keyed := mcpkittest.NewRequest(tool, args, withKey("order-1234"), asAda)
 	fresh := make([]*mcpkit.Request, 1024)
 	for i := range fresh {
-		fresh[i] = mcpkittest.NewRequest(tool, args, withKey(fmt.Sprintf("order-%d", i)))
+		fresh[i] = mcpkittest.NewRequest(tool, args, withKey(fmt.Sprintf("order-%d", i)), asAda)
 	}
 	run := func(b *testing.B, h mcpkit.Handler, reqs ...*mcpkit.Request) {
 		b.ReportAllocs()

@@ -27,7 +27,10 @@ import (
 
 // replica returns a stateless server with one read-only tool, "t", behind
 // MaskErrors and mw, connected to an SDK client. The tool counts its runs
-// in runs, when not nil, and answers "run N".
+// in runs, when not nil, and answers "run N". The clients of every replica
+// send one bearer token, as one client retrying on another replica would:
+// the cache and idempotency keep records for callers they can tell apart,
+// never for anonymous ones.
 func replica(t *testing.T, runs *atomic.Int64, mw ...mcpkit.Middleware) *mcpkittest.Server {
 	t.Helper()
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "replica"}, nil)
@@ -49,7 +52,7 @@ func replica(t *testing.T, runs *atomic.Int64, mw ...mcpkit.Middleware) *mcpkitt
 	if err != nil {
 		t.Fatal(err)
 	}
-	return mcpkittest.NewStatelessServer(t, srv, nil)
+	return mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Token: "client-token"})
 }
 
 // callTool calls "t" on ts with args and _meta, failing t on a protocol

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/time/rate"
 
@@ -75,18 +76,21 @@ func BenchmarkStoreOverhead(b *testing.B) {
 		}},
 	}
 
-	same := mcpkittest.NewRequest(benchTool, json.RawMessage(`{"query":"golang middleware","limit":10}`))
-	keyed := mcpkittest.NewRequest(benchTool, same.Arguments, mcpkittest.WithMeta(mcp.Meta{middleware.MetaKeyIdempotencyKey: "order-1234"}))
+	// Calls by a verified user: the cache and idempotency keep no records
+	// for anonymous callers.
+	ada := mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "ada"})
+	same := mcpkittest.NewRequest(benchTool, json.RawMessage(`{"query":"golang middleware","limit":10}`), ada)
+	keyed := mcpkittest.NewRequest(benchTool, same.Arguments, mcpkittest.WithMeta(mcp.Meta{middleware.MetaKeyIdempotencyKey: "order-1234"}), ada)
 	// newArgs returns a request whose arguments no earlier call had.
 	var buf []byte
 	newArgs := func(i int) *mcpkit.Request {
 		buf = strconv.AppendInt(append(buf[:0], `{"query":"golang middleware","limit":`...), int64(i), 10)
-		return mcpkittest.NewRequest(benchTool, json.RawMessage(append(buf, '}')))
+		return mcpkittest.NewRequest(benchTool, json.RawMessage(append(buf, '}')), ada)
 	}
 	// newKey returns a request with an idempotency key no earlier call had.
 	newKey := func(i int) *mcpkit.Request {
 		return mcpkittest.NewRequest(benchTool, same.Arguments,
-			mcpkittest.WithMeta(mcp.Meta{middleware.MetaKeyIdempotencyKey: "order-" + strconv.Itoa(i)}))
+			mcpkittest.WithMeta(mcp.Meta{middleware.MetaKeyIdempotencyKey: "order-" + strconv.Itoa(i)}), ada)
 	}
 
 	// serve calls h with req(i) in a loop, after one warm-up call (which

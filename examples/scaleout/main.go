@@ -18,6 +18,13 @@
 // answer any request, and two small endpoints for the demonstration:
 // POST /admin/beta?on=true turns the beta_report tool on or off for the
 // whole fleet, and GET /healthz answers once the replica is ready.
+//
+// No replica verifies bearer tokens here, to stay short. A client's token
+// still separates its cached results and idempotency keys from everyone
+// else's (a client without one gets neither: anonymous callers cannot be
+// told apart), but it buys no rate budget of its own: the limit is one
+// budget for every caller. Behind auth.RequireBearerToken, it would be one
+// per verified user.
 package main
 
 import (
@@ -59,7 +66,7 @@ type config struct {
 	name      string        // the replica's name, in every result's _meta
 	redisAddr string        // the shared Redis
 	prefix    string        // prefix of every key this deployment uses in Redis
-	perMinute int           // calls of limited_echo per principal and minute, fleet-wide
+	perMinute int           // calls of limited_echo a minute, fleet-wide, per verified user (here, for all)
 	cacheTTL  time.Duration // how long a slow_lookup result is served from the cache
 }
 
@@ -71,7 +78,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&cfg.name, "name", "r1", "this replica's name")
 	fs.StringVar(&cfg.redisAddr, "redis", "127.0.0.1:6379", "address of the shared Redis")
 	fs.StringVar(&cfg.prefix, "prefix", "scaleout:", "prefix of this deployment's keys in Redis")
-	fs.IntVar(&cfg.perMinute, "per-minute", 5, "calls of limited_echo per principal and minute, across all replicas")
+	fs.IntVar(&cfg.perMinute, "per-minute", 5, "calls of limited_echo a minute across all replicas, per verified user (callers without one share a budget)")
 	fs.DurationVar(&cfg.cacheTTL, "cache-ttl", time.Minute, "how long slow_lookup results are cached")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -245,7 +252,7 @@ type chargeOut struct {
 func (r *replica) addTools() error {
 	echo, err := tools.New("limited_echo", func(ctx context.Context, in echoIn) (string, error) {
 		return in.Text, nil
-	}, &tools.Options{Description: "Echo the text back; rate limited per caller across all replicas."})
+	}, &tools.Options{Description: "Echo the text back; rate limited across all replicas."})
 	if err != nil {
 		return err
 	}

@@ -280,10 +280,18 @@ func waitReady(out io.Reader, limit time.Duration) ([]int, error) {
 	}
 }
 
+// clientToken is the bearer token of the test's clients. No replica
+// verifies it, so it buys no rate budget of its own, but it separates the
+// client's cached results and idempotency keys from everyone else's: a
+// server keeps none for anonymous callers, who cannot be told apart.
+const clientToken = "scaleout-test-client"
+
+// connect connects a client that sends clientToken to endpoint.
 func connect(t *testing.T, endpoint string) *mcp.ClientSession {
 	t.Helper()
 	client := mcp.NewClient(&mcp.Implementation{Name: "scaleout-test"}, nil)
-	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	httpClient := &http.Client{Transport: bearer{clientToken}}
+	cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: httpClient, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,4 +377,13 @@ func structured(t *testing.T, res *mcp.CallToolResult, v any) {
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("structured content %s: %v", b, err)
 	}
+}
+
+// bearer sends its token in the Authorization header of every request.
+type bearer struct{ token string }
+
+func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context()) // a RoundTripper must not modify the request
+	req.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(req)
 }

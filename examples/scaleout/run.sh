@@ -12,7 +12,7 @@
 #   LB_PORT        nginx, where clients connect            (default 8090)
 #   REPLICA_PORTS  the three replicas, space-separated      (default "8091 8092 8093")
 #   REDIS_PORT     the Redis of the demonstration           (default 6390)
-#   PER_MINUTE     limited_echo calls per caller and minute (default 5)
+#   PER_MINUTE     limited_echo calls a minute, all callers together (default 5)
 #   KEEP_SERVING   1: when a replica dies, say so and keep serving through
 #                  the others (nginx fails over); by default any process
 #                  that exits stops the demonstration
