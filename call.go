@@ -64,6 +64,15 @@ func (s *Server) sdkHandler(name string) mcp.ToolHandler {
 		if e == nil {
 			return nil, NewUnknownToolError(name)
 		}
+		if hs := e.paramHeaders(); len(hs) > 0 && call.Extra != nil && call.Extra.Header.Get(protocolVersionHeader) >= statelessVersion {
+			// Checked here, once visibility chose the version the call
+			// reaches: a call of a tool hidden from the caller got the
+			// unknown-tool answer above, whatever its headers.
+			if err := checkParamHeaders(call.Extra.Header, call.Params.Arguments, hs); err != nil {
+				markHeaderFault(ctx)
+				return nil, err
+			}
+		}
 		req.Tool = e.tool
 		return s.serve(ctx, e, req)
 	}

@@ -74,17 +74,17 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	stateless.SessionTimeout = 0
 	stateless.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
 	if !opts.Sessions {
-		return mcp.NewStreamableHTTPHandler(getServer, &stateless)
+		return answeringHeaderFaults(mcp.NewStreamableHTTPHandler(getServer, &stateless))
 	}
 	stateful := base
 	stateful.Stateless = false
 	stateful.SessionTimeout = cmp.Or(opts.SessionTimeout, DefaultSessionTimeout)
 	stateful.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
-	return &dispatcher{
+	return answeringHeaderFaults(&dispatcher{
 		stateful:  mcp.NewStreamableHTTPHandler(getServer, &stateful),
 		stateless: mcp.NewStreamableHTTPHandler(getServer, &stateless),
 		maxBody:   cmp.Or(base.MaxRequestBodyBytes, mcp.DefaultMaxRequestBodyBytes),
-	}
+	})
 }
 
 // dispatcher sends each request to the stateful or the stateless handler,

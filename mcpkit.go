@@ -258,9 +258,10 @@ func (r *Request) NotifyProgress(ctx context.Context, progress, total float64, m
 // ParamHeader returns the value of an argument that the tool's input schema
 // mirrors into the Mcp-Param-<name> HTTP header (SEP-2243, protocol
 // 2026-07-28), decoded from the header's Base64 form when the client used
-// it, and whether the header was sent. The SDK has already checked that the
-// header agrees with the argument in the body, so middleware may route or
-// authorize on it without parsing the arguments.
+// it, and whether the header was sent. The Server has already checked that
+// the header agrees with the argument in the body (for the version of the
+// tool the call reaches, and only once the caller may see it), so
+// middleware may route or authorize on it without parsing the arguments.
 func (r *Request) ParamHeader(name string) (string, bool) {
 	values := r.Header().Values("Mcp-Param-" + name)
 	if len(values) == 0 {

@@ -255,9 +255,11 @@ func (s *Server) publish(st *state) {
 		s.sdk.RemoveTools(removed...)
 	}
 	for _, name := range added {
-		// The SDK keeps the definition to check the Mcp-Param headers of
-		// 2026-07-28 calls: give it its own copy of the served one.
-		def := st.byName[name].versions[0].tool.Tool
+		// The SDK gets a copy of the served definition without its input
+		// schema (sdkDefinition): mcpkit checks the Mcp-Param headers once
+		// visibility has chosen the version a call reaches. Re-registering
+		// a name whose definition changed has the SDK send list_changed.
+		def := sdkDefinition(st.byName[name].versions[0].tool.Tool)
 		s.sdk.AddTool(&def, s.sdkHandler(name))
 	}
 	if told && !listed {

@@ -136,6 +136,16 @@ type entry struct {
 
 	legacyOnce sync.Once
 	legacy     *mcp.Tool // the definition for clients that need objects
+
+	paramsOnce sync.Once
+	params     []paramHeader // the arguments its input schema mirrors into headers
+}
+
+// paramHeaders returns the arguments e's input schema mirrors into HTTP
+// headers, read once.
+func (e *entry) paramHeaders() []paramHeader {
+	e.paramsOnce.Do(func() { e.params = paramHeadersOf(e.tool.InputSchema) })
+	return e.params
 }
 
 // chain is a built middleware chain.

@@ -20,8 +20,9 @@ import (
 // into the HTTP handler on each protocol era. Both get the same answer;
 // hidden/never is the ratio of their times (ns/op counts both). On 2026-07-28 the SDK's HTTP
 // layer looks for x-mcp-header bindings in the input schema of every tool
-// it has by the requested name, hidden from the caller or not, before any
-// middleware can see the request (sdkpatches/0003 makes that a lookup).
+// it has by the requested name, before any middleware can see the request;
+// mcpkit gives the SDK its tools without their schemas, so that the pass
+// costs nothing and a hidden tool takes the time of an unknown name.
 func BenchmarkHiddenVsNeverRegistered(b *testing.B) {
 	props := map[string]any{}
 	for i := range 2000 {

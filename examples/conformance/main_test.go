@@ -1052,7 +1052,8 @@ func TestParamHeaderTool(t *testing.T) {
 
 	status, msgs := post(t, ts.URL, "tools/call", map[string]any{"name": "test_x_mcp_header", "arguments": map[string]any{"region": "eu-west"}},
 		nil, http.Header{"Mcp-Param-Region": {"us-east"}})
-	if code, _ := msgs[0]["error"].(map[string]any)["code"].(float64); status != http.StatusBadRequest || code != mcp.CodeHeaderMismatch {
+	errObj, _ := msgs[0]["error"].(map[string]any)
+	if code, _ := errObj["code"].(float64); status != http.StatusBadRequest || code != mcp.CodeHeaderMismatch {
 		t.Errorf("mismatched header: HTTP %d, %v; want 400 and code %d", status, msgs, mcp.CodeHeaderMismatch)
 	}
 }
