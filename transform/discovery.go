@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/internal/schema"
 	"github.com/mcpkit/mcpkit/tools"
 )
 
@@ -201,10 +202,7 @@ func (d *discovery) call(ctx context.Context, req *mcpkit.Request) (*mcp.CallToo
 // unknown is the answer for a name that is not behind the meta-tools, or
 // hidden from the caller: the same in both cases.
 func unknown(name string) error {
-	if len(name) > 128 {
-		name = name[:128] + "..."
-	}
-	return mcpkit.ToolErrorf("unknown tool %q: search_tools lists the tools there are", name)
+	return mcpkit.ToolErrorf("unknown tool %q: search_tools lists the tools there are", schema.Clip(name))
 }
 
 // A document is a tool as search sees it: the words of its name, its

@@ -113,6 +113,11 @@ func TestDiscovery(t *testing.T) {
 				if who == "admin" && (hidden == nil || hidden.IsError) {
 					t.Errorf("admin: %s of purge_accounts = %v", tool, hidden)
 				}
+				// The name is echoed clipped, whatever its size.
+				long, _ := ts.CallTool(ctx, tool, map[string]any{"name": strings.Repeat("x", 3000)})
+				if want := `unknown tool "` + strings.Repeat("x", 40) + `...": search_tools lists the tools there are`; onlyText(long) != want {
+					t.Errorf("%s of a 3000-byte name = %q; want %q", tool, onlyText(long), want)
+				}
 			}
 		})
 	}
