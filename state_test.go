@@ -218,3 +218,57 @@ func withVersion(t *mcpkit.Tool, v string) *mcpkit.Tool {
 	t2.Version = v
 	return t2
 }
+
+// A state sealed on a call of one version of a tool opens on a retry of
+// that version only: the retry of the same call pinned to another version
+// is refused, through a real client.
+func TestSealedStateVersionsEndToEnd(t *testing.T) {
+	sealer, err := mcpkit.NewStateSealer([][]byte{key(8)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	book := func(version string) *mcpkit.Tool {
+		return &mcpkit.Tool{
+			Tool:    mcp.Tool{Name: "book", InputSchema: &jsonschema.Schema{Type: "object"}},
+			Version: version,
+			Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+				state, err := sealer.Open(req)
+				if err != nil {
+					return nil, err
+				}
+				if state == nil {
+					sealed, err := sealer.Seal(req, []byte("asked by "+version))
+					if err != nil {
+						return nil, err
+					}
+					return &mcp.CallToolResult{
+						InputRequests: mcp.InputRequestMap{"ok": &mcp.ElicitParams{Message: "Book it?",
+							RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"ok": {Type: "boolean"}}}}},
+						RequestState: sealed,
+					}, nil
+				}
+				return textResult(version + " resumed " + string(state)), nil
+			}),
+		}
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "sealed"}, nil)
+	if err := srv.Add(book("1"), book("2")); err != nil {
+		t.Fatal(err)
+	}
+	mem := mcpkittest.NewInMemoryServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}})
+	pin := func(v string) mcp.Meta { return mcp.Meta{mcpkit.MetaKeyVersion: v} }
+	first, err := mem.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "book", Meta: pin("1")})
+	if err != nil || first.RequestState == "" {
+		t.Fatalf("first round: %+v, %v", first, err)
+	}
+	answers := mcp.InputResponseMap{"ok": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}}
+	_, err = mem.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "book", Meta: pin("2"), RequestState: first.RequestState, InputResponses: answers})
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams || wire.Message != "invalid request state" {
+		t.Errorf("version 1's state on version 2: %v; want -32602 invalid request state", err)
+	}
+	res, err := mem.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "book", Meta: pin("1"), RequestState: first.RequestState, InputResponses: answers})
+	if err != nil || resultText(t, res) != "1 resumed asked by 1" {
+		t.Errorf("version 1's state on version 1: %+v, %v", res, err)
+	}
+}
