@@ -502,7 +502,7 @@ var identityClassified = map[string]string{
 	"transform.Tool":      "route: derived",
 	"transform.Namespace": "route: namespace",
 	"transform.Discovery": "route: discovery",
-	"tasks.Tool":          "route: task (its resumption by tasks/update: tasks' TestResume* tests)",
+	"tasks.Tool":          "route: task (resumed by tasks/update: tasks' TestTaskResumesItsVersion, TestTaskResumeRechecksVisibility)",
 	// Routes that keep the name: they change what a tool is, not how it is
 	// reached; the Server records the origin of what they make all the same.
 	"transform.Versions": "keeps names: leaves versions out",
