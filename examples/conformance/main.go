@@ -63,6 +63,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	pause := fs.Duration("pause", 50*time.Millisecond, "delay between the notifications of the logging and progress tools")
 	timeout := fs.Duration("timeout", 30*time.Second, "limit on one tool call (0 for none)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil // -h asked for the usage, which Parse printed
+		}
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -83,3 +83,13 @@ func TestRun(t *testing.T) {
 		}
 	}
 }
+
+func TestHelpExitsCleanly(t *testing.T) {
+	var stderr strings.Builder
+	if err := run(t.Context(), []string{"-h"}, io.Discard, &stderr); err != nil {
+		t.Fatalf("run -h = %v, want nil (exit 0)", err)
+	}
+	if !strings.Contains(stderr.String(), "-addr") {
+		t.Errorf("usage not printed: %s", stderr.String())
+	}
+}

@@ -387,3 +387,13 @@ func (b bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	req.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(req)
 }
+
+func TestHelpExitsCleanly(t *testing.T) {
+	var stderr strings.Builder
+	if err := run(t.Context(), []string{"-h"}, &stderr); err != nil {
+		t.Fatalf("run -h = %v, want nil (exit 0)", err)
+	}
+	if !strings.Contains(stderr.String(), "-addr") {
+		t.Errorf("usage not printed: %s", stderr.String())
+	}
+}
