@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -234,6 +235,18 @@ const (
 type breakerHandler struct {
 	b    *breaker
 	next mcpkit.Handler
+}
+
+// LayerSettings shows when the circuit opens, and for how long, in the
+// server's Pipeline.
+func (h *breakerHandler) LayerSettings() []mcpkit.Setting {
+	o := h.b.opts
+	return []mcpkit.Setting{
+		{Name: "failureRate", Value: strconv.FormatFloat(o.FailureRate, 'g', -1, 64)},
+		{Name: "window", Value: strconv.Itoa(o.Window)},
+		{Name: "minCalls", Value: strconv.Itoa(o.MinCalls)},
+		{Name: "cooldown", Value: o.Cooldown.String()},
+	}
 }
 
 func (h *breakerHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math/bits"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -298,6 +299,11 @@ const maxSchemas = 1024
 type budgetHandler struct {
 	b    *budget
 	next mcpkit.Handler
+}
+
+// LayerSettings shows the budget in the server's Pipeline.
+func (h *budgetHandler) LayerSettings() []mcpkit.Setting {
+	return []mcpkit.Setting{{Name: "tokens", Value: strconv.Itoa(h.b.tokens)}}
 }
 
 func (h *budgetHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {

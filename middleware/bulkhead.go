@@ -50,9 +50,11 @@ type BulkheadOptions struct {
 // its handler really returns, also after [Timeout] has answered it, and a
 // rejection is a retryable [*mcpkit.ToolError] wrapping [ErrBusy] that
 // reads `tool "report" is busy: the limit of 2 concurrent calls is
-// reached; try again later`, with a retry hint in its _meta. Inside a [mcpkit.Server], each tool gets the
-// one layer of its pool, resolved when its chain is built; the others are
-// listed as skipped by [mcpkit.Server.Pipeline].
+// reached; try again later`, with a retry hint in its _meta. Inside a
+// [mcpkit.Server], each tool gets the one layer of its pool, resolved when
+// its chain is built, listed by [mcpkit.Server.Pipeline] as
+// "middleware.Bulkhead" with its concurrency; the other pools' layers are
+// listed as skipped.
 //
 // Bulkhead belongs with the other limits, inside [MaskErrors] and outside
 // [Timeout]. With a ConcurrencyLimit over all tools, put Bulkhead outside
@@ -73,7 +75,8 @@ func Bulkhead(pools map[string]int, opts *BulkheadOptions) mcpkit.Middleware {
 	for _, name := range names {
 		layers = append(layers, mcpkit.ForTools(
 			func(t *mcpkit.Tool) bool { return pool(t) == name },
-			ConcurrencyLimit(pools[name], &ConcurrencyLimitOptions{Wait: o.Wait, RetryAfter: o.RetryAfter}),
+			mcpkit.NamedMiddleware("middleware.Bulkhead",
+				ConcurrencyLimit(pools[name], &ConcurrencyLimitOptions{Wait: o.Wait, RetryAfter: o.RetryAfter})),
 		))
 	}
 	return mcpkit.Chain(layers...)

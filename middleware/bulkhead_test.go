@@ -106,7 +106,7 @@ func TestBulkheadPipeline(t *testing.T) {
 		layers, _ := srv.Pipeline(tool)
 		var skipped []bool
 		for _, l := range layers {
-			if l.Name == "middleware.ConcurrencyLimit" {
+			if l.Name == "middleware.Bulkhead" {
 				skipped = append(skipped, l.Skipped)
 			}
 		}

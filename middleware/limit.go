@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -112,6 +113,18 @@ type sharedSem struct {
 type concurrencyHandler struct {
 	c    *concurrency
 	next mcpkit.Handler
+}
+
+// LayerSettings shows the limit in the server's Pipeline.
+func (h *concurrencyHandler) LayerSettings() []mcpkit.Setting {
+	s := []mcpkit.Setting{{Name: "concurrency", Value: strconv.Itoa(h.c.n)}}
+	if h.c.wait > 0 {
+		s = append(s, mcpkit.Setting{Name: "wait", Value: h.c.wait.String()})
+	}
+	if h.c.key != nil {
+		s = append(s, mcpkit.Setting{Name: "per", Value: "key"})
+	}
+	return s
 }
 
 func (h *concurrencyHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {

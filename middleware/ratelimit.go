@@ -136,6 +136,16 @@ type rateHandler struct {
 	anon atomic.Pointer[toolKey]
 }
 
+// LayerSettings shows, in the server's Pipeline, what the budget is kept
+// by: the default key (the verified caller and the tool) or the options'.
+func (h *rateHandler) LayerSettings() []mcpkit.Setting {
+	key := "verified caller and tool"
+	if h.key != nil {
+		key = "Key option"
+	}
+	return []mcpkit.Setting{{Name: "key", Value: key}}
+}
+
 // A toolKey is the default rate key of unverified calls to one tool.
 type toolKey struct{ tool, key string }
 
