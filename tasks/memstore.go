@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"container/list"
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -23,13 +24,15 @@ type MemoryStoreOptions struct {
 	MaxBytes int64
 
 	// MaxTasksPerOwner and MaxBytesPerOwner bound alike the tasks of one
-	// principal (their [Task.Owner]), so that one principal cannot fill
-	// the store and lock the others out: Create drops the principal's own
-	// terminal tasks to make room, and fails with ErrStoreFull when that
-	// would not do. Zero means a quarter of MaxTasks and of MaxBytes.
-	// Every caller without credentials is one principal (see the package
-	// documentation): a server whose only client is on stdio can give it
-	// the whole store by setting them to MaxTasks and MaxBytes.
+	// verified user (a [Task.Owner] of the form "sub:..."), so that one
+	// user cannot fill the store and lock the others out: Create drops the
+	// user's own terminal tasks to make room, and fails with ErrStoreFull
+	// when that would not do. Zero means a quarter of MaxTasks and of
+	// MaxBytes. Every caller no verifier vouched for (anonymous, or with a
+	// bearer token nobody checked) shares one such quota, so that a client
+	// cannot buy a fresh one by making up a token (its tasks are still its
+	// own, by its token). A server whose only client is on stdio can give
+	// it the whole store by setting them to MaxTasks and MaxBytes.
 	MaxTasksPerOwner int
 	MaxBytesPerOwner int64
 
@@ -156,7 +159,7 @@ func (s *MemoryStore) Update(_ context.Context, id string, fn func(*Task) error)
 	}
 	t.ID = id
 	size := t.size()
-	if size <= e.size && t.Owner == e.task.Owner {
+	if size <= e.size && quotaOf(t.Owner) == quotaOf(e.task.Owner) {
 		s.replace(e, t, size)
 		return t.clone(), nil
 	}
@@ -221,7 +224,7 @@ func (s *MemoryStore) dropExpired() {
 // bounds, and reports whether it fits. It drops nothing when dropping every
 // terminal task would not make room. s.mu is held.
 func (s *MemoryStore) makeRoom(owner string, size int64) bool {
-	o := s.owners[owner]
+	o := s.owners[quotaOf(owner)]
 	if o == nil {
 		o = &usage{}
 	}
@@ -240,10 +243,10 @@ func (s *MemoryStore) makeRoom(owner string, size int64) bool {
 // add puts e in the store. s.mu is held.
 func (s *MemoryStore) add(e *entry) {
 	s.tasks[e.task.ID] = e
-	e.owner = s.owners[e.task.Owner]
+	e.owner = s.owners[quotaOf(e.task.Owner)]
 	if e.owner == nil {
 		e.owner = &usage{}
-		s.owners[e.task.Owner] = e.owner
+		s.owners[quotaOf(e.task.Owner)] = e.owner
 	}
 	s.all.count(e, 1)
 	e.owner.count(e, 1)
@@ -266,7 +269,7 @@ func (s *MemoryStore) remove(e *entry) {
 		e.ended, e.ownerEnded = nil, nil
 	}
 	if e.owner.tasks == 0 {
-		delete(s.owners, e.task.Owner)
+		delete(s.owners, quotaOf(e.task.Owner))
 	}
 	if e.index >= 0 {
 		heap.Remove(&s.expiry, e.index)
@@ -354,4 +357,14 @@ func (q *expiryQueue) Pop() any {
 	e.index = -1
 	*q = old[:len(old)-1]
 	return e
+}
+
+// quotaOf returns the quota an owner's tasks count against: a verified
+// user's own (the owner, "sub:..." by mcpkit.Principal's rule), else the
+// one quota of every caller no verifier vouched for, "".
+func quotaOf(owner string) string {
+	if strings.HasPrefix(owner, "sub:") {
+		return owner
+	}
+	return ""
 }

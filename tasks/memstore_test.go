@@ -140,19 +140,27 @@ func TestMemoryStoreOwnerQuota(t *testing.T) {
 				}
 			}
 			for _, id := range []string{"alice-1", "alice-2", "bob-1"} {
-				if err := s.Create(ctx, mk(id, id[:len(id)-2])); err != nil {
+				if err := s.Create(ctx, mk(id, "sub:"+id[:len(id)-2])); err != nil {
 					t.Fatalf("%s: %v", id, err)
 				}
 			}
-			if err := s.Create(ctx, mk("alice-3", "alice")); !errors.Is(err, ErrStoreFull) {
+			if err := s.Create(ctx, mk("alice-3", "sub:alice")); !errors.Is(err, ErrStoreFull) {
 				t.Fatalf("alice over her quota: %v, want ErrStoreFull", err)
 			}
-			if err := s.Create(ctx, mk("bob-2", "bob")); err != nil {
+			if err := s.Create(ctx, mk("bob-2", "sub:bob")); err != nil {
 				t.Fatalf("bob, within his quota: %v", err)
+			}
+			// Callers no verifier vouched for share one quota, whatever
+			// token each made up: two fill it, a third is refused.
+			for i, owner := range []string{"tok:0001", "", "tok:0002"} {
+				err := s.Create(ctx, mk(fmt.Sprint("anon-", i), owner))
+				if full := errors.Is(err, ErrStoreFull); full != (i == 2) || err != nil && !full {
+					t.Fatalf("unverified caller %d (%q): %v", i, owner, err)
+				}
 			}
 			end("bob-1")
 			end("alice-1")
-			if err := s.Create(ctx, mk("alice-3", "alice")); err != nil {
+			if err := s.Create(ctx, mk("alice-3", "sub:alice")); err != nil {
 				t.Fatalf("alice, once a task of hers ended: %v", err)
 			}
 			for id, kept := range map[string]bool{"alice-1": false, "alice-2": true, "alice-3": true, "bob-1": true, "bob-2": true} {
@@ -241,7 +249,7 @@ func TestMemoryStoreBookkeeping(t *testing.T) {
 		ctx := t.Context()
 		rng := rand.New(rand.NewPCG(1, 2))
 		s := NewMemoryStore(&MemoryStoreOptions{MaxTasks: 12, MaxBytes: 20_000, MaxTasksPerOwner: 6, MaxBytesPerOwner: 9_000})
-		owners := []string{"", "alice", "bob"}
+		owners := []string{"", "sub:alice", "sub:bob", "tok:0001"}
 		statuses := []Status{Working, InputRequired, Completed, Failed, Cancelled}
 		blob := func() json.RawMessage { return json.RawMessage(strings.Repeat("x", rng.IntN(3000))) }
 		for i := range 2000 {
@@ -284,7 +292,7 @@ func checkBookkeeping(t *testing.T, s *MemoryStore, step int) {
 	var all usage
 	queued := 0
 	for id, e := range s.tasks {
-		if e.task.ID != id || e.size != e.task.size() || e.owner != s.owners[e.task.Owner] {
+		if e.task.ID != id || e.size != e.task.size() || e.owner != s.owners[quotaOf(e.task.Owner)] {
 			t.Fatalf("step %d: entry %s is inconsistent", step, id)
 		}
 		if (e.ended != nil) != e.task.Status.Terminal() || (e.ownerEnded != nil) != (e.ended != nil) {
@@ -296,10 +304,10 @@ func checkBookkeeping(t *testing.T, s *MemoryStore, step int) {
 		if e.index >= 0 {
 			queued++
 		}
-		u := want[e.task.Owner]
+		u := want[quotaOf(e.task.Owner)]
 		if u == nil {
 			u = &usage{}
-			want[e.task.Owner] = u
+			want[quotaOf(e.task.Owner)] = u
 		}
 		u.count(e, 1)
 		all.count(e, 1)
