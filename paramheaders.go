@@ -213,7 +213,6 @@ type faultWriter struct {
 	fault   headerFault
 	started bool
 	held    bool
-	status  int
 	body    bytes.Buffer
 }
 

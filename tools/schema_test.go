@@ -362,9 +362,11 @@ func TestSchemaErrors(t *testing.T) {
 		N int `jsn:"n"`
 	}
 	type typoJSONOption struct {
+		//lint:ignore SA5008 the misspelt option is what the test is about
 		N int `json:"n,omitempy"`
 	}
 	type unknownJSONOption struct {
+		//lint:ignore SA5008 the unknown option is what the test is about
 		N int `json:"n,sometimes"`
 	}
 	type otherLibraries struct {
