@@ -417,25 +417,13 @@ func tagValue(t reflect.Type, text string, quoted bool) (any, error) {
 }
 
 // kindName says what a value of t is, for messages: "an integer", "a
-// list", "a Go time.Duration".
+// string".
 func kindName(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		return "an integer"
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return "a non-negative integer"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	case reflect.Bool:
-		return "a boolean (true or false)"
-	case reflect.String:
-		return "a JSON string"
-	case reflect.Slice, reflect.Array:
-		return "a JSON array"
-	case reflect.Map, reflect.Struct:
-		return "a JSON object"
+	name := jsonTypeName(t)
+	if strings.IndexByte("aeiou", name[0]) >= 0 {
+		return "an " + name
 	}
-	return "a " + t.String()
+	return "a " + name
 }
 
 // defName returns a name under $defs for t, unique within this schema.
