@@ -55,7 +55,7 @@ func isSDKUnknownTool(msg, name string) bool {
 func (s *Server) sdkHandler(name string) mcp.ToolHandler {
 	return func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		st := s.state.Load()
-		n := st.byName[name]
+		n, _ := st.byName.get(name)
 		if n == nil {
 			return nil, NewUnknownToolError(name)
 		}

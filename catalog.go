@@ -109,10 +109,7 @@ func (s *Server) transform(t *Tool) (*Tool, error) {
 		s.checks[d] = s.checks[t]
 		return d, nil
 	}
-	if err := checkWithSDK(&d.Tool); err != nil {
-		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
-	}
-	c, err := compileChecker(d, s.validation)
+	c, err := compileChecker(d, s.validation, &s.validators)
 	if err != nil {
 		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
 	}

@@ -146,7 +146,7 @@ func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, ne
 // Add or Remove may see a state where the SDK and the registry briefly
 // disagree, and must not list such a tool as foreign.
 func (s *Server) registered(name string) bool {
-	_, ok := s.state.Load().byName[name]
+	_, ok := s.state.Load().byName.get(name)
 	return ok
 }
 
@@ -172,7 +172,7 @@ func decodeCursor(c string) (string, error) {
 // definitions of the served tools (a list middleware that makes a new copy
 // on every request gets no cache).
 func (st *state) forObjectClients(t *Tool) *mcp.Tool {
-	if n := st.byName[t.Name]; n != nil {
+	if n, _ := st.byName.get(t.Name); n != nil {
 		for _, e := range n.versions {
 			if e.tool == t {
 				return e.objectDef()

@@ -6,14 +6,19 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	schema2 "github.com/mcpkit/mcpkit/internal/schema"
 )
 
 // Arguments that a tool's input schema mirrors into HTTP headers (the
@@ -65,13 +70,76 @@ func paramHeadersOf(schema any) []paramHeader {
 	return out
 }
 
+// checkHeaderAnnotations reports what is wrong with the x-mcp-header
+// annotations of an input schema, as SEP-2243 constrains them: on a
+// property (at any depth) of type string, integer or boolean (a type array,
+// even with "null", is refused: clients would not mirror it), naming an
+// HTTP header (a token), no two alike but for case. A client refuses a
+// tool whose annotations break these rules, so Add does.
+func checkHeaderAnnotations(schema any) error {
+	data, err := json.Marshal(schema)
+	if err != nil || !bytes.Contains(data, []byte(`"x-mcp-header"`)) {
+		return nil
+	}
+	type node struct {
+		Type       json.RawMessage  `json:"type"`
+		Header     json.RawMessage  `json:"x-mcp-header"`
+		Properties map[string]*node `json:"properties"`
+	}
+	var root node
+	if err := json.Unmarshal(data, &root); err != nil {
+		return nil // checkSchema reports what is not an object
+	}
+	seen := map[string]string{}
+	var walk func(props map[string]*node, prefix string) error
+	walk = func(props map[string]*node, prefix string) error {
+		for _, name := range slices.Sorted(maps.Keys(props)) {
+			n, path := props[name], prefix+name
+			if n == nil {
+				continue
+			}
+			if n.Header != nil {
+				var typ, h string
+				if json.Unmarshal(n.Type, &typ) != nil || typ != "string" && typ != "integer" && typ != "boolean" {
+					return fmt.Errorf("property %q: x-mcp-header is only for an argument of type string, integer or boolean, not %s", path, schema2.Clip(string(n.Type)))
+				}
+				if json.Unmarshal(n.Header, &h) != nil || h == "" {
+					return fmt.Errorf("property %q: x-mcp-header is empty or not a string", path)
+				}
+				if i := strings.IndexFunc(h, func(r rune) bool { return r > 0x7e || !isTokenChar(byte(r)) }); i >= 0 {
+					return fmt.Errorf("property %q: x-mcp-header %q is not an HTTP header name: it has %q", path, schema2.Clip(h), []rune(h[i:])[0])
+				}
+				if other, dup := seen[strings.ToLower(h)]; dup {
+					return fmt.Errorf("property %q: x-mcp-header %q names the header of %q too (header names ignore case)", path, h, other)
+				}
+				seen[strings.ToLower(h)] = path
+			}
+			if err := walk(n.Properties, path+"."); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(root.Properties, "")
+}
+
+// isTokenChar reports whether c may appear in an HTTP field name (RFC 9110
+// tchar).
+func isTokenChar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
 // sdkDefinition returns the definition of def that the SDK server keeps: it
 // routes calls by name and lists nothing (mcpkit answers tools/list), so
 // its input schema is the least the SDK accepts. Then the SDK finds no
 // argument to check in a header (mcpkit checks them) and its per-call pass
 // over the schema costs nothing, whatever the tool's schema holds.
 func sdkDefinition(def mcp.Tool) mcp.Tool {
-	def.InputSchema = json.RawMessage(`{"type":"object"}`)
+	def.InputSchema = &jsonschema.Schema{Type: "object"} // checked without a round trip through JSON
 	return def
 }
 

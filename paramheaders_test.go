@@ -24,7 +24,7 @@ import (
 func geoTool(name, version string) *mcpkit.Tool {
 	return &mcpkit.Tool{
 		Tool: mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object","properties":{` +
-			`"region":{"type":["string","null"],"x-mcp-header":"Region"},` +
+			`"region":{"type":"string","x-mcp-header":"Region"},` +
 			`"zone":{"type":"integer","x-mcp-header":"Zone"},` +
 			`"fast":{"type":"boolean","x-mcp-header":"Fast"},` +
 			`"note":{"type":"string"}}}`)},
@@ -137,7 +137,7 @@ func TestParamHeaders(t *testing.T) {
 		ok(map[string]any{"region": "Zürich"}, map[string]string{"Region": "=?base64?WsO8cmljaA==?="}, "geo@2 Zürich")
 		ok(map[string]any{"region": "=?base64?abc"}, map[string]string{"Region": "=?base64?abc"}, "geo@2 =?base64?abc") // a literal
 		ok(map[string]any{"zone": 7, "fast": true}, map[string]string{"Zone": "7", "Fast": "true"}, "geo@2 ")
-		ok(map[string]any{"region": nil, "note": "x"}, nil, "geo@2 ")
+		ok(map[string]any{"note": "x"}, nil, "geo@2 ")
 		refused(map[string]any{"region": "eu"}, nil, `header mismatch: Mcp-Param-Region is missing for the argument \"region\"`)
 		refused(map[string]any{"region": "eu"}, map[string]string{"Region": "us"}, `Mcp-Param-Region does not match the argument \"region\"`)
 		refused(map[string]any{"region": "Hello"}, map[string]string{"Region": "=?base64?SGVsbG8?="}, `Mcp-Param-Region is not valid Base64`)

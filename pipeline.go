@@ -72,7 +72,7 @@ type LayerSettings interface {
 // this tool marked as skipped. It is for tests ("is the time limit of
 // report 5 minutes?") and debug endpoints, in the spirit of chi's Walk.
 func (s *Server) Pipeline(name string) ([]Layer, bool) {
-	n, ok := s.state.Load().byName[name]
+	n, ok := s.state.Load().byName.get(name)
 	if !ok {
 		return nil, false
 	}

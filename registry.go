@@ -2,13 +2,9 @@ package mcpkit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit/internal/version"
 )
@@ -35,10 +31,7 @@ func (s *Server) Add(tools ...*Tool) error {
 		if err := t.validate(); err != nil {
 			return err
 		}
-		if err := checkWithSDK(&t.Tool); err != nil {
-			return err
-		}
-		c, err := compileChecker(t, s.validation)
+		c, err := compileChecker(t, s.validation, &s.validators)
 		if err != nil {
 			return err
 		}
@@ -48,30 +41,22 @@ func (s *Server) Add(tools ...*Tool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seen := make(map[[2]string]bool, len(copies))
-	for _, t := range copies {
+	var replaced []*Tool
+	for i, t := range copies {
 		key := [2]string{t.Name, t.Version}
 		if seen[key] {
 			return fmt.Errorf("%w: %s appears twice in one Add", ErrDuplicateTool, toolID(t))
 		}
 		seen[key] = true
-		if !s.replace && find(s.versions[t.Name], t.Version) >= 0 {
-			return fmt.Errorf("%w: %s is already registered", ErrDuplicateTool, toolID(t))
+		if j := find(s.versions[t.Name], t.Version); j >= 0 {
+			if !s.replace {
+				return fmt.Errorf("%w: %s is already registered", ErrDuplicateTool, toolID(t))
+			}
+			replaced = append(replaced, s.versions[t.Name][j])
 		}
-	}
-	versions := maps.Clone(s.versions)
-	var replaced []*Tool
-	for i, t := range copies {
-		vs := slices.Clone(versions[t.Name])
-		if j := find(vs, t.Version); j >= 0 {
-			replaced = append(replaced, vs[j])
-			vs = slices.Delete(vs, j, j+1)
-		}
-		vs = append(vs, t)
-		slices.SortFunc(vs, func(a, b *Tool) int { return version.Compare(b.Version, a.Version) })
-		versions[t.Name] = vs
 		s.checks[t] = checks[i]
 	}
-	if err := s.apply(versions); err != nil {
+	if err := s.change(replaced, copies); err != nil {
 		for _, t := range copies {
 			s.forget(t)
 		}
@@ -91,13 +76,11 @@ func (s *Server) Add(tools ...*Tool) error {
 func (s *Server) Remove(names ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	versions := maps.Clone(s.versions)
 	var removed []*Tool
 	for _, name := range names {
-		removed = append(removed, versions[name]...)
-		delete(versions, name)
+		removed = append(removed, s.versions[name]...)
 	}
-	s.unregister(versions, removed)
+	s.unregister(removed)
 }
 
 // RemoveVersion unregisters one version of the tool registered under name
@@ -113,23 +96,17 @@ func (s *Server) RemoveVersion(name, version string) bool {
 	if i < 0 {
 		return false
 	}
-	versions := maps.Clone(s.versions)
-	if len(vs) == 1 {
-		delete(versions, name)
-	} else {
-		versions[name] = slices.Delete(slices.Clone(vs), i, i+1)
-	}
-	s.unregister(versions, vs[i:i+1])
+	s.unregister(vs[i : i+1 : i+1])
 	return true
 }
 
-// unregister makes versions, which lacks the removed tools, the registry.
-// s.mu is held.
-func (s *Server) unregister(versions map[string][]*Tool, removed []*Tool) {
+// unregister takes the removed tools out of the registry. s.mu is held.
+func (s *Server) unregister(removed []*Tool) {
 	if len(removed) == 0 {
 		return
 	}
-	if err := s.apply(versions); err != nil {
+	removed = slices.Clone(removed) // change edits the slices of s.versions
+	if err := s.change(removed, nil); err != nil {
 		// Removing tools cannot make two served tools collide, nor a
 		// transform fail: every remaining tool was derived before.
 		s.logger.Error("mcpkit: removing tools failed", "error", err)
@@ -157,13 +134,13 @@ func (s *Server) forget(t *Tool) {
 // after transforms, sorted by name. The Tools are shared and must not be
 // modified.
 func (s *Server) Tools() []*Tool {
-	return slices.Clone(s.state.Load().tools)
+	return s.state.Load().visible(context.Background(), nil, "", -1)
 }
 
 // Lookup returns the tool served under name (after transforms, the highest
 // enabled version), if any. The Tool is shared and must not be modified.
 func (s *Server) Lookup(name string) (*Tool, bool) {
-	n, ok := s.state.Load().byName[name]
+	n, ok := s.state.Load().byName.get(name)
 	if !ok {
 		return nil, false
 	}
@@ -176,7 +153,7 @@ func (s *Server) Lookup(name string) (*Tool, bool) {
 // the Go error the chain returns is not mapped onto the wire, and no
 // per-request [Visibility] is applied.
 func (s *Server) Handler(name string) (Handler, bool) {
-	n, ok := s.state.Load().byName[name]
+	n, ok := s.state.Load().byName.get(name)
 	if !ok {
 		return nil, false
 	}
@@ -196,16 +173,27 @@ func find(vs []*Tool, ver string) int {
 	return slices.IndexFunc(vs, func(t *Tool) bool { return t.Version == ver })
 }
 
-// apply builds the state of the registry versions and, when that
-// succeeds, makes versions the registry and brings the SDK's tools in line.
-// s.mu is held.
+// apply builds the state of the registry versions from scratch and, when
+// that succeeds, makes versions the registry and brings the SDK's tools in
+// line. It is for changes that concern every tool (transforms, middleware,
+// visibility); changes of some tools go through change. s.mu is held.
 func (s *Server) apply(versions map[string][]*Tool) error {
-	st, err := s.build(versions)
+	st, groups, servedAs, err := s.build(versions)
 	if err != nil {
 		return err
 	}
-	s.versions = versions
-	s.publish(st)
+	old := s.state.Load()
+	names := make([]string, 0, old.byName.len()+st.byName.len())
+	for n := range old.byName.all() {
+		names = append(names, n.name)
+	}
+	for n := range st.byName.all() {
+		if _, ok := old.byName.get(n.name); !ok {
+			names = append(names, n.name)
+		}
+	}
+	s.versions, s.groups, s.servedAs = versions, groups, servedAs
+	s.publish(st, names)
 	return nil
 }
 
@@ -217,33 +205,193 @@ func (s *Server) republish() {
 	}
 }
 
+// change takes the tools removed out of the registry and puts the tools
+// added in, with work in proportion to the change, not to the registry:
+// each added tool is derived and checked against what is served, then the
+// names they are served under, and only those, are built again into a new
+// state that shares the rest with the current one. It fails, changing
+// nothing, when a transform fails on an added tool or two tools would be
+// served under one name and version. s.mu is held.
+func (s *Server) change(removed, added []*Tool) error {
+	leaving := make(map[*Tool]bool, len(removed))
+	for _, t := range removed {
+		leaving[t] = true
+	}
+	type arrival struct{ t, d *Tool }
+	arrivals := make([]arrival, 0, len(added))
+	claimed := make(map[[2]string]*Tool, len(added))
+	for _, t := range added {
+		d, err := s.derive(t)
+		if err != nil {
+			return err
+		}
+		if d != nil {
+			key := [2]string{d.Name, d.Version}
+			prev := claimed[key]
+			if p := s.servedAs[key]; prev == nil && p != nil && !leaving[p] {
+				prev = p
+			}
+			if prev != nil {
+				return fmt.Errorf("%w: %s and %s would both be served as %s", ErrDuplicateTool, toolID(prev), toolID(t), toolID(d))
+			}
+			claimed[key] = t
+		}
+		arrivals = append(arrivals, arrival{t, d})
+	}
+
+	affected := make(map[string]bool, len(removed)+len(added))
+	for _, t := range removed {
+		vs := slices.DeleteFunc(s.versions[t.Name], func(v *Tool) bool { return v == t })
+		if len(vs) == 0 {
+			delete(s.versions, t.Name)
+		} else {
+			s.versions[t.Name] = vs
+		}
+		d := s.derived[t].tool
+		if d == nil {
+			continue
+		}
+		key := [2]string{d.Name, d.Version}
+		if s.servedAs[key] == t {
+			delete(s.servedAs, key)
+		}
+		if g := slices.DeleteFunc(s.groups[d.Name], func(x *Tool) bool { return x == d }); len(g) == 0 {
+			delete(s.groups, d.Name)
+		} else {
+			s.groups[d.Name] = g
+		}
+		affected[d.Name] = true
+	}
+	for _, a := range arrivals {
+		vs := append(s.versions[a.t.Name], a.t)
+		slices.SortFunc(vs, func(a, b *Tool) int { return version.Compare(b.Version, a.Version) })
+		s.versions[a.t.Name] = vs
+		if a.d == nil {
+			continue
+		}
+		s.servedAs[[2]string{a.d.Name, a.d.Version}] = a.t
+		if s.visibility == nil || s.visibility.Enabled(a.d) {
+			s.groups[a.d.Name] = append(s.groups[a.d.Name], a.d)
+		}
+		affected[a.d.Name] = true
+	}
+	names := slices.Sorted(maps.Keys(affected))
+	s.publish(s.update(names), names)
+	return nil
+}
+
+// update returns the current state with the names given built again from
+// s.groups; everything else it shares with the current state. s.mu is held.
+func (s *Server) update(names []string) *state {
+	old := s.state.Load()
+	st := &state{byName: old.byName, listed: old.listed, byID: old.byID}
+	gone := make(map[*entry]bool)
+	fresh := make(map[string][]*entry)
+	ids := make(map[string]bool)
+	for _, name := range names {
+		if o, ok := old.byName.get(name); ok {
+			for _, e := range o.versions {
+				gone[e] = true
+				ids[idKey(e.derived.ID())] = true
+			}
+		}
+		n := s.nameState(old, name, s.groups[name])
+		if n == nil {
+			st.byName = st.byName.without(name)
+			st.listed = st.listed.without(name)
+			continue
+		}
+		st.byName = st.byName.with(name, n)
+		if n.listable() {
+			st.listed = st.listed.with(name, n)
+		} else {
+			st.listed = st.listed.without(name)
+		}
+		for _, e := range n.versions {
+			k := idKey(e.derived.ID())
+			fresh[k] = append(fresh[k], e)
+			ids[k] = true
+		}
+	}
+	for k := range ids {
+		cur, _ := st.byID.get(k)
+		next := slices.DeleteFunc(slices.Clone(cur), func(e *entry) bool { return gone[e] })
+		next = append(next, fresh[k]...)
+		if len(next) == 0 {
+			st.byID = st.byID.without(k)
+		} else {
+			st.byID = st.byID.with(k, next)
+		}
+	}
+	s.finish(st)
+	return st
+}
+
+// nameState returns the state of name, served as the tools ds (nil when
+// there are none), reusing old's entries that did not change.
+func (s *Server) nameState(old *state, name string, ds []*Tool) *toolName {
+	if len(ds) == 0 {
+		return nil
+	}
+	ds = slices.Clone(ds)
+	slices.SortFunc(ds, func(a, b *Tool) int { return version.Compare(b.Version, a.Version) })
+	n := &toolName{name: name, versions: make([]*entry, len(ds))}
+	listed := versionList(ds)
+	for i, d := range ds {
+		n.versions[i] = s.entry(old, d, listed)
+	}
+	return n
+}
+
+// finish completes st with what depends on the server's Visibility and list
+// middleware. s.mu is held.
+func (s *Server) finish(st *state) {
+	if s.visibility != nil && s.visibility.PerRequest() {
+		st.allowed = s.visibility.Allowed
+	}
+	if len(s.listUse) > 0 {
+		base := ListerFunc(func(ctx context.Context, req *ListRequest) ([]*Tool, error) {
+			return st.visible(ctx, req, "", -1), nil
+		})
+		st.lister = ChainList(s.listUse...)(base)
+	}
+}
+
+// idKey is the key of an identity in state.byID.
+func idKey(id ToolID) string { return id.Name + "\x00" + id.Version }
+
 // publish makes st the state that calls and lists read, and brings the
-// SDK's tools in line: a name no longer served is unregistered, a name
-// whose served definition changed is (re)registered. The SDK then sends
+// SDK's tools in line for names, those that may have changed: a name no
+// longer served is unregistered, a name whose served definition changed
+// is (re)registered. The SDK then sends
 // notifications/tools/list_changed, which reaches the listeners that the
 // change concerns (see review), and the other replicas hear of it (see
 // [Server.ShareChanges]). s.mu is held.
-func (s *Server) publish(st *state) {
+func (s *Server) publish(st *state, names []string) {
 	old := s.state.Swap(st)
 	// removed and added are the SDK's changes; changed are the names with
 	// other versions or definitions, which a caller that does not see the
 	// highest version may see change.
 	var removed, added, changed []string
-	for name, o := range old.byName {
-		n, ok := st.byName[name]
-		if !ok {
+	for _, name := range names {
+		o, wasServed := old.byName.get(name)
+		n, isServed := st.byName.get(name)
+		switch {
+		case !wasServed && !isServed:
+			continue
+		case !isServed:
 			removed = append(removed, name)
+			changed = append(changed, name)
+			continue
+		case !wasServed:
+			changed = append(changed, name)
+			added = append(added, name)
+			continue
 		}
-		if !ok || !slices.Equal(o.versions, n.versions) {
+		if !slices.Equal(o.versions, n.versions) {
 			changed = append(changed, name)
 		}
-	}
-	for name, n := range st.byName {
-		o, ok := old.byName[name]
-		if !ok {
-			changed = append(changed, name)
-		}
-		if !ok || o.versions[0] != n.versions[0] {
+		if o.versions[0] != n.versions[0] {
 			added = append(added, name)
 		}
 	}
@@ -259,7 +407,8 @@ func (s *Server) publish(st *state) {
 		// schema (sdkDefinition): mcpkit checks the Mcp-Param headers once
 		// visibility has chosen the version a call reaches. Re-registering
 		// a name whose definition changed has the SDK send list_changed.
-		def := sdkDefinition(st.byName[name].versions[0].tool.Tool)
+		n, _ := st.byName.get(name)
+		def := sdkDefinition(n.versions[0].tool.Tool)
 		s.sdk.AddTool(&def, s.sdkHandler(name))
 	}
 	if told && !listed {
@@ -270,26 +419,26 @@ func (s *Server) publish(st *state) {
 	}
 }
 
-// build computes the state of the registry versions: every version through
-// the transforms, the enabled ones grouped by the name they are served
-// under, each with its chain. Entries that did not change are taken over
-// from the current state, so their caches survive. s.mu is held.
-func (s *Server) build(versions map[string][]*Tool) (*state, error) {
-	names := slices.Sorted(maps.Keys(versions))
+// build computes the state of the registry versions from scratch: every
+// version through the transforms, the enabled ones grouped by the name they
+// are served under, each with its chain, and the groups and the served
+// names and versions it was made of. Entries that did not change are taken
+// over from the current state, so their caches survive. s.mu is held.
+func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool, map[[2]string]*Tool, error) {
 	servedAs := make(map[[2]string]*Tool)
 	groups := make(map[string][]*Tool)
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(versions)) {
 		for _, t := range versions[name] {
 			d, err := s.derive(t)
 			if err != nil {
-				return nil, err
+				return nil, nil, nil, err
 			}
 			if d == nil {
 				continue
 			}
 			key := [2]string{d.Name, d.Version}
 			if prev, ok := servedAs[key]; ok {
-				return nil, fmt.Errorf("%w: %s and %s would both be served as %s", ErrDuplicateTool, toolID(prev), toolID(t), toolID(d))
+				return nil, nil, nil, fmt.Errorf("%w: %s and %s would both be served as %s", ErrDuplicateTool, toolID(prev), toolID(t), toolID(d))
 			}
 			servedAs[key] = t
 			if s.visibility != nil && !s.visibility.Enabled(d) {
@@ -300,39 +449,31 @@ func (s *Server) build(versions map[string][]*Tool) (*state, error) {
 	}
 
 	old := s.state.Load()
-	st := &state{byName: make(map[string]*toolName, len(groups)), byID: make(map[ToolID][]*entry)}
-	for name, ds := range groups {
-		slices.SortFunc(ds, func(a, b *Tool) int { return version.Compare(b.Version, a.Version) })
-		n := &toolName{name: name, versions: make([]*entry, len(ds))}
-		listed := versionList(ds)
-		for i, d := range ds {
-			e := s.entry(old, d, listed)
-			n.versions[i] = e
-			id := d.ID()
-			st.byID[id] = append(st.byID[id], e)
+	names := slices.Sorted(maps.Keys(groups))
+	all := make([]*toolName, len(names))
+	var listedNames []string
+	var listed []*toolName
+	byID := make(map[string][]*entry)
+	for i, name := range names {
+		n := s.nameState(old, name, groups[name])
+		all[i] = n
+		if n.listable() {
+			listedNames = append(listedNames, name)
+			listed = append(listed, n)
 		}
-		st.byName[name] = n
-		st.names = append(st.names, n)
-	}
-	slices.SortFunc(st.names, func(a, b *toolName) int { return strings.Compare(a.name, b.name) })
-	for _, n := range st.names {
-		if t := n.versions[0].tool; !t.Unlisted {
-			st.tools = append(st.tools, t)
+		for _, e := range n.versions {
+			k := idKey(e.derived.ID())
+			byID[k] = append(byID[k], e)
 		}
 	}
-	if s.visibility != nil && s.visibility.PerRequest() {
-		st.allowed = s.visibility.Allowed
+	ids := slices.Sorted(maps.Keys(byID))
+	entries := make([][]*entry, len(ids))
+	for i, k := range ids {
+		entries[i] = byID[k]
 	}
-	if len(s.listUse) > 0 {
-		base := ListerFunc(func(ctx context.Context, req *ListRequest) ([]*Tool, error) {
-			if st.allowed == nil {
-				return st.tools, nil
-			}
-			return st.visible(ctx, req, "", -1), nil
-		})
-		st.lister = ChainList(s.listUse...)(base)
-	}
-	return st, nil
+	st := &state{byName: buildIndex(names, all), listed: buildIndex(listedNames, listed), byID: buildIndex(ids, entries)}
+	s.finish(st)
+	return st, groups, servedAs, nil
 }
 
 // entry returns the entry serving d, a version among those listed, reusing
@@ -354,7 +495,7 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 			s.logger.Warn("mcpkit: a layer can never take effect: a layer outside it has a lower "+m.setting, args...)
 		}
 	}
-	if n := old.byName[d.Name]; n != nil {
+	if n, ok := old.byName.get(d.Name); ok {
 		for _, e := range n.versions {
 			if e.derived == d && e.chain == c && slices.Equal(e.listed, listed) {
 				return e
@@ -371,7 +512,7 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 // CheckTool reports whether [Server.Add] would accept t on its own (that
 // is, leaving aside the tools already registered): its name, its handler,
 // and its schemas, which must be JSON Schemas that the server's validator
-// can enforce, with annotations the SDK accepts (x-mcp-header, say). Code
+// can enforce, with valid x-mcp-header annotations. Code
 // that builds tools (package transform, tests) uses it to fail where the
 // tool is made, with the error Add would give.
 func CheckTool(t *Tool) error {
@@ -381,28 +522,8 @@ func CheckTool(t *Tool) error {
 	if err := t.validate(); err != nil {
 		return err
 	}
-	if err := checkWithSDK(&t.Tool); err != nil {
-		return err
-	}
-	_, err := compileChecker(t, Strict)
+	_, err := compileChecker(t, Strict, nil)
 	return err
-}
-
-// checkWithSDK runs the SDK's own checks of a definition (those that would
-// panic in mcp.Server.AddTool, such as parameter header annotations) on a
-// scratch server, so that Add reports them as errors instead.
-func checkWithSDK(def *mcp.Tool) (err error) {
-	scratch := mcp.NewServer(&mcp.Implementation{Name: "mcpkit-check"}, nil)
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("%w: tool %q: %v", ErrInvalidSchema, def.Name, v)
-		}
-	}()
-	d := *def
-	scratch.AddTool(&d, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return nil, errors.New("unreachable")
-	})
-	return nil
 }
 
 // settingValue returns the value of l's setting called name.

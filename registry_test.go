@@ -498,3 +498,27 @@ func TestAddRawSchemaErrors(t *testing.T) {
 		}
 	}
 }
+
+// Add checks x-mcp-header annotations as clients do (SEP-2243), in its own
+// words.
+func TestAddHeaderAnnotations(t *testing.T) {
+	for schema, want := range map[string]string{
+		`{"type":"object","properties":{"a":{"type":"object","x-mcp-header":"A"}}}`:                                           `property "a": x-mcp-header is only for an argument of type string, integer or boolean, not "object"`,
+		`{"type":"object","properties":{"a":{"type":["string","null"],"x-mcp-header":"A"}}}`:                                  `property "a": x-mcp-header is only for an argument of type string, integer or boolean, not ["string","null"]`,
+		`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":""}}}`:                                            `property "a": x-mcp-header is empty or not a string`,
+		`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":7}}}`:                                             `property "a": x-mcp-header is empty or not a string`,
+		`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Région"}}}`:                                      `property "a": x-mcp-header "Région" is not an HTTP header name: it has 'é'`,
+		`{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"X"},"b":{"type":"integer","x-mcp-header":"x"}}}`: `property "b": x-mcp-header "x" names the header of "a" too (header names ignore case)`,
+		`{"type":"object","properties":{"o":{"type":"object","properties":{"c":{"type":"boolean","x-mcp-header":"A:B"}}}}}`:   `property "o.c": x-mcp-header "A:B" is not an HTTP header name: it has ':'`,
+	} {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "t"}, nil)
+		err := srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "t", InputSchema: json.RawMessage(schema)}, Handler: reply("x")})
+		if !errors.Is(err, mcpkit.ErrInvalidSchema) || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("%s: %v\nwant ...%s", schema, err, want)
+		}
+	}
+	ok := `{"type":"object","properties":{"a":{"type":"string","x-mcp-header":"Tenant-Id"},"o":{"type":"object","properties":{"n":{"type":"integer","x-mcp-header":"N"}}}}}`
+	if err := mcpkit.NewServer(&mcp.Implementation{Name: "t"}, nil).Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "t", InputSchema: json.RawMessage(ok)}, Handler: reply("x")}); err != nil {
+		t.Errorf("valid annotations refused: %v", err)
+	}
+}

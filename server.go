@@ -8,6 +8,7 @@ import (
 	"hash/maphash"
 	"iter"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -61,9 +62,17 @@ type Server struct {
 	replace    bool
 	validation ValidationMode
 	pageSize   int
+	validators validators // compiled schemas by their JSON text, shared by tools alike
 
-	mu         sync.Mutex         // serializes changes to the fields below and to sdk's tools
-	versions   map[string][]*Tool // every registered version, by name, highest first
+	mu       sync.Mutex         // serializes changes to the fields below and to sdk's tools
+	versions map[string][]*Tool // every registered version, by name, highest first
+
+	// groups and servedAs are what the registry serves, kept up to date
+	// by each change: the tools the transforms made of the registered
+	// ones that are enabled, by the name they are served under; and, for
+	// every name and version served, the registered tool served so.
+	groups     map[string][]*Tool
+	servedAs   map[[2]string]*Tool
 	checks     map[*Tool]*checker // compiled schemas, for every registered version
 	transforms []CatalogTransform
 	derived    map[*Tool]derivation // what the transforms made of each registered version
@@ -102,12 +111,14 @@ type Server struct {
 }
 
 // state is an immutable view of the registry, replaced whole on each change.
+//
+// Its indexes share their parts with the states before it (see index): a
+// change of some tools makes a new state in proportion to the change.
 type state struct {
-	byName map[string]*toolName // every callable name, with its enabled versions
-	names  []*toolName          // the same, sorted by name
-	tools  []*Tool              // the listed tools (highest version of each name), sorted by name
-	byID   map[ToolID][]*entry  // the served versions by identity (Tool.ID)
-	lister Lister               // list middleware around the listed tools; nil when there is none
+	byName *index[*toolName] // every callable name, with its enabled versions
+	listed *index[*toolName] // the names with a version that may be listed (not Unlisted)
+	byID   *index[[]*entry]  // the served versions by identity (idKey of Tool.ID)
+	lister Lister            // list middleware around the listed tools; nil when there is none
 
 	// allowed is the per-request half of the server's Visibility, or nil
 	// when what a request sees does not depend on the request.
@@ -117,7 +128,7 @@ type state struct {
 // toolName is a name clients can call, with its versions.
 type toolName struct {
 	name     string
-	versions []*entry // enabled versions, highest first
+	versions []*entry // enabled versions, highest first; never empty
 
 	// seen caches the definitions listed to callers who may not see every
 	// version, by the set of versions they see (see state.seenBy).
@@ -139,6 +150,12 @@ type entry struct {
 
 	paramsOnce sync.Once
 	params     []paramHeader // the arguments its input schema mirrors into headers
+}
+
+// listable reports whether some version of n may be listed: one that is
+// not Unlisted.
+func (n *toolName) listable() bool {
+	return slices.ContainsFunc(n.versions, func(e *entry) bool { return !e.tool.Unlisted })
 }
 
 // paramHeaders returns the arguments e's input schema mirrors into HTTP
@@ -224,6 +241,8 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		validation: cmp.Or(opts.Validation, Strict),
 		pageSize:   mcp.DefaultPageSize,
 		versions:   make(map[string][]*Tool),
+		groups:     make(map[string][]*Tool),
+		servedAs:   make(map[[2]string]*Tool),
 		checks:     make(map[*Tool]*checker),
 		derived:    make(map[*Tool]derivation),
 		built:      make(map[*Tool]*chain),
@@ -235,7 +254,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	if srv.logger == nil {
 		srv.logger = slog.New(slog.DiscardHandler)
 	}
-	st, _ := srv.build(srv.versions) // nothing registered: cannot fail
+	st, _, _, _ := srv.build(srv.versions) // nothing registered: cannot fail
 	srv.state.Store(st)
 	// watchListeners first, so that what it passes requests to is the
 	// handler the SDK server had, and intercept runs before it.
@@ -469,7 +488,7 @@ func (s *Server) foreignDigest(ctx context.Context, ss *mcp.ServerSession) (uint
 			return 0, false
 		}
 		for _, t := range lres.Tools {
-			if _, ours := st.byName[t.Name]; !ours && t.Name != s.scratch {
+			if _, ours := st.byName.get(t.Name); !ours && t.Name != s.scratch {
 				d ^= maphash.Comparable(s.seed, t)
 			}
 		}
@@ -509,8 +528,10 @@ func (s *Server) review(old, st *state, changed []string, listed bool) bool {
 	told := false
 	for _, l := range s.listeners {
 		for _, name := range changed {
-			before := old.view(l.ctx, old.byName[name], l.caller, s.seed)
-			after := st.view(l.ctx, st.byName[name], l.caller, s.seed)
+			o, _ := old.byName.get(name)
+			n, _ := st.byName.get(name)
+			before := old.view(l.ctx, o, l.caller, s.seed)
+			after := st.view(l.ctx, n, l.caller, s.seed)
 			if before != after {
 				l.digest ^= before ^ after
 				l.pending, told = true, true
@@ -587,7 +608,7 @@ func (st *state) view(ctx context.Context, n *toolName, c Caller, seed maphash.S
 // every name, combined with XOR.
 func (st *state) digest(ctx context.Context, c Caller, seed maphash.Seed) uint64 {
 	var d uint64
-	for _, n := range st.names {
+	for n := range st.byName.all() {
 		d ^= st.view(ctx, n, c, seed)
 	}
 	return d

@@ -315,9 +315,8 @@ func (s *Server) resync(caughtUp bool) {
 // call that reaches it in between gets the answer of an unknown tool, since
 // mcpkit does not serve it.
 func (s *Server) forceListChanged() {
-	if st := s.state.Load(); len(st.names) > 0 {
-		n := st.names[0]
-		def := n.versions[0].tool.Tool
+	for n := range s.state.Load().byName.all() {
+		def := sdkDefinition(n.versions[0].tool.Tool)
 		s.sdk.AddTool(&def, s.sdkHandler(n.name))
 		return
 	}

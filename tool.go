@@ -160,6 +160,9 @@ func (t *Tool) validate() error {
 	if err := checkSchema(t.InputSchema, true); err != nil {
 		return fmt.Errorf("%w: tool %q: input schema: %v", ErrInvalidSchema, t.Name, err)
 	}
+	if err := checkHeaderAnnotations(t.InputSchema); err != nil {
+		return fmt.Errorf("%w: tool %q: input schema: %v", ErrInvalidSchema, t.Name, err)
+	}
 	if t.OutputSchema != nil {
 		if err := checkSchema(t.OutputSchema, false); err != nil {
 			return fmt.Errorf("%w: tool %q: output schema: %v", ErrInvalidSchema, t.Name, err)
@@ -183,12 +186,15 @@ func checkSchema(s any, input bool) error {
 	if err != nil {
 		return err
 	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil || m == nil {
+	// Only the root's type is read: nested schemas are the validator's.
+	var root struct {
+		Type any `json:"type"`
+	}
+	if d := bytes.TrimLeft(data, " \t\r\n"); len(d) == 0 || d[0] != '{' || json.Unmarshal(data, &root) != nil {
 		return fmt.Errorf("not a JSON object: %.40s", data)
 	}
-	if input && m["type"] != "object" {
-		return fmt.Errorf(`type must be "object", not %v`, m["type"])
+	if input && root.Type != "object" {
+		return fmt.Errorf(`type must be "object", not %v`, root.Type)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -121,8 +122,10 @@ type checker struct {
 
 // compileChecker compiles t's schemas for the mode t or, failing that, the
 // server asks for. A schema the validator cannot enforce is an error naming
-// the tool, so that Add refuses it instead of every call failing.
-func compileChecker(t *Tool, serverMode ValidationMode) (*checker, error) {
+// the tool, so that Add refuses it instead of every call failing. Schemas
+// already compiled (the same JSON, as generated catalogs repeat) come from
+// cache, when it is not nil.
+func compileChecker(t *Tool, serverMode ValidationMode, cache *validators) (*checker, error) {
 	mode := t.Validation
 	if mode == DefaultValidation {
 		mode = serverMode
@@ -132,14 +135,56 @@ func compileChecker(t *Tool, serverMode ValidationMode) (*checker, error) {
 	}
 	c := &checker{lenient: mode == Lenient}
 	var err error
-	if c.in, err = schema.Compile(t.InputSchema); err != nil {
+	if c.in, err = cache.compile(t.InputSchema); err != nil {
 		return nil, schemaError(t, "input", err)
 	}
 	if t.OutputSchema != nil {
-		if c.out, err = schema.Compile(t.OutputSchema); err != nil {
+		if c.out, err = cache.compile(t.OutputSchema); err != nil {
 			return nil, schemaError(t, "output", err)
 		}
 	}
+	return c, nil
+}
+
+// validators is a server's cache of compiled schemas by their JSON text,
+// so that tools with identical schemas share one validator (a Validator is
+// immutable and safe for concurrent use). It is bounded by the text it
+// keeps: past maxValidatorText bytes it starts again empty.
+type validators struct {
+	mu    sync.Mutex
+	m     map[string]*schema.Validator
+	bytes int
+}
+
+const maxValidatorText = 8 << 20
+
+// compile returns the validator of s, compiled once per JSON text; with a
+// nil cache, compiled each time.
+func (v *validators) compile(s any) (*schema.Validator, error) {
+	if v == nil {
+		return schema.Compile(s)
+	}
+	data, err := json.Marshal(s)
+	if err != nil {
+		return schema.Compile(s) // says what is wrong with s
+	}
+	v.mu.Lock()
+	c, ok := v.m[string(data)]
+	v.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	c, err = schema.Compile(json.RawMessage(data))
+	if err != nil {
+		return nil, err
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.m == nil || v.bytes+len(data) > maxValidatorText {
+		v.m, v.bytes = make(map[string]*schema.Validator), 0
+	}
+	v.m[string(data)] = c
+	v.bytes += len(data)
 	return c, nil
 }
 

@@ -3,8 +3,6 @@ package mcpkit
 import (
 	"context"
 	"net/http"
-	"slices"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -201,27 +199,16 @@ func (st *state) seenBy(ctx context.Context, n *toolName, i int, c Caller) *Tool
 // after the name after, at most limit of them (no limit when negative).
 // Its work is proportional to the names it looks at, not to the registry.
 func (st *state) visible(ctx context.Context, c Caller, after string, limit int) []*Tool {
-	if st.allowed == nil {
-		i, found := slices.BinarySearchFunc(st.tools, after, func(t *Tool, name string) int { return strings.Compare(t.Name, name) })
-		if found {
-			i++
-		}
-		out := st.tools[i:]
-		if limit >= 0 && len(out) > limit {
-			out = out[:limit]
-		}
-		return out
-	}
-	i, found := slices.BinarySearchFunc(st.names, after, func(n *toolName, name string) int { return strings.Compare(n.name, name) })
-	if found {
-		i++
-	}
 	var out []*Tool
-	for _, n := range st.names[i:] {
+	for _, n := range st.listed.after(after) {
 		if limit >= 0 && len(out) == limit {
 			break
 		}
-		if t := st.served(ctx, n, c); t != nil {
+		if st.allowed == nil {
+			if t := n.versions[0].tool; !t.Unlisted {
+				out = append(out, t)
+			}
+		} else if t := st.served(ctx, n, c); t != nil {
 			out = append(out, t)
 		}
 	}
@@ -237,8 +224,8 @@ func (st *state) visible(ctx context.Context, c Caller, after string, limit int)
 // chain returns is not mapped onto the wire.
 func (s *Server) Resolve(ctx context.Context, c Caller, name string) (*Tool, Handler, bool) {
 	st := s.state.Load()
-	n := st.byName[name]
-	if n == nil {
+	n, ok := st.byName.get(name)
+	if !ok {
 		return nil, nil, false
 	}
 	for _, e := range n.versions {
@@ -258,7 +245,8 @@ func (s *Server) Resolve(ctx context.Context, c Caller, name string) (*Tool, Han
 // that identity.
 func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
 	st := s.state.Load()
-	for _, e := range st.byID[id] {
+	es, _ := st.byID.get(idKey(id))
+	for _, e := range es {
 		if st.allowed == nil || st.allowed(ctx, e.tool, c) {
 			return true
 		}
@@ -272,8 +260,8 @@ func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
 // meta-tool, included).
 func (s *Server) Callable(ctx context.Context, c Caller) []*Tool {
 	st := s.state.Load()
-	out := make([]*Tool, 0, len(st.names))
-	for _, n := range st.names {
+	out := make([]*Tool, 0, st.byName.len())
+	for n := range st.byName.all() {
 		for _, e := range n.versions {
 			if st.allowed == nil || st.allowed(ctx, e.tool, c) {
 				out = append(out, e.tool)

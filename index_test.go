@@ -1,0 +1,86 @@
+package mcpkit
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestIndex changes an index at random and checks it against a map after
+// each change: lookups, length, order, iteration from any key, and that the
+// indexes it was made from are unchanged.
+func TestIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := &index[int]{}
+	want := map[string]int{}
+	type snapshot struct {
+		x    *index[int]
+		want map[string]int
+	}
+	var kept []snapshot
+	check := func(step int, x *index[int], want map[string]int) {
+		t.Helper()
+		keys := slices.Sorted(maps.Keys(want))
+		if x.len() != len(keys) {
+			t.Fatalf("step %d: len %d, want %d", step, x.len(), len(keys))
+		}
+		var got []string
+		for k, v := range x.after("") {
+			if want[k] != v {
+				t.Fatalf("step %d: %s = %d, want %d", step, k, v, want[k])
+			}
+			got = append(got, k)
+		}
+		if !slices.Equal(got, keys) {
+			t.Fatalf("step %d: keys out of order or missing", step)
+		}
+		for _, c := range x.chunks {
+			if len(c.keys) == 0 || len(c.keys) > maxChunk {
+				t.Fatalf("step %d: a chunk of %d", step, len(c.keys))
+			}
+		}
+		probe := fmt.Sprintf("k%05d", rng.IntN(5000))
+		v, ok := x.get(probe)
+		if wv, wok := want[probe]; ok != wok || v != wv {
+			t.Fatalf("step %d: get(%s) = %d, %v; want %d, %v", step, probe, v, ok, wv, wok)
+		}
+		i, _ := slices.BinarySearch(keys, probe)
+		if i < len(keys) && keys[i] == probe {
+			i++
+		}
+		var from []string
+		for k := range x.after(probe) {
+			from = append(from, k)
+		}
+		if !slices.Equal(from, keys[i:]) && !(len(from) == 0 && len(keys[i:]) == 0) {
+			t.Fatalf("step %d: after(%s) gave %d keys, want %d", step, probe, len(from), len(keys)-i)
+		}
+	}
+	for step := range 20_000 {
+		k := fmt.Sprintf("k%05d", rng.IntN(5000))
+		if rng.IntN(3) == 0 {
+			x = x.without(k)
+			delete(want, k)
+		} else {
+			x = x.with(k, step)
+			want[k] = step
+		}
+		if step%1000 == 0 {
+			check(step, x, want)
+			kept = append(kept, snapshot{x, maps.Clone(want)})
+		}
+	}
+	check(-1, x, want)
+	for i, s := range kept {
+		check(-2-i, s.x, s.want)
+	}
+	keys := slices.Sorted(maps.Keys(want))
+	vals := make([]int, len(keys))
+	for i, k := range keys {
+		vals[i] = want[k]
+	}
+	check(-100, buildIndex(keys, vals), want)
+	check(-101, &index[int]{}, map[string]int{})
+}

@@ -1,0 +1,89 @@
+package mcpkit_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// benchSchema is the input schema of the catalog benchmarks' tools: two
+// arguments, as a typed tool of two fields has.
+var benchSchema = json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"string"}},"required":["a"],"additionalProperties":false}`)
+
+func benchTool(i int) *mcpkit.Tool {
+	return &mcpkit.Tool{
+		Tool:    mcp.Tool{Name: fmt.Sprintf("tool_%06d", i), Description: "A tool of a large catalog.", InputSchema: benchSchema},
+		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return nil, nil }),
+	}
+}
+
+// filledServer returns a server with n tools, added in one batch.
+func filledServer(b *testing.B, n int) *mcpkit.Server {
+	b.Helper()
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "catalog"}, nil)
+	batch := make([]*mcpkit.Tool, n)
+	for i := range batch {
+		batch[i] = benchTool(i)
+	}
+	if err := srv.Add(batch...); err != nil {
+		b.Fatal(err)
+	}
+	return srv
+}
+
+// BenchmarkRegistryChange measures one Add and one Remove of a tool on a
+// server that has n tools already: registry work is in proportion to the
+// change, so the time should not grow with n.
+func BenchmarkRegistryChange(b *testing.B) {
+	for _, n := range []int{100, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			srv := filledServer(b, n)
+			extra := benchTool(n + 1)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := srv.Add(extra); err != nil {
+					b.Fatal(err)
+				}
+				srv.Remove(extra.Name)
+			}
+		})
+	}
+}
+
+// BenchmarkAddOneAtATime adds n tools one Add each, against the go-sdk's
+// own AddTool of the same definitions in the same run.
+func BenchmarkAddOneAtATime(b *testing.B) {
+	for _, n := range []int{1_000, 10_000} {
+		tools := make([]*mcpkit.Tool, n)
+		for i := range tools {
+			tools[i] = benchTool(i)
+		}
+		b.Run(fmt.Sprintf("mcpkit/tools=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				srv := mcpkit.NewServer(&mcp.Implementation{Name: "catalog"}, nil)
+				for _, t := range tools {
+					if err := srv.Add(t); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("go-sdk/tools=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }
+			for b.Loop() {
+				srv := mcp.NewServer(&mcp.Implementation{Name: "catalog"}, nil)
+				for _, t := range tools {
+					def := t.Tool
+					srv.AddTool(&def, h)
+				}
+			}
+		})
+	}
+}
