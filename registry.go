@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/mcpkit/mcpkit/internal/version"
 )
@@ -284,6 +285,11 @@ func (s *Server) change(removed, added []*Tool) error {
 // s.groups; everything else it shares with the current state. s.mu is held.
 func (s *Server) update(names []string) *state {
 	old := s.state.Load()
+	if len(names) > 64 && 4*len(names) > old.byName.len() {
+		// A change of much of the registry (a large batch Add): one pass
+		// over it costs less than a copied chunk per name.
+		return s.rebuild(old, names)
+	}
 	st := &state{byName: old.byName, listed: old.listed, byID: old.byID}
 	gone := make(map[*entry]bool)
 	fresh := make(map[string][]*entry)
@@ -325,6 +331,57 @@ func (s *Server) update(names []string) *state {
 	}
 	s.finish(st)
 	return st
+}
+
+// rebuild returns the current state with the names given built again from
+// s.groups, making its indexes anew: for changes of a large part of the
+// registry. s.mu is held.
+func (s *Server) rebuild(old *state, names []string) *state {
+	affected := make(map[string]bool, len(names))
+	for _, name := range names {
+		affected[name] = true
+	}
+	all := make([]*toolName, 0, old.byName.len()+len(names))
+	for n := range old.byName.all() {
+		if !affected[n.name] {
+			all = append(all, n)
+		}
+	}
+	for _, name := range names {
+		if n := s.nameState(old, name, s.groups[name]); n != nil {
+			all = append(all, n)
+		}
+	}
+	slices.SortFunc(all, func(a, b *toolName) int { return strings.Compare(a.name, b.name) })
+	st := indexed(all)
+	s.finish(st)
+	return st
+}
+
+// indexed returns a state of the names all, sorted by name, with its
+// indexes made from scratch.
+func indexed(all []*toolName) *state {
+	names := make([]string, len(all))
+	var listedNames []string
+	var listed []*toolName
+	byID := make(map[string][]*entry)
+	for i, n := range all {
+		names[i] = n.name
+		if n.listable() {
+			listedNames = append(listedNames, n.name)
+			listed = append(listed, n)
+		}
+		for _, e := range n.versions {
+			k := idKey(e.derived.ID())
+			byID[k] = append(byID[k], e)
+		}
+	}
+	ids := slices.Sorted(maps.Keys(byID))
+	entries := make([][]*entry, len(ids))
+	for i, k := range ids {
+		entries[i] = byID[k]
+	}
+	return &state{byName: buildIndex(names, all), listed: buildIndex(listedNames, listed), byID: buildIndex(ids, entries)}
 }
 
 // nameState returns the state of name, served as the tools ds (nil when
@@ -451,27 +508,10 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 	old := s.state.Load()
 	names := slices.Sorted(maps.Keys(groups))
 	all := make([]*toolName, len(names))
-	var listedNames []string
-	var listed []*toolName
-	byID := make(map[string][]*entry)
 	for i, name := range names {
-		n := s.nameState(old, name, groups[name])
-		all[i] = n
-		if n.listable() {
-			listedNames = append(listedNames, name)
-			listed = append(listed, n)
-		}
-		for _, e := range n.versions {
-			k := idKey(e.derived.ID())
-			byID[k] = append(byID[k], e)
-		}
+		all[i] = s.nameState(old, name, groups[name])
 	}
-	ids := slices.Sorted(maps.Keys(byID))
-	entries := make([][]*entry, len(ids))
-	for i, k := range ids {
-		entries[i] = byID[k]
-	}
-	st := &state{byName: buildIndex(names, all), listed: buildIndex(listedNames, listed), byID: buildIndex(ids, entries)}
+	st := indexed(all)
 	s.finish(st)
 	return st, groups, servedAs, nil
 }

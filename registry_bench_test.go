@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,4 +87,50 @@ func BenchmarkAddOneAtATime(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkBytesPerTool reports the heap a server keeps per registered
+// tool (bytes/tool), at 10,000 tools with one schema, next to the go-sdk's
+// own server holding the same definitions.
+func BenchmarkBytesPerTool(b *testing.B) {
+	const n = 10_000
+	tools := make([]*mcpkit.Tool, n)
+	for i := range tools {
+		tools[i] = benchTool(i)
+	}
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	b.Run("mcpkit", func(b *testing.B) {
+		var per float64
+		for b.Loop() {
+			before := heap()
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "catalog"}, nil)
+			if err := srv.Add(tools...); err != nil {
+				b.Fatal(err)
+			}
+			per = float64(heap()-before) / n
+			runtime.KeepAlive(srv)
+		}
+		b.ReportMetric(per, "bytes/tool")
+	})
+	b.Run("go-sdk", func(b *testing.B) {
+		var per float64
+		h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil }
+		for b.Loop() {
+			before := heap()
+			srv := mcp.NewServer(&mcp.Implementation{Name: "catalog"}, nil)
+			for _, t := range tools {
+				def := t.Tool
+				srv.AddTool(&def, h)
+			}
+			per = float64(heap()-before) / n
+			runtime.KeepAlive(srv)
+		}
+		b.ReportMetric(per, "bytes/tool")
+	})
 }
