@@ -10,6 +10,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/visibility"
 )
 
 // benchSchema is the input schema of the catalog benchmarks' tools: two
@@ -133,4 +136,45 @@ func BenchmarkBytesPerTool(b *testing.B) {
 		}
 		b.ReportMetric(per, "bytes/tool")
 	})
+}
+
+// BenchmarkCatalogServe measures a tools/list of the first page and a
+// tools/call through an in-memory client, at 100, 10,000 and 100,000
+// tools: plain, with a per-request visibility rule, and with Deref as list
+// middleware. Neither should grow with the catalog.
+func BenchmarkCatalogServe(b *testing.B) {
+	for _, n := range []int{100, 10_000, 100_000} {
+		for _, mode := range []string{"plain", "visibility", "deref"} {
+			srv := filledServer(b, n)
+			switch mode {
+			case "visibility":
+				visibility.New(visibility.Require(mcpkit.Tagged("admin"), visibility.Scopes("admin"))).Attach(srv)
+			case "deref":
+				srv.UseList(middleware.Deref(nil))
+			}
+			cs, err := mcpkittest.ConnectInMemory(context.Background(), srv, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("list/%s/tools=%d", mode, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					res, err := cs.ListTools(context.Background(), nil)
+					if err != nil || len(res.Tools) == 0 {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("call/%s/tools=%d", mode, n), func(b *testing.B) {
+				b.ReportAllocs()
+				params := &mcp.CallToolParams{Name: "tool_000050", Arguments: map[string]any{"a": 1}}
+				for b.Loop() {
+					if _, err := cs.CallTool(context.Background(), params); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			cs.Close()
+		}
+	}
 }
