@@ -12,11 +12,21 @@ import (
 
 // A Lister answers tools/list with the tools a request may see.
 //
-// ListTools returns tools sorted by name. The returned slice and the tools in
-// it are shared and must not be modified; a list middleware that filters
+// ServeList returns tools sorted by name. The returned slice and the tools
+// in it are shared and must not be modified; a list middleware that filters
 // builds a new slice, and one that rewrites a definition returns a modified
 // copy of the [Tool] (and should cache that copy by the identity of the
 // original, since tools/list is called often and tools change rarely).
+//
+// A tools/list answers one page, and the server asks for that page alone:
+// [ListRequest.After] and [ListRequest.Limit] say which tools it needs, and
+// the server's own Lister returns those, so that a list costs in proportion
+// to the page, not to the catalog. List middleware that passes the request
+// on and rewrites or drops what comes back needs nothing more: when it
+// drops tools and the page comes back short, the server asks again for the
+// tools after the last one its Lister gave. A middleware that needs every
+// tool (to rank them, say) passes on a copy of the request with Limit 0,
+// and pays for the whole list.
 type Lister interface {
 	ServeList(ctx context.Context, req *ListRequest) ([]*Tool, error)
 }
@@ -57,6 +67,26 @@ type ListRequest struct {
 	// Call is the SDK's form of the request (session, cursor, transport
 	// extras). It is nil for a ListRequest built by hand.
 	Call *mcp.ListToolsRequest
+
+	// After is the name the page starts after ("" for the first page),
+	// read from the request's cursor.
+	After string
+
+	// Limit is how many tools after After the server needs for the page
+	// (one more than a page, to know whether another follows). Zero means
+	// every tool after After.
+	Limit int
+
+	// page, shared by the copies middleware makes, is where the server's
+	// own Lister says how far it got.
+	page *pageState
+}
+
+// pageState is what the server's own Lister reports of a paged request:
+// the name of the last tool it returned, and whether more follow it.
+type pageState struct {
+	last string
+	more bool
 }
 
 // Session returns the SDK session the request arrived on, or nil.

@@ -45,12 +45,12 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 	}
 
 	st := s.state.Load()
-	lreq := &ListRequest{Call: req}
+	lreq := &ListRequest{Call: req, After: after, Limit: s.pageSize + 1, page: &pageState{}}
 	var ours []*Tool
 	if st.lister == nil {
 		// Without list middleware, only the page is looked at.
-		ours = st.visible(ctx, lreq, after, s.pageSize+1)
-	} else if ours, err = st.lister.ServeList(ctx, lreq); err != nil {
+		ours = st.visible(ctx, lreq, after, lreq.Limit)
+	} else if ours, err = s.listPage(ctx, st.lister, lreq); err != nil {
 		return nil, err
 	}
 	var (
@@ -101,6 +101,23 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 		res.NextCursor = encodeCursor(page[s.pageSize-1].Name)
 	}
 	return res, nil
+}
+
+// listPage asks l for the page req describes. When list middleware dropped
+// tools and the page came back short while the server's own Lister had more
+// to give, it asks again for the tools after the last one given, until the
+// page is full or there are no more.
+func (s *Server) listPage(ctx context.Context, l Lister, req *ListRequest) ([]*Tool, error) {
+	out, err := l.ServeList(ctx, req)
+	for err == nil && len(out) < req.Limit && req.page.more {
+		next := *req
+		next.After, next.page = req.page.last, &pageState{}
+		var more []*Tool
+		more, err = l.ServeList(ctx, &next)
+		out = append(slices.Clip(out), more...) // out may be a Lister's own
+		req = &next
+	}
+	return out, err
 }
 
 // foreignTools returns the tools registered on the SDK server by other code

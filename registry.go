@@ -408,7 +408,18 @@ func (s *Server) finish(st *state) {
 	}
 	if len(s.listUse) > 0 {
 		base := ListerFunc(func(ctx context.Context, req *ListRequest) ([]*Tool, error) {
-			return st.visible(ctx, req, "", -1), nil
+			limit := req.Limit
+			if limit <= 0 {
+				limit = -1
+			}
+			out, more := st.page(ctx, req, req.After, limit)
+			if req.page != nil {
+				req.page.more = more
+				if len(out) > 0 {
+					req.page.last = out[len(out)-1].Name
+				}
+			}
+			return out, nil
 		})
 		st.lister = ChainList(s.listUse...)(base)
 	}

@@ -199,10 +199,16 @@ func (st *state) seenBy(ctx context.Context, n *toolName, i int, c Caller) *Tool
 // after the name after, at most limit of them (no limit when negative).
 // Its work is proportional to the names it looks at, not to the registry.
 func (st *state) visible(ctx context.Context, c Caller, after string, limit int) []*Tool {
-	var out []*Tool
+	out, _ := st.page(ctx, c, after, limit)
+	return out
+}
+
+// page is visible, also reporting whether tools c sees may follow the
+// last one returned (when the limit stopped it).
+func (st *state) page(ctx context.Context, c Caller, after string, limit int) (out []*Tool, more bool) {
 	for _, n := range st.listed.after(after) {
 		if limit >= 0 && len(out) == limit {
-			break
+			return out, true
 		}
 		if st.allowed == nil {
 			if t := n.versions[0].tool; !t.Unlisted {
@@ -212,7 +218,7 @@ func (st *state) visible(ctx context.Context, c Caller, after string, limit int)
 			out = append(out, t)
 		}
 	}
-	return out
+	return out, false
 }
 
 // Resolve returns the tool that a call to name from c reaches, and the
