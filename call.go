@@ -26,6 +26,17 @@ func (s *Server) routeCall(ctx context.Context, req *mcp.CallToolRequest, next m
 		return next(ctx, "tools/call", req)
 	}
 	name := req.Params.Name
+	if st := s.state.Load(); len(st.providers) > 0 {
+		if e := s.lookupProvided(ctx, st, &Request{Call: req}, name, &Request{Call: req}); e != nil {
+			// Through the SDK, as a registered tool's call goes, under the
+			// name of the tool that serves provided ones.
+			r := *req
+			params := *req.Params
+			params.Name = s.dispatch
+			r.Params = &params
+			return next(context.WithValue(ctx, providedCallKey{}, &providedCall{e: e, name: name}), "tools/call", &r)
+		}
+	}
 	if !s.foreign.Load() {
 		return nil, NewUnknownToolError(name)
 	}

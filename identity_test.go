@@ -33,7 +33,7 @@ import (
 
 // The identity matrix: a call is judged by the tool it reaches, whichever
 // way it came in. Each route below reaches one tool, delete_repo, by another
-// way; each mechanism below makes a decision keyed on a tool, configured
+// way (a provider's tool included); each mechanism below makes a decision keyed on a tool, configured
 // with delete_repo's identity only. Every pair runs through a real HTTP
 // client, and TestIdentityMatrixIsComplete fails when a new route or keyed
 // mechanism appears in the packages without a place here.
@@ -171,6 +171,16 @@ var identityRoutes = []route{
 		},
 	},
 	{
+		name:   "provider",
+		call:   "delete_repo",
+		origin: "delete_repo", sameCall: true,
+		install: func(t *testing.T, srv *mcpkit.Server, tg *target, _ *tasks.Manager) mcpkit.ToolID {
+			tl := tg.tool("")
+			srv.AddProvider(oneTool{tl})
+			return tl.ID()
+		},
+	},
+	{
 		name:   "task",
 		call:   "delete_repo",
 		origin: "delete_repo",
@@ -179,6 +189,23 @@ var identityRoutes = []route{
 			return add(t, srv, tasks.Tool(tg.tool(""), m, nil))
 		},
 	},
+}
+
+// oneTool is a Provider of one tool, to everyone.
+type oneTool struct{ t *mcpkit.Tool }
+
+func (p oneTool) ListTools(_ context.Context, _ mcpkit.Caller, after string, _ int) ([]*mcpkit.Tool, error) {
+	if p.t.Name > after {
+		return []*mcpkit.Tool{p.t}, nil
+	}
+	return nil, nil
+}
+
+func (p oneTool) LookupTool(_ context.Context, _ mcpkit.Caller, name string) (*mcpkit.Tool, error) {
+	if name == p.t.Name {
+		return p.t, nil
+	}
+	return nil, nil
 }
 
 func add(t *testing.T, srv *mcpkit.Server, tl *mcpkit.Tool) mcpkit.ToolID {

@@ -47,10 +47,16 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 	st := s.state.Load()
 	lreq := &ListRequest{Call: req, After: after, Limit: s.pageSize + 1, page: &pageState{}}
 	var ours []*Tool
-	if st.lister == nil {
+	switch {
+	case st.lister != nil:
+		ours, err = s.listPage(ctx, st.lister, lreq)
+	case len(st.providers) > 0:
+		ours, err = s.basePage(ctx, st, lreq)
+	default:
 		// Without list middleware, only the page is looked at.
 		ours = st.visible(ctx, lreq, after, lreq.Limit)
-	} else if ours, err = s.listPage(ctx, st.lister, lreq); err != nil {
+	}
+	if err != nil {
 		return nil, err
 	}
 	var (
@@ -67,7 +73,7 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 		}
 		cacheable.CacheScope = cmp.Or(cacheable.CacheScope, "public")
 	}
-	if st.allowed != nil {
+	if st.allowed != nil || len(st.providers) > 0 {
 		// The list depends on who asks: no shared cache may keep it.
 		cacheable.CacheScope = "private"
 	}
@@ -101,6 +107,37 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 		res.NextCursor = encodeCursor(page[s.pageSize-1].Name)
 	}
 	return res, nil
+}
+
+// basePage is the server's own Lister: the page req describes of the
+// registered tools merged with the providers' (a registered tool wins over
+// a provided one of the same name), reporting in req how far it got.
+func (s *Server) basePage(ctx context.Context, st *state, req *ListRequest) ([]*Tool, error) {
+	limit := req.Limit
+	if limit <= 0 {
+		limit = -1
+	}
+	out, more := st.page(ctx, req, req.After, limit)
+	if len(st.providers) > 0 {
+		provided, pmore, err := s.providedPage(ctx, st, req, req.After, max(limit, 0))
+		if err != nil {
+			return nil, err
+		}
+		out = append(slices.Clip(out), provided...)
+		slices.SortStableFunc(out, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
+		out = slices.CompactFunc(out, func(a, b *Tool) bool { return a.Name == b.Name })
+		more = more || pmore
+		if limit > 0 && len(out) > limit {
+			out, more = out[:limit], true
+		}
+	}
+	if req.page != nil {
+		req.page.more = more
+		if len(out) > 0 {
+			req.page.last = out[len(out)-1].Name
+		}
+	}
+	return out, nil
 }
 
 // listPage asks l for the page req describes. When list middleware dropped
@@ -146,8 +183,9 @@ func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, ne
 			cacheable = lres.Cacheable
 		}
 		for _, t := range lres.Tools {
-			// The scratch tool of forceListChanged lives only for an instant.
-			if !s.registered(t.Name) && t.Name != s.scratch {
+			// The scratch tool of forceListChanged lives only for an instant;
+			// the dispatch tool serves provided tools.
+			if !s.registered(t.Name) && t.Name != s.scratch && t.Name != s.dispatch {
 				foreign = append(foreign, t)
 			}
 		}

@@ -290,7 +290,7 @@ func (s *Server) update(names []string) *state {
 		// over it costs less than a copied chunk per name.
 		return s.rebuild(old, names)
 	}
-	st := &state{byName: old.byName, listed: old.listed, byID: old.byID}
+	st := &state{byName: old.byName, listed: old.listed, byID: old.byID, provided: old.provided}
 	gone := make(map[*entry]bool)
 	fresh := make(map[string][]*entry)
 	ids := make(map[string]bool)
@@ -403,23 +403,16 @@ func (s *Server) nameState(old *state, name string, ds []*Tool) *toolName {
 // finish completes st with what depends on the server's Visibility and list
 // middleware. s.mu is held.
 func (s *Server) finish(st *state) {
+	st.providers, st.transforms, st.use, st.visibility = s.providers, s.transforms, s.use, s.visibility
+	if st.provided == nil {
+		st.provided = newProvidedCache()
+	}
 	if s.visibility != nil && s.visibility.PerRequest() {
 		st.allowed = s.visibility.Allowed
 	}
 	if len(s.listUse) > 0 {
 		base := ListerFunc(func(ctx context.Context, req *ListRequest) ([]*Tool, error) {
-			limit := req.Limit
-			if limit <= 0 {
-				limit = -1
-			}
-			out, more := st.page(ctx, req, req.After, limit)
-			if req.page != nil {
-				req.page.more = more
-				if len(out) > 0 {
-					req.page.last = out[len(out)-1].Name
-				}
-			}
-			return out, nil
+			return s.basePage(ctx, st, req)
 		})
 		st.lister = ChainList(s.listUse...)(base)
 	}

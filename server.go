@@ -63,6 +63,7 @@ type Server struct {
 	validation ValidationMode
 	pageSize   int
 	validators validators // compiled schemas by their JSON text, shared by tools alike
+	dispatch   string     // the SDK tool that calls of provided tools are routed through
 
 	mu       sync.Mutex         // serializes changes to the fields below and to sdk's tools
 	versions map[string][]*Tool // every registered version, by name, highest first
@@ -80,6 +81,7 @@ type Server struct {
 	use        []Middleware
 	listUse    []ListMiddleware
 	visibility Visibility
+	providers  []Provider
 	sharers    []*sharer // see ShareChanges
 	resyncs    int       // OnChange hooks running: their changes are not shared
 	listeners  map[*mcp.ServerSession]*listener
@@ -119,6 +121,16 @@ type state struct {
 	listed *index[*toolName] // the names with a version that may be listed (not Unlisted)
 	byID   *index[[]*entry]  // the served versions by identity (idKey of Tool.ID)
 	lister Lister            // list middleware around the listed tools; nil when there is none
+
+	// What a provided tool is served with (see Provider): the providers,
+	// the server's catalog transforms, middleware and Visibility as they
+	// were when the state was made, and the entries made of provided
+	// tools, kept for this state.
+	providers  []Provider
+	transforms []CatalogTransform
+	use        []Middleware
+	visibility Visibility
+	provided   *providedCache
 
 	// allowed is the per-request half of the server's Visibility, or nil
 	// when what a request sees does not depend on the request.
@@ -251,6 +263,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		seed:       maphash.MakeSeed(),
 	}
 	srv.scratch = "mcpkit.scratch." + srv.replica
+	srv.dispatch = "mcpkit.provided." + srv.replica
 	if srv.logger == nil {
 		srv.logger = slog.New(slog.DiscardHandler)
 	}
@@ -488,7 +501,7 @@ func (s *Server) foreignDigest(ctx context.Context, ss *mcp.ServerSession) (uint
 			return 0, false
 		}
 		for _, t := range lres.Tools {
-			if _, ours := st.byName.get(t.Name); !ours && t.Name != s.scratch {
+			if _, ours := st.byName.get(t.Name); !ours && t.Name != s.scratch && t.Name != s.dispatch {
 				d ^= maphash.Comparable(s.seed, t)
 			}
 		}
