@@ -63,7 +63,7 @@ func ExampleServer_AddProvider() {
 	}
 	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "report_churn"})
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
-	srv.ProviderChanged() // the database changed: listening clients are told
+	srv.ProviderChanged("") // the database changed: every listening client is told
 	// Output:
 	// help
 	// report_churn

@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"strings"
 )
 
@@ -83,4 +84,12 @@ func bearerToken(v string) (string, bool) {
 		return "", false
 	}
 	return f[1], true
+}
+
+// principalOf is [Principal] for any Caller: a listener's, a list's.
+func principalOf(c Caller) string {
+	if r, ok := c.(*Request); ok {
+		return Principal(r)
+	}
+	return Principal(&Request{Call: &mcp.CallToolRequest{Extra: &mcp.RequestExtra{TokenInfo: c.TokenInfo(), Header: c.Header()}}})
 }

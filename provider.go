@@ -62,20 +62,30 @@ func (s *Server) AddProvider(p Provider) {
 	s.shareChange()
 }
 
-// ProviderChanged tells the server that what its providers list changed:
-// listening clients receive notifications/tools/list_changed, and so do
-// the clients of the other replicas when the server shares its changes
-// (see [Server.ShareChanges]). It also drops the chains kept for provided
-// tools, so that a provider that returns a changed tool under the same
-// pointer is served anew.
-func (s *Server) ProviderChanged() {
+// ProviderChanged tells the server that what its providers list changed,
+// for the callers whose [Principal] is principal, or for everyone when
+// principal is "": their listening clients receive
+// notifications/tools/list_changed, and the other replicas' clients hear
+// of it too, all of them, when the server shares its changes (see
+// [Server.ShareChanges]; an event says only that something changed). It
+// also drops the chains kept for provided tools, so that a provider that
+// returns a changed tool under the same pointer is served anew.
+func (s *Server) ProviderChanged(principal string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	next := *s.state.Load()
 	next.provided, next.lister = newProvidedCache(), nil
 	s.finish(&next)
 	s.state.Store(&next)
-	s.tellAll()
+	if principal == "" {
+		s.tellAll()
+	} else {
+		for _, l := range s.listeners {
+			if principalOf(l.caller) == principal {
+				l.pending = true
+			}
+		}
+	}
 	s.forceListChanged()
 	s.shareChange()
 }

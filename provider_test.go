@@ -211,7 +211,7 @@ func TestProviderChanged(t *testing.T) {
 	for len(heard) > 0 {
 		<-heard
 	}
-	srv.ProviderChanged()
+	srv.ProviderChanged("")
 	select {
 	case <-heard:
 	case <-time.After(10 * time.Second):

@@ -460,7 +460,9 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 // per-request Visibility is in effect (everyone sees the same list), when a
 // change marked ss's listener since it last heard one, or when the tools
 // that other code registered on the SDK server changed since then (they
-// are everyone's).
+// are everyone's). With providers, marks are kept even without a
+// per-request Visibility, so that a provider's change for one principal
+// reaches that principal's listeners alone (see [Server.ProviderChanged]).
 func (s *Server) hears(ctx context.Context, ss *mcp.ServerSession) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -470,7 +472,7 @@ func (s *Server) hears(ctx context.Context, ss *mcp.ServerSession) bool {
 	}
 	hear := l.pending
 	l.pending = false
-	if s.state.Load().allowed == nil {
+	if st := s.state.Load(); st.allowed == nil && len(st.providers) == 0 {
 		return true
 	}
 	if s.foreign.Load() {
@@ -533,6 +535,10 @@ func (s *Server) review(old, st *state, changed []string, listed bool) bool {
 		if !listed {
 			return false
 		}
+		s.tellAll()
+		return true
+	case s.revisiting && len(st.providers) > 0:
+		// Provided tools are not in the digests: anyone's may have changed.
 		s.tellAll()
 		return true
 	case s.revisiting || (old.allowed == nil) != (st.allowed == nil):

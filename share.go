@@ -287,9 +287,10 @@ func (sh *sharer) onChange(ctx context.Context) (ok bool) {
 // the shared configuration without a Refresh; the listeners whose view did
 // not change hear nothing. A replica that could not catch up cannot judge,
 // and tells every listener, as it does without a per-request Visibility
-// (everyone's list is the same: the fleet's changed).
+// (everyone's list is the same: the fleet's changed). With providers, whose
+// tools the digests do not cover, every listener is told too.
 func (s *Server) resync(caughtUp bool) {
-	if caughtUp && s.state.Load().allowed != nil {
+	if st := s.state.Load(); caughtUp && st.allowed != nil && len(st.providers) == 0 {
 		st := s.state.Load()
 		if s.reviewAll(st, st) {
 			s.forceListChanged()
