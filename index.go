@@ -8,16 +8,22 @@ import (
 
 // An index is an immutable map from names to values, in name order, that
 // the registry's state holds (the served names, the listed ones, the
-// identities). A change makes a new index that shares all but one chunk of
-// the old one: it copies that chunk (at most maxChunk entries) and the list
-// of chunk pointers (one per chunk), so a change costs about the same at
-// 100,000 names as at 100, and readers of the old index are not disturbed.
-// A lookup is two binary searches; iteration from a name is in order.
+// identities). It is a tree of two levels: segments of up to maxSegment
+// chunks of up to maxChunk entries. A change makes a new index that shares
+// all but one chunk and one segment with the old one: it copies that chunk,
+// that segment's list of chunks, and the list of segments, each short, so
+// a change costs about the same at 1,000,000 names as at 100, and readers
+// of the old index are not disturbed. A lookup is three binary searches;
+// iteration from a name is in order.
 //
 // The zero index is empty and ready to use.
 type index[V any] struct {
+	segs []*segment[V] // in order; none empty
+	n    int
+}
+
+type segment[V any] struct {
 	chunks []*chunk[V] // in order; none empty
-	n      int
 }
 
 type chunk[V any] struct {
@@ -25,27 +31,34 @@ type chunk[V any] struct {
 	vals []V
 }
 
-// maxChunk is the most entries a chunk holds: a change copies one chunk and
-// the chunk list, so that the two stay small together up to a few million
-// names.
-const maxChunk = 256
+const (
+	maxChunk   = 64 // entries in a chunk
+	maxSegment = 64 // chunks in a segment
+)
 
-// find returns the index of the chunk that holds key or would hold it: the
-// first whose last key is not below key, or the last chunk.
-func (x *index[V]) find(key string) int {
-	i, _ := slices.BinarySearchFunc(x.chunks, key, func(c *chunk[V], key string) int {
-		return strings.Compare(c.keys[len(c.keys)-1], key)
-	})
-	return min(i, len(x.chunks)-1)
+func (c *chunk[V]) last() string       { return c.keys[len(c.keys)-1] }
+func (g *segment[V]) last() string     { return g.chunks[len(g.chunks)-1].last() }
+func (x *index[V]) len() int           { return x.n }
+func lastAtLeast(last, key string) int { return strings.Compare(last, key) }
+
+// locate returns the segment and the chunk within it that hold key or
+// would hold it: the first whose last key is not below key, or the last.
+func (x *index[V]) locate(key string) (si, ci int) {
+	si, _ = slices.BinarySearchFunc(x.segs, key, func(g *segment[V], key string) int { return strings.Compare(g.last(), key) })
+	si = min(si, len(x.segs)-1)
+	g := x.segs[si]
+	ci, _ = slices.BinarySearchFunc(g.chunks, key, func(c *chunk[V], key string) int { return strings.Compare(c.last(), key) })
+	return si, min(ci, len(g.chunks)-1)
 }
 
 // get returns the value of key.
 func (x *index[V]) get(key string) (V, bool) {
 	var zero V
-	if len(x.chunks) == 0 {
+	if len(x.segs) == 0 {
 		return zero, false
 	}
-	c := x.chunks[x.find(key)]
+	si, ci := x.locate(key)
+	c := x.segs[si].chunks[ci]
 	j, ok := slices.BinarySearch(c.keys, key)
 	if !ok {
 		return zero, false
@@ -53,16 +66,14 @@ func (x *index[V]) get(key string) (V, bool) {
 	return c.vals[j], true
 }
 
-// len returns the number of entries.
-func (x *index[V]) len() int { return x.n }
-
 // with returns an index that maps key to v, and x otherwise.
 func (x *index[V]) with(key string, v V) *index[V] {
-	if len(x.chunks) == 0 {
-		return &index[V]{chunks: []*chunk[V]{{keys: []string{key}, vals: []V{v}}}, n: 1}
+	if len(x.segs) == 0 {
+		c := &chunk[V]{keys: []string{key}, vals: []V{v}}
+		return &index[V]{segs: []*segment[V]{{chunks: []*chunk[V]{c}}}, n: 1}
 	}
-	i := x.find(key)
-	old := x.chunks[i]
+	si, ci := x.locate(key)
+	old := x.segs[si].chunks[ci]
 	j, found := slices.BinarySearch(old.keys, key)
 	c := &chunk[V]{keys: slices.Clone(old.keys), vals: slices.Clone(old.vals)}
 	n := x.n
@@ -73,68 +84,93 @@ func (x *index[V]) with(key string, v V) *index[V] {
 		c.vals = slices.Insert(c.vals, j, v)
 		n++
 	}
-	chunks := make([]*chunk[V], 0, len(x.chunks)+1)
-	chunks = append(chunks, x.chunks[:i]...)
-	if len(c.keys) > maxChunk {
-		half := len(c.keys) / 2
-		chunks = append(chunks,
-			&chunk[V]{keys: c.keys[:half:half], vals: c.vals[:half:half]},
-			&chunk[V]{keys: c.keys[half:], vals: c.vals[half:]})
-	} else {
-		chunks = append(chunks, c)
-	}
-	chunks = append(chunks, x.chunks[i+1:]...)
-	return &index[V]{chunks: chunks, n: n}
+	return x.replace(si, ci, split(c, maxChunk), n)
 }
 
 // without returns an index without key, and x otherwise.
 func (x *index[V]) without(key string) *index[V] {
-	if len(x.chunks) == 0 {
+	if len(x.segs) == 0 {
 		return x
 	}
-	i := x.find(key)
-	old := x.chunks[i]
+	si, ci := x.locate(key)
+	old := x.segs[si].chunks[ci]
 	j, found := slices.BinarySearch(old.keys, key)
 	if !found {
 		return x
 	}
-	chunks := make([]*chunk[V], 0, len(x.chunks))
-	chunks = append(chunks, x.chunks[:i]...)
+	var cs []*chunk[V]
 	if len(old.keys) > 1 {
-		chunks = append(chunks, &chunk[V]{
+		cs = []*chunk[V]{{
 			keys: slices.Delete(slices.Clone(old.keys), j, j+1),
 			vals: slices.Delete(slices.Clone(old.vals), j, j+1),
-		})
+		}}
 	}
-	chunks = append(chunks, x.chunks[i+1:]...)
-	return &index[V]{chunks: chunks, n: x.n - 1}
+	return x.replace(si, ci, cs, x.n-1)
+}
+
+// replace returns x with chunk ci of segment si replaced by cs (none, one
+// or two chunks) and n entries.
+func (x *index[V]) replace(si, ci int, cs []*chunk[V], n int) *index[V] {
+	old := x.segs[si]
+	chunks := make([]*chunk[V], 0, len(old.chunks)+1)
+	chunks = append(chunks, old.chunks[:ci]...)
+	chunks = append(chunks, cs...)
+	chunks = append(chunks, old.chunks[ci+1:]...)
+	var gs []*segment[V]
+	switch {
+	case len(chunks) == 0:
+	case len(chunks) > maxSegment:
+		half := len(chunks) / 2
+		gs = []*segment[V]{{chunks: chunks[:half:half]}, {chunks: chunks[half:]}}
+	default:
+		gs = []*segment[V]{{chunks: chunks}}
+	}
+	segs := make([]*segment[V], 0, len(x.segs)+1)
+	segs = append(segs, x.segs[:si]...)
+	segs = append(segs, gs...)
+	segs = append(segs, x.segs[si+1:]...)
+	return &index[V]{segs: segs, n: n}
+}
+
+// split returns c, or its two halves when it holds more than limit.
+func split[V any](c *chunk[V], limit int) []*chunk[V] {
+	if len(c.keys) <= limit {
+		return []*chunk[V]{c}
+	}
+	half := len(c.keys) / 2
+	return []*chunk[V]{
+		{keys: c.keys[:half:half], vals: c.vals[:half:half]},
+		{keys: c.keys[half:], vals: c.vals[half:]},
+	}
 }
 
 // after yields the entries whose keys come after the key after, in order
 // ("" yields them all).
 func (x *index[V]) after(after string) iter.Seq2[string, V] {
 	return func(yield func(string, V) bool) {
-		if len(x.chunks) == 0 {
+		if len(x.segs) == 0 {
 			return
 		}
-		i, from := 0, after
+		si, ci, from := 0, 0, after
 		if from != "" {
-			i = x.find(from)
+			si, ci = x.locate(from)
 		}
-		for ; i < len(x.chunks); i++ {
-			c := x.chunks[i]
-			j := 0
-			if from != "" {
-				var found bool
-				j, found = slices.BinarySearch(c.keys, from)
-				if found {
-					j++
+		for ; si < len(x.segs); si, ci = si+1, 0 {
+			for g := x.segs[si]; ci < len(g.chunks); ci++ {
+				c := g.chunks[ci]
+				j := 0
+				if from != "" {
+					var found bool
+					j, found = slices.BinarySearch(c.keys, from)
+					if found {
+						j++
+					}
+					from = ""
 				}
-				from = ""
-			}
-			for ; j < len(c.keys); j++ {
-				if !yield(c.keys[j], c.vals[j]) {
-					return
+				for ; j < len(c.keys); j++ {
+					if !yield(c.keys[j], c.vals[j]) {
+						return
+					}
 				}
 			}
 		}
@@ -144,10 +180,12 @@ func (x *index[V]) after(after string) iter.Seq2[string, V] {
 // all yields every value, in key order.
 func (x *index[V]) all() iter.Seq[V] {
 	return func(yield func(V) bool) {
-		for _, c := range x.chunks {
-			for _, v := range c.vals {
-				if !yield(v) {
-					return
+		for _, g := range x.segs {
+			for _, c := range g.chunks {
+				for _, v := range c.vals {
+					if !yield(v) {
+						return
+					}
 				}
 			}
 		}
@@ -158,10 +196,15 @@ func (x *index[V]) all() iter.Seq[V] {
 // full rebuild of the registry makes it; it keeps both slices.
 func buildIndex[V any](keys []string, vals []V) *index[V] {
 	x := &index[V]{n: len(keys)}
-	const fill = maxChunk / 2
+	const fill, segFill = maxChunk / 2, maxSegment / 2
+	var g *segment[V]
 	for i := 0; i < len(keys); i += fill {
+		if g == nil || len(g.chunks) == segFill {
+			g = &segment[V]{}
+			x.segs = append(x.segs, g)
+		}
 		end := min(i+fill, len(keys))
-		x.chunks = append(x.chunks, &chunk[V]{keys: keys[i:end:end], vals: vals[i:end:end]})
+		g.chunks = append(g.chunks, &chunk[V]{keys: keys[i:end:end], vals: vals[i:end:end]})
 	}
 	return x
 }

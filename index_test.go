@@ -36,12 +36,17 @@ func TestIndex(t *testing.T) {
 		if !slices.Equal(got, keys) {
 			t.Fatalf("step %d: keys out of order or missing", step)
 		}
-		for _, c := range x.chunks {
-			if len(c.keys) == 0 || len(c.keys) > maxChunk {
-				t.Fatalf("step %d: a chunk of %d", step, len(c.keys))
+		for _, g := range x.segs {
+			if len(g.chunks) == 0 || len(g.chunks) > maxSegment {
+				t.Fatalf("step %d: a segment of %d chunks", step, len(g.chunks))
+			}
+			for _, c := range g.chunks {
+				if len(c.keys) == 0 || len(c.keys) > maxChunk {
+					t.Fatalf("step %d: a chunk of %d", step, len(c.keys))
+				}
 			}
 		}
-		probe := fmt.Sprintf("k%05d", rng.IntN(5000))
+		probe := fmt.Sprintf("k%05d", rng.IntN(50_000))
 		v, ok := x.get(probe)
 		if wv, wok := want[probe]; ok != wok || v != wv {
 			t.Fatalf("step %d: get(%s) = %d, %v; want %d, %v", step, probe, v, ok, wv, wok)
@@ -58,8 +63,8 @@ func TestIndex(t *testing.T) {
 			t.Fatalf("step %d: after(%s) gave %d keys, want %d", step, probe, len(from), len(keys)-i)
 		}
 	}
-	for step := range 20_000 {
-		k := fmt.Sprintf("k%05d", rng.IntN(5000))
+	for step := range 200_000 {
+		k := fmt.Sprintf("k%05d", rng.IntN(50_000))
 		if rng.IntN(3) == 0 {
 			x = x.without(k)
 			delete(want, k)
@@ -67,7 +72,7 @@ func TestIndex(t *testing.T) {
 			x = x.with(k, step)
 			want[k] = step
 		}
-		if step%1000 == 0 {
+		if step%10_000 == 0 {
 			check(step, x, want)
 			kept = append(kept, snapshot{x, maps.Clone(want)})
 		}

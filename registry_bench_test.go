@@ -62,7 +62,7 @@ func BenchmarkRegistryChange(b *testing.B) {
 // BenchmarkAddOneAtATime adds n tools one Add each, against the go-sdk's
 // own AddTool of the same definitions in the same run.
 func BenchmarkAddOneAtATime(b *testing.B) {
-	for _, n := range []int{1_000, 10_000} {
+	for _, n := range []int{1_000, 10_000, 100_000} {
 		tools := make([]*mcpkit.Tool, n)
 		for i := range tools {
 			tools[i] = benchTool(i)
