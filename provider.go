@@ -77,6 +77,7 @@ func (s *Server) ProviderChanged(principal string) {
 	next.provided, next.lister = newProvidedCache(), nil
 	s.finish(&next)
 	s.state.Store(&next)
+	s.gen.Add(1)
 	if principal == "" {
 		s.tellAll()
 	} else {

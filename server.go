@@ -101,6 +101,7 @@ type Server struct {
 	events           atomic.Uint64 // change events published, for their seq
 
 	state atomic.Pointer[state] // what calls and lists read, without locking
+	gen   atomic.Uint64         // counts the states published (see Generation)
 
 	// foreign is set once code other than s may have added tools to sdk
 	// (the SDK server was given to Wrap, or handed out by MCPServer): only

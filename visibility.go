@@ -242,6 +242,13 @@ func (s *Server) Resolve(ctx context.Context, c Caller, name string) (*Tool, Han
 	return nil, nil, false
 }
 
+// Generation returns a number that changes whenever what the server serves
+// may have changed: tools added or removed, transforms, middleware,
+// visibility, providers. Code that derives something from the served tools
+// (a search index, say) keeps the generation it was made for, and makes it
+// again when the generation moves on.
+func (s *Server) Generation() uint64 { return s.gen.Load() }
+
 // Reaches reports whether a call from c can reach the tool whose identity
 // is id (see [Tool.ID]): whether some enabled tool with that identity, under
 // whichever name and version it is served, is visible to c. Code that runs a
@@ -263,13 +270,16 @@ func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
 // Callable returns, sorted by name, the tools c may call: for each name, the
 // version a call from c reaches, whether tools/list shows it or not
 // (unlisted tools, such as deprecated aliases and tools behind a discovery
-// meta-tool, included).
+// meta-tool, included). With a nil c, it returns the highest enabled
+// version of every name, whoever calls (the per-request half of the
+// Visibility is not asked): for indexes that callers' requests then filter.
+// Tools of providers (see [Provider]) are not included.
 func (s *Server) Callable(ctx context.Context, c Caller) []*Tool {
 	st := s.state.Load()
 	out := make([]*Tool, 0, st.byName.len())
 	for n := range st.byName.all() {
 		for _, e := range n.versions {
-			if st.allowed == nil || st.allowed(ctx, e.tool, c) {
+			if st.allowed == nil || c == nil || st.allowed(ctx, e.tool, c) {
 				out = append(out, e.tool)
 				break
 			}

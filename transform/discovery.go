@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -104,6 +106,10 @@ type discovery struct {
 	srv   *mcpkit.Server
 	match func(*mcpkit.Tool) bool
 	limit int
+
+	mu   sync.Mutex // making an index
+	idx  atomic.Pointer[searchIndex]
+	docs map[*mcpkit.Tool]*document // by tool, kept from one index to the next
 }
 
 // found returns the tool name the caller may reach behind the meta-tools.
@@ -138,21 +144,11 @@ func (d *discovery) search(ctx context.Context, req *mcpkit.Request, in SearchIn
 	if len(terms) == 0 {
 		return SearchOut{}, mcpkit.ToolErrorf("query: give one or more keywords")
 	}
-	var docs []document
-	for _, t := range d.srv.Callable(ctx, req) {
-		if t.Unlisted && d.match(t) {
-			docs = append(docs, newDocument(t))
-		}
-	}
-	found := rank(docs, terms)
 	limit := d.limit
 	if in.Limit > 0 && in.Limit < limit {
 		limit = in.Limit
 	}
-	if len(found) > limit {
-		found = found[:limit]
-	}
-	return SearchOut{Tools: found}, nil
+	return SearchOut{Tools: d.index(ctx).rank(ctx, d, req, terms, limit)}, nil
 }
 
 // DescribeIn is the input of describe_tool.
@@ -220,8 +216,8 @@ const (
 	weightDescription = 1
 )
 
-func newDocument(t *mcpkit.Tool) document {
-	d := document{tool: t, terms: map[string]float64{}}
+func newDocument(t *mcpkit.Tool) *document {
+	d := &document{tool: t, terms: map[string]float64{}}
 	add := func(text string, w float64) {
 		for _, word := range words(text) {
 			d.terms[word] += w
@@ -237,47 +233,130 @@ func newDocument(t *mcpkit.Tool) document {
 	return d
 }
 
-// rank scores docs for terms with BM25 (k1 = 1.2, b = 0.75) over the
-// weighted counts, and returns those that match, best first, ties by name.
-func rank(docs []document, terms []string) []Found {
-	if len(docs) == 0 {
-		return nil
+// A searchIndex is an inverted index of the tools behind the meta-tools, as
+// the server served them at one generation (see mcpkit.Server.Generation),
+// whoever calls: the documents of each word, and what BM25 needs of the
+// whole collection. A search looks at the documents of its words only, and
+// asks the server, for each, what the caller reaches by that name.
+type searchIndex struct {
+	gen      uint64
+	postings map[string][]*document
+	n        int
+	avgLen   float64
+}
+
+// index returns the index of the server's current generation, making it
+// when the generation moved on: a pass over the served tools, in which
+// only tools not seen before are read anew.
+func (d *discovery) index(ctx context.Context) *searchIndex {
+	gen := d.srv.Generation()
+	if idx := d.idx.Load(); idx != nil && idx.gen == gen {
+		return idx
 	}
-	var avg float64
-	for _, d := range docs {
-		avg += d.len
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if idx := d.idx.Load(); idx != nil && idx.gen == gen {
+		return idx
 	}
-	avg /= float64(len(docs))
+	idx := &searchIndex{gen: gen, postings: map[string][]*document{}}
+	docs := make(map[*mcpkit.Tool]*document, len(d.docs))
+	var total float64
+	for _, t := range d.srv.Callable(ctx, nil) {
+		if !t.Unlisted || !d.match(t) {
+			continue
+		}
+		doc := d.docs[t]
+		if doc == nil {
+			doc = newDocument(t)
+		}
+		docs[t] = doc
+		idx.n++
+		total += doc.len
+		for term := range doc.terms {
+			idx.postings[term] = append(idx.postings[term], doc)
+		}
+	}
+	if idx.n > 0 {
+		idx.avgLen = total / float64(idx.n)
+	}
+	d.docs = docs
+	d.idx.Store(idx)
+	return idx
+}
+
+// rank scores the tools that have one of terms with BM25 (k1 = 1.2,
+// b = 0.75) over the weighted counts, the collection's statistics taken
+// from the index, and returns the first limit of those the caller reaches,
+// best first, ties by name. Candidates are scored on the index's documents
+// and asked of the server in that order, until limit are found: a search
+// costs a pass over its words' documents and limit lookups, or a few more.
+// A caller who reaches another version of a name than the index holds is
+// scored on that version's own words.
+func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Request, terms []string, limit int) []Found {
 	const k1, b = 1.2, 0.75
 	idf := make(map[string]float64, len(terms))
 	for _, term := range terms {
-		n := 0
-		for _, d := range docs {
-			if d.terms[term] > 0 {
-				n++
-			}
-		}
-		idf[term] = math.Log(1 + (float64(len(docs))-float64(n)+0.5)/(float64(n)+0.5))
+		n := len(idx.postings[term])
+		idf[term] = math.Log(1 + (float64(idx.n)-float64(n)+0.5)/(float64(n)+0.5))
 	}
-	var found []Found
-	for _, d := range docs {
-		var score float64
+	score := func(doc *document) float64 {
+		var s float64
 		for _, term := range terms {
-			if tf := d.terms[term]; tf > 0 {
-				score += idf[term] * tf * (k1 + 1) / (tf + k1*(1-b+b*d.len/max(avg, 1)))
+			if tf := doc.terms[term]; tf > 0 {
+				s += idf[term] * tf * (k1 + 1) / (tf + k1*(1-b+b*doc.len/max(idx.avgLen, 1)))
 			}
 		}
-		if score > 0 {
-			found = append(found, Found{Name: d.tool.Name, Description: d.tool.Description, Score: math.Round(score*1000) / 1000})
-		}
+		return math.Round(s*1000) / 1000
 	}
-	slices.SortFunc(found, func(a, b Found) int {
+	best := func(a, b Found) int {
 		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Name, b.Name)
-	})
+	}
+	seen := map[*document]bool{}
+	var candidates []Found
+	docs := map[string]*document{}
+	for _, term := range terms {
+		for _, doc := range idx.postings[term] {
+			if !seen[doc] {
+				seen[doc] = true
+				candidates = append(candidates, Found{Name: doc.tool.Name, Score: score(doc)})
+				docs[doc.tool.Name] = doc
+			}
+		}
+	}
+	slices.SortFunc(candidates, best)
+	var found []Found
+	for _, c := range candidates {
+		if len(found) == limit {
+			break
+		}
+		t, _, ok := d.found(ctx, req, c.Name)
+		if !ok {
+			continue
+		}
+		if t != docs[c.Name].tool {
+			c.Score = score(d.documentOf(t)) // another version: its own words
+		}
+		if c.Score > 0 {
+			found = append(found, Found{Name: t.Name, Description: t.Description, Score: c.Score})
+		}
+	}
+	slices.SortFunc(found, best)
 	return found
+}
+
+// documentOf returns t's document: the index's, or one made for a version
+// the index does not hold.
+func (d *discovery) documentOf(t *mcpkit.Tool) *document {
+	d.mu.Lock()
+	doc := d.docs[t]
+	d.mu.Unlock()
+	if doc == nil {
+		doc = newDocument(t)
+	}
+	return doc
 }
 
 // words splits text into lower-case words at anything that is not a
