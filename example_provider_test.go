@@ -70,3 +70,13 @@ func ExampleServer_AddProvider() {
 	// report_sales
 	// the churn report
 }
+
+// Generation tells code that derives something from the served tools (an
+// index, a cache) when to make it again.
+func ExampleServer_Generation() {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "gen"}, nil)
+	before := srv.Generation()
+	srv.Add(tool("a", reply("a")))
+	fmt.Println(srv.Generation() != before)
+	// Output: true
+}
