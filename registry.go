@@ -130,10 +130,11 @@ func (s *Server) forget(t *Tool) {
 	delete(s.checks, t)
 }
 
-// Tools returns the tools that tools/list shows when no per-request
-// [Visibility] is in effect: the highest enabled version of each name,
-// after transforms, sorted by name. The Tools are shared and must not be
-// modified.
+// Tools returns the registered tools that tools/list shows when no
+// per-request [Visibility] is in effect: the highest enabled version of
+// each name, after transforms, sorted by name (providers' tools, which
+// exist per request, are not included). The Tools are shared and must not
+// be modified.
 func (s *Server) Tools() []*Tool {
 	return s.state.Load().visible(context.Background(), nil, "", -1)
 }

@@ -522,3 +522,30 @@ func TestAddHeaderAnnotations(t *testing.T) {
 		t.Errorf("valid annotations refused: %v", err)
 	}
 }
+
+// Tools lists the registered tools whatever the per-request rules, without
+// asking them about a request that is not there.
+func TestToolsIgnoresPerRequestRules(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "t"}, nil)
+	srv.SetVisibility(perRequestOnly{})
+	if err := srv.Add(tool("a", reply("a")), tool("b", reply("b"))); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range srv.Tools() {
+		names = append(names, tl.Name)
+	}
+	if strings.Join(names, ",") != "a,b" {
+		t.Errorf("Tools() = %v, want a,b", names)
+	}
+}
+
+// perRequestOnly enables every tool and allows one to a caller with a
+// token only; it reads the caller's token, as predicates do.
+type perRequestOnly struct{}
+
+func (perRequestOnly) Enabled(*mcpkit.Tool) bool { return true }
+func (perRequestOnly) PerRequest() bool          { return true }
+func (perRequestOnly) Allowed(_ context.Context, _ *mcpkit.Tool, c mcpkit.Caller) bool {
+	return c.TokenInfo() != nil
+}

@@ -210,7 +210,7 @@ func (st *state) page(ctx context.Context, c Caller, after string, limit int) (o
 		if limit >= 0 && len(out) == limit {
 			return out, true
 		}
-		if st.allowed == nil {
+		if st.allowed == nil || c == nil {
 			if t := n.versions[0].tool; !t.Unlisted {
 				out = append(out, t)
 			}
