@@ -36,10 +36,11 @@ const (
 	maxSegment = 64 // chunks in a segment
 )
 
-func (c *chunk[V]) last() string       { return c.keys[len(c.keys)-1] }
-func (g *segment[V]) last() string     { return g.chunks[len(g.chunks)-1].last() }
-func (x *index[V]) len() int           { return x.n }
-func lastAtLeast(last, key string) int { return strings.Compare(last, key) }
+func (c *chunk[V]) last() string   { return c.keys[len(c.keys)-1] }
+func (g *segment[V]) last() string { return g.chunks[len(g.chunks)-1].last() }
+
+// len returns the number of entries.
+func (x *index[V]) len() int { return x.n }
 
 // locate returns the segment and the chunk within it that hold key or
 // would hold it: the first whose last key is not below key, or the last.
