@@ -91,6 +91,8 @@ func (s *Server) sdkHandler(name string) mcp.ToolHandler {
 
 // serve runs req through e's chain and maps the outcome onto the wire.
 func (s *Server) serve(ctx context.Context, e *entry, req *Request) (res *mcp.CallToolResult, err error) {
+	ctx, end := withProgress(ctx, req.Call)
+	defer end()
 	defer func() {
 		if v := recover(); v != nil {
 			pe := NewPanicError(v)

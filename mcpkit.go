@@ -234,10 +234,13 @@ func (r *Request) sdkCall() *mcp.CallToolRequest {
 	return &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: r.Tool.Name, Arguments: r.Arguments}}
 }
 
-// NotifyProgress reports the call's progress to the client, if the client
-// asked for progress by sending a progress token; otherwise, and for requests
-// without a session, it does nothing and returns nil. Total is zero when
-// unknown; progress should increase with each notification.
+// NotifyProgress sends the client one progress notification now, if it
+// asked for progress by sending a progress token; otherwise, and for
+// requests without a session, it does nothing and returns nil. Total is
+// zero when unknown; progress should increase with each notification.
+// It waits for the notification to be sent and coalesces nothing: most
+// handlers want [ReportProgress] instead, which also tells middleware
+// watching progress (an idle timeout) that the call is alive.
 func (r *Request) NotifyProgress(ctx context.Context, progress, total float64, message string) error {
 	ss := r.Session()
 	if ss == nil || r.Call.Params == nil {

@@ -2,6 +2,7 @@ package middleware
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -17,14 +18,21 @@ import (
 type TimeoutError struct {
 	// Tool is the name of the tool that timed out.
 	Tool string
-	// Limit is the time the tool was given.
+	// Limit is the time the tool was given: in all, or, when Idle is set,
+	// without reporting progress.
 	Limit time.Duration
+	// Idle is set when the tool went Limit without reporting progress
+	// (see [TimeoutOptions.Idle]).
+	Idle bool
 
 	// running is closed when the abandoned handler really returns.
 	running <-chan struct{}
 }
 
 func (e *TimeoutError) Error() string {
+	if e.Idle {
+		return fmt.Sprintf("tool %q timed out: no progress for %v", e.Tool, e.Limit)
+	}
 	return fmt.Sprintf("tool %q timed out after %v", e.Tool, e.Limit)
 }
 
@@ -67,6 +75,13 @@ type TimeoutOptions struct {
 	// deadline, when nobody is waiting for them any more. Nil means no
 	// logging.
 	Logger *slog.Logger
+
+	// Idle, if positive, is the longest a call may go without reporting
+	// progress ([mcpkit.ReportProgress]), counted from its start and from
+	// each report: a long tool that keeps reporting runs on, up to the
+	// overall limit, and one that goes quiet stops. It applies with a zero
+	// overall limit too.
+	Idle time.Duration
 }
 
 // Timeout returns a Middleware that limits the time the rest of the chain
@@ -97,29 +112,41 @@ type TimeoutOptions struct {
 // spent waiting for a slot does not count, and outside size limits;
 // [Recover] must be outside it to catch re-raised panics.
 func Timeout(d time.Duration, opts *TimeoutOptions) mcpkit.Middleware {
-	var logger *slog.Logger
+	var o TimeoutOptions
 	if opts != nil {
-		logger = opts.Logger
+		o = *opts
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		if d <= 0 {
+		if d <= 0 && o.Idle <= 0 {
 			return next
 		}
-		return &timeoutHandler{limit: d, logger: logger, next: next}
+		return &timeoutHandler{limit: d, idle: o.Idle, logger: o.Logger, next: next}
 	}
 }
 
 type timeoutHandler struct {
-	limit  time.Duration
+	limit  time.Duration // <= 0: none
+	idle   time.Duration // <= 0: none
 	logger *slog.Logger
 	next   mcpkit.Handler
 }
 
-// LayerSettings shows the time limit in the server's Pipeline, as a cap:
-// a longer Timeout inside this one never fires.
+// LayerSettings shows the time limits in the server's Pipeline; the overall
+// one is a cap: a longer Timeout inside this one never fires.
 func (h *timeoutHandler) LayerSettings() []mcpkit.Setting {
-	return []mcpkit.Setting{{Name: "timeout", Value: h.limit.String(), Cap: int64(h.limit)}}
+	var s []mcpkit.Setting
+	if h.limit > 0 {
+		s = append(s, mcpkit.Setting{Name: "timeout", Value: h.limit.String(), Cap: int64(h.limit)})
+	}
+	if h.idle > 0 {
+		s = append(s, mcpkit.Setting{Name: "idle", Value: h.idle.String()})
+	}
+	return s
 }
+
+// errIdle is the cause of a call's context that went its idle limit
+// without progress.
+var errIdle = errors.New("middleware: no progress within the idle limit")
 
 // The states of a timeoutCall: the handler's goroutine moves it from
 // running to finished, the caller from running to abandoned; whichever moves
@@ -151,8 +178,21 @@ func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*m
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	tctx, cancel := context.WithTimeout(ctx, h.limit)
+	var tctx context.Context
+	var cancel context.CancelFunc
+	if h.limit > 0 {
+		tctx, cancel = context.WithTimeout(ctx, h.limit)
+	} else {
+		tctx, cancel = context.WithCancel(ctx)
+	}
 	defer cancel()
+	if h.idle > 0 {
+		ictx, icancel := context.WithCancelCause(tctx)
+		defer icancel(nil)
+		quiet := time.AfterFunc(h.idle, func() { icancel(errIdle) })
+		defer quiet.Stop()
+		tctx = mcpkit.WatchProgress(ictx, func() { quiet.Reset(h.idle) })
+	}
 	c := &timeoutCall{h: h, ctx: tctx, req: req, done: make(chan struct{})}
 	go c.run()
 
@@ -165,7 +205,9 @@ func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*m
 			if err := ctx.Err(); err != nil {
 				return nil, &abandonedError{err: err, running: gone}
 			}
-			return nil, &mcpkit.ToolError{Err: &TimeoutError{Tool: req.Tool.Name, Limit: h.limit, running: gone}, Class: mcpkit.Retryable}
+			te := h.timeoutError(tctx, req)
+			te.running = gone
+			return nil, &mcpkit.ToolError{Err: te, Class: mcpkit.Retryable}
 		}
 		<-c.done // the handler finished just now; its outcome is ready
 	}
@@ -174,9 +216,17 @@ func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*m
 		panic(c.panic)
 	}
 	if err != nil && ctx.Err() == nil && tctx.Err() != nil {
-		return nil, &mcpkit.ToolError{Err: &TimeoutError{Tool: req.Tool.Name, Limit: h.limit}, Class: mcpkit.Retryable}
+		return nil, &mcpkit.ToolError{Err: h.timeoutError(tctx, req), Class: mcpkit.Retryable}
 	}
 	return res, err
+}
+
+// timeoutError says which limit ended the call of tctx.
+func (h *timeoutHandler) timeoutError(tctx context.Context, req *mcpkit.Request) *TimeoutError {
+	if errors.Is(context.Cause(tctx), errIdle) {
+		return &TimeoutError{Tool: req.Tool.Name, Limit: h.idle, Idle: true}
+	}
+	return &TimeoutError{Tool: req.Tool.Name, Limit: h.limit}
 }
 
 // run calls the rest of the chain and hands the outcome to the caller, or,

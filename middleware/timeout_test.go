@@ -270,3 +270,58 @@ func TestTimeoutEndToEnd(t *testing.T) {
 		}
 	})
 }
+
+// TestTimeoutIdle checks the idle limit, on the fake clock: a tool that
+// keeps reporting progress runs past it, up to the overall limit; one that
+// goes quiet stops one idle limit after its last report, with an error that
+// says so.
+func TestTimeoutIdle(t *testing.T) {
+	reporting := func(every, lasting time.Duration) mcpkit.HandlerFunc {
+		return func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+			for elapsed := time.Duration(0); elapsed < lasting; elapsed += every {
+				select {
+				case <-time.After(every):
+					mcpkit.ReportProgress(ctx, float64(elapsed), 0, "")
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return text1("done"), nil
+		}
+	}
+	for _, tt := range []struct {
+		name      string
+		limit     time.Duration
+		handler   mcpkit.HandlerFunc
+		wantAfter time.Duration
+		wantErr   string // "" for success
+	}{
+		{"progress keeps it alive", 0, reporting(20*time.Second, 2*time.Minute), 2 * time.Minute, ""},
+		{"quiet too long", 0, reporting(45*time.Second, time.Hour), 30 * time.Second, `tool "calc" timed out: no progress for 30s`},
+		{"progress, but the overall limit", time.Minute, reporting(10*time.Second, time.Hour), time.Minute, `tool "calc" timed out after 1m0s`},
+		{"quiet after a while", 0, func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+			time.Sleep(20 * time.Second)
+			mcpkit.ReportProgress(ctx, 1, 2, "half")
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}, 50 * time.Second, `tool "calc" timed out: no progress for 30s`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				h := middleware.Timeout(tt.limit, &middleware.TimeoutOptions{Idle: 30 * time.Second})(tt.handler)
+				start := time.Now()
+				res, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(newTool("calc", nil), nil))
+				if took := time.Since(start); took != tt.wantAfter {
+					t.Errorf("answered after %v, want %v", took, tt.wantAfter)
+				}
+				var te *middleware.TimeoutError
+				switch {
+				case tt.wantErr == "" && (err != nil || res == nil):
+					t.Errorf("got %v, %v; want the result", res, err)
+				case tt.wantErr != "" && (!errors.As(err, &te) || te.Error() != tt.wantErr):
+					t.Errorf("got %v; want %q", err, tt.wantErr)
+				}
+			})
+		})
+	}
+}
