@@ -46,7 +46,7 @@ func ExampleWatchProgress() {
 	var reports int
 	countReports := func(next mcpkit.Handler) mcpkit.Handler {
 		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-			return next.ServeTool(mcpkit.WatchProgress(ctx, func() { reports++ }), req)
+			return next.ServeTool(mcpkit.WatchProgress(ctx, func(done, total float64, _ string) { reports++ }), req)
 		})
 	}
 	h := countReports(mcpkit.HandlerFunc(func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {

@@ -31,22 +31,23 @@ const ProgressInterval = 100 * time.Millisecond
 // call ReportProgress does nothing.
 func ReportProgress(ctx context.Context, done, total float64, message string) {
 	for w := watchersOf(ctx); w != nil; w = w.next {
-		w.touch()
+		w.touch(done, total, message)
 	}
 	if p, ok := ctx.Value(progressKey{}).(*progress); ok {
 		p.report(done, total, message)
 	}
 }
 
-// A ProgressWatcher is called on each progress report of the calls it
-// watches (see [WatchProgress]). It must be quick and safe for concurrent
-// use.
-type ProgressWatcher func()
+// A ProgressWatcher is called with each progress report of the calls it
+// watches (see [WatchProgress]), on the reporting goroutine. It must be
+// quick and safe for concurrent use.
+type ProgressWatcher func(done, total float64, message string)
 
 // WatchProgress returns a context for the rest of a call's chain in which
 // every [ReportProgress] calls w: for middleware that treats progress as a
-// sign of life, as middleware.Timeout's idle limit does. Watchers of outer
-// layers keep being called.
+// sign of life, as middleware.Timeout's idle limit does, or that passes
+// it on elsewhere, as a task's status message. Watchers of outer layers
+// keep being called.
 func WatchProgress(ctx context.Context, w ProgressWatcher) context.Context {
 	return context.WithValue(ctx, watcherKey{}, &watcher{touch: w, next: watchersOf(ctx)})
 }

@@ -191,7 +191,7 @@ func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*m
 		defer icancel(nil)
 		quiet := time.AfterFunc(h.idle, func() { icancel(errIdle) })
 		defer quiet.Stop()
-		tctx = mcpkit.WatchProgress(ictx, func() { quiet.Reset(h.idle) })
+		tctx = mcpkit.WatchProgress(ictx, func(float64, float64, string) { quiet.Reset(h.idle) })
 	}
 	c := &timeoutCall{h: h, ctx: tctx, req: req, done: make(chan struct{})}
 	go c.run()

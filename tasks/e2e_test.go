@@ -62,6 +62,11 @@ func newFixture(t *testing.T, opts *mcpkittest.Options) *fixture {
 		}
 	}
 	add("slow", slow, nil)
+	// Reports how far it got, then waits like slow.
+	add("progressing", func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		mcpkit.ReportProgress(ctx, 1, 3, "indexing")
+		return slow(ctx, req)
+	}, nil)
 	add("slow_required", slow, &tasks.ToolOptions{Policy: tasks.Required})
 	add("failing", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
 		return nil, mcpkit.ToolErrorf("the job failed")
@@ -641,4 +646,28 @@ func TestTaskQuota(t *testing.T) {
 		t.Errorf("alice over her quota: %q", text)
 	}
 	bob.create(t, "parked")
+}
+
+// The progress a task's work reports becomes its status message, which
+// tasks/get shows (from the store, so on any replica) while it works.
+func TestTaskProgress(t *testing.T) {
+	f := newFixture(t, nil)
+	alice := rpc{url: f.ts.URL, token: "alice-token", declared: true}
+	id := alice.create(t, "progressing")
+	<-f.started
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got := alice.mustCall(t, "tasks/get", map[string]any{"taskId": id})
+		if got["statusMessage"] == "indexing (1/3)" && got["status"] == "working" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tasks/get never showed the progress: %v", got)
+		}
+		time.Sleep(time.Millisecond) // pacing, not an assertion
+	}
+	close(f.release)
+	if got := alice.wait(t, id); got["status"] != "completed" {
+		t.Errorf("the task ended %v", got)
+	}
 }

@@ -293,9 +293,11 @@ func (m *Manager) run(r *reservation, id string, work mcpkit.Handler, req *mcpki
 			defer close(heartbeat)
 			m.renew(ctx, cancel, id, done)
 		}()
-		res, err = serve(ctx, work, req)
+		status := &statusWriter{m: m, id: id, ctx: context.WithoutCancel(ctx)}
+		res, err = serve(mcpkit.WatchProgress(ctx, status.report), work, req)
 		close(done)
 		<-heartbeat
+		status.stop()
 	}
 
 	var outcome func(*Task)
