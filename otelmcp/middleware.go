@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -126,6 +127,9 @@ func (h *handler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.
 	}
 	labeler := &Labeler{}
 	ctx = ContextWithLabeler(ctx, labeler)
+	if recording {
+		ctx = mcpkit.WatchProgress(ctx, progressEvents(span))
+	}
 
 	returned := false
 	defer func() {
@@ -145,6 +149,41 @@ func (h *handler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.
 	returned = true
 	return res, err
 }
+
+// MaxProgressEvents is the most "progress" events a tools/call span gets:
+// a tool that reports progress in a tight loop does not grow its span
+// without bound. The span's mcpkit.progress.reports attribute counts them
+// all.
+const MaxProgressEvents = 32
+
+// progressEvents returns a progress watcher that records each report
+// (mcpkit.ReportProgress) as an event of span, up to MaxProgressEvents.
+func progressEvents(span trace.Span) mcpkit.ProgressWatcher {
+	var n atomic.Int64
+	return func(done, total float64, message string) {
+		k := n.Add(1)
+		span.SetAttributes(keyProgressReports.Int64(k))
+		if k > MaxProgressEvents {
+			return
+		}
+		attrs := []attribute.KeyValue{keyProgress.Float64(done)}
+		if total > 0 {
+			attrs = append(attrs, keyProgressTotal.Float64(total))
+		}
+		if message != "" {
+			attrs = append(attrs, keyProgressMessage.String(message))
+		}
+		span.AddEvent("progress", trace.WithAttributes(attrs...))
+	}
+}
+
+// Attributes of progress events and of the span that has them.
+const (
+	keyProgress        = attribute.Key("mcp.progress")
+	keyProgressTotal   = attribute.Key("mcp.progress.total")
+	keyProgressMessage = attribute.Key("mcp.progress.message")
+	keyProgressReports = attribute.Key("mcpkit.progress.reports")
+)
 
 // errPanicking stands for a panic passing through.
 var errPanicking = &mcpkit.PanicError{Value: "panic passing through"}

@@ -457,3 +457,35 @@ func TestInstrument(t *testing.T) {
 		t.Errorf("spans by name: %v; want one each of ping, tools/list, tools/call ok", count)
 	}
 }
+
+// Progress reports become events of the tools/call span, at most
+// MaxProgressEvents of them, with the count of all in an attribute.
+func TestProgressEvents(t *testing.T) {
+	tel := newTelemetry()
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "traced"}, nil)
+	srv.Use(tel.middleware())
+	srv.Add(newTool("long", func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+		for i := 1; i <= 100; i++ {
+			mcpkit.ReportProgress(ctx, float64(i), 100, "step")
+		}
+		return text("done"), nil
+	}))
+	if _, err := mcpkittest.ServeTool(t.Context(), srv, "long", nil); err != nil {
+		t.Fatal(err)
+	}
+	spans := tel.spans.Ended()
+	if len(spans) != 1 {
+		t.Fatalf("%d spans", len(spans))
+	}
+	events := spans[0].Events()
+	if len(events) != otelmcp.MaxProgressEvents {
+		t.Fatalf("%d events, want %d", len(events), otelmcp.MaxProgressEvents)
+	}
+	first := attrs(events[0].Attributes)
+	if events[0].Name != "progress" || first["mcp.progress"] != "1" || first["mcp.progress.total"] != "100" || first["mcp.progress.message"] != "step" {
+		t.Errorf("first event %s %v", events[0].Name, first)
+	}
+	if got := attrs(spans[0].Attributes())["mcpkit.progress.reports"]; got != "100" {
+		t.Errorf("mcpkit.progress.reports = %q, want 100", got)
+	}
+}
