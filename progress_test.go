@@ -3,6 +3,7 @@ package mcpkit_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/tools"
 )
 
@@ -131,6 +133,73 @@ func TestReportProgress(t *testing.T) {
 			checkCoalesced(t, h.got(), elapsed)
 		})
 	}
+}
+
+// Over stdio's framing (newline-delimited JSON on a pair of pipes, as a
+// host that launches the server speaks it), progress arrives too.
+func TestReportProgressStdio(t *testing.T) {
+	var h heard
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "progress"}, nil)
+	srv.Add(stepper(t))
+	c2sR, c2sW := io.Pipe()
+	s2cR, s2cW := io.Pipe()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go srv.Run(ctx, &mcp.IOTransport{Reader: c2sR, Writer: s2cW})
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, h.options())
+	cs, err := client.Connect(ctx, &mcp.IOTransport{Reader: s2cR, Writer: c2sW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	start := time.Now()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "stepper", Arguments: map[string]any{"steps": 20}, Meta: mcp.Meta{"progressToken": "stdio-1"}})
+	if err != nil || res.IsError {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	elapsed := time.Since(start)
+	for deadline := time.Now().Add(5 * time.Second); len(h.got()) == 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	checkCoalesced(t, h.got(), elapsed)
+}
+
+// Through a real client: with an idle limit, a tool that keeps reporting
+// runs past it, and one that goes quiet is stopped, its client told why.
+func TestIdleTimeoutThroughClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "idle"}, nil)
+		srv.Use(middleware.Timeout(time.Hour, &middleware.TimeoutOptions{Idle: 30 * time.Second}))
+		work := func(reports int, rest time.Duration) mcpkit.HandlerFunc {
+			return func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+				for i := range reports {
+					time.Sleep(20 * time.Second)
+					mcpkit.ReportProgress(ctx, float64(i+1), 0, "")
+				}
+				select {
+				case <-time.After(rest):
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+		}
+		// busy reports every 20s for 100s, then works 20s more; quiet
+		// works 40s without a word.
+		srv.Add(tool("busy", work(5, 20*time.Second)), tool("quiet", work(0, 40*time.Second)))
+		ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+		defer ts.Close()
+		start := time.Now()
+		res, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "busy"})
+		if err != nil || res.IsError || time.Since(start) != 2*time.Minute {
+			t.Errorf("busy: %+v, %v after %v; want done after 2m0s", res, err, time.Since(start))
+		}
+		start = time.Now()
+		res, err = ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "quiet"})
+		if err != nil || !res.IsError || res.Content[0].(*mcp.TextContent).Text != `tool "quiet" timed out: no progress for 30s` || time.Since(start) != 30*time.Second {
+			t.Errorf("quiet: %+v, %v after %v; want the idle timeout after 30s", res, err, time.Since(start))
+		}
+	})
 }
 
 // A notification is never sent after the call's result: the last report
