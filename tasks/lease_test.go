@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -309,5 +310,45 @@ func TestResultTooLargeForStore(t *testing.T) {
 			t.Errorf("the store holds %d bytes for the task", store.Bytes())
 		}
 		m.Shutdown(t.Context())
+	})
+}
+
+// The progress a task's work reports on one replica is its status message
+// on another, read from the shared store, and moves as the work goes on,
+// at most once per StatusInterval.
+func TestProgressOnAnotherReplica(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := NewMemoryStore(nil)
+		a := NewManager(&Options{Store: store})
+		b := NewManager(&Options{Store: store})
+		step := make(chan struct{})
+		ta := Tool(&mcpkit.Tool{Tool: mcp.Tool{Name: "index"}, Handler: mcpkit.HandlerFunc(
+			func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+				for i := 1; i <= 3; i++ {
+					<-step
+					mcpkit.ReportProgress(ctx, float64(i), 3, "indexing")
+				}
+				<-step
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "indexed"}}}, nil
+			})}, a, nil)
+		res, err := ta.Handler.ServeTool(t.Context(), declaredRequest(ta))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := createdTask(res).TaskID
+		for i := 1; i <= 3; i++ {
+			step <- struct{}{}
+			time.Sleep(StatusInterval)
+			synctest.Wait()
+			want := fmt.Sprintf("indexing (%d/3)", i)
+			if w := status(t, b, id); w.Status != Working || w.StatusMessage != want {
+				t.Errorf("on the other replica after report %d: %s %q, want working %q", i, w.Status, w.StatusMessage, want)
+			}
+		}
+		step <- struct{}{}
+		synctest.Wait()
+		if w := status(t, b, id); w.Status != Completed {
+			t.Errorf("the task ended %s", w.Status)
+		}
 	})
 }
