@@ -230,3 +230,44 @@ func TestReportProgressNothingAfterResult(t *testing.T) {
 		}
 	})
 }
+
+// A client that cancels its call cancels the handler's context, on both
+// eras: the handler stops instead of running on (the timeout and a task's
+// cancel do the same: TestIdleTimeoutThroughClient, tasks' TestTaskCancel).
+func TestClientCancelReachesHandler(t *testing.T) {
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(era, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				started, stopped := make(chan struct{}), make(chan error, 1)
+				srv := mcpkit.NewServer(&mcp.Implementation{Name: "cancel"}, nil)
+				srv.Add(tool("long", func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+					close(started)
+					select {
+					case <-ctx.Done():
+						stopped <- ctx.Err()
+						return nil, ctx.Err()
+					case <-time.After(time.Hour):
+						stopped <- nil
+						return &mcp.CallToolResult{}, nil
+					}
+				}))
+				ts := mcpkittest.NewInMemoryServer(t, srv, &mcpkittest.Options{ProtocolVersion: era})
+				defer ts.Close()
+				ctx, cancel := context.WithCancel(t.Context())
+				go func() { <-started; cancel() }()
+				if _, err := ts.Session.CallTool(ctx, &mcp.CallToolParams{Name: "long"}); err == nil {
+					t.Error("the cancelled call returned no error")
+				}
+				synctest.Wait()
+				select {
+				case err := <-stopped:
+					if err == nil {
+						t.Error("the handler ran to its end")
+					}
+				default:
+					t.Error("the handler's context was not cancelled")
+				}
+			})
+		})
+	}
+}
