@@ -119,18 +119,7 @@ func TestReportProgress(t *testing.T) {
 			srv := mcpkit.NewServer(&mcp.Implementation{Name: "progress"}, nil)
 			srv.Add(stepper(t))
 			ts := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Client: h.options(), ProtocolVersion: era})
-			start := time.Now()
-			res, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "stepper", Arguments: map[string]any{"steps": 20}, Meta: mcp.Meta{"progressToken": 7}})
-			if err != nil || res.IsError {
-				t.Fatalf("%+v, %v", res, err)
-			}
-			elapsed := time.Since(start)
-			// The client may hand notifications to its handler after the
-			// result: give it a moment for the first.
-			for deadline := time.Now().Add(5 * time.Second); len(h.got()) == 0 && time.Now().Before(deadline); {
-				time.Sleep(10 * time.Millisecond)
-			}
-			checkCoalesced(t, h.got(), elapsed)
+			callStepper(t, ts.Session, &h, 7)
 		})
 	}
 }
@@ -152,12 +141,21 @@ func TestReportProgressStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	callStepper(t, cs, &h, "stdio-1")
+}
+
+// callStepper calls stepper for 20 steps with the progress token token,
+// over a transport with real time, and checks what h heard.
+func callStepper(t *testing.T, cs *mcp.ClientSession, h *heard, token any) {
+	t.Helper()
 	start := time.Now()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "stepper", Arguments: map[string]any{"steps": 20}, Meta: mcp.Meta{"progressToken": "stdio-1"}})
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "stepper", Arguments: map[string]any{"steps": 20}, Meta: mcp.Meta{"progressToken": token}})
 	if err != nil || res.IsError {
 		t.Fatalf("%+v, %v", res, err)
 	}
 	elapsed := time.Since(start)
+	// The client may hand notifications to its handler after the result:
+	// give it a moment for the first.
 	for deadline := time.Now().Add(5 * time.Second); len(h.got()) == 0 && time.Now().Before(deadline); {
 		time.Sleep(10 * time.Millisecond)
 	}
