@@ -64,8 +64,9 @@ func (s *Server) Transform(ts ...CatalogTransform) error {
 
 // derivation is what the transforms made of a registered tool.
 type derivation struct {
-	tool *Tool // nil when a transform left the tool out
-	err  error
+	tool    *Tool // nil when a transform left the tool out
+	err     error
+	enabled bool // tool is in s.groups: the Visibility enables it
 }
 
 // derive returns what the transforms make of t, a registered tool, checked

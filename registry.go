@@ -195,8 +195,23 @@ func (s *Server) apply(versions map[string][]*Tool) error {
 		}
 	}
 	s.versions, s.groups, s.servedAs = versions, groups, servedAs
+	for _, vs := range versions {
+		for _, t := range vs {
+			if d := s.derived[t].tool; d != nil {
+				s.markEnabled(t, slices.Contains(groups[d.Name], d))
+			}
+		}
+	}
 	s.publish(st, names)
 	return nil
+}
+
+// markEnabled records whether what the transforms made of t is enabled (in
+// s.groups). s.mu is held.
+func (s *Server) markEnabled(t *Tool, on bool) {
+	dv := s.derived[t]
+	dv.enabled = on
+	s.derived[t] = dv
 }
 
 // republish rebuilds the state after a change of middleware, transforms or
@@ -274,6 +289,7 @@ func (s *Server) change(removed, added []*Tool) error {
 		s.servedAs[[2]string{a.d.Name, a.d.Version}] = a.t
 		if s.visibility == nil || s.visibility.Enabled(a.d) {
 			s.groups[a.d.Name] = append(s.groups[a.d.Name], a.d)
+			s.markEnabled(a.t, true)
 		}
 		affected[a.d.Name] = true
 	}

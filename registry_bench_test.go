@@ -178,3 +178,23 @@ func BenchmarkCatalogServe(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRuleChange adds and removes a visibility rule that disables one
+// tool, on a server with n tools: the rules are asked about every tool
+// (their match functions are opaque), and only the names whose enabled
+// versions changed are built again.
+func BenchmarkRuleChange(b *testing.B) {
+	for _, n := range []int{100, 10_000, 100_000} {
+		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
+			srv := filledServer(b, n)
+			rules := visibility.New()
+			rules.Attach(srv)
+			off := visibility.Disable(mcpkit.Named("tool_000050"))
+			b.ReportAllocs()
+			for b.Loop() {
+				rules.Add(off)
+				rules.Remove(off)
+			}
+		})
+	}
+}

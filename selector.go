@@ -54,6 +54,11 @@ func (h *selected) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolRe
 	return h.off.ServeTool(ctx, req)
 }
 
+// maxLineage bounds the walks along a tool's origins in match functions, as
+// Tool.Lineage does; real chains have a few links. (A loop, not Lineage, so
+// that a match function asked about every tool allocates nothing.)
+const maxLineage = 64
+
 // Named returns a match function for [ForTools] (and visibility rules) that
 // selects the tools served under one of the given names, and the tools
 // derived from them: a tool one of whose [Tool.Lineage] has one of the
@@ -63,7 +68,7 @@ func (h *selected) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolRe
 func Named(names ...string) func(*Tool) bool {
 	names = slices.Clone(names)
 	return func(t *Tool) bool {
-		for o := range t.Lineage() {
+		for o, depth := t, 0; o != nil && depth <= maxLineage; o, depth = o.Origin, depth+1 {
 			if slices.Contains(names, o.Name) {
 				return true
 			}

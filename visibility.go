@@ -2,7 +2,9 @@ package mcpkit
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -101,11 +103,46 @@ func (s *Server) Refresh() {
 func (s *Server) revisit() {
 	old := s.state.Load()
 	s.revisiting = true
-	s.republish()
+	names := s.reenable()
+	s.publish(s.update(names), names)
 	s.revisiting = false
 	if old.allowed != nil || s.state.Load().allowed != nil {
 		s.shareChange()
 	}
+}
+
+// reenable asks the Visibility again which served tools are enabled,
+// brings s.groups in line, and returns the names whose enabled versions
+// changed, sorted: the state needs building again for those alone. The
+// Visibility is asked about every tool (its rules are opaque), the rest is
+// in proportion to the change. s.mu is held.
+func (s *Server) reenable() []string {
+	changed := map[string]bool{}
+	for _, vs := range s.versions {
+		for _, t := range vs {
+			dv := s.derived[t]
+			d := dv.tool
+			if d == nil {
+				continue
+			}
+			on := s.visibility == nil || s.visibility.Enabled(d)
+			if on == dv.enabled {
+				continue
+			}
+			dv.enabled = on
+			s.derived[t] = dv
+			group := s.groups[d.Name]
+			if on {
+				s.groups[d.Name] = append(group, d)
+			} else if group = slices.DeleteFunc(group, func(x *Tool) bool { return x == d }); len(group) == 0 {
+				delete(s.groups, d.Name)
+			} else {
+				s.groups[d.Name] = group
+			}
+			changed[d.Name] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(changed))
 }
 
 // resolve returns the version of n that serves a call, or nil when the

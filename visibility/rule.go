@@ -139,7 +139,7 @@ func ReadOnly(t *mcpkit.Tool) bool {
 // the tools derived from it (see [mcpkit.Tool.Lineage]).
 func Key(name, ver string) func(*mcpkit.Tool) bool {
 	return func(t *mcpkit.Tool) bool {
-		for o := range t.Lineage() {
+		for o, depth := t, 0; o != nil && depth <= maxLineage; o, depth = o.Origin, depth+1 {
 			if o.Name == name && o.Version == ver {
 				return true
 			}

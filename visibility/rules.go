@@ -58,7 +58,7 @@ func newRuleSet(rules []*Rule) *ruleSet {
 func (s *ruleSet) compile(t *mcpkit.Tool) []Predicate {
 	var ps []Predicate
 	for _, r := range s.require {
-		for o := range t.Lineage() {
+		for o, depth := t, 0; o != nil && depth <= maxLineage; o, depth = o.Origin, depth+1 {
 			if p := r.check(o); p != nil {
 				ps = append(ps, p)
 				break
@@ -157,7 +157,7 @@ func (r *Rules) refresh() {
 func (r *Rules) Enabled(t *mcpkit.Tool) bool {
 	s := r.set.Load()
 	for _, rule := range s.disable {
-		for o := range t.Lineage() {
+		for o, depth := t, 0; o != nil && depth <= maxLineage; o, depth = o.Origin, depth+1 {
 			if rule.match(o) {
 				return false
 			}
@@ -215,3 +215,8 @@ func checkRules(fn string, rules []*Rule) {
 		}
 	}
 }
+
+// maxLineage bounds the walks along a tool's origins, as
+// mcpkit.Tool.Lineage does; a loop rather than Lineage, so that asking the
+// rules about every tool allocates nothing.
+const maxLineage = 64
