@@ -85,7 +85,7 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 			all = append(all, st.forObjectClients(t))
 			continue
 		}
-		all = append(all, &t.Tool)
+		all = append(all, st.wireDef(t))
 	}
 	byName := func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) }
 	if len(foreign) > 0 || !slices.IsSortedFunc(all, byName) {
@@ -226,6 +226,20 @@ func decodeCursor(c string) (string, error) {
 // forObjectClients is the package function of that name, cached for the
 // definitions of the served tools (a list middleware that makes a new copy
 // on every request gets no cache).
+// wireDef returns t's definition as tools/list sends it: its entry's, with
+// the schemas marshalled once, when t is the entry's tool; t's own
+// otherwise (a definition made per caller, a list middleware's copy).
+func (st *state) wireDef(t *Tool) *mcp.Tool {
+	if n, _ := st.byName.get(t.Name); n != nil {
+		for _, e := range n.versions {
+			if e.tool == t {
+				return e.wireDef()
+			}
+		}
+	}
+	return &t.Tool
+}
+
 func (st *state) forObjectClients(t *Tool) *mcp.Tool {
 	if n, _ := st.byName.get(t.Name); n != nil {
 		for _, e := range n.versions {

@@ -69,6 +69,35 @@ func (e *entry) objectDef() *mcp.Tool {
 	return e.legacy
 }
 
+// wireDef returns e's definition as tools/list sends it, with its schemas
+// marshalled once, when first listed, instead of on every list: a schema
+// given as a *jsonschema.Schema (as tools.New makes it) costs a walk of the
+// schema each time it is marshalled.
+func (e *entry) wireDef() *mcp.Tool {
+	e.wireOnce.Do(func() {
+		def := e.tool.Tool
+		def.InputSchema = asJSON(def.InputSchema)
+		if def.OutputSchema != nil {
+			def.OutputSchema = asJSON(def.OutputSchema)
+		}
+		e.wire = &def
+	})
+	return e.wire
+}
+
+// asJSON returns schema as JSON text, or schema itself when it is text
+// already or does not marshal.
+func asJSON(schema any) any {
+	if _, ok := schema.(json.RawMessage); ok {
+		return schema
+	}
+	data, err := json.Marshal(schema)
+	if err != nil {
+		return schema
+	}
+	return json.RawMessage(data)
+}
+
 // forObjectClients returns def as a client that needs objects must see it:
 // def itself when it has no output schema or one whose values are all
 // objects, or else a copy whose output schema describes {"result": value}.

@@ -161,6 +161,9 @@ type entry struct {
 	legacyOnce sync.Once
 	legacy     *mcp.Tool // the definition for clients that need objects
 
+	wireOnce sync.Once
+	wire     *mcp.Tool // the definition as listed, its schemas as JSON text
+
 	paramsOnce sync.Once
 	params     []paramHeader // the arguments its input schema mirrors into headers
 }
