@@ -73,18 +73,19 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	stateless.Stateless = true
 	stateless.SessionTimeout = 0
 	stateless.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
+	maxBody := cmp.Or(base.MaxRequestBodyBytes, mcp.DefaultMaxRequestBodyBytes)
 	if !opts.Sessions {
-		return answeringHeaderFaults(mcp.NewStreamableHTTPHandler(getServer, &stateless))
+		return listening(answeringHeaderFaults(mcp.NewStreamableHTTPHandler(getServer, &stateless)), maxBody)
 	}
 	stateful := base
 	stateful.Stateless = false
 	stateful.SessionTimeout = cmp.Or(opts.SessionTimeout, DefaultSessionTimeout)
 	stateful.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
-	return answeringHeaderFaults(&dispatcher{
+	return listening(answeringHeaderFaults(&dispatcher{
 		stateful:  mcp.NewStreamableHTTPHandler(getServer, &stateful),
 		stateless: mcp.NewStreamableHTTPHandler(getServer, &stateless),
-		maxBody:   cmp.Or(base.MaxRequestBodyBytes, mcp.DefaultMaxRequestBodyBytes),
-	})
+		maxBody:   maxBody,
+	}), maxBody)
 }
 
 // dispatcher sends each request to the stateful or the stateless handler,

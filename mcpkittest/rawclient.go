@@ -70,6 +70,33 @@ const requestID = 1
 // without a JSON-RPC response, a body that holds none) is returned as an
 // error that names the method, the HTTP status and the start of the body.
 func (c *RawClient) Call(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	resp, err := c.post(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var seen bytes.Buffer // the start of the body, for errors
+	tee := io.TeeReader(resp.Body, &limitedWriter{&seen, 512})
+	msg, err := readResponse(resp, tee)
+	if msg != nil && msg.Error != nil {
+		return nil, msg.Error
+	}
+	if msg != nil && msg.Result != nil && resp.StatusCode/100 == 2 {
+		return msg.Result, nil
+	}
+	io.Copy(io.Discard, io.LimitReader(tee, 512)) // for the excerpt
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("mcpkittest: %s: HTTP %s: %q", method, resp.Status, clip(seen.Bytes()))
+	}
+	if err == nil {
+		err = errors.New("no response to the request")
+	}
+	return nil, fmt.Errorf("mcpkittest: %s: HTTP %s: %v: %q", method, resp.Status, err, clip(seen.Bytes()))
+}
+
+// post sends the request for method with params and returns the server's
+// response, whose body the caller closes.
+func (c *RawClient) post(ctx context.Context, method string, params map[string]any) (*http.Response, error) {
 	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": requestID, "method": method, "params": c.params(params)})
 	if err != nil {
 		return nil, fmt.Errorf("mcpkittest: %s: %w", method, err)
@@ -102,25 +129,76 @@ func (c *RawClient) Call(ctx context.Context, method string, params map[string]a
 	if err != nil {
 		return nil, fmt.Errorf("mcpkittest: %s: %w", method, err)
 	}
-	defer resp.Body.Close()
-	var seen bytes.Buffer // the start of the body, for errors
-	tee := io.TeeReader(resp.Body, &limitedWriter{&seen, 512})
-	msg, err := readResponse(resp, tee)
-	if msg != nil && msg.Error != nil {
-		return nil, msg.Error
-	}
-	if msg != nil && msg.Result != nil && resp.StatusCode/100 == 2 {
-		return msg.Result, nil
-	}
-	io.Copy(io.Discard, io.LimitReader(tee, 512)) // for the excerpt
-	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("mcpkittest: %s: HTTP %s: %q", method, resp.Status, clip(seen.Bytes()))
-	}
-	if err == nil {
-		err = errors.New("no response to the request")
-	}
-	return nil, fmt.Errorf("mcpkittest: %s: HTTP %s: %v: %q", method, resp.Status, err, clip(seen.Bytes()))
+	return resp, nil
 }
+
+// Stream sends a request for method with params, as Call does, and returns
+// the server's answer as a stream of JSON-RPC messages: for requests whose
+// answer is a long-lived event stream, such as subscriptions/listen, and
+// for tests that look at the notifications sent before a response. The
+// server must answer 200 with an event stream or a JSON body; anything else
+// is an error that names the status and the start of the body.
+func (c *RawClient) Stream(ctx context.Context, method string, params map[string]any) (*RawStream, error) {
+	resp, err := c.post(ctx, method, params)
+	if err != nil {
+		return nil, err
+	}
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if resp.StatusCode != http.StatusOK || ct != "text/event-stream" && ct != "application/json" {
+		defer resp.Body.Close()
+		var seen bytes.Buffer
+		io.Copy(&limitedWriter{&seen, 512}, io.LimitReader(resp.Body, 512))
+		return nil, fmt.Errorf("mcpkittest: %s: HTTP %s, Content-Type %q: %q", method, resp.Status, ct, clip(seen.Bytes()))
+	}
+	return &RawStream{body: resp.Body, r: bufio.NewReader(resp.Body), json: ct == "application/json"}, nil
+}
+
+// A RawStream is the answer to a [RawClient.Stream] request: the JSON-RPC
+// messages of an event stream (or the one message of a JSON body), in the
+// order the server sent them. It is not safe for concurrent use.
+type RawStream struct {
+	body io.Closer
+	r    *bufio.Reader
+	json bool // the body is one JSON message
+	done bool
+}
+
+// Next returns the next message, io.EOF at the end of the stream, or the
+// error that ended it (such as the request's context ending).
+func (s *RawStream) Next() (json.RawMessage, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	if s.json {
+		s.done = true
+		var msg json.RawMessage
+		if err := json.NewDecoder(s.r).Decode(&msg); err != nil {
+			return nil, err
+		}
+		return msg, nil
+	}
+	var data []string
+	for {
+		line, err := s.r.ReadString('\n')
+		if err != nil && (err != io.EOF || line == "") {
+			return nil, err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line != "" {
+			if field, value, _ := strings.Cut(line, ":"); field == "data" {
+				data = append(data, strings.TrimPrefix(value, " "))
+			}
+			continue
+		}
+		if msg := strings.Join(data, "\n"); strings.TrimSpace(msg) != "" {
+			return json.RawMessage(msg), nil
+		}
+		data = data[:0] // a priming event, without data
+	}
+}
+
+// Close ends the stream: the server sees the client go away.
+func (s *RawStream) Close() error { return s.body.Close() }
 
 // params returns a copy of p with the _meta of a 2026-07-28 request.
 func (c *RawClient) params(p map[string]any) map[string]any {

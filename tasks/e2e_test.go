@@ -23,6 +23,7 @@ var objectSchema = map[string]any{"type": "object"}
 // fixture is a server with task tools, served statelessly over HTTP
 // behind bearer tokens for two principals, alice and bob.
 type fixture struct {
+	srv     *mcpkit.Server
 	ts      *mcpkittest.Server
 	started chan struct{} // one value per start of slow
 	release chan struct{} // closed to let slow return
@@ -126,6 +127,7 @@ func newFixture(t *testing.T, opts *mcpkittest.Options) *fixture {
 		"bob-token":   {UserID: "bob", Expiration: far},
 	}
 	opts.Token = "alice-token"
+	f.srv = srv
 	f.ts = mcpkittest.NewStatelessServer(t, srv, opts)
 	return f
 }

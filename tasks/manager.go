@@ -64,6 +64,9 @@ type Manager struct {
 	lease  time.Duration
 	logger *slog.Logger
 
+	changes changes       // wakes the watchers of listen streams
+	done    chan struct{} // closed by Shutdown
+
 	mu      sync.Mutex
 	running map[string][]*reservation // the runs of tasks reserved or running here, by task ID
 	tools   map[toolKey]*taskHandler  // the tools made by Tool
@@ -79,7 +82,7 @@ type toolKey struct{ name, version string }
 
 // NewManager returns a Manager with the given options.
 func NewManager(opts *Options) *Manager {
-	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string][]*reservation{}, tools: map[toolKey]*taskHandler{}}
+	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string][]*reservation{}, tools: map[toolKey]*taskHandler{}, done: make(chan struct{})}
 	if opts != nil {
 		m.store, m.logger = opts.Store, opts.Logger
 		if opts.TTL > 0 {
@@ -95,6 +98,7 @@ func NewManager(opts *Options) *Manager {
 	if m.store == nil {
 		m.store = NewMemoryStore(nil)
 	}
+	m.store = signalling{Store: m.store, c: &m.changes}
 	if m.logger == nil {
 		m.logger = slog.New(slog.DiscardHandler)
 	}
@@ -149,6 +153,13 @@ func (m *Manager) handler(srv *mcpkit.Server, next mcp.MethodHandler) mcp.Method
 				}
 			}
 			return res, err
+		case methodListen:
+			if l := mcpkit.ListenStreamFrom(ctx); l != nil {
+				if ids := requestedTasks(l.Subscriptions()); len(ids) > 0 {
+					return m.listen(ctx, l, ids, method, req, next)
+				}
+			}
+			return next(ctx, method, req)
 		case methodGet, methodUpdate, methodCancel:
 			sr, ok := req.(*mcp.ServerRequest[*taskParams])
 			if !ok || sr.Params == nil {
@@ -417,6 +428,9 @@ func (m *Manager) stop(id string, cause error) {
 // synchronously from then on.
 func (m *Manager) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
+	if !m.closed {
+		close(m.done)
+	}
 	m.closed = true
 	for _, rs := range m.running {
 		for _, r := range rs {

@@ -129,7 +129,7 @@ func (t *Task) size() int64 {
 // "complete" and the result or error inlined.
 type wireTask struct {
 	mcp.ResultBase
-	ResultType     string          `json:"resultType"`
+	ResultType     string          `json:"resultType,omitempty"` // empty in a notification
 	TaskID         string          `json:"taskId"`
 	Status         Status          `json:"status"`
 	StatusMessage  string          `json:"statusMessage,omitempty"`
