@@ -16,10 +16,10 @@ import (
 // itself, or into a server mounted, directly or not, inside it.
 var ErrMountCycle = errors.New("mcpkit: mount cycle")
 
-// MountSeparator joins a namespace and a tool's name in the names that
-// [Server.Mount] serves: "docs" and "search" make "docs_search", as
-// transform.Namespace("docs", MountSeparator) would.
-const MountSeparator = "_"
+// mountSeparator joins a namespace and a tool's name in the names that
+// Mount serves, as transform.Namespace(namespace, "_") and FastMCP's mount
+// do.
+const mountSeparator = "_"
 
 // mountMu serializes the mounts and unmounts of every server, so that the
 // check for cycles in Mount sees every mount made before it: two servers
@@ -85,7 +85,7 @@ func (s *Server) Mount(namespace string, child *Server) (unmount func(), err err
 	if child == s || reaches(child, s, map[*Server]bool{}) {
 		return nil, fmt.Errorf("%w: the server mounted under %q already serves, through its mounts, the server it would be mounted into", ErrMountCycle, namespace)
 	}
-	m := &mount{parent: s, child: child, prefix: namespace + MountSeparator}
+	m := &mount{parent: s, child: child, prefix: namespace + mountSeparator}
 	s.mu.Lock()
 	taken := slices.ContainsFunc(s.providers, func(p Provider) bool {
 		other, ok := p.(*mount)
@@ -141,7 +141,7 @@ func (s *Server) tellMounts(principal string) {
 // caller.
 type mount struct {
 	parent, child *Server
-	prefix        string // the namespace and MountSeparator
+	prefix        string // the namespace and mountSeparator
 
 	// made keeps the mounted tools by the child's tool they were made of,
 	// for the child's state st, so that a Provider returns the same *Tool
