@@ -420,3 +420,74 @@ func (funcProvider) ListTools(context.Context, mcpkit.Caller, string, int) ([]*m
 func (funcProvider) LookupTool(context.Context, mcpkit.Caller, string) (*mcpkit.Tool, error) {
 	return nil, nil
 }
+
+// Two servers mounted into each other at once: one mount succeeds, the
+// other is refused as a cycle, and neither hangs.
+func TestMountEachOtherAtOnce(t *testing.T) {
+	for range 20 {
+		a := mcpkit.NewServer(&mcp.Implementation{Name: "a"}, nil)
+		b := mcpkit.NewServer(&mcp.Implementation{Name: "b"}, nil)
+		errs := make(chan error, 2)
+		go func() { _, err := a.Mount("b", b); errs <- err }()
+		go func() { _, err := b.Mount("a", a); errs <- err }()
+		e1, e2 := <-errs, <-errs
+		if (e1 == nil) == (e2 == nil) || !errors.Is(errors.Join(e1, e2), mcpkit.ErrMountCycle) {
+			t.Fatalf("mounting each other at once: %v and %v; want one success and one ErrMountCycle", e1, e2)
+		}
+	}
+}
+
+// Calls and lists through the parent while the child changes, is mounted
+// and unmounted: every answer is a tool's or the unknown-tool answer, and
+// nothing races (go test -race).
+func TestMountWhileChanging(t *testing.T) {
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if err := child.Add(okTool("stay")); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewInMemoryServer(t, parent, nil).Session
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range 50 {
+			name := fmt.Sprintf("t%d", i%5)
+			if err := child.Add(okTool(name)); err != nil {
+				t.Error(err)
+				return
+			}
+			child.Use(func(next mcpkit.Handler) mcpkit.Handler { return next })
+			child.Remove(name)
+			unmount, err := parent.Mount("d", child)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			unmount()
+		}
+		close(done)
+	}()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "c_stay"}); err != nil || onlyText(res) != "stay" {
+			t.Fatalf("c_stay while the child changes: %v, %v", res, err)
+		}
+		if _, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "c_t1"}); err != nil && !isUnknown(err, "c_t1") {
+			t.Fatalf("c_t1 while it comes and goes: %v", err)
+		}
+		names := listAll(t, cs)
+		if !slices.Contains(names, "c_stay") {
+			t.Fatalf("tools/list while the child changes: %v", names)
+		}
+	}
+	wg.Wait()
+}
