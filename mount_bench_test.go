@@ -23,7 +23,7 @@ func mountBenchTool() *Tool {
 
 // mountBenchServers returns a server that registers the tool t, and a
 // parent that mounts, under "m", a child that registers the same tool.
-func mountBenchServers(b *testing.B) (direct, parent *Server) {
+func mountBenchServers(b testing.TB) (direct, parent *Server) {
 	direct = NewServer(&mcp.Implementation{Name: "direct"}, nil)
 	if err := direct.Add(mountBenchTool()); err != nil {
 		b.Fatal(err)

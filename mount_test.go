@@ -491,3 +491,36 @@ func TestMountWhileChanging(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// A call of a mounted tool may pin a version of the child's tool, as a
+// call of the child's own name may; a version the child does not have is
+// unknown.
+func TestMountVersionPin(t *testing.T) {
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	for _, v := range []string{"1", "2"} {
+		tl := okTool("v")
+		tl.Version = v
+		tl.Handler = reply("version " + v)
+		if err := child.Add(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewStatelessServer(t, parent, nil).Session
+	for pin, want := range map[string]string{"": "version 2", "1": "version 1", "2": "version 2"} {
+		params := &mcp.CallToolParams{Name: "c_v"}
+		if pin != "" {
+			params.Meta = mcp.Meta{mcpkit.MetaKeyVersion: pin}
+		}
+		if res, err := cs.CallTool(t.Context(), params); err != nil || onlyText(res) != want {
+			t.Errorf("c_v pinned to %q: %v, %v; want %q", pin, res, err, want)
+		}
+	}
+	_, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "c_v", Meta: mcp.Meta{mcpkit.MetaKeyVersion: "3"}})
+	if !isUnknown(err, "c_v") {
+		t.Errorf("c_v pinned to 3: %v; want the unknown-tool answer", err)
+	}
+}
