@@ -183,7 +183,7 @@
 // rename it or its arguments, or fill some in); under a namespaced name (a
 // [CatalogTransform]); pinned to a version; through a discovery meta-tool
 // (call_tool); as a new task, and as a task resumed by tasks/update (package
-// tasks). Each of these reaches one tool, and every decision about a tool
+// tasks); as a tool of a server mounted in another ([Server.Mount]). Each of these reaches one tool, and every decision about a tool
 // is made about that tool, whichever way the call came in. A tool's
 // identity is [Tool.ID]: the name and version of the tool at the end of its
 // chain of [Tool.Origin]s, which package transform records on what it
@@ -256,4 +256,12 @@
 // registered twice is an error unless [ServerOptions.ReplaceDuplicates] is
 // set. Adding and removing tools while clients are connected sends them
 // notifications/tools/list_changed.
+//
+// # Composition
+//
+// [Server.Mount] serves the tools of another Server under a namespace,
+// kept live: its changes reach this server's clients, its middleware runs
+// inside this server's, and a tool hidden by either server is unknown.
+// A [Provider] serves tools resolved per request, without registering
+// them.
 package mcpkit

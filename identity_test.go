@@ -181,6 +181,21 @@ var identityRoutes = []route{
 		},
 	},
 	{
+		// The parent serves delete_repo itself, and a child that serves
+		// it too is mounted under gh: two routes to one identity.
+		name:   "mount",
+		call:   "gh_delete_repo",
+		origin: "delete_repo",
+		install: func(t *testing.T, srv *mcpkit.Server, tg *target, _ *tasks.Manager) mcpkit.ToolID {
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "gh"}, nil)
+			add(t, child, tg.tool(""))
+			if _, err := srv.Mount("gh", child); err != nil {
+				t.Fatal(err)
+			}
+			return add(t, srv, tg.tool(""))
+		},
+	},
+	{
 		name:   "task",
 		call:   "delete_repo",
 		origin: "delete_repo",
@@ -530,6 +545,8 @@ var identityClassified = map[string]string{
 	"transform.Namespace": "route: namespace",
 	"transform.Discovery": "route: discovery",
 	"tasks.Tool":          "route: task (resumed by tasks/update: tasks' TestTaskResumesItsVersion, TestTaskResumeRechecksVisibility)",
+	// Server.Mount is a method, which the check below does not list: it is
+	// the route "mount" all the same.
 	// Routes that keep the name: they change what a tool is, not how it is
 	// reached; the Server records the origin of what they make all the same.
 	"transform.Versions": "keeps names: leaves versions out",

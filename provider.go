@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -78,6 +79,7 @@ func (s *Server) ProviderChanged(principal string) {
 	s.finish(&next)
 	s.state.Store(&next)
 	s.gen.Add(1)
+	s.tellMounts(principal)
 	if principal == "" {
 		s.tellAll()
 	} else {
@@ -87,6 +89,54 @@ func (s *Server) ProviderChanged(principal string) {
 			}
 		}
 	}
+	s.forceListChanged()
+	s.shareChange()
+}
+
+// RemoveProvider stops serving the tools of p, a Provider given to
+// [Server.AddProvider], and reports whether it was one: calls already
+// running finish, later calls and lists no longer see its tools, and
+// listening clients receive notifications/tools/list_changed (the other
+// replicas' too, when the server shares its changes). Providers are told
+// apart with ==, so p must be the very value given to AddProvider, of a
+// comparable type (a pointer, as providers usually are); for any other,
+// RemoveProvider reports false. Its work does not grow with the registry:
+// the registered tools are left as they are.
+func (s *Server) RemoveProvider(p Provider) bool {
+	if p == nil || !reflect.TypeOf(p).Comparable() {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.IndexFunc(s.providers, func(q Provider) bool {
+		return reflect.TypeOf(q) == reflect.TypeOf(p) && q == p
+	})
+	if i < 0 {
+		return false
+	}
+	s.setProviders(slices.Delete(slices.Clone(s.providers), i, i+1))
+	return true
+}
+
+// setProviders makes ps the server's providers, in a new state that
+// shares the registered tools with the current one, and tells the
+// listeners, the mounts of s and the other replicas. s.mu is held.
+func (s *Server) setProviders(ps []Provider) {
+	if len(s.providers) == 0 && len(ps) > 0 {
+		s.sdk.AddTool(&mcp.Tool{Name: s.dispatch, InputSchema: sdkDefinition(mcp.Tool{}).InputSchema}, s.serveProvided)
+	}
+	// The dispatch tool stays registered with the SDK when the last
+	// provider goes: a call routed to it just before would otherwise get
+	// the SDK's answer for an unknown tool, naming it. Without providers
+	// no call is routed there, and no list shows it.
+	s.providers = ps
+	next := *s.state.Load()
+	next.provided, next.lister = newProvidedCache(), nil
+	s.finish(&next)
+	s.state.Store(&next)
+	s.gen.Add(1)
+	s.tellMounts("")
+	s.tellAll()
 	s.forceListChanged()
 	s.shareChange()
 }

@@ -448,6 +448,7 @@ func idKey(id ToolID) string { return id.Name + "\x00" + id.Version }
 func (s *Server) publish(st *state, names []string) {
 	old := s.state.Swap(st)
 	s.gen.Add(1)
+	s.tellMounts("")
 	// removed and added are the SDK's changes; changed are the names with
 	// other versions or definitions, which a caller that does not see the
 	// highest version may see change.

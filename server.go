@@ -83,6 +83,7 @@ type Server struct {
 	visibility Visibility
 	providers  []Provider
 	sharers    []*sharer // see ShareChanges
+	mountedIn  []*mount  // the mounts of s into other servers, told of its changes (see Mount)
 	resyncs    int       // OnChange hooks running: their changes are not shared
 	listeners  map[*mcp.ServerSession]*listener
 	revisiting bool // the visibility changed: publish reviews every listener
