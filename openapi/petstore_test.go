@@ -173,9 +173,9 @@ func petstoreClient(t *testing.T, spec string, store *petstore) *mcpkittest.Serv
 	})
 }
 
-func call(t *testing.T, ts *mcpkittest.Server, name string, args any) *mcp.CallToolResult {
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
 	t.Helper()
-	res, err := ts.Session.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -232,7 +232,7 @@ func TestPetstoreEndToEnd(t *testing.T) {
 			}
 
 			t.Run("object answer", func(t *testing.T) {
-				res := call(t, ts, "getPetById", map[string]any{"petId": 1})
+				res := call(t, ts.Session, "getPetById", map[string]any{"petId": 1})
 				if res.IsError {
 					t.Fatalf("error: %s", text(res))
 				}
@@ -248,7 +248,7 @@ func TestPetstoreEndToEnd(t *testing.T) {
 				}
 			})
 			t.Run("client token never forwarded", func(t *testing.T) {
-				call(t, ts, "getInventory", nil)
+				call(t, ts.Session, "getInventory", nil)
 				store.mu.Lock()
 				defer store.mu.Unlock()
 				for _, r := range store.seen {
@@ -262,7 +262,7 @@ func TestPetstoreEndToEnd(t *testing.T) {
 				}
 			})
 			t.Run("array answer wrapped", func(t *testing.T) {
-				res := call(t, ts, "findPetsByStatus", map[string]any{"status": []string{"available", "sold"}})
+				res := call(t, ts.Session, "findPetsByStatus", map[string]any{"status": []string{"available", "sold"}})
 				if res.IsError {
 					t.Fatalf("error: %s", text(res))
 				}
@@ -276,7 +276,7 @@ func TestPetstoreEndToEnd(t *testing.T) {
 				}
 			})
 			t.Run("JSON body", func(t *testing.T) {
-				res := call(t, ts, "addPet", map[string]any{"body": map[string]any{"name": "Kit", "photoUrls": []string{"u"}, "status": "pending"}})
+				res := call(t, ts.Session, "addPet", map[string]any{"body": map[string]any{"name": "Kit", "photoUrls": []string{"u"}, "status": "pending"}})
 				if res.IsError {
 					t.Fatalf("error: %s", text(res))
 				}
@@ -286,7 +286,7 @@ func TestPetstoreEndToEnd(t *testing.T) {
 				}
 			})
 			t.Run("header parameter", func(t *testing.T) {
-				res := call(t, ts, "deletePet", map[string]any{"petId": 2, "api_key": "k-123"})
+				res := call(t, ts.Session, "deletePet", map[string]any{"petId": 2, "api_key": "k-123"})
 				if res.IsError {
 					t.Fatalf("error: %s", text(res))
 				}
@@ -296,7 +296,7 @@ func TestPetstoreEndToEnd(t *testing.T) {
 				}
 			})
 			t.Run("404 is a tool error with the body", func(t *testing.T) {
-				res := call(t, ts, "getPetById", map[string]any{"petId": 99})
+				res := call(t, ts.Session, "getPetById", map[string]any{"petId": 99})
 				if !res.IsError || !strings.Contains(text(res), "HTTP 404") || !strings.Contains(text(res), "Pet not found") {
 					t.Errorf("result: isError %v %q", res.IsError, text(res))
 				}
@@ -305,7 +305,7 @@ func TestPetstoreEndToEnd(t *testing.T) {
 				}
 			})
 			t.Run("429 carries Retry-After", func(t *testing.T) {
-				res := call(t, ts, "loginUser", map[string]any{"username": "throttled", "password": "x"})
+				res := call(t, ts.Session, "loginUser", map[string]any{"username": "throttled", "password": "x"})
 				if !res.IsError || !strings.Contains(text(res), "HTTP 429") {
 					t.Fatalf("result: isError %v %q", res.IsError, text(res))
 				}
@@ -317,7 +317,7 @@ func TestPetstoreEndToEnd(t *testing.T) {
 				}
 			})
 			t.Run("string answer", func(t *testing.T) {
-				res := call(t, ts, "loginUser", map[string]any{"username": "bob", "password": "x"})
+				res := call(t, ts.Session, "loginUser", map[string]any{"username": "bob", "password": "x"})
 				if res.IsError {
 					t.Fatalf("error: %s", text(res))
 				}
@@ -334,7 +334,7 @@ func TestPetstoreEndToEnd(t *testing.T) {
 					{},                          // missing path parameter
 					{"petId": 1, "extra": true}, // unknown argument
 				} {
-					res := call(t, ts, "getPetById", args)
+					res := call(t, ts.Session, "getPetById", args)
 					if !res.IsError {
 						t.Errorf("%v: not an error: %s", args, text(res))
 					}
