@@ -151,7 +151,13 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 		}
 		switch a.in {
 		case "path":
-			p = strings.ReplaceAll(p, "{"+a.name+"}", pathValue(a, v))
+			pv := pathValue(a, v)
+			if pv == "" || pv == "." || pv == ".." {
+				// The API's router would resolve them, and the call
+				// reach another path than its operation's.
+				return nil, mcpkit.ToolErrorf("argument %q: a path parameter cannot be empty, \".\" or \"..\"", clip(a.key, 80))
+			}
+			p = strings.ReplaceAll(p, "{"+a.name+"}", pv)
 		case "query":
 			query = append(query, queryValue(a, v)...)
 		case "header":

@@ -255,3 +255,21 @@ func TestLoadRefusesExternalRefs(t *testing.T) {
 	default:
 	}
 }
+
+// TestPathTraversalRefused: a path parameter cannot make the call reach
+// another path of the API.
+func TestPathTraversalRefused(t *testing.T) {
+	store := newPetstore()
+	ts := petstoreClient(t, "petstore-3.0.json", store)
+	for _, user := range []string{"..", ".", ""} {
+		res := call(t, ts.Session, "getUserByName", map[string]any{"username": user})
+		if !res.IsError || !strings.Contains(text(res), "path parameter") {
+			t.Errorf("username %q: isError %v %q", user, res.IsError, text(res))
+		}
+	}
+	res := call(t, ts.Session, "getUserByName", map[string]any{"username": "../store/inventory"})
+	r, _ := store.last()
+	if r.URL.Path != "/user/../store/inventory" || r.URL.RawPath != "/user/..%2Fstore%2Finventory" {
+		t.Errorf("username ../store/inventory reached %s (%v)", r.URL.Path, text(res))
+	}
+}

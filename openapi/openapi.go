@@ -70,7 +70,14 @@ type Operation struct {
 // Load parses an OpenAPI 3.0 or 3.1 document, in JSON or YAML. It
 // resolves the $refs inside the document and refuses those to other
 // documents: nothing is fetched, from the network or from files.
-func Load(data []byte) (*Document, error) {
+func Load(data []byte) (d *Document, err error) {
+	defer func() {
+		// The parser is not ours: a document that makes it panic is an
+		// invalid document, not a crash.
+		if v := recover(); v != nil {
+			d, err = nil, fmt.Errorf("openapi: cannot parse the document: %s", clip(fmt.Sprint(v), 200))
+		}
+	}()
 	loader := openapi3.NewLoader() // external refs are refused by default
 	doc, err := loader.LoadFromData(data)
 	if err != nil {
@@ -79,7 +86,7 @@ func Load(data []byte) (*Document, error) {
 	if !strings.HasPrefix(doc.OpenAPI, "3.") {
 		return nil, fmt.Errorf("openapi: version %q: want an OpenAPI 3.0 or 3.1 document", clip(doc.OpenAPI, 40))
 	}
-	d := &Document{doc: doc, conv: newConverter(doc)}
+	d = &Document{doc: doc, conv: newConverter(doc)}
 	if doc.Paths != nil {
 		for _, p := range doc.Paths.Keys() {
 			item := doc.Paths.Value(p)

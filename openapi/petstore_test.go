@@ -62,6 +62,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 
 func (p *petstore) handler() http.Handler {
 	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		p.record(r)
+		http.NotFound(w, r)
+	})
 	mux.HandleFunc("POST /pet", func(w http.ResponseWriter, r *http.Request) {
 		var pet map[string]any
 		if err := json.Unmarshal(p.record(r), &pet); err != nil || r.Header.Get("Content-Type") != "application/json" {
