@@ -166,6 +166,9 @@ func TestInputSchema(t *testing.T) {
 		t.Errorf("an array answer's output schema is not wrapped: %s", out)
 	}
 	getItems := toolsOf(t, styles, &openapi.Options{Handler: &recorder{}})["get_items"]
+	if in, out := string(getItems.InputSchema.(json.RawMessage)), string(getItems.OutputSchema.(json.RawMessage)); strings.Contains(in, "$defs") || !strings.Contains(out, `"$defs":{"Tree"`) {
+		t.Errorf("$defs belong to the schema that uses them: input %s, output %s", in, out)
+	}
 	if got := string(getItems.InputSchema.(json.RawMessage)); !strings.Contains(got, `"exclusiveMinimum":5`) || strings.Contains(got, `"minimum"`) {
 		t.Errorf("3.0 exclusiveMinimum not converted: %s", got)
 	}

@@ -305,8 +305,9 @@ func (d *Document) tool(op *Operation, name string, be *backend, opts *Options) 
 		in["required"] = required
 	}
 	var out map[string]any
+	outRefs := make(map[string]bool)
 	if !opts.NoOutputSchema {
-		if s, media, err := d.output(op, refs); err != nil {
+		if s, media, err := d.output(op, outRefs); err != nil {
 			return nil, fmt.Errorf("response: %w", err)
 		} else if s != nil {
 			call.accept = media
@@ -320,16 +321,21 @@ func (d *Document) tool(op *Operation, name string, be *backend, opts *Options) 
 			}
 		}
 	}
-	// The $defs go with the input schema, and with the output schema too
-	// when it has one: each schema is a document of its own.
+	// Each schema is a document of its own, with the $defs it needs.
 	defs, err := d.conv.defs(refs)
 	if err != nil {
 		return nil, err
 	}
 	if defs != nil {
 		in["$defs"] = defs
-		if out != nil {
-			out["$defs"] = defs
+	}
+	if out != nil {
+		outDefs, err := d.conv.defs(outRefs)
+		if err != nil {
+			return nil, fmt.Errorf("response: %w", err)
+		}
+		if outDefs != nil {
+			out["$defs"] = outDefs
 		}
 	}
 	inJSON, err := json.Marshal(in)
