@@ -127,6 +127,11 @@ func TestNames(t *testing.T) {
 	if op := tools["get_items"].Meta[openapi.MetaKeyOperation].(map[string]any); op["path"] != "/items" {
 		t.Errorf("get_items is %v, want GET /items (sorted first)", op)
 	}
+	// A name does not depend on the selection: alone, the second keeps "_2".
+	alone := toolsOf(t, styles, &openapi.Options{Handler: &recorder{}, Paths: []string{"/items/list"}})
+	if len(alone) != 1 || alone["get_items_2"] == nil {
+		t.Errorf("GET /items/list selected alone: %v, want get_items_2", keys(alone))
+	}
 }
 
 func keys(m map[string]*mcpkit.Tool) []string {

@@ -62,6 +62,10 @@ type Operation struct {
 	Summary, Description string
 	// Deprecated is true for an operation marked deprecated.
 	Deprecated bool
+	// Name is the name of the operation's tool. It is decided over the
+	// whole document, so that it does not depend on the operations
+	// selected with it.
+	Name string
 
 	item *openapi3.PathItem
 	op   *openapi3.Operation
@@ -108,6 +112,13 @@ func Load(data []byte) (d *Document, err error) {
 	slices.SortFunc(d.ops, func(a, b *Operation) int {
 		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Method, b.Method))
 	})
+	names := make([]string, len(d.ops))
+	for i, op := range d.ops {
+		names[i] = toolName(op.Method, op.Path, op.OperationID)
+	}
+	for i, name := range uniqueNames(names) {
+		d.ops[i].Name = name
+	}
 	return d, nil
 }
 
@@ -174,6 +185,7 @@ type Options struct {
 	OnSkip func(op *Operation, err error)
 }
 
+// selects reports whether o selects op; Filter sees a copy.
 func (o *Options) selects(op *Operation) bool {
 	if len(o.Tags) > 0 && !slices.ContainsFunc(op.Tags, func(t string) bool { return slices.Contains(o.Tags, t) }) {
 		return false
@@ -187,7 +199,12 @@ func (o *Options) selects(op *Operation) bool {
 	if len(o.OperationIDs) > 0 && !slices.Contains(o.OperationIDs, op.OperationID) {
 		return false
 	}
-	return o.Filter == nil || o.Filter(op)
+	if o.Filter == nil {
+		return true
+	}
+	cp := *op
+	cp.Tags = slices.Clone(op.Tags)
+	return o.Filter(&cp)
 }
 
 // Tools returns one tool per selected operation, in the order of
@@ -196,7 +213,9 @@ func (o *Options) selects(op *Operation) bool {
 // becomes '_'; a name past 128 characters is cut and ends with a hash of
 // the whole); an operation without one is named after its method and path
 // ("get_pets_petId"). Names that collide get "_2", "_3", ... in that
-// order. The tool's arguments are the operation's path, query, header and
+// order, over the whole document: an operation's tool has the same name
+// ([Operation.Name]) whichever operations are selected with it. The
+// tool's arguments are the operation's path, query, header and
 // cookie parameters by name, and its JSON (or form) request body as the
 // argument "body"; see the package documentation for the schemas and
 // errors.
@@ -208,20 +227,12 @@ func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sel []*Operation
+	var tools []*mcpkit.Tool
 	for _, op := range d.ops {
-		if opts.selects(op) {
-			sel = append(sel, op)
+		if !opts.selects(op) {
+			continue
 		}
-	}
-	names := make([]string, len(sel))
-	for i, op := range sel {
-		names[i] = toolName(op.Method, op.Path, op.OperationID)
-	}
-	names = uniqueNames(names)
-	tools := make([]*mcpkit.Tool, 0, len(sel))
-	for i, op := range sel {
-		t, err := d.tool(op, names[i], be, opts)
+		t, err := d.tool(op, be, opts)
 		if err != nil {
 			err = fmt.Errorf("openapi: %s %s: %w", op.Method, clip(op.Path, 200), err)
 			if opts.OnSkip == nil {
@@ -241,8 +252,15 @@ func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
 var ignoredHeaders = []string{"Accept", "Content-Type", "Authorization"}
 
 // tool builds the tool of one operation.
-func (d *Document) tool(op *Operation, name string, be *backend, opts *Options) (*mcpkit.Tool, error) {
-	call := &operation{backend: be, name: name, method: op.Method, path: op.Path}
+func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.Tool, err error) {
+	defer func() {
+		// The schemas are marshalled by the parser's code: a document
+		// that makes it panic is an operation that cannot be served.
+		if v := recover(); v != nil {
+			t, err = nil, fmt.Errorf("cannot convert: %s", clip(fmt.Sprint(v), 200))
+		}
+	}()
+	call := &operation{backend: be, name: op.Name, method: op.Method, path: op.Path}
 	props := make(map[string]any)
 	var required []string
 	refs := make(map[string]bool)
@@ -343,9 +361,9 @@ func (d *Document) tool(op *Operation, name string, be *backend, opts *Options) 
 		return nil, err
 	}
 
-	t := &mcpkit.Tool{
+	t = &mcpkit.Tool{
 		Tool: mcp.Tool{
-			Name:        name,
+			Name:        op.Name,
 			Title:       op.Summary,
 			Description: describe(op),
 			InputSchema: json.RawMessage(inJSON),

@@ -120,7 +120,7 @@ func (c *converter) component(name string) *component {
 		s = c.doc.Components.Schemas[name]
 	}
 	if s == nil || s.Value == nil && s.Ref == "" {
-		comp.err = fmt.Errorf("%w: no schema %q in components", errUnsupportedRef, name)
+		comp.err = fmt.Errorf("%w: no schema %q in components", errUnsupportedRef, clip(name, 80))
 		return comp
 	}
 	// The component itself, not a $ref to it: marshal its value.
@@ -132,17 +132,17 @@ func (c *converter) component(name string) *component {
 		raw, err = json.Marshal(s.Value)
 	}
 	if err != nil {
-		comp.err = fmt.Errorf("component schema %q: %w", name, err)
+		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
 		return comp
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		comp.err = fmt.Errorf("component schema %q: %w", name, err)
+		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
 		return comp
 	}
 	out, err := c.rewrite(v, &comp.deps, 0)
 	if err != nil {
-		comp.err = fmt.Errorf("component schema %q: %w", name, err)
+		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
 		return comp
 	}
 	comp.json, comp.err = json.Marshal(out)
