@@ -133,7 +133,10 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 			return nil, mcpkit.ToolErrorf("arguments: want a JSON object: %v", err)
 		}
 	}
-	p := o.path
+	// The template is escaped before the values go in, so that the whole
+	// path is a valid encoding and is sent as built: a value's %2F stays
+	// %2F and never becomes a separator.
+	p := escapedPath(o.path)
 	var query []string
 	var cookies []string
 	header := make(http.Header)
@@ -157,7 +160,7 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 				// reach another path than its operation's.
 				return nil, mcpkit.ToolErrorf("argument %q: a path parameter cannot be empty, \".\" or \"..\"", clip(a.key, 80))
 			}
-			p = strings.ReplaceAll(p, "{"+a.name+"}", pv)
+			p = strings.ReplaceAll(p, escapedPath("{"+a.name+"}"), pv)
 		case "query":
 			query = append(query, queryValue(a, v)...)
 		case "header":
@@ -202,6 +205,9 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 	}
 	return hreq, nil
 }
+
+// escapedPath returns the path p as it is sent, escaped.
+func escapedPath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
 
 // decode reads an argument's JSON value; a parameter sent as JSON keeps
 // its text.

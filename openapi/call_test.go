@@ -281,3 +281,17 @@ func TestPathTraversalRefused(t *testing.T) {
 		t.Errorf("username ../store/inventory reached %s (%v)", r.URL.Path, text(res))
 	}
 }
+
+// TestPathTemplateEscaped: a path template with characters to escape
+// keeps a value's escaped slash escaped.
+func TestPathTemplateEscaped(t *testing.T) {
+	const spec = `{"openapi":"3.0.3","info":{"title":"t","version":"1"},"paths":{"/a b/{id}/c":{"get":{"operationId":"get","parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"204":{"description":"none"}}}}}}`
+	rec := &recorder{}
+	tool := toolsOf(t, spec, &openapi.Options{Handler: rec})["get"]
+	if _, err := tool.Handler.ServeTool(context.Background(), mcpkittest.NewRequest(tool, map[string]any{"id": "x/../y"})); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rec.r.URL.EscapedPath(), "/a%20b/x%2F..%2Fy/c"; got != want {
+		t.Errorf("path = %s, want %s", got, want)
+	}
+}
