@@ -67,10 +67,11 @@ components:
   schemas:
     Tree:
       type: object
-      required: [name]
+      required: [name, id]
       properties:
         name: {type: string, example: oak}
-        id: {type: string}
+        id: {type: string, readOnly: true}
+        secret: {type: string, writeOnly: true}
         kind: {type: string, enum: [a, b], nullable: true}
         children: {type: array, items: {$ref: "#/components/schemas/Tree"}}
 `
@@ -95,7 +96,7 @@ func (rec *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.body = b.String()
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
-	w.Write([]byte(`[{"name":"x"}]`))
+	w.Write([]byte(`[{"name":"x","id":"1"}]`))
 }
 
 func toolsOf(t *testing.T, spec string, opts *openapi.Options) map[string]*mcpkit.Tool {
@@ -169,6 +170,11 @@ func TestInputSchema(t *testing.T) {
 	out := string(tool.OutputSchema.(json.RawMessage))
 	if !strings.Contains(out, `"required":["result"]`) {
 		t.Errorf("an array answer's output schema is not wrapped: %s", out)
+	}
+	// readOnly properties are not arguments, writeOnly ones are not answers.
+	if in, out := string(s.Defs["Tree"]), string(tool.OutputSchema.(json.RawMessage)); strings.Contains(in, `"id"`) || !strings.Contains(in, `"required":["name"]`) || !strings.Contains(in, `"secret"`) ||
+		!strings.Contains(out, `"id"`) || strings.Contains(out, `"secret"`) {
+		t.Errorf("readOnly/writeOnly: input $defs/Tree %s, output %s", in, out)
 	}
 	getItems := toolsOf(t, styles, &openapi.Options{Handler: &recorder{}})["get_items"]
 	if in, out := string(getItems.InputSchema.(json.RawMessage)), string(getItems.OutputSchema.(json.RawMessage)); strings.Contains(in, "$defs") || !strings.Contains(out, `"$defs":{"Tree"`) {

@@ -53,7 +53,10 @@
 // nullable becomes a "null" type, boolean exclusiveMinimum and
 // exclusiveMaximum become numbers; OpenAPI's example, xml, externalDocs,
 // discriminator and x- extensions are dropped. OpenAPI 3.1 schemas (type
-// arrays, const, prefixItems, $defs) are kept as written.
+// arrays, const, prefixItems, $defs) are kept as written. A property
+// marked readOnly is left out of the input schema (the server would
+// otherwise fill in its default and send it), and one marked writeOnly out
+// of the output schema.
 //
 // The output schema comes from the first 2xx response with a JSON body.
 // MCP wants an object there: an answer that is not an object (an array of

@@ -276,7 +276,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 				sr, arg.json = mt.Schema, true
 			}
 		}
-		s, err := d.conv.schema(sr, refs)
+		s, err := d.conv.schema(sr, input, refs)
 		if err != nil {
 			return nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
 		}
@@ -303,7 +303,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		}
 		switch {
 		case mt != nil:
-			s, err := d.conv.schema(mt.Schema, refs)
+			s, err := d.conv.schema(mt.Schema, input, refs)
 			if err != nil {
 				return nil, fmt.Errorf("request body: %w", err)
 			}
@@ -340,7 +340,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		}
 	}
 	// Each schema is a document of its own, with the $defs it needs.
-	defs, err := d.conv.defs(refs)
+	defs, err := d.conv.defs(refs, input)
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +348,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		in["$defs"] = defs
 	}
 	if out != nil {
-		outDefs, err := d.conv.defs(outRefs)
+		outDefs, err := d.conv.defs(outRefs, output)
 		if err != nil {
 			return nil, fmt.Errorf("response: %w", err)
 		}
@@ -503,7 +503,7 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, err
 		if mt == nil || mt.Schema == nil {
 			continue
 		}
-		s, err := d.conv.schema(mt.Schema, refs)
+		s, err := d.conv.schema(mt.Schema, output, refs)
 		return s, media, err
 	}
 	return nil, "", nil

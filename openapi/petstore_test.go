@@ -303,7 +303,7 @@ func testPetstore(t *testing.T, serve func(testing.TB, *mcpkit.Server, *mcpkitte
 			t.Fatalf("error: %s", text(res))
 		}
 		r, body := store.last()
-		if r.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"name":"Kit"`) {
+		if r.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"name":"Kit"`) || strings.Contains(body, `"id"`) {
 			t.Errorf("request: Content-Type %q body %s", r.Header.Get("Content-Type"), body)
 		}
 	})

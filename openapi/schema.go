@@ -30,8 +30,23 @@ var errUnsupportedRef = errors.New("unsupported $ref")
 // and shared, read-only, by every tool that refers to it.
 type converter struct {
 	doc   *openapi3.T
-	v30   bool                  // OpenAPI 3.0: nullable, boolean exclusiveMinimum, ...
-	comps map[string]*component // by component name; nil entry while converting
+	v30   bool                   // OpenAPI 3.0: nullable, boolean exclusiveMinimum, ...
+	comps map[compKey]*component // by component name and direction
+}
+
+// A direction says which way a schema's data goes: into the API (the
+// tool's arguments), where readOnly properties have no place, or out of it
+// (its answer), where writeOnly ones have none.
+type direction bool
+
+const (
+	input  direction = false
+	output direction = true
+)
+
+type compKey struct {
+	name string
+	dir  direction
 }
 
 // A component is one converted component schema: its JSON and the names
@@ -46,13 +61,13 @@ func newConverter(doc *openapi3.T) *converter {
 	return &converter{
 		doc:   doc,
 		v30:   strings.HasPrefix(doc.OpenAPI, "3.0"),
-		comps: make(map[string]*component),
+		comps: make(map[compKey]*component),
 	}
 }
 
 // schema converts s (the schema of a parameter, a body or a response) into
 // a JSON value, and adds to refs the component names it refers to.
-func (c *converter) schema(s *openapi3.SchemaRef, refs map[string]bool) (any, error) {
+func (c *converter) schema(s *openapi3.SchemaRef, dir direction, refs map[string]bool) (any, error) {
 	if s == nil {
 		return map[string]any{}, nil
 	}
@@ -65,7 +80,7 @@ func (c *converter) schema(s *openapi3.SchemaRef, refs map[string]bool) (any, er
 		return nil, err
 	}
 	var deps []string
-	out, err := c.rewrite(v, &deps, 0)
+	out, err := c.rewrite(v, dir, &deps, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +93,7 @@ func (c *converter) schema(s *openapi3.SchemaRef, refs map[string]bool) (any, er
 // defs returns the $defs that the component names in refs need, with the
 // components those refer to, transitively. A component that refers to
 // itself (a tree, a linked list) is listed once.
-func (c *converter) defs(refs map[string]bool) (map[string]json.RawMessage, error) {
+func (c *converter) defs(refs map[string]bool, dir direction) (map[string]json.RawMessage, error) {
 	if len(refs) == 0 {
 		return nil, nil
 	}
@@ -94,7 +109,7 @@ func (c *converter) defs(refs map[string]bool) (map[string]json.RawMessage, erro
 		if _, ok := out[name]; ok {
 			continue
 		}
-		comp := c.component(name)
+		comp := c.component(name, dir)
 		if comp.err != nil {
 			return nil, comp.err
 		}
@@ -108,13 +123,14 @@ func (c *converter) defs(refs map[string]bool) (map[string]json.RawMessage, erro
 	return out, nil
 }
 
-// component converts the component schema name, once.
-func (c *converter) component(name string) *component {
-	if comp, ok := c.comps[name]; ok {
+// component converts the component schema name, once per direction.
+func (c *converter) component(name string, dir direction) *component {
+	key := compKey{name, dir}
+	if comp, ok := c.comps[key]; ok {
 		return comp
 	}
 	comp := &component{}
-	c.comps[name] = comp
+	c.comps[key] = comp
 	var s *openapi3.SchemaRef
 	if c.doc.Components != nil {
 		s = c.doc.Components.Schemas[name]
@@ -140,7 +156,7 @@ func (c *converter) component(name string) *component {
 		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
 		return comp
 	}
-	out, err := c.rewrite(v, &comp.deps, 0)
+	out, err := c.rewrite(v, dir, &comp.deps, 0)
 	if err != nil {
 		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
 		return comp
@@ -169,8 +185,10 @@ var (
 // rewrite returns a copy of the schema v in JSON Schema 2020-12: component
 // $refs point into $defs (their names appended to deps), OpenAPI 3.0's
 // nullable and boolean exclusiveMinimum/Maximum become their 2020-12
-// forms, and OpenAPI-only annotations and x- extensions are dropped.
-func (c *converter) rewrite(v any, deps *[]string, depth int) (any, error) {
+// forms, OpenAPI-only annotations and x- extensions are dropped, and so
+// are the properties that do not go in dir's direction (readOnly ones in
+// the input, writeOnly ones in the output), from "required" too.
+func (c *converter) rewrite(v any, dir direction, deps *[]string, depth int) (any, error) {
 	if depth > maxSchemaDepth {
 		return nil, fmt.Errorf("schema nested more than %d levels deep", maxSchemaDepth)
 	}
@@ -179,6 +197,7 @@ func (c *converter) rewrite(v any, deps *[]string, depth int) (any, error) {
 		return v, nil // true, false, or something the validator will judge
 	}
 	out := make(map[string]any, len(m))
+	var dropped []string
 	for k, val := range m {
 		switch {
 		case k == "$ref":
@@ -191,7 +210,7 @@ func (c *converter) rewrite(v any, deps *[]string, depth int) (any, error) {
 			out[k] = "#/$defs/" + escapePointer(name)
 		case droppedKeywords[k] || strings.HasPrefix(k, "x-"):
 		case schemaKeywords[k]:
-			r, err := c.rewrite(val, deps, depth+1)
+			r, err := c.rewrite(val, dir, deps, depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -204,7 +223,11 @@ func (c *converter) rewrite(v any, deps *[]string, depth int) (any, error) {
 			}
 			rm := make(map[string]any, len(sm))
 			for name, sub := range sm {
-				r, err := c.rewrite(sub, deps, depth+1)
+				if k == "properties" && !goes(sub, dir) {
+					dropped = append(dropped, name)
+					continue
+				}
+				r, err := c.rewrite(sub, dir, deps, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -219,7 +242,7 @@ func (c *converter) rewrite(v any, deps *[]string, depth int) (any, error) {
 			}
 			rl := make([]any, len(sl))
 			for i, sub := range sl {
-				r, err := c.rewrite(sub, deps, depth+1)
+				r, err := c.rewrite(sub, dir, deps, depth+1)
 				if err != nil {
 					return nil, err
 				}
@@ -230,10 +253,33 @@ func (c *converter) rewrite(v any, deps *[]string, depth int) (any, error) {
 			out[k] = val
 		}
 	}
+	if req, ok := out["required"].([]any); ok && len(dropped) > 0 {
+		kept := make([]any, 0, len(req))
+		for _, r := range req {
+			if name, ok := r.(string); !ok || !slices.Contains(dropped, name) {
+				kept = append(kept, r)
+			}
+		}
+		out["required"] = kept
+	}
 	if c.v30 {
 		from30(out)
 	}
 	return out, nil
+}
+
+// goes reports whether a property whose schema is s belongs in a schema of
+// direction dir: not when it is readOnly and dir is input, nor writeOnly
+// and dir is output.
+func goes(s any, dir direction) bool {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return true
+	}
+	if dir == input {
+		return m["readOnly"] != true
+	}
+	return m["writeOnly"] != true
 }
 
 // from30 rewrites, in place, the OpenAPI 3.0 keywords whose meaning
@@ -304,7 +350,7 @@ func (c *converter) isObjectSchema(s any) bool {
 		if err != nil {
 			return false
 		}
-		comp := c.component(name)
+		comp := c.component(name, output)
 		if comp.err != nil {
 			return false
 		}
