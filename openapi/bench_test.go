@@ -16,8 +16,9 @@ import (
 
 // BenchmarkGitHubTools measures turning GitHub's REST API description
 // (1,223 operations, 13 MB of JSON) into tools: parsing it with
-// kin-openapi (Load), then building the tools (Tools), the part this
-// package adds. Compare the two sub-benchmarks of one run.
+// kin-openapi (Load), building the tools (Tools, the part this package
+// adds), both, and registering the tools on a server. Compare the
+// sub-benchmarks of one run.
 func BenchmarkGitHubTools(b *testing.B) {
 	data, err := githubSpec()
 	if err != nil {
@@ -51,6 +52,22 @@ func BenchmarkGitHubTools(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(schemaBytes), "input-schema-bytes")
+	})
+	// Building the tools alone, from a freshly parsed document each time
+	// (a Document caches its converted components).
+	b.Run("Tools", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			doc, err := openapi.Load(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := doc.Tools(&openapi.Options{Handler: http.NotFoundHandler()}); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 	// Registering the tools on a server: compiling their schemas for
 	// validation, mcpkit's cost rather than this package's.
