@@ -301,3 +301,53 @@ func TestPathTemplateEscaped(t *testing.T) {
 		t.Errorf("path = %s, want %s", got, want)
 	}
 }
+
+// TestOpenAPI31Schemas: JSON Schema 2020-12 as OpenAPI 3.1 writes it (type
+// arrays, const, prefixItems) is kept, and the server enforces it.
+func TestOpenAPI31Schemas(t *testing.T) {
+	const spec = `
+openapi: 3.1.0
+info: {title: t, version: "1"}
+paths:
+  /things:
+    post:
+      operationId: put
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [kind, note, pair]
+              properties:
+                kind: {const: thing}
+                note: {type: [string, "null"]}
+                pair: {type: array, prefixItems: [{type: string}, {type: integer}], items: false}
+      responses:
+        "201": {description: ok, content: {application/json: {schema: {type: [object, "null"]}}}}
+`
+	rec := &recorder{}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "t"}, nil)
+	for _, tool := range toolsOf(t, spec, &openapi.Options{Handler: rec, NoOutputSchema: true}) {
+		if err := srv.Add(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	for _, tc := range []struct {
+		body map[string]any
+		ok   bool
+	}{
+		{map[string]any{"kind": "thing", "note": nil, "pair": []any{"a", 1}}, true},
+		{map[string]any{"kind": "thing", "note": "n", "pair": []any{"a", 1}}, true},
+		{map[string]any{"kind": "other", "note": nil, "pair": []any{"a", 1}}, false},
+		{map[string]any{"kind": "thing", "note": 3, "pair": []any{"a", 1}}, false},
+		{map[string]any{"kind": "thing", "note": nil, "pair": []any{1, "a"}}, false},
+		{map[string]any{"kind": "thing", "note": nil, "pair": []any{"a", 1, 2}}, false},
+	} {
+		res := call(t, cs, "put", map[string]any{"body": tc.body})
+		if res.IsError == tc.ok {
+			t.Errorf("%v: isError %v: %s", tc.body, res.IsError, text(res))
+		}
+	}
+}
