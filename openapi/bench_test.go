@@ -1,0 +1,134 @@
+package openapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/openapi"
+)
+
+// BenchmarkGitHubTools measures turning GitHub's REST API description
+// (1,223 operations, 13 MB of JSON) into tools: parsing it with
+// kin-openapi (Load), building the tools (Tools, the part this package
+// adds), both, and registering the tools on a server. Compare the
+// sub-benchmarks of one run.
+func BenchmarkGitHubTools(b *testing.B) {
+	data, err := githubSpec()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("Load", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			if _, err := openapi.Load(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Load+Tools", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(data)))
+		var schemaBytes int
+		for b.Loop() {
+			doc, err := openapi.Load(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tools, err := doc.Tools(&openapi.Options{Handler: http.NotFoundHandler()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			schemaBytes = 0
+			for _, t := range tools {
+				schemaBytes += len(t.InputSchema.(json.RawMessage))
+			}
+		}
+		b.ReportMetric(float64(schemaBytes), "input-schema-bytes")
+	})
+	// Building the tools alone, from a freshly parsed document each time
+	// (a Document caches its converted components).
+	b.Run("Tools", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			doc, err := openapi.Load(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := doc.Tools(&openapi.Options{Handler: http.NotFoundHandler()}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// Registering the tools on a server: compiling their schemas for
+	// validation, mcpkit's cost rather than this package's.
+	b.Run("Server.Add", func(b *testing.B) {
+		doc, err := openapi.Load(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tools, err := doc.Tools(&openapi.Options{Handler: http.NotFoundHandler()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "github"}, nil)
+			if err := srv.Add(tools...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkCall compares a call of a generated tool, served by an
+// in-process handler, with the same request made by hand to the same
+// handler: the difference is what the tool adds (reading the arguments,
+// building the request, reading the answer into a result).
+func BenchmarkCall(b *testing.B) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /pet/{petId}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":%s,"name":"Rex","photoUrls":[],"status":"available"}`, r.PathValue("petId"))
+	})
+	var api http.Handler = mux
+	doc, err := openapi.Load(readSpec(b, "petstore-3.0.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tools, err := doc.Tools(&openapi.Options{Handler: api, OperationIDs: []string{"getPetById"}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("direct", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r := httptest.NewRequest(http.MethodGet, "/pet/1", nil)
+			r.Header.Set("Accept", "application/json")
+			w := httptest.NewRecorder()
+			api.ServeHTTP(w, r)
+			if w.Code != http.StatusOK || !json.Valid(w.Body.Bytes()) {
+				b.Fatal(w.Code)
+			}
+		}
+	})
+	b.Run("tool", func(b *testing.B) {
+		b.ReportAllocs()
+		req := &mcpkit.Request{Tool: tools[0], Arguments: json.RawMessage(`{"petId":1}`)}
+		for b.Loop() {
+			res, err := tools[0].Handler.ServeTool(context.Background(), req)
+			if err != nil || res.IsError {
+				b.Fatal(err)
+			}
+		}
+	})
+}

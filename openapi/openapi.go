@@ -1,0 +1,566 @@
+package openapi
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// Errors of building tools.
+var (
+	// ErrNoBackend is returned by [Document.Tools] when the options name
+	// neither a Handler nor a Client, or both.
+	ErrNoBackend = errors.New("openapi: set exactly one of Options.Handler and Options.Client")
+	// ErrBaseURL is returned by [Document.Tools] for a BaseURL that is not
+	// an absolute http or https URL (a Client needs one).
+	ErrBaseURL = errors.New("openapi: invalid base URL")
+)
+
+// DefaultMaxResponseBytes is the largest answer a tool reads from the API
+// when [Options.MaxResponseBytes] is zero.
+const DefaultMaxResponseBytes = 1 << 20
+
+// MetaKeyOperation is the key, in the _meta of each tool's definition, of
+// the operation it calls: an object with "method", "path" and, when the
+// document gives one, "operationId".
+const MetaKeyOperation = "io.github.mcpkit/openapiOperation"
+
+// A Document is a parsed OpenAPI 3.0 or 3.1 document. Make one with
+// [Load]; it is not safe for concurrent use, and the tools it builds are.
+type Document struct {
+	doc  *openapi3.T
+	conv *converter
+	ops  []*Operation // sorted by path, then method
+}
+
+// An Operation is one operation of a document: what [Options.Filter]
+// sees.
+type Operation struct {
+	// Method is the HTTP method, in upper case ("GET").
+	Method string
+	// Path is the path template as the document writes it ("/pets/{petId}").
+	Path string
+	// OperationID is the document's operationId, or "".
+	OperationID string
+	// Tags are the operation's tags.
+	Tags []string
+	// Summary and Description are the operation's texts.
+	Summary, Description string
+	// Deprecated is true for an operation marked deprecated.
+	Deprecated bool
+	// Name is the name of the operation's tool. It is decided over the
+	// whole document, so that it does not depend on the operations
+	// selected with it.
+	Name string
+
+	item *openapi3.PathItem
+	op   *openapi3.Operation
+}
+
+// Load parses an OpenAPI 3.0 or 3.1 document, in JSON or YAML. It
+// resolves the $refs inside the document and refuses those to other
+// documents: nothing is fetched, from the network or from files.
+func Load(data []byte) (d *Document, err error) {
+	defer func() {
+		// The parser is not ours: a document that makes it panic is an
+		// invalid document, not a crash.
+		if v := recover(); v != nil {
+			d, err = nil, fmt.Errorf("openapi: cannot parse the document: %s", clip(fmt.Sprint(v), 200))
+		}
+	}()
+	loader := openapi3.NewLoader() // external refs are refused by default
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.") {
+		return nil, fmt.Errorf("openapi: version %q: want an OpenAPI 3.0 or 3.1 document", clip(doc.OpenAPI, 40))
+	}
+	d = &Document{doc: doc, conv: newConverter(doc)}
+	if doc.Paths != nil {
+		for _, p := range doc.Paths.Keys() {
+			item := doc.Paths.Value(p)
+			if item == nil {
+				continue
+			}
+			for m, op := range item.Operations() {
+				if op == nil {
+					continue
+				}
+				d.ops = append(d.ops, &Operation{
+					Method: strings.ToUpper(m), Path: p, OperationID: op.OperationID,
+					Tags: slices.Clone(op.Tags), Summary: op.Summary, Description: op.Description,
+					Deprecated: op.Deprecated, item: item, op: op,
+				})
+			}
+		}
+	}
+	slices.SortFunc(d.ops, func(a, b *Operation) int {
+		return cmp.Or(strings.Compare(a.Path, b.Path), strings.Compare(a.Method, b.Method))
+	})
+	names := make([]string, len(d.ops))
+	for i, op := range d.ops {
+		names[i] = toolName(op.Method, op.Path, op.OperationID)
+	}
+	for i, name := range uniqueNames(names) {
+		d.ops[i].Name = name
+	}
+	return d, nil
+}
+
+// Operations returns the document's operations, sorted by path and then
+// by method.
+func (d *Document) Operations() []Operation {
+	out := make([]Operation, len(d.ops))
+	for i, op := range d.ops {
+		out[i] = *op
+		out[i].Tags = slices.Clone(op.Tags)
+	}
+	return out
+}
+
+// Options configures [Document.Tools]. Selection fields combine with AND;
+// an empty one selects every operation.
+type Options struct {
+	// Tags selects the operations that have at least one of these tags.
+	Tags []string
+	// Methods selects the operations of these HTTP methods (any case).
+	Methods []string
+	// Paths selects the operations whose path template matches one of
+	// these patterns, in the syntax of [path.Match]: "/pets/*" matches
+	// "/pets/{petId}" and not "/pets/{petId}/photos".
+	Paths []string
+	// OperationIDs selects the operations with these operationIds.
+	OperationIDs []string
+	// Filter, if set, selects among the operations the fields above let
+	// through.
+	Filter func(op *Operation) bool
+
+	// Handler, if set, serves the calls in process: the API's own router.
+	// Requests reach it without a network, with the tool call's context.
+	Handler http.Handler
+	// Client, if set, sends the calls over HTTP to BaseURL.
+	Client *http.Client
+	// BaseURL is prefixed to every operation's path: required with
+	// Client ("https://api.example.com/v1"); with Handler, only its path
+	// counts, and it may be empty.
+	BaseURL string
+
+	// Prepare, if set, is called with each request to the API before it
+	// is sent, to add credentials or headers of your own. The request
+	// carries only what the operation's parameters and body put in it:
+	// nothing of the MCP request, whose headers and bearer token are never
+	// forwarded. call is the tool call being served (its TokenInfo says
+	// who the caller is, for a per-caller credential). An error stops the
+	// call and is returned as the tool's error.
+	Prepare func(ctx context.Context, call *mcpkit.Request, out *http.Request) error
+
+	// MaxResponseBytes bounds the answer read from the API; a longer one
+	// fails the call. Zero means [DefaultMaxResponseBytes].
+	MaxResponseBytes int64
+
+	// NoOutputSchema leaves the tools without output schemas, for an API
+	// whose answers do not keep to its document: every structured answer
+	// of a tool with an output schema is validated against it.
+	NoOutputSchema bool
+
+	// OnSkip, if set, is told about each selected operation that cannot be
+	// served as a tool (a required request body that is neither JSON nor
+	// a form, a $ref that is not followed), and why. Without it such
+	// operations make Tools fail.
+	OnSkip func(op *Operation, err error)
+}
+
+// selects reports whether o selects op; Filter sees a copy.
+func (o *Options) selects(op *Operation) bool {
+	if len(o.Tags) > 0 && !slices.ContainsFunc(op.Tags, func(t string) bool { return slices.Contains(o.Tags, t) }) {
+		return false
+	}
+	if len(o.Methods) > 0 && !slices.ContainsFunc(o.Methods, func(m string) bool { return strings.EqualFold(m, op.Method) }) {
+		return false
+	}
+	if len(o.Paths) > 0 && !slices.ContainsFunc(o.Paths, func(p string) bool { ok, _ := path.Match(p, op.Path); return ok }) {
+		return false
+	}
+	if len(o.OperationIDs) > 0 && !slices.Contains(o.OperationIDs, op.OperationID) {
+		return false
+	}
+	if o.Filter == nil {
+		return true
+	}
+	cp := *op
+	cp.Tags = slices.Clone(op.Tags)
+	return o.Filter(&cp)
+}
+
+// Tools returns one tool per selected operation, in the order of
+// [Document.Operations]. Each is named after its operationId, made to fit
+// MCP's rules for names (every character outside A-Z a-z 0-9 _ - .
+// becomes '_'; a name past 128 characters is cut and ends with a hash of
+// the whole); an operation without one is named after its method and path
+// ("get_pets_petId"). Names that collide get "_2", "_3", ... in that
+// order, over the whole document: an operation's tool has the same name
+// ([Operation.Name]) whichever operations are selected with it. The
+// tool's arguments are the operation's path, query, header and
+// cookie parameters by name, and its JSON (or form) request body as the
+// argument "body"; see the package documentation for the schemas and
+// errors.
+func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	be, err := newBackend(opts)
+	if err != nil {
+		return nil, err
+	}
+	var tools []*mcpkit.Tool
+	for _, op := range d.ops {
+		if !opts.selects(op) {
+			continue
+		}
+		t, err := d.tool(op, be, opts)
+		if err != nil {
+			err = fmt.Errorf("openapi: %s %s: %w", op.Method, clip(op.Path, 200), err)
+			if opts.OnSkip == nil {
+				return nil, err
+			}
+			opts.OnSkip(op, err)
+			continue
+		}
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+// ignoredHeaders are the header parameters the OpenAPI specification says
+// to ignore: the request's content negotiation and credentials are not
+// the model's to choose.
+var ignoredHeaders = []string{"Accept", "Content-Type", "Authorization"}
+
+// tool builds the tool of one operation.
+func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.Tool, err error) {
+	defer func() {
+		// The schemas are marshalled by the parser's code: a document
+		// that makes it panic is an operation that cannot be served.
+		if v := recover(); v != nil {
+			t, err = nil, fmt.Errorf("cannot convert: %s", clip(fmt.Sprint(v), 200))
+		}
+	}()
+	call := &operation{backend: be, name: op.Name, method: op.Method, path: op.Path}
+	props := make(map[string]any)
+	var required []string
+	refs := make(map[string]bool)
+
+	for _, p := range parameters(op) {
+		if p.In == openapi3.ParameterInHeader && slices.ContainsFunc(ignoredHeaders, func(h string) bool { return strings.EqualFold(h, p.Name) }) {
+			continue
+		}
+		arg := param{name: p.Name, in: p.In}
+		sr := p.Schema
+		if sr == nil {
+			if mt, _ := jsonMedia(p.Content); mt != nil {
+				sr, arg.json = mt.Schema, true
+			}
+		}
+		s, err := d.conv.schema(sr, input, refs)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
+		}
+		annotate(s, p.Description, p.Deprecated)
+		sm, err := p.SerializationMethod()
+		if err != nil {
+			return nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
+		}
+		arg.style, arg.explode = sm.Style, sm.Explode
+		arg.key = freeKey(props, p.Name, p.In)
+		props[arg.key] = s
+		if p.Required || p.In == openapi3.ParameterInPath {
+			required = append(required, arg.key)
+		}
+		call.params = append(call.params, arg)
+	}
+
+	if rb := op.op.RequestBody; rb != nil && rb.Value != nil {
+		mt, media := jsonMedia(rb.Value.Content)
+		if mt == nil {
+			if f := rb.Value.Content.Get("application/x-www-form-urlencoded"); f != nil {
+				mt, media = f, "application/x-www-form-urlencoded"
+			}
+		}
+		switch {
+		case mt != nil:
+			s, err := d.conv.schema(mt.Schema, input, refs)
+			if err != nil {
+				return nil, fmt.Errorf("request body: %w", err)
+			}
+			annotate(s, rb.Value.Description, false)
+			props[bodyKey] = s
+			if rb.Value.Required {
+				required = append(required, bodyKey)
+			}
+			call.body = media
+		case rb.Value.Required:
+			return nil, fmt.Errorf("request body: no JSON or form media type among %s", clip(strings.Join(mediaTypes(rb.Value.Content), ", "), 200))
+		}
+	}
+
+	in := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		in["required"] = required
+	}
+	var out map[string]any
+	outRefs := make(map[string]bool)
+	if !opts.NoOutputSchema {
+		if s, media, err := d.output(op, outRefs); err != nil {
+			return nil, fmt.Errorf("response: %w", err)
+		} else if s != nil {
+			call.accept = media
+			if m, ok := s.(map[string]any); ok && m["type"] == "object" {
+				out = m
+			} else if d.conv.isObjectSchema(s) {
+				out = map[string]any{"type": "object", "allOf": []any{s}}
+			} else {
+				call.wrap = true
+				out = map[string]any{"type": "object", "properties": map[string]any{resultKey: s}, "required": []string{resultKey}}
+			}
+		}
+	}
+	// Each schema is a document of its own, with the $defs it needs.
+	defs, err := d.conv.defs(refs, input)
+	if err != nil {
+		return nil, err
+	}
+	if defs != nil {
+		in["$defs"] = defs
+	}
+	if out != nil {
+		outDefs, err := d.conv.defs(outRefs, output)
+		if err != nil {
+			return nil, fmt.Errorf("response: %w", err)
+		}
+		if outDefs != nil {
+			out["$defs"] = outDefs
+		}
+	}
+	inJSON, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+
+	t = &mcpkit.Tool{
+		Tool: mcp.Tool{
+			Name:        op.Name,
+			Title:       op.Summary,
+			Description: describe(op),
+			InputSchema: json.RawMessage(inJSON),
+			Annotations: annotations(op.Method),
+			Meta:        mcp.Meta{MetaKeyOperation: opMeta(op)},
+		},
+		Handler: call,
+		Tags:    slices.Clone(op.Tags),
+	}
+	if out != nil {
+		outJSON, err := json.Marshal(out)
+		if err != nil {
+			return nil, err
+		}
+		t.OutputSchema = json.RawMessage(outJSON)
+	}
+	return t, nil
+}
+
+// The argument names that are not parameters.
+const (
+	bodyKey   = "body"   // the request body
+	resultKey = "result" // a non-object answer, in the structured content
+)
+
+// parameters returns the operation's parameters: those of its path item,
+// replaced by the operation's own of the same name and location.
+func parameters(op *Operation) []*openapi3.Parameter {
+	var out []*openapi3.Parameter
+	own := func(p *openapi3.Parameter) bool {
+		for _, q := range op.op.Parameters {
+			if q != nil && q.Value != nil && q.Value.Name == p.Name && q.Value.In == p.In {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range op.item.Parameters {
+		if p != nil && p.Value != nil && !own(p.Value) {
+			out = append(out, p.Value)
+		}
+	}
+	for _, p := range op.op.Parameters {
+		if p != nil && p.Value != nil {
+			out = append(out, p.Value)
+		}
+	}
+	return out
+}
+
+// freeKey returns the argument name of a parameter: its own name, unless
+// that is taken (by a parameter of the same name elsewhere, or by "body"),
+// then "<in>.<name>", then that with a number.
+func freeKey(props map[string]any, name, in string) string {
+	if _, taken := props[name]; !taken && name != bodyKey {
+		return name
+	}
+	key := in + "." + name
+	for i := 2; ; i++ {
+		if _, taken := props[key]; !taken && key != bodyKey {
+			return key
+		}
+		key = in + "." + name + "." + strconv.Itoa(i)
+	}
+}
+
+// annotate adds a description and the deprecated flag to a converted
+// schema, which is the caller's own copy, when it has none.
+func annotate(s any, desc string, deprecated bool) {
+	m, ok := s.(map[string]any)
+	if !ok {
+		return
+	}
+	if _, has := m["description"]; !has && desc != "" {
+		m["description"] = desc
+	}
+	if deprecated {
+		m["deprecated"] = true
+	}
+}
+
+// jsonMedia returns the JSON media type of content, preferring
+// application/json to the other JSON types (application/problem+json,
+// ...), and its name.
+func jsonMedia(content openapi3.Content) (*openapi3.MediaType, string) {
+	if mt := content.Get("application/json"); mt != nil {
+		return mt, "application/json"
+	}
+	types := mediaTypes(content)
+	for _, name := range types {
+		if isJSON(name) {
+			return content[name], name
+		}
+	}
+	return nil, ""
+}
+
+func mediaTypes(content openapi3.Content) []string {
+	out := make([]string, 0, len(content))
+	for name := range content {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// isJSON reports whether the media type is JSON: application/json or a
+// +json type, parameters ignored.
+func isJSON(media string) bool {
+	mt, _, err := mime.ParseMediaType(media)
+	if err != nil {
+		return false
+	}
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+}
+
+// output returns the converted schema of the operation's first 2xx
+// response with a JSON body ("200" before "201", codes before "2XX"), and
+// its media type; nil if there is none.
+func (d *Document) output(op *Operation, refs map[string]bool) (any, string, error) {
+	if op.op.Responses == nil {
+		return nil, "", nil
+	}
+	var codes []string
+	for code := range op.op.Responses.Map() {
+		if len(code) == 3 && code[0] == '2' {
+			codes = append(codes, code)
+		}
+	}
+	slices.Sort(codes) // digits sort before "X": "200" < "201" < "2XX"
+	for _, code := range codes {
+		r := op.op.Responses.Value(code)
+		if r == nil || r.Value == nil {
+			continue
+		}
+		mt, media := jsonMedia(r.Value.Content)
+		if mt == nil || mt.Schema == nil {
+			continue
+		}
+		s, err := d.conv.schema(mt.Schema, output, refs)
+		return s, media, err
+	}
+	return nil, "", nil
+}
+
+func describe(op *Operation) string {
+	switch {
+	case op.Summary == "":
+		return op.Description
+	case op.Description == "" || strings.HasPrefix(op.Description, op.Summary):
+		return op.Summary
+	}
+	return op.Summary + "\n\n" + op.Description
+}
+
+// annotations gives the hints HTTP's method semantics imply.
+func annotations(method string) *mcp.ToolAnnotations {
+	yes, no := true, false
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no, OpenWorldHint: &yes}
+	case http.MethodPut:
+		return &mcp.ToolAnnotations{IdempotentHint: true, OpenWorldHint: &yes}
+	case http.MethodDelete:
+		return &mcp.ToolAnnotations{IdempotentHint: true, DestructiveHint: &yes, OpenWorldHint: &yes}
+	}
+	return &mcp.ToolAnnotations{OpenWorldHint: &yes}
+}
+
+func opMeta(op *Operation) map[string]any {
+	m := map[string]any{"method": op.Method, "path": op.Path}
+	if op.OperationID != "" {
+		m["operationId"] = op.OperationID
+	}
+	return m
+}
+
+// newBackend checks where calls go.
+func newBackend(opts *Options) (*backend, error) {
+	if (opts.Handler == nil) == (opts.Client == nil) {
+		return nil, ErrNoBackend
+	}
+	be := &backend{handler: opts.Handler, client: opts.Client, prepare: opts.Prepare, max: opts.MaxResponseBytes}
+	if be.max <= 0 {
+		be.max = DefaultMaxResponseBytes
+	}
+	base, err := url.Parse(opts.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %v", ErrBaseURL, clip(opts.BaseURL, 200), err)
+	}
+	if opts.Client != nil && (base.Scheme != "http" && base.Scheme != "https" || base.Host == "") {
+		return nil, fmt.Errorf("%w %q: a Client needs an absolute http or https URL", ErrBaseURL, clip(opts.BaseURL, 200))
+	}
+	if base.Host == "" {
+		base.Scheme, base.Host = "http", "localhost"
+	}
+	base.RawQuery, base.Fragment = "", ""
+	be.base = base
+	return be, nil
+}
