@@ -53,6 +53,7 @@ func opClients(resource string) map[string]testClient {
 		"agent":        {secret: "agent-secret", resource: resource},
 		"other":        {secret: "other-secret", resource: otherResource},
 		"opaque-agent": {secret: "opaque-secret", resource: resource, opaque: true},
+		"opaque-other": {secret: "opaque-secret", resource: otherResource, opaque: true},
 		"mcp-server":   {secret: "rs-secret", resource: resource},
 	}
 }

@@ -258,7 +258,7 @@ func (o *testOP) token(t testing.TB, client, resource string, scopes ...string) 
 	if err != nil {
 		t.Fatalf("token for %s: %v", client, err)
 	}
-	if !strings.Contains(tok.AccessToken, ".") != o.clients[client].opaque {
+	if isJWT := strings.Count(tok.AccessToken, ".") == 2; isJWT == o.clients[client].opaque {
 		t.Fatalf("token for %s: %q is not of the expected kind", client, tok.AccessToken)
 	}
 	return tok.AccessToken
