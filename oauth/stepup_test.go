@@ -120,4 +120,3 @@ func TestStepUpAgainstOP(t *testing.T) {
 		})
 	}
 }
-
