@@ -324,3 +324,35 @@ func TestRequireScopesPanics(t *testing.T) {
 		})
 	}
 }
+
+// TestVerifiedPrincipalIssuer: a verifier's issuer qualifies the principal,
+// so that one subject at two issuers is two principals, and no issuer and
+// subject spell another pair's principal.
+func TestVerifiedPrincipalIssuer(t *testing.T) {
+	principal := func(info *auth.TokenInfo) string {
+		return mcpkit.VerifiedPrincipal(mcpkittest.NewRequest(&mcpkit.Tool{}, nil, mcpkittest.WithTokenInfo(info)))
+	}
+	tests := []struct {
+		info *auth.TokenInfo
+		want string
+	}{
+		{&auth.TokenInfo{UserID: "ada"}, "sub:ada"},
+		{&auth.TokenInfo{UserID: "ada", Extra: map[string]any{"iss": "https://a.example"}}, `iss:"https://a.example" sub:ada`},
+		{&auth.TokenInfo{UserID: "ada", Extra: map[string]any{"iss": "https://b.example"}}, `iss:"https://b.example" sub:ada`},
+		{&auth.TokenInfo{UserID: `x" sub:ada`, Extra: map[string]any{"iss": "https://a.example"}}, `iss:"https://a.example" sub:x" sub:ada`},
+		{&auth.TokenInfo{UserID: "ada", Extra: map[string]any{"iss": `https://a.example" sub:x`}}, `iss:"https://a.example\" sub:x" sub:ada`},
+		{&auth.TokenInfo{UserID: "ada", Extra: map[string]any{"iss": 7}}, "sub:ada"},
+		{&auth.TokenInfo{Extra: map[string]any{"iss": "https://a.example"}}, ""},
+	}
+	seen := map[string]bool{}
+	for _, tc := range tests {
+		got := principal(tc.info)
+		if got != tc.want {
+			t.Errorf("VerifiedPrincipal(%+v) = %s, want %s", tc.info, got, tc.want)
+		}
+		if got != "" && got != "sub:ada" && seen[got] {
+			t.Errorf("two token infos share the principal %s", got)
+		}
+		seen[got] = true
+	}
+}

@@ -56,7 +56,8 @@ func Principal(req *Request) string {
 
 // VerifiedPrincipal returns who is calling as far as a token verifier
 // vouches for it: "sub:" and the user id when the transport verified a
-// bearer token whose [auth.TokenInfo] has a UserID, as [Principal] does,
+// bearer token whose [auth.TokenInfo] has a UserID, qualified by the
+// issuer when the verifier gave one ([TokenIssuerKey]), as [Principal] does,
 // and otherwise "", for a bearer token that no verifier checked as for no
 // token at all.
 //
