@@ -80,8 +80,9 @@ func (e *InsufficientScopeError) ResultMeta() mcp.Meta {
 
 // RequireScopes returns a Middleware that lets a call through only when the
 // caller's verified bearer token (see the SDK's auth.RequireBearerToken)
-// grants every one of scopes. Other calls are refused with an
-// [*InsufficientScopeError] naming scopes, which reaches the client as:
+// grants every one of scopes. Other calls are refused with a fatal
+// [*ToolError] wrapping an [*InsufficientScopeError] naming scopes (so that
+// error masking never hides it), which reaches the client as:
 //
 //   - over HTTP ([Server.HTTPHandler]), status 403 and
 //     `WWW-Authenticate: Bearer error="insufficient_scope", scope="<scopes>",
@@ -105,6 +106,9 @@ func (e *InsufficientScopeError) ResultMeta() mcp.Meta {
 // tool from callers without the scope, the tool stays listed: use a
 // requirement when a caller may well obtain the scope (step-up), and
 // visibility when the caller should not know the tool exists.
+//
+// Over HTTP the refusal is final: a middleware further out that turns the
+// error into a success still has its response replaced by the challenge.
 //
 // RequireScopes panics if scopes is empty or holds an empty string or a
 // string with a space or a double quote (a scope token cannot hold them).
@@ -165,7 +169,9 @@ func (h *requirement) ServeTool(ctx context.Context, req *Request) (*mcp.CallToo
 	}
 	err := &InsufficientScopeError{Tool: name, Scopes: h.scopes, Unauthenticated: info == nil}
 	markChallenge(ctx, req.Header(), err)
-	return nil, err
+	// A tool error, so that error masking further out never hides what
+	// the client must do.
+	return nil, &ToolError{Err: err, Class: Fatal}
 }
 
 // challenge is what a refused call leaves for answeringChallenges: the

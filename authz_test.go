@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
 )
 
 // stepUpTokens are what a test's authorization "server" hands out, by the
@@ -216,9 +217,10 @@ func (r *recordHeaders) RoundTrip(req *http.Request) (*http.Response, error) {
 // TestRequireScopesWithoutHTTP: where no HTTP status can carry the
 // challenge (in-memory, stdio), the refusal is a fatal tool error that
 // names the scopes in _meta.
+// Error masking further out does not hide it.
 func TestRequireScopesWithoutHTTP(t *testing.T) {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "authz", Version: "1"}, nil)
-	srv.Use(mcpkit.ForTools(mcpkit.Named("delete_repo"), mcpkit.RequireScopes("repo:admin")))
+	srv.Use(middleware.MaskErrors(nil), mcpkit.ForTools(mcpkit.Named("delete_repo"), mcpkit.RequireScopes("repo:admin")))
 	ran := false
 	srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "delete_repo", InputSchema: map[string]any{"type": "object"}},
 		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {

@@ -10,11 +10,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -419,5 +421,58 @@ func TestMetadataURL(t *testing.T) {
 		if p := MetadataPath(tc.resource); p != tc.path {
 			t.Errorf("MetadataPath(%q) = %q, want %q", tc.resource, p, tc.path)
 		}
+	}
+}
+
+// TestJWKSIssuerDown: while the issuer's key set cannot be fetched, the
+// verifier asks again at most once per MinRefreshInterval, however many
+// tokens arrive, and keeps verifying with the keys it had once they age.
+func TestJWKSIssuerDown(t *testing.T) {
+	const resource = "https://mcp.example.com/mcp"
+	o := newTestOP(t, opClients(resource))
+	var down atomic.Bool
+	var hits atomic.Int64
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if down.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		resp, err := http.Get(o.URL + "/keys")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer resp.Body.Close()
+		io.Copy(w, resp.Body)
+	}))
+	defer proxy.Close()
+	clock := &testClock{t: time.Now()}
+	v := newVerifier(t, o.URL, resource, &JWTOptions{JWKSURL: proxy.URL, Now: clock.Now, MinRefreshInterval: time.Minute, MaxKeyAge: 2 * time.Minute})
+	good := o.token(t, "agent", "", "repo:read")
+
+	down.Store(true)
+	for range 20 {
+		if _, err := v.Verify(t.Context(), good, nil); err == nil {
+			t.Fatal("verified without keys")
+		}
+	}
+	if n := hits.Load(); n != 1 {
+		t.Fatalf("%d fetches for 20 tokens while the issuer is down, want 1", n)
+	}
+	down.Store(false)
+	clock.Advance(time.Minute)
+	if _, err := v.Verify(t.Context(), good, nil); err != nil {
+		t.Fatalf("once the issuer is back: %v", err)
+	}
+	down.Store(true)
+	clock.Advance(3 * time.Minute) // the keys have aged past MaxKeyAge
+	for range 20 {
+		if _, err := v.Verify(t.Context(), good, nil); err != nil {
+			t.Fatalf("with the old keys while the issuer is down: %v", err)
+		}
+	}
+	if n := hits.Load(); n != 3 {
+		t.Errorf("%d fetches, want 3 (one while down, one when back, one for the aged keys)", n)
 	}
 }

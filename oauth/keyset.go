@@ -26,7 +26,9 @@ const maxJWKSBytes = 1 << 20
 // such tokens arrive (concurrent ones wait for the one fetch), so that
 // tokens with made-up key IDs cannot make the server fetch per request. A
 // set older than maxAge is fetched again on the next verification, so that
-// keys the issuer withdrew stop verifying. It implements go-oidc's KeySet.
+// keys the issuer withdrew stop verifying; while the issuer does not
+// answer, the keys it last gave keep verifying, and it is asked again
+// after minRefresh. It implements go-oidc's KeySet.
 type keySet struct {
 	url        string
 	client     *http.Client
@@ -37,6 +39,7 @@ type keySet struct {
 	mu      sync.Mutex // held across a fetch: concurrent misses wait for it
 	keys    []jose.JSONWebKey
 	fetched time.Time // when keys were fetched; zero before the first fetch
+	tried   time.Time // when a fetch was last attempted
 }
 
 // errNoKey is the answer for a token whose key the issuer does not have.
@@ -67,45 +70,36 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 }
 
 // candidates returns the keys that may have signed a token with key ID kid
-// and algorithm alg, fetching the set again when it has none and may fetch.
+// and algorithm alg, fetching the set again when it has none (or is older
+// than maxAge) and the last attempt to fetch it was minRefresh ago or more.
 func (s *keySet) candidates(ctx context.Context, kid, alg string) ([]jose.JSONWebKey, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()
-	stale := s.fetched.IsZero() || now.Sub(s.fetched) >= s.maxAge
-	if !stale {
+	fresh := !s.fetched.IsZero() && now.Sub(s.fetched) < s.maxAge
+	if ks := match(s.keys, kid, alg); fresh && len(ks) > 0 {
+		return ks, nil
+	}
+	if !s.tried.IsZero() && now.Sub(s.tried) < s.minRefresh {
+		// Asked lately: the key is not there, or the issuer did not
+		// answer; keep to what we have.
 		if ks := match(s.keys, kid, alg); len(ks) > 0 {
 			return ks, nil
 		}
-		if now.Sub(s.fetched) < s.minRefresh {
-			return nil, errNoKey // refreshed lately: the key is not there
-		}
+		return nil, errNoKey
 	}
-	if err := s.fetch(ctx, now); err != nil {
-		if ks := match(s.keys, kid, alg); len(ks) > 0 && !s.fetched.IsZero() {
-			return ks, nil // the issuer is unreachable: keep verifying with what we had
-		}
-		return nil, err
+	s.tried = now
+	keys, err := s.get(ctx)
+	if err == nil {
+		s.keys, s.fetched = keys, now
 	}
 	if ks := match(s.keys, kid, alg); len(ks) > 0 {
-		return ks, nil
+		return ks, nil // with an unreachable issuer, the keys we had
+	}
+	if err != nil {
+		return nil, err
 	}
 	return nil, errNoKey
-}
-
-// fetch replaces the keys by the issuer's current set. A failed fetch
-// counts as one (fetched moves on) so that an unreachable issuer is not
-// asked on every request either.
-func (s *keySet) fetch(ctx context.Context, now time.Time) error {
-	keys, err := s.get(ctx)
-	if err != nil {
-		if !s.fetched.IsZero() {
-			s.fetched = now.Add(-s.maxAge).Add(s.minRefresh) // keep the old keys, retry after minRefresh
-		}
-		return err
-	}
-	s.keys, s.fetched = keys, now
-	return nil
 }
 
 func (s *keySet) get(ctx context.Context) ([]jose.JSONWebKey, error) {
