@@ -46,6 +46,13 @@ type HTTPOptions struct {
 	// cancellation.
 	KeepHandlersOnDisconnect bool
 
+	// ResourceMetadataURL is the URL of the server's protected resource
+	// metadata (RFC 9728), named by the resource_metadata parameter of the
+	// challenge that answers a call refused by [RequireScopes] or
+	// [RequireToken]; empty leaves the parameter out. Give the same URL to
+	// the SDK's auth.RequireBearerToken, for its 401s.
+	ResourceMetadataURL string
+
 	// SDK holds the other settings of the SDK's streamable HTTP handler
 	// (JSONResponse, MaxRequestBodyBytes, CrossOriginProtection, Logger,
 	// EventStore, ...). Its Stateless, SessionTimeout and
@@ -75,17 +82,17 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	stateless.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
 	maxBody := cmp.Or(base.MaxRequestBodyBytes, mcp.DefaultMaxRequestBodyBytes)
 	if !opts.Sessions {
-		return listening(answeringHeaderFaults(mcp.NewStreamableHTTPHandler(getServer, &stateless)), maxBody)
+		return listening(answeringChallenges(answeringHeaderFaults(mcp.NewStreamableHTTPHandler(getServer, &stateless)), opts.ResourceMetadataURL), maxBody)
 	}
 	stateful := base
 	stateful.Stateless = false
 	stateful.SessionTimeout = cmp.Or(opts.SessionTimeout, DefaultSessionTimeout)
 	stateful.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
-	return listening(answeringHeaderFaults(&dispatcher{
+	return listening(answeringChallenges(answeringHeaderFaults(&dispatcher{
 		stateful:  mcp.NewStreamableHTTPHandler(getServer, &stateful),
 		stateless: mcp.NewStreamableHTTPHandler(getServer, &stateless),
 		maxBody:   maxBody,
-	}), maxBody)
+	}), opts.ResourceMetadataURL), maxBody)
 }
 
 // dispatcher sends each request to the stateful or the stateless handler,

@@ -237,9 +237,11 @@ type outcome struct {
 	isError bool   // a tool error
 	text    string // the first text block
 	task    bool   // a task was created
+	// challenged is an HTTP 403 answer (RequireScopes's challenge).
+	challenged bool
 }
 
-func (o outcome) ran() bool { return !o.unknown && !o.isError }
+func (o outcome) ran() bool { return !o.unknown && !o.isError && !o.challenged }
 
 func (o outcome) String() string {
 	return fmt.Sprintf("unknown=%v isError=%v task=%v text=%q", o.unknown, o.isError, o.task, o.text)
@@ -319,6 +321,9 @@ func (f *fixture) send(t *testing.T, token string, params, meta map[string]any, 
 			return outcome{unknown: true}
 		}
 		t.Fatalf("tools/call: unexpected JSON-RPC error %v", werr)
+	}
+	if err != nil && strings.Contains(err.Error(), "HTTP 403") {
+		return outcome{challenged: true}
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -425,6 +430,21 @@ var identityMechanisms = []mechanism{
 			if n := seen.Load(); n != 1 {
 				t.Errorf("the layer selected for delete_repo saw %d calls by the route, want 1", n)
 			}
+		},
+	},
+	{
+		name: "mcpkit.RequireScopes",
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+			srv.Use(mcpkit.ForTools(mcpkit.Named(id.Name), mcpkit.RequireScopes("admin")))
+		},
+		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
+			if o := f.callRoute(t, "user", repo, nil); !o.challenged {
+				t.Errorf("the route escaped delete_repo's scope requirement: %v", o)
+			}
+			if n := f.tg.runs.Load(); n != 0 {
+				t.Errorf("delete_repo ran %d times for a caller without the scope", n)
+			}
+			wantServed(t, f, "admin")
 		},
 	},
 	{
@@ -560,6 +580,8 @@ var identityClassified = map[string]string{
 	"visibility.Enable":           "mechanism (with NewAllowlist)",
 	"visibility.New":              "mechanism (holds the rules)",
 	"mcpkit.ForTools":             "mechanism",
+	"mcpkit.RequireScopes":        "mechanism (with ForTools)",
+	"mcpkit.RequireToken":         "mechanism (RequireScopes is one)",
 	"mcpkit.Named":                "mechanism (with ForTools and the rules)",
 	"middleware.RateLimit":        "mechanism",
 	"middleware.Bulkhead":         "mechanism",

@@ -3,8 +3,10 @@ package mcpkit
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"strconv"
 	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Principal returns who is calling, as a string to key the records of a
@@ -13,7 +15,8 @@ import (
 //
 //   - "sub:" and the user id, when the transport verified a bearer token
 //     whose [auth.TokenInfo] has a UserID (the SDK's
-//     auth.RequireBearerToken puts it on the request);
+//     auth.RequireBearerToken puts it on the request), preceded by the
+//     issuer when the verifier gave one (see [TokenIssuerKey]);
 //   - otherwise, when the HTTP request carries "Authorization: Bearer
 //     <token>", "tok:" and the first 32 hexadecimal digits of the token's
 //     SHA-256: the token identifies the caller, and is never itself
@@ -53,7 +56,8 @@ func Principal(req *Request) string {
 
 // VerifiedPrincipal returns who is calling as far as a token verifier
 // vouches for it: "sub:" and the user id when the transport verified a
-// bearer token whose [auth.TokenInfo] has a UserID, as [Principal] does,
+// bearer token whose [auth.TokenInfo] has a UserID, qualified by the
+// issuer when the verifier gave one ([TokenIssuerKey]), as [Principal] does,
 // and otherwise "", for a bearer token that no verifier checked as for no
 // token at all.
 //
@@ -67,10 +71,24 @@ func Principal(req *Request) string {
 // [auth.TokenInfo]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/auth#TokenInfo
 func VerifiedPrincipal(req *Request) string {
 	if info := req.TokenInfo(); info != nil && info.UserID != "" {
+		if iss, _ := info.Extra[TokenIssuerKey].(string); iss != "" {
+			return "iss:" + strconv.Quote(iss) + " sub:" + info.UserID
+		}
 		return "sub:" + info.UserID
 	}
 	return ""
 }
+
+// TokenIssuerKey is the key of [auth.TokenInfo].Extra under which a token
+// verifier puts the issuer of the token (its "iss" claim, a string), as the
+// verifiers of the mcpkit/oauth module do. With it, [VerifiedPrincipal] and
+// [Principal] return `iss:"<issuer>" sub:<user id>` instead of
+// "sub:<user id>", so that the same subject at two issuers is two
+// principals; the issuer is quoted (Go syntax), so no issuer and subject
+// can spell another pair's principal.
+//
+// [auth.TokenInfo]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/auth#TokenInfo
+const TokenIssuerKey = "iss"
 
 // bearerToken returns the token of an Authorization header value of the
 // form "Bearer <token>", read as the SDK's auth.RequireBearerToken reads it

@@ -1,0 +1,343 @@
+package mcpkit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Authorization of a call, as opposed to visibility: a visibility rule
+// hides a tool from a caller (not listed; a call is answered as for an
+// unknown tool), while a requirement (RequireScopes, RequireToken) leaves
+// the tool listed and answers a call from a caller who lacks what it needs
+// with the MCP authorization spec's challenge, so that the client can
+// obtain a better token and call again. Over HTTP the challenge is an HTTP
+// status with a WWW-Authenticate header; since the check runs once the call
+// has reached its tool (by any route: alias, namespace, version pin, a
+// discovery meta-tool, a task), the response the SDK writes for the
+// refused call is held and replaced, as answeringHeaderFaults does for
+// Mcp-Param headers.
+
+// ErrInsufficientScope is what an [*InsufficientScopeError] unwraps to.
+var ErrInsufficientScope = errors.New("mcpkit: insufficient scope")
+
+// MetaKeyRequiredScopes is the key, in the _meta of the error result of a
+// call refused by [RequireScopes] or [RequireToken], of the scopes the
+// tool needs (a list of strings), for clients that get the refusal as a
+// result rather than as an HTTP challenge.
+const MetaKeyRequiredScopes = "io.github.mcpkit/requiredScopes"
+
+// An InsufficientScopeError is the error of a call refused by
+// [RequireScopes] or [RequireToken]: the caller's token lacks what the tool
+// requires, or the caller has no verified token. It is Fatal: the model
+// cannot fix it by changing the arguments; the client must get a token
+// with Scopes (over HTTP it was challenged to).
+type InsufficientScopeError struct {
+	// Tool is the name the tool was called by.
+	Tool string
+	// Scopes are the scopes the tool needs, as the challenge names them;
+	// empty when the requirement names none.
+	Scopes []string
+	// Unauthenticated reports that the caller had no verified token at
+	// all (HTTP answers 401 then, and 403 otherwise).
+	Unauthenticated bool
+}
+
+func (e *InsufficientScopeError) Error() string {
+	switch {
+	case e.Unauthenticated && len(e.Scopes) > 0:
+		return fmt.Sprintf("tool %q requires authorization with scope %q", e.Tool, strings.Join(e.Scopes, " "))
+	case e.Unauthenticated:
+		return fmt.Sprintf("tool %q requires authorization", e.Tool)
+	case len(e.Scopes) > 0:
+		return fmt.Sprintf("insufficient scope: tool %q requires scope %q", e.Tool, strings.Join(e.Scopes, " "))
+	}
+	return fmt.Sprintf("insufficient scope: the token does not grant tool %q", e.Tool)
+}
+
+// Unwrap returns [ErrInsufficientScope].
+func (e *InsufficientScopeError) Unwrap() error { return ErrInsufficientScope }
+
+// ErrorClass returns Fatal.
+func (e *InsufficientScopeError) ErrorClass() ErrorClass { return Fatal }
+
+// ResultMeta puts the scopes the tool needs under [MetaKeyRequiredScopes].
+func (e *InsufficientScopeError) ResultMeta() mcp.Meta {
+	if len(e.Scopes) == 0 {
+		return nil
+	}
+	return mcp.Meta{MetaKeyRequiredScopes: slices.Clone(e.Scopes)}
+}
+
+// RequireScopes returns a Middleware that lets a call through only when the
+// caller's verified bearer token (see the SDK's auth.RequireBearerToken)
+// grants every one of scopes. Other calls are refused with a fatal
+// [*ToolError] wrapping an [*InsufficientScopeError] naming scopes (so that
+// error masking never hides it), which reaches the client as:
+//
+//   - over HTTP ([Server.HTTPHandler]), status 403 and
+//     `WWW-Authenticate: Bearer error="insufficient_scope", scope="<scopes>",
+//     resource_metadata="<HTTPOptions.ResourceMetadataURL>"`, the MCP
+//     authorization spec's scope challenge; or status 401 with
+//     `WWW-Authenticate: Bearer scope="<scopes>", resource_metadata="..."`
+//     for a caller without a verified token;
+//   - on other transports, and for a call that no HTTP status can answer
+//     any more (a task's later round, a call whose response already
+//     streamed progress), a result with isError set, class Fatal, and the
+//     scopes under [MetaKeyRequiredScopes] in its _meta.
+//
+// Give it for some tools with [ForTools] or [Tool.Middleware]:
+//
+//	srv.Use(mcpkit.ForTools(mcpkit.Named("delete_repo"), mcpkit.RequireScopes("repo:admin")))
+//
+// A tool is then judged by what it derives from, whatever name, version
+// or route a call takes to it, as every ForTools selection is. Put it first
+// in [Server.Use], before middleware that does work or spends a caller's
+// budget (caches, rate limits). Unlike a visibility rule, which hides the
+// tool from callers without the scope, the tool stays listed: use a
+// requirement when a caller may well obtain the scope (step-up), and
+// visibility when the caller should not know the tool exists.
+//
+// Over HTTP the refusal is final: a middleware further out that turns the
+// error into a success still has its response replaced by the challenge.
+//
+// RequireScopes panics if scopes is empty or holds an empty string or a
+// string with a space or a double quote (a scope token cannot hold them).
+func RequireScopes(scopes ...string) Middleware {
+	if len(scopes) == 0 {
+		panic("mcpkit: RequireScopes: no scope")
+	}
+	scopes = slices.Clone(scopes)
+	return RequireToken(func(_ context.Context, info *auth.TokenInfo) bool {
+		for _, s := range scopes {
+			if !slices.Contains(info.Scopes, s) {
+				return false
+			}
+		}
+		return true
+	}, scopes...)
+}
+
+// RequireToken returns a Middleware that lets a call through only when the
+// caller has a verified bearer token for which check holds (a claim, a
+// role, an issuer); check is never called without a token. A call it
+// refuses is answered as [RequireScopes] answers, the challenge naming
+// scopes (none if scopes is empty: the client then learns that it needs a
+// better token, not which).
+//
+// RequireToken panics if check is nil or a scope is empty or holds a space
+// or a double quote.
+func RequireToken(check func(ctx context.Context, info *auth.TokenInfo) bool, scopes ...string) Middleware {
+	if check == nil {
+		panic("mcpkit: RequireToken: nil check")
+	}
+	for _, s := range scopes {
+		if s == "" || strings.ContainsAny(s, " \"\\") {
+			panic(fmt.Sprintf("mcpkit: RequireToken: %q is not a scope token", s))
+		}
+	}
+	scopes = slices.Clone(scopes)
+	return func(next Handler) Handler {
+		return &requirement{check: check, scopes: scopes, next: next}
+	}
+}
+
+// requirement is the layer of RequireToken.
+type requirement struct {
+	check  func(context.Context, *auth.TokenInfo) bool
+	scopes []string
+	next   Handler
+}
+
+func (h *requirement) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+	info := req.TokenInfo()
+	if info != nil && h.check(ctx, info) {
+		return h.next.ServeTool(ctx, req)
+	}
+	name := ""
+	if req.Tool != nil {
+		name = req.Tool.Name
+	}
+	err := &InsufficientScopeError{Tool: name, Scopes: h.scopes, Unauthenticated: info == nil}
+	markChallenge(ctx, req.Header(), err)
+	// A tool error, so that error masking further out never hides what
+	// the client must do.
+	return nil, &ToolError{Err: err, Class: Fatal}
+}
+
+// challenge is what a refused call leaves for answeringChallenges: the
+// first refusal of the HTTP request.
+type challenge struct {
+	mu  sync.Mutex
+	err *InsufficientScopeError
+}
+
+type challengeKey struct{}
+
+// markChallenge records err as the refusal of the HTTP request of the
+// call, if it is the first: the request is found by the header that
+// answeringChallenges gives a request within a session, whose calls run on
+// the session's context, and otherwise by ctx.
+func markChallenge(ctx context.Context, h http.Header, err *InsufficientScopeError) {
+	// The header first: a session's context may be that of the request
+	// that opened it.
+	var c *challenge
+	if id := h.Get(challengeHeader); id != "" {
+		if v, ok := sessionChallenges.Load(id); ok {
+			c = v.(*challenge)
+		}
+	}
+	if c == nil {
+		var ok bool
+		if c, ok = ctx.Value(challengeKey{}).(*challenge); !ok {
+			return
+		}
+	}
+	c.mu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.mu.Unlock()
+}
+
+// challengeHeader names, on a request within a session, the entry of
+// sessionChallenges of its HTTP request. answeringChallenges removes any
+// the client sent, and its values are random: a client cannot name
+// another's request.
+const challengeHeader = "Mcpkit-Challenge-Id"
+
+// sessionChallenges holds the challenges of the HTTP requests within a
+// session being served, by the value of their challengeHeader.
+var sessionChallenges sync.Map
+
+func (c *challenge) get() *InsufficientScopeError {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// answeringChallenges returns h, answering a POST whose call a requirement
+// refused with the spec's challenge (401 or 403 and WWW-Authenticate)
+// instead of what the SDK writes for it, as long as the SDK has written
+// nothing before the refusal. resourceMetadata, if not empty, is the URL of
+// the protected resource metadata that the challenge names.
+func answeringChallenges(h http.Handler, resourceMetadata string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		cw := &challengeWriter{ResponseWriter: w}
+		r = r.WithContext(context.WithValue(r.Context(), challengeKey{}, &cw.c))
+		if r.Header.Get(sessionIDHeader) != "" || r.Header.Get(challengeHeader) != "" {
+			var b [16]byte
+			rand.Read(b[:])
+			id := hex.EncodeToString(b[:])
+			r.Header = r.Header.Clone()
+			r.Header.Set(challengeHeader, id)
+			sessionChallenges.Store(id, &cw.c)
+			defer sessionChallenges.Delete(id)
+		}
+		h.ServeHTTP(cw, r)
+		if cw.held == nil {
+			return
+		}
+		hdr := w.Header()
+		for _, k := range []string{"Content-Type", "Content-Length", "Cache-Control", "Connection"} {
+			hdr.Del(k)
+		}
+		status := http.StatusForbidden
+		if cw.held.Unauthenticated {
+			status = http.StatusUnauthorized
+		}
+		hdr.Set("WWW-Authenticate", ChallengeHeader(cw.held, resourceMetadata))
+		http.Error(w, cw.held.Error(), status)
+	})
+}
+
+// ChallengeHeader returns the value of the WWW-Authenticate header that
+// answers a call refused with err, naming resourceMetadata (the URL of the
+// protected resource metadata, RFC 9728) if it is not empty:
+// `Bearer error="insufficient_scope", scope="a b", resource_metadata="..."`,
+// without the error for an unauthenticated caller. [Server.HTTPHandler]
+// sends it; it is exported for servers that answer HTTP themselves.
+func ChallengeHeader(err *InsufficientScopeError, resourceMetadata string) string {
+	var b strings.Builder
+	b.WriteString("Bearer ")
+	sep := ""
+	param := func(k, v string) {
+		b.WriteString(sep)
+		b.WriteString(k)
+		b.WriteString(`="`)
+		b.WriteString(v)
+		b.WriteString(`"`)
+		sep = ", "
+	}
+	if !err.Unauthenticated {
+		param("error", "insufficient_scope")
+	}
+	if len(err.Scopes) > 0 {
+		param("scope", strings.Join(err.Scopes, " "))
+	}
+	if resourceMetadata != "" {
+		param("resource_metadata", strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(resourceMetadata))
+	}
+	if sep == "" {
+		return "Bearer"
+	}
+	return b.String()
+}
+
+// challengeWriter passes a response through, unless a requirement refused
+// the call before the response began: then it drops what the SDK writes.
+type challengeWriter struct {
+	http.ResponseWriter
+	c       challenge
+	started bool
+	held    *InsufficientScopeError
+}
+
+func (w *challengeWriter) begin(status int) {
+	if w.started {
+		return
+	}
+	w.started = true
+	if err := w.c.get(); err != nil && status == http.StatusOK {
+		w.held = err
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *challengeWriter) WriteHeader(status int) { w.begin(status) }
+
+func (w *challengeWriter) Write(p []byte) (int, error) {
+	w.begin(http.StatusOK)
+	if w.held != nil {
+		return len(p), nil
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush flushes what passes through; a refused call's response is dropped.
+func (w *challengeWriter) Flush() {
+	if w.held != nil {
+		return
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		w.begin(http.StatusOK)
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -1,0 +1,39 @@
+// Package oauth provides what an MCP server needs to be an OAuth 2.1
+// resource server, as the MCP authorization spec describes it: verifiers
+// of access tokens for the SDK's auth.RequireBearerToken, and the URL of
+// the server's protected resource metadata (RFC 9728).
+//
+//   - [JWTVerifier] verifies JWT access tokens (RFC 9068) of one issuer
+//     with its published keys (JWKS, discovered from the issuer's
+//     metadata, cached, fetched again on rotation at a bounded rate), for
+//     one audience: this server's canonical URI.
+//   - [IntrospectionVerifier] verifies opaque tokens by asking the
+//     issuer's introspection endpoint (RFC 7662), with a bounded cache.
+//
+// Both put every claim of a token in auth.TokenInfo.Extra, the issuer
+// under mcpkit.TokenIssuerKey, so that mcpkit.Principal tells the same
+// subject at two issuers apart and visibility predicates
+// (visibility.Claim) can read custom claims. Per-tool scopes and the
+// step-up challenge are mcpkit's (mcpkit.RequireScopes); this module
+// holds what needs a JOSE library, so that the core stays light.
+//
+// A server behind a JWT issuer:
+//
+//	const resource = "https://mcp.example.com/mcp"
+//	v, err := oauth.NewJWTVerifier(ctx, "https://idp.example.com", resource, nil)
+//	...
+//	meta, _ := oauth.MetadataURL(resource)
+//	mux.Handle(oauth.MetadataPath(resource), auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+//		Resource:             resource,
+//		AuthorizationServers: []string{"https://idp.example.com"},
+//		ScopesSupported:      []string{"repo:read", "repo:admin"},
+//	}))
+//	srv.Use(mcpkit.ForTools(mcpkit.Named("delete_repo"), mcpkit.RequireScopes("repo:admin")))
+//	mux.Handle("/mcp", auth.RequireBearerToken(v.Verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: meta})(
+//		srv.HTTPHandler(&mcpkit.HTTPOptions{ResourceMetadataURL: meta})))
+//
+// JWT verification is github.com/coreos/go-oidc/v3's (issuer, audience,
+// algorithm allowlist, over github.com/go-jose/go-jose/v4), with this
+// package's key cache and its own exp/nbf checks with a configurable
+// skew. Options are structs, nil meaning the defaults, as in the SDK.
+package oauth

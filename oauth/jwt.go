@@ -1,0 +1,256 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"github.com/go-jose/go-jose/v4"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+)
+
+// Defaults of [JWTOptions].
+const (
+	// DefaultMinRefreshInterval is how long a JWTVerifier waits, after
+	// fetching the issuer's keys, before a token signed with a key it does
+	// not know makes it fetch them again.
+	DefaultMinRefreshInterval = time.Minute
+	// DefaultMaxKeyAge is how long a JWTVerifier uses the keys it fetched
+	// before fetching them again.
+	DefaultMaxKeyAge = time.Hour
+)
+
+// maxTokenBytes bounds the tokens a verifier reads: real access tokens have
+// a few KiB at most.
+const maxTokenBytes = 16 << 10
+
+// allAlgorithms are the signature algorithms a JWTVerifier may accept:
+// the asymmetric ones. HMAC (a shared secret) has no place in a token that
+// many resource servers verify with the issuer's public keys, and "none"
+// is no signature.
+var allAlgorithms = []jose.SignatureAlgorithm{
+	jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512,
+	jose.ES256, jose.ES384, jose.ES512, jose.EdDSA,
+}
+
+// JWTOptions configures [NewJWTVerifier]. A nil *JWTOptions means the
+// defaults.
+type JWTOptions struct {
+	// JWKSURL is where the issuer publishes its signing keys. Empty means
+	// the jwks_uri of the issuer's metadata, discovered as the MCP
+	// authorization spec says (RFC 8414, then OpenID Connect discovery)
+	// by the SDK's auth.GetAuthServerMetadata, which also requires what
+	// MCP clients require of the metadata (PKCE with S256 advertised).
+	JWKSURL string
+
+	// Algorithms are the signature algorithms accepted; nil means RS256
+	// and ES256. Only asymmetric algorithms (RS*, PS*, ES*, EdDSA) may be
+	// named: NewJWTVerifier refuses "none" and HS256, HS384, HS512.
+	Algorithms []string
+
+	// ClockSkew is the leeway given to the token's exp and nbf claims
+	// against the verifier's clock: a token is accepted until exp +
+	// ClockSkew, and from nbf - ClockSkew. Zero means none.
+	ClockSkew time.Duration
+
+	// MinRefreshInterval is the least time between two fetches of the
+	// issuer's keys caused by tokens signed with a key not in the set:
+	// zero means [DefaultMinRefreshInterval].
+	MinRefreshInterval time.Duration
+
+	// MaxKeyAge is how long fetched keys are used before they are fetched
+	// again; zero means [DefaultMaxKeyAge].
+	MaxKeyAge time.Duration
+
+	// HTTPClient fetches the issuer's metadata and keys; nil means
+	// http.DefaultClient.
+	HTTPClient *http.Client
+
+	// Now is the verifier's clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// A JWTVerifier verifies JWT access tokens (RFC 9068) of one issuer for one
+// resource server. Its [JWTVerifier.Verify] is an auth.TokenVerifier for
+// the SDK's auth.RequireBearerToken. It is safe for concurrent use.
+type JWTVerifier struct {
+	issuer, audience string
+	skew             time.Duration
+	now              func() time.Time
+	keys             *keySet
+	oidc             *oidc.IDTokenVerifier
+}
+
+// NewJWTVerifier returns a verifier of the JWT access tokens that issuer
+// issues for audience, the canonical URI of this MCP server (the resource
+// clients name in their token requests, RFC 8707): a token is accepted
+// when
+//
+//   - it is a JWS signed with one of the issuer's keys (JWKS, fetched and
+//     cached: see [JWTOptions]) by an allowed algorithm;
+//   - its iss is issuer, and its aud is, or contains, audience: a token
+//     issued for another resource is refused, so it cannot be passed
+//     through;
+//   - it has an exp, and the verifier's clock is within exp and nbf,
+//     give or take the ClockSkew.
+//
+// NewJWTVerifier fetches the issuer's metadata when opts has no JWKSURL;
+// the keys are fetched on the first verification. It returns an error
+// when issuer or audience is empty, when an algorithm is not allowed, or
+// when the metadata cannot be had.
+func NewJWTVerifier(ctx context.Context, issuer, audience string, opts *JWTOptions) (*JWTVerifier, error) {
+	if issuer == "" || audience == "" {
+		return nil, errors.New("oauth: NewJWTVerifier: issuer and audience are required")
+	}
+	var o JWTOptions
+	if opts != nil {
+		o = *opts
+	}
+	algs := o.Algorithms
+	if algs == nil {
+		algs = []string{string(jose.RS256), string(jose.ES256)}
+	}
+	for _, a := range algs {
+		if !slices.Contains(allAlgorithms, jose.SignatureAlgorithm(a)) {
+			return nil, fmt.Errorf("oauth: NewJWTVerifier: algorithm %q is not allowed: only asymmetric signatures (RS*, PS*, ES*, EdDSA)", clip(a))
+		}
+	}
+	if o.ClockSkew < 0 {
+		return nil, errors.New("oauth: NewJWTVerifier: negative ClockSkew")
+	}
+	client := o.HTTPClient
+	if client == nil {
+		client = http.DefaultClient
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	jwksURL := o.JWKSURL
+	if jwksURL == "" {
+		meta, err := auth.GetAuthServerMetadata(ctx, issuer, client)
+		if err != nil {
+			return nil, fmt.Errorf("oauth: NewJWTVerifier: the issuer's metadata: %w", err)
+		}
+		if meta == nil || meta.JWKSURI == "" {
+			return nil, fmt.Errorf("oauth: NewJWTVerifier: the issuer %q publishes no metadata with a jwks_uri", issuer)
+		}
+		jwksURL = meta.JWKSURI
+	}
+	ks := &keySet{
+		url:        jwksURL,
+		client:     client,
+		now:        now,
+		minRefresh: cmpOr(o.MinRefreshInterval, DefaultMinRefreshInterval),
+		maxAge:     cmpOr(o.MaxKeyAge, DefaultMaxKeyAge),
+	}
+	return &JWTVerifier{
+		issuer:   issuer,
+		audience: audience,
+		skew:     o.ClockSkew,
+		now:      now,
+		keys:     ks,
+		oidc: oidc.NewVerifier(issuer, ks, &oidc.Config{
+			ClientID:             audience,
+			SupportedSigningAlgs: slices.Clone(algs),
+			SkipExpiryCheck:      true, // checked in Verify, with ClockSkew
+			Now:                  now,
+		}),
+	}, nil
+}
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// Verify verifies token as [NewJWTVerifier] says, and returns what it
+// grants: its scopes (the scope claim, space-separated, or an scp claim,
+// a list or a string), its exp as Expiration, its sub as UserID, and every
+// claim in Extra (iss included, under mcpkit.TokenIssuerKey, so that the
+// principal of the caller names the issuer; JSON numbers as float64) for
+// visibility predicates and requirements to read. An error wraps
+// auth.ErrInvalidToken, so that auth.RequireBearerToken answers 401; its
+// text is short and echoes no more than a clipped claim.
+//
+// It has the signature of an auth.TokenVerifier; r is not used.
+func (v *JWTVerifier) Verify(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
+	if len(token) > maxTokenBytes {
+		return nil, invalid("the token exceeds %d bytes", maxTokenBytes)
+	}
+	idt, err := v.oidc.Verify(ctx, token)
+	if err != nil {
+		return nil, invalid("%s", clip(strings.TrimPrefix(err.Error(), "oidc: ")))
+	}
+	var claims map[string]any
+	if err := idt.Claims(&claims); err != nil {
+		return nil, invalid("claims: %s", clip(err.Error()))
+	}
+	if idt.Expiry.IsZero() {
+		return nil, invalid("the token has no exp")
+	}
+	now := v.now()
+	if now.After(idt.Expiry.Add(v.skew)) {
+		return nil, invalid("the token expired at %s", idt.Expiry.UTC().Format(time.RFC3339))
+	}
+	if nbf, ok := claims["nbf"].(float64); ok {
+		if t := time.Unix(int64(nbf), 0); now.Add(v.skew).Before(t) {
+			return nil, invalid("the token is not valid before %s", t.UTC().Format(time.RFC3339))
+		}
+	}
+	return &auth.TokenInfo{
+		Scopes:     scopesOf(claims),
+		Expiration: idt.Expiry,
+		UserID:     idt.Subject,
+		Extra:      claims,
+	}, nil
+}
+
+// scopesOf returns the scopes a token's claims grant: "scope", a string
+// of space-separated scopes (RFC 9068, RFC 8693), or else "scp", a list of
+// strings or one string of them, as some issuers write it.
+func scopesOf(claims map[string]any) []string {
+	if s, ok := claims["scope"].(string); ok {
+		return strings.Fields(s)
+	}
+	switch scp := claims["scp"].(type) {
+	case string:
+		return strings.Fields(scp)
+	case []any:
+		out := make([]string, 0, len(scp))
+		for _, e := range scp {
+			if s, ok := e.(string); ok && s != "" && !strings.ContainsAny(s, " \t\n") {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// invalid returns an error that wraps auth.ErrInvalidToken.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", auth.ErrInvalidToken, fmt.Sprintf(format, args...))
+}
+
+// clip returns s cut to 200 bytes at a character boundary, with "..."
+// when cut: what errors echo of a token is bounded.
+func clip(s string) string {
+	const max = 200
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "..."
+}
