@@ -37,10 +37,10 @@ func TestMain(m *testing.M) {
 
 // probe sees what the upstream's tools see, and holds the ones that wait.
 type probe struct {
-	started chan string        // the name of a tool that waits, when it starts
-	release chan struct{}      // lets a waiting tool return
-	ended   chan error         // a waiting tool's context error, when it ends
-	proceed chan struct{}      // lets the progress tool finish
+	started chan string   // the name of a tool that waits, when it starts
+	release chan struct{} // lets a waiting tool return
+	ended   chan error    // a waiting tool's context error, when it ends
+	proceed chan struct{} // lets the progress tool finish
 	mu      sync.Mutex
 	metas   []mcp.Meta // the _meta of each call of "meta"
 	calls   int        // calls of "echo"

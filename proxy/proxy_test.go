@@ -199,3 +199,35 @@ func TestProxyRemoteProtocolError(t *testing.T) {
 		t.Fatalf("a tool gone upstream: got %v, %v (%s); want a retryable tool error", res, err, resultText(res))
 	}
 }
+
+// TestProxyListChanged adds a tool upstream: the upstream's
+// notifications/tools/list_changed makes the proxy read the catalog
+// again, the local listening client is told, and the new tool is
+// callable through the proxy. The upstream is reached on each protocol
+// version (2026-07-28 listens with subscriptions/listen).
+func TestProxyListChanged(t *testing.T) {
+	for _, ue := range upstreamEras {
+		t.Run("upstream "+ue.version, func(t *testing.T) {
+			us := newUpstream(t, ue.sessions, 0)
+			up := newProxy(t, proxy.HTTP(us.url, nil), &proxy.Options{ProtocolVersion: ue.version})
+			local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+			up.AddTo(local)
+			changed := make(chan struct{}, 8)
+			ts := mcpkittest.NewServer(t, local, &mcpkittest.Options{Client: &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+			}})
+			us.srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "fresh", InputSchema: objectSchema("")},
+				Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return text("fresh"), nil })})
+			for {
+				<-changed
+				if tl, _ := up.LookupTool(t.Context(), nil, "fresh"); tl != nil {
+					break
+				}
+			}
+			res, err := ts.CallTool(t.Context(), "fresh", nil)
+			if err != nil || resultText(res) != "fresh" {
+				t.Fatalf("fresh: %v, %v", res, err)
+			}
+		})
+	}
+}
