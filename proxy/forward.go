@@ -125,7 +125,7 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 			return nil, ctx.Err()
 		}
 		var wire *jsonrpc.Error
-		if errors.As(err, &wire) {
+		if errors.As(err, &wire) && !sdkTransportCode(wire.Code) {
 			if wire.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(wire.Message, "unknown tool") {
 				u.wantRefresh() // the tool left: the catalog is stale
 			}
@@ -136,6 +136,13 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 		return nil, u.unavailable(f.name, err)
 	}
 	return res, nil
+}
+
+// sdkTransportCode reports whether code is one the SDK's JSON-RPC layer
+// gives its own failures to reach the other side (-32001, -32003 to
+// -32005): the upstream said nothing.
+func sdkTransportCode(code int64) bool {
+	return code == -32001 || -32005 <= code && code <= -32003
 }
 
 func (u *Upstream) unavailable(tool string, err error) error {

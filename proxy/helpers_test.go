@@ -134,6 +134,8 @@ type upstream struct {
 	probe *probe
 	url   string
 
+	close func()
+
 	mu    sync.Mutex
 	auths map[string]bool
 }
@@ -155,7 +157,14 @@ func newUpstream(t *testing.T, sessions bool, pageSize int) *upstream {
 	}))
 	t.Cleanup(ts.Close)
 	u.url = ts.URL
+	u.close = func() { ts.Listener.Close(); ts.CloseClientConnections() }
 	return u
+}
+
+// closeUpstream stops the upstream's HTTP server: it is gone.
+func closeUpstream(t *testing.T, u *upstream) {
+	t.Helper()
+	u.close()
 }
 
 // authorizations returns the Authorization headers the upstream saw.
