@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -95,6 +96,9 @@ func (u *Upstream) tool(d *mcp.Tool) (t *mcpkit.Tool, warn, err error) {
 	if t.InputSchema == nil {
 		t.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
+	if u.opts.Validation == mcpkit.NoValidation {
+		return t, nil, nil
+	}
 	for _, s := range []struct {
 		which string
 		v     any
@@ -137,14 +141,23 @@ func (u *Upstream) wantRefresh() {
 
 // refreshLoop reads the catalog again each time it is asked to, one read
 // at a time: asks that come during a read make one more read.
+//
+// A read that fails while the upstream is down is tried again after a
+// delay, from minRetry doubling up to maxRetry, until it succeeds: so an
+// upstream whose tools are dropped while it is away (and so are not
+// called, which would reconnect) comes back on its own.
 func (u *Upstream) refreshLoop() {
 	defer u.loops.Done()
+	var retry <-chan time.Time
+	delay := minRetry
 	for {
 		select {
 		case <-u.done:
 			return
 		case <-u.refresh:
+		case <-retry:
 		}
+		retry = nil
 		ctx, cancel := u.ctx, context.CancelFunc(func() {})
 		if d := u.opts.Timeout; d >= 0 {
 			ctx, cancel = context.WithTimeout(u.ctx, cmp.Or(d, DefaultTimeout))
@@ -154,8 +167,26 @@ func (u *Upstream) refreshLoop() {
 			err = u.load(ctx, cs)
 		}
 		cancel()
-		if err != nil && !errors.Is(err, ErrClosed) {
-			u.logger.Warn("proxy: could not read the upstream's catalog again", "upstream", u.name, "error", err)
+		if err == nil {
+			delay = minRetry
+			continue
+		}
+		if errors.Is(err, ErrClosed) {
+			return
+		}
+		u.logger.Warn("proxy: could not read the upstream's catalog again", "upstream", u.name, "error", err)
+		u.mu.Lock()
+		down := u.down
+		u.mu.Unlock()
+		if down {
+			retry = time.After(delay)
+			delay = min(2*delay, maxRetry)
 		}
 	}
 }
+
+// The delays between attempts to reach an upstream that is down.
+const (
+	minRetry = time.Second
+	maxRetry = time.Minute
+)

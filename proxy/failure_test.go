@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -40,38 +41,66 @@ func stdioUpstream(t *testing.T) proxy.Dial {
 // TestProxyCommandDiesMidCall proxies a command over stdio whose process
 // exits during a call: the call ends at once with a retryable error (no
 // hang), the local server keeps serving its own tools, the upstream's
-// tools stay listed from the last catalog (or are dropped, by option),
-// and the next call starts the command again and is served.
+// tools stay listed from the last catalog (or are dropped, by option)
+// while the proxy cannot start the command again, and once it can, the
+// tools are back and served by a new process.
 func TestProxyCommandDiesMidCall(t *testing.T) {
 	for _, drop := range []bool{false, true} {
-		up := newProxy(t, stdioUpstream(t), &proxy.Options{Prefix: "cmd_", DropWhenDown: drop})
-		local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
-		local.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "local_help", InputSchema: objectSchema("")},
-			Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return text("help"), nil })})
-		up.AddTo(local)
-		ts := mcpkittest.NewStatelessServer(t, local, nil)
-		ctx := t.Context()
+		t.Run(fmt.Sprintf("DropWhenDown=%v", drop), func(t *testing.T) {
+			dial := stdioUpstream(t)
+			dials := 0
+			allow := make(chan struct{}) // closed: the command may start again
+			gated := func(ctx context.Context) (mcp.Transport, error) {
+				if dials++; dials > 1 {
+					select {
+					case <-allow:
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+				}
+				return dial(ctx)
+			}
+			up := newProxy(t, gated, &proxy.Options{Prefix: "cmd_", DropWhenDown: drop})
+			local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+			local.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "local_help", InputSchema: objectSchema("")},
+				Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return text("help"), nil })})
+			up.AddTo(local)
+			changed := make(chan struct{}, 16)
+			ts := mcpkittest.NewServer(t, local, &mcpkittest.Options{Client: &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+			}})
+			ctx := t.Context()
 
-		if res, err := ts.CallTool(ctx, "cmd_echo", map[string]any{"say": "before"}); err != nil || resultText(res) != "echo: before" {
-			t.Fatalf("before: %v, %v", res, err)
-		}
-		res, err := ts.CallTool(ctx, "cmd_die", nil)
-		if err != nil || !res.IsError || mcpkit.ErrorClassOf(res) != mcpkit.Retryable || !strings.Contains(resultText(res), "unavailable") {
-			t.Fatalf("die: %v, %v (%s); want a retryable error", res, err, resultText(res))
-		}
-		if res, err := ts.CallTool(ctx, "local_help", nil); err != nil || resultText(res) != "help" {
-			t.Errorf("a local tool while the upstream is down: %v, %v", res, err)
-		}
-		listed, err := ts.Session.ListTools(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := len(listed.Tools), map[bool]int{false: 10, true: 1}[drop]; got != want {
-			t.Errorf("drop=%v: %d tools listed while the upstream is down, want %d", drop, got, want)
-		}
-		if res, err := ts.CallTool(ctx, "cmd_echo", map[string]any{"say": "after"}); !drop && (err != nil || resultText(res) != "echo: after") {
-			t.Errorf("after a restart: %v, %v", res, err)
-		}
+			if res, err := ts.CallTool(ctx, "cmd_echo", map[string]any{"say": "before"}); err != nil || resultText(res) != "echo: before" {
+				t.Fatalf("before: %v, %v", res, err)
+			}
+			res, err := ts.CallTool(ctx, "cmd_die", nil)
+			if err != nil || !res.IsError || mcpkit.ErrorClassOf(res) != mcpkit.Retryable || !strings.Contains(resultText(res), "unavailable") {
+				t.Fatalf("die: %v, %v (%s); want a retryable error", res, err, resultText(res))
+			}
+			if res, err := ts.CallTool(ctx, "local_help", nil); err != nil || resultText(res) != "help" {
+				t.Errorf("a local tool while the upstream is down: %v, %v", res, err)
+			}
+			listed, err := ts.Session.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(listed.Tools), map[bool]int{false: 10, true: 1}[drop]; got != want {
+				t.Errorf("%d tools listed while the upstream is down, want %d", got, want)
+			}
+			close(allow)
+			if drop {
+				for {
+					<-changed
+					if tl, _ := up.LookupTool(ctx, nil, "cmd_echo"); tl != nil {
+						break
+					}
+				}
+			}
+			if res, err := ts.CallTool(ctx, "cmd_echo", map[string]any{"say": "after"}); err != nil || resultText(res) != "echo: after" {
+				t.Errorf("after a restart: %v, %v", res, err)
+			}
+		})
 	}
 }
 

@@ -222,6 +222,7 @@ func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
 		}
 	}
 	u.mw = u.middleware()
+	u.startWatch(cs)
 	if err := u.load(ctx, cs); err != nil {
 		u.Close()
 		return nil, err
@@ -383,8 +384,9 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	if old != nil {
 		old.Close()
 	}
-	u.loops.Add(1)
-	go u.watch(cs)
+	if u.name != "" {
+		u.startWatch(cs)
+	}
 	if wasDown {
 		u.wantRefresh()
 		if u.opts.DropWhenDown {
@@ -403,6 +405,13 @@ func (u *Upstream) label() string {
 		return fmt.Sprintf("upstream %q", u.opts.Name)
 	}
 	return "upstream"
+}
+
+// startWatch watches cs until it ends. New starts the first watch once
+// the upstream's name is known, which the watch reads.
+func (u *Upstream) startWatch(cs *mcp.ClientSession) {
+	u.loops.Add(1)
+	go u.watch(cs)
 }
 
 // watch waits for the session to end (the upstream's process exited, its
@@ -431,6 +440,7 @@ func (u *Upstream) lost(cs *mcp.ClientSession) {
 	if !wasDown && u.opts.DropWhenDown {
 		u.changed()
 	}
+	u.wantRefresh() // reconnect in the background
 }
 
 // current returns the session to send a call on, connecting when there is

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"os/exec"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -199,26 +200,38 @@ func Command(newCmd func() *exec.Cmd, opts *CommandOptions) Dial {
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("proxy: Command: %w", err)
 		}
-		return &mcp.IOTransport{Reader: &process{lines: newLineLimiter(out, limit), cmd: cmd, stdout: out}, Writer: in}, nil
+		return &mcp.IOTransport{Reader: &process{lines: newLineLimiter(out, limit), cmd: cmd, stdin: in, stdout: out}, Writer: in}, nil
 	}
 }
 
-// process is a command's standard output, read with each line bounded;
-// closing it kills the command and waits for it.
+// process is a command's standard output, read with each line bounded.
+// Closing it closes the command's standard input, which tells an MCP
+// server on stdio to exit, and waits for it to; a command still running
+// after exitGrace is killed.
 type process struct {
 	lines  io.Reader
 	cmd    *exec.Cmd
+	stdin  io.Closer
 	stdout io.Closer
 }
+
+const exitGrace = 5 * time.Second
 
 func (p *process) Read(b []byte) (int, error) { return p.lines.Read(b) }
 
 func (p *process) Close() error {
-	p.stdout.Close()
-	if p.cmd.Process != nil {
+	p.stdin.Close()
+	exited := make(chan struct{})
+	go func() {
+		p.cmd.Wait()
+		close(exited)
+	}()
+	select {
+	case <-exited:
+	case <-time.After(exitGrace):
 		p.cmd.Process.Kill()
+		<-exited
 	}
-	p.cmd.Wait()
 	return nil
 }
 
