@@ -155,9 +155,10 @@ func forwardTo(target string, w http.ResponseWriter, r *http.Request) {
 // ends with a retryable error, bounded, and the proxy serves the next.
 func TestProxyMisbehavingHTTP(t *testing.T) {
 	for name, answer := range map[string]string{
-		"invalid JSON": `{"jsonrpc":"2.0","id":`,
-		"huge":         `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 1<<20) + `"}]},"id":1}`,
-		"not JSON-RPC": `[1,2,3]`,
+		"invalid JSON":          `{"jsonrpc":"2.0","id":`,
+		"invalid JSON in event": "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\n\n",
+		"huge":                  `{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"` + strings.Repeat("x", 1<<20) + `"}]},"id":1}`,
+		"not JSON-RPC":          `[1,2,3]`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			us := newUpstream(t, false, 0)
@@ -167,6 +168,9 @@ func TestProxyMisbehavingHTTP(t *testing.T) {
 				body, _ := io.ReadAll(r.Body)
 				if misbehave.Load() && strings.Contains(string(body), `"tools/call"`) {
 					w.Header().Set("Content-Type", "application/json")
+					if strings.HasPrefix(answer, "event:") {
+						w.Header().Set("Content-Type", "text/event-stream")
+					}
 					io.WriteString(w, answer)
 					return
 				}

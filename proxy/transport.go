@@ -2,17 +2,14 @@ package proxy
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"os/exec"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,10 +20,6 @@ const DefaultMaxResponseBytes = 16 << 20
 // ErrResponseTooLarge is the error of a read past [HTTPOptions.MaxResponseBytes]
 // or [CommandOptions.MaxMessageBytes].
 var ErrResponseTooLarge = errors.New("proxy: upstream response too large")
-
-// ErrInvalidResponse is the error of an HTTP answer of the upstream that
-// is not a JSON-RPC message.
-var ErrInvalidResponse = errors.New("proxy: upstream answer is not a JSON-RPC message")
 
 // HTTPOptions configures [HTTP]. A nil *HTTPOptions means the defaults.
 type HTTPOptions struct {
@@ -102,30 +95,7 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp.Body = &limitedBody{r: resp.Body, left: t.limit}
-	if req.Method == http.MethodPost && resp.StatusCode == http.StatusOK && isJSON(resp.Header.Get("Content-Type")) {
-		// The SDK drops an answer it cannot decode and waits on for one
-		// that never comes: check it here, so that the call fails at once.
-		data, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err == nil {
-			_, err = jsonrpc.DecodeMessage(data)
-			if err != nil {
-				err = fmt.Errorf("%w: %s", ErrInvalidResponse, clip(err.Error()))
-			}
-		}
-		if err != nil {
-			return nil, err
-		}
-		resp.Body = io.NopCloser(bytes.NewReader(data))
-		resp.ContentLength = int64(len(data))
-	}
 	return resp, nil
-}
-
-// isJSON reports whether a Content-Type is application/json.
-func isJSON(ct string) bool {
-	mt, _, err := mime.ParseMediaType(ct)
-	return err == nil && mt == "application/json"
 }
 
 // CloseIdleConnections lets [http.Client.CloseIdleConnections] reach the
