@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -100,4 +102,32 @@ func ExampleHTTP() {
 	// Output:
 	// the upstream sees Bearer proxy-token
 	// the upstream sees Bearer token-for-sub:ada
+}
+
+// A command that speaks MCP on stdio, started by the proxy (and started
+// again if it exits). Here the command is this test binary, which serves
+// test tools when upstreamEnv is set; in a program it is the server's own
+// executable.
+func ExampleCommand() {
+	exe, _ := os.Executable()
+	up, err := proxy.New(context.Background(), proxy.Command(func() *exec.Cmd {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), upstreamEnv+"=1")
+		return cmd
+	}, nil), &proxy.Options{Prefix: "files_"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer up.Close()
+	fmt.Println(up.Name())
+	tools, _ := up.ListTools(context.Background(), nil, "", 3)
+	for _, t := range tools {
+		fmt.Println(t.Name)
+	}
+	// Output:
+	// stdio-upstream
+	// files_ask
+	// files_die
+	// files_echo
 }

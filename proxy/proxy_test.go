@@ -231,3 +231,25 @@ func TestProxyListChanged(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyCredentialsFail checks that a call whose credentials cannot be
+// had fails with a retryable error and never reaches the upstream.
+func TestProxyCredentialsFail(t *testing.T) {
+	us := newUpstream(t, false, 0)
+	up := newProxy(t, proxy.HTTP(us.url, nil), &proxy.Options{
+		Credentials: func(context.Context, *mcpkit.Request) (http.Header, error) {
+			return nil, errors.New("token exchange refused")
+		},
+	})
+	local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+	up.AddTo(local)
+	res, err := mcpkittest.NewStatelessServer(t, local, nil).CallTool(t.Context(), "echo", map[string]any{"say": "x"})
+	if err != nil || !res.IsError || mcpkit.ErrorClassOf(res) != mcpkit.Retryable || !strings.Contains(resultText(res), "token exchange refused") {
+		t.Fatalf("got %v, %v (%s)", res, err, resultText(res))
+	}
+	us.probe.mu.Lock()
+	defer us.probe.mu.Unlock()
+	if us.probe.calls != 0 {
+		t.Errorf("the upstream was called without credentials")
+	}
+}
