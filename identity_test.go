@@ -26,6 +26,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/proxy"
 	"github.com/mcpkit/mcpkit/tasks"
 	"github.com/mcpkit/mcpkit/transform"
 	"github.com/mcpkit/mcpkit/visibility"
@@ -193,6 +194,29 @@ var identityRoutes = []route{
 				t.Fatal(err)
 			}
 			return add(t, srv, tg.tool(""))
+		},
+	},
+	{
+		name:   "proxy",
+		call:   "up.delete_repo",
+		origin: "up.delete_repo", sameCall: true,
+		install: func(t *testing.T, srv *mcpkit.Server, tg *target, _ *tasks.Manager) mcpkit.ToolID {
+			// delete_repo served by another MCP server, reached through an
+			// SDK client: its identity here is its local name.
+			remote := mcpkit.NewServer(&mcp.Implementation{Name: "remote"}, nil)
+			add(t, remote, tg.tool(""))
+			up, err := proxy.New(t.Context(), func(ctx context.Context) (mcp.Transport, error) {
+				st, ct := mcp.NewInMemoryTransports()
+				_, err := remote.Connect(ctx, st, nil)
+				return ct, err
+			}, &proxy.Options{Prefix: "up."})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { up.Close() })
+			up.AddTo(srv)
+			tl, _ := up.LookupTool(t.Context(), nil, "up.delete_repo")
+			return tl.ID()
 		},
 	},
 	{
@@ -564,6 +588,7 @@ var identityClassified = map[string]string{
 	"transform.Tool":      "route: derived",
 	"transform.Namespace": "route: namespace",
 	"transform.Discovery": "route: discovery",
+	"proxy.New":           "route: proxy (an Upstream's tools, by their local names)",
 	"tasks.Tool":          "route: task (resumed by tasks/update: tasks' TestTaskResumesItsVersion, TestTaskResumeRechecksVisibility)",
 	// Server.Mount is a method, which the check below does not list: it is
 	// the route "mount" all the same.
@@ -616,9 +641,9 @@ var identityClassified = map[string]string{
 // a tool, a transform, a middleware, a rule or a match function and that
 // identityClassified does not name.
 func TestIdentityMatrixIsComplete(t *testing.T) {
-	keyed := []string{"*mcpkit.Tool", "mcpkit.CatalogTransform", "mcpkit.Middleware", "*Rule", "*Rules",
+	keyed := []string{"*mcpkit.Tool", "mcpkit.CatalogTransform", "mcpkit.Middleware", "*Rule", "*Rules", "*Upstream",
 		"func(*mcpkit.Tool) bool", "Middleware", "func(*Tool) bool", "*StateSealer"}
-	for _, dir := range []string{".", "transform", "tasks", "visibility", "middleware"} {
+	for _, dir := range []string{".", "transform", "tasks", "visibility", "middleware", "proxy"} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,133 @@
+package proxy_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/proxy"
+)
+
+// A remote server's tools served through a local one, under a prefix,
+// alongside the local tools. The upstream here is an mcpkit server over
+// in-memory transports; proxy.HTTP and proxy.Command reach real ones.
+func Example() {
+	ctx := context.Background()
+	remote := mcpkit.NewServer(&mcp.Implementation{Name: "weather"}, nil)
+	remote.Add(&mcpkit.Tool{
+		Tool: mcp.Tool{Name: "forecast", InputSchema: objectSchema(`"city":{"type":"string"}`)},
+		Handler: mcpkit.HandlerFunc(func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return text("sunny in " + string(req.Arguments)), nil
+		}),
+	})
+
+	up, err := proxy.New(ctx, func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := remote.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}, &proxy.Options{Prefix: "weather_"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer up.Close()
+
+	local := mcpkit.NewServer(&mcp.Implementation{Name: "assistant"}, nil)
+	up.AddTo(local)
+
+	cs, _ := mcpkittest.ConnectInMemory(ctx, local, nil)
+	defer cs.Close()
+	for t := range cs.Tools(ctx, nil) {
+		fmt.Println(t.Name)
+	}
+	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "weather_forecast", Arguments: map[string]any{"city": "Oslo"}})
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	res, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "weather_forecast", Arguments: map[string]any{"city": 7}})
+	fmt.Println(res.IsError, res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// weather_forecast
+	// sunny in {"city":"Oslo"}
+	// true invalid arguments: city: want string, got number
+}
+
+// An upstream over HTTP gets the proxy's own credentials, and per call
+// those minted for the verified caller; the caller's token stays local.
+func ExampleHTTP() {
+	ctx := context.Background()
+	remote := mcpkit.NewServer(&mcp.Implementation{Name: "crm"}, nil)
+	remote.Add(&mcpkit.Tool{
+		Tool: mcp.Tool{Name: "whoami", InputSchema: objectSchema("")},
+		Handler: mcpkit.HandlerFunc(func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			return text("the upstream sees " + req.Header().Get("Authorization")), nil
+		}),
+	})
+	upstream := httptest.NewServer(remote.HTTPHandler(nil))
+	defer upstream.Close()
+
+	up, err := proxy.New(ctx, proxy.HTTP(upstream.URL, &proxy.HTTPOptions{
+		Header: http.Header{"Authorization": {"Bearer proxy-token"}},
+	}), &proxy.Options{
+		Credentials: func(_ context.Context, req *mcpkit.Request) (http.Header, error) {
+			if p := mcpkit.VerifiedPrincipal(req); p != "" {
+				return http.Header{"Authorization": {"Bearer token-for-" + p}}, nil
+			}
+			return nil, nil // anonymous callers: the proxy's own credentials
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer up.Close()
+	// One tool's chain, called as two callers would call it: one with an
+	// unverified bearer token, one whose token a verifier checked.
+	whoami, _ := up.LookupTool(ctx, nil, "whoami")
+	for _, opt := range []mcpkittest.RequestOption{
+		mcpkittest.WithHeader(http.Header{"Authorization": {"Bearer client-secret"}}),
+		mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: "ada"}),
+	} {
+		res, _ := whoami.Handler.ServeTool(ctx, mcpkittest.NewRequest(whoami, nil, opt))
+		fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	}
+	// Output:
+	// the upstream sees Bearer proxy-token
+	// the upstream sees Bearer token-for-sub:ada
+}
+
+// A command that speaks MCP on stdio, started by the proxy (and started
+// again if it exits). Here the command is this test binary, which serves
+// test tools when upstreamEnv is set; in a program it is the server's own
+// executable.
+func ExampleCommand() {
+	exe, _ := os.Executable()
+	up, err := proxy.New(context.Background(), proxy.Command(func() *exec.Cmd {
+		cmd := exec.Command(exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), upstreamEnv+"=1")
+		return cmd
+	}, nil), &proxy.Options{Prefix: "files_"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer up.Close()
+	fmt.Println(up.Name())
+	tools, _ := up.ListTools(context.Background(), nil, "", 3)
+	for _, t := range tools {
+		fmt.Println(t.Name)
+	}
+	// Output:
+	// stdio-upstream
+	// files_ask
+	// files_die
+	// files_echo
+}

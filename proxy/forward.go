@@ -1,0 +1,216 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// ErrUnavailable is wrapped by every [*UpstreamError] that says the
+// upstream could not be reached or broke off, for errors.Is.
+var ErrUnavailable = errors.New("proxy: upstream unavailable")
+
+// An UpstreamError reports a forwarded call that the upstream did not
+// answer with a result: it could not be reached, it broke off, it sent
+// something that is not a valid answer, or it answered with a JSON-RPC
+// error. Its class is [mcpkit.Retryable]; it is not a [*mcpkit.ToolError],
+// so that the upstream's circuit breaker counts it as a failure, and the
+// local client sees a result with isError set (its text unless errors are
+// masked). An upstream's JSON-RPC error is kept as text only: it describes
+// the proxy's request to the upstream, not the client's, and must not
+// reach the client as a JSON-RPC error of the local server.
+type UpstreamError struct {
+	Upstream string // the upstream's name
+	Tool     string // the upstream's name of the tool
+	// Code is the upstream's JSON-RPC error code, or 0 when the upstream
+	// did not answer with one.
+	Code int64
+	// Err is what went wrong; its text is clipped to a few hundred bytes.
+	Err error
+}
+
+func (e *UpstreamError) Error() string {
+	if e.Code != 0 {
+		return fmt.Sprintf("upstream %q failed tool %q: JSON-RPC error %d: %v", e.Upstream, e.Tool, e.Code, e.Err)
+	}
+	return fmt.Sprintf("upstream %q is unavailable for tool %q: %v", e.Upstream, e.Tool, e.Err)
+}
+
+// Unwrap returns Err and, when the upstream gave no JSON-RPC error,
+// [ErrUnavailable].
+func (e *UpstreamError) Unwrap() []error {
+	if e.Code != 0 {
+		return []error{e.Err}
+	}
+	return []error{e.Err, ErrUnavailable}
+}
+
+// ErrorClass returns Retryable: the upstream may be back, or the call may
+// go better with other arguments.
+func (*UpstreamError) ErrorClass() mcpkit.ErrorClass { return mcpkit.Retryable }
+
+// maxErrorText bounds the text an UpstreamError keeps of what the upstream
+// or the transport said.
+const maxErrorText = 512
+
+// forward is the Handler of a proxied tool: it sends the call on to the
+// upstream.
+type forward struct {
+	u    *Upstream
+	name string // the tool's name upstream
+}
+
+type credentialsKey struct{}
+
+// ServeTool forwards req to the upstream tool: its arguments (as local
+// validation left them), its _meta except the keys that belong to this
+// hop (the protocol's, mcpkit's and the progress token), the answers and
+// state of an earlier input_required round, and a progress token of the
+// proxy's own when the client asked for progress. The call's context
+// bounds it: a cancelled call is cancelled upstream.
+func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	u := f.u
+	if u.opts.Credentials != nil {
+		h, err := u.opts.Credentials(ctx, req)
+		if err != nil {
+			return nil, &UpstreamError{Upstream: u.name, Tool: f.name, Err: fmt.Errorf("no credentials: %s", clip(err.Error()))}
+		}
+		if len(h) > 0 {
+			ctx = context.WithValue(ctx, credentialsKey{}, h)
+		}
+	}
+	cs, err := u.current(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, u.unavailable(f.name, err)
+	}
+	params := &mcp.CallToolParams{Name: f.name}
+	if len(req.Arguments) > 0 {
+		params.Arguments = req.Arguments
+	}
+	var wantsProgress bool
+	if req.Call != nil && req.Call.Params != nil {
+		p := req.Call.Params
+		params.Meta = passMeta(p.Meta)
+		params.InputResponses = p.InputResponses
+		params.RequestState = p.RequestState
+		wantsProgress = p.GetProgressToken() != nil
+	}
+	if wantsProgress {
+		token := "mcpkit-proxy-" + strconv.FormatUint(u.nextToken.Add(1), 10)
+		if params.Meta == nil {
+			params.Meta = mcp.Meta{}
+		}
+		params.Meta["progressToken"] = token
+		u.progress.Store(token, ctx)
+		defer u.progress.Delete(token)
+	}
+	res, err := cs.CallTool(ctx, params)
+	if err == nil && res == nil {
+		err = errors.New("no result")
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) && !sdkTransportCode(wire.Code) {
+			if wire.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(wire.Message, "unknown tool") {
+				u.wantRefresh() // the tool left: the catalog is stale
+			}
+			return nil, &UpstreamError{Upstream: u.name, Tool: f.name, Code: wire.Code, Err: errors.New(clip(wire.Message))}
+		}
+		// Anything else broke the connection, or left it in doubt.
+		u.lost(cs)
+		return nil, u.unavailable(f.name, err)
+	}
+	return res, nil
+}
+
+// sdkTransportCode reports whether code is one the SDK's JSON-RPC layer
+// gives its own failures to reach the other side (-32001, -32003 to
+// -32005): the upstream said nothing.
+func sdkTransportCode(code int64) bool {
+	return code == -32001 || -32005 <= code && code <= -32003
+}
+
+func (u *Upstream) unavailable(tool string, err error) error {
+	if errors.Is(err, ErrClosed) {
+		return &UpstreamError{Upstream: u.name, Tool: tool, Err: ErrClosed}
+	}
+	return &UpstreamError{Upstream: u.name, Tool: tool, Err: errors.New(clip(err.Error()))}
+}
+
+// passMeta returns the entries of a call's _meta that travel on to the
+// upstream: trace context (traceparent, tracestate, baggage) and any
+// other key, except the progress token (the proxy sends its own) and the
+// keys of the MCP protocol and of mcpkit, which describe this hop (the
+// client's protocol version, capabilities and identity; a version pin of
+// a local tool). It returns nil when none do.
+func passMeta(m mcp.Meta) mcp.Meta {
+	var out mcp.Meta
+	for k, v := range m {
+		if k == "progressToken" || strings.HasPrefix(k, "io.modelcontextprotocol/") || strings.HasPrefix(k, "io.github.mcpkit/") {
+			continue
+		}
+		if out == nil {
+			out = make(mcp.Meta, len(m))
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// onProgress reports the upstream's progress of a forwarded call on the
+// local call, which the proxy's token names.
+func (u *Upstream) onProgress(_ context.Context, n *mcp.ProgressNotificationClientRequest) {
+	if n == nil || n.Params == nil {
+		return
+	}
+	token, ok := n.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	if ctx, ok := u.progress.Load(token); ok {
+		mcpkit.ReportProgress(ctx.(context.Context), n.Params.Progress, n.Params.Total, n.Params.Message)
+	}
+}
+
+// elicit answers an upstream that asks for input over its session, as
+// servers of protocols before 2026-07-28 do: such a request names no call
+// the proxy could pass it to, so it is declined. Upstreams of 2026-07-28
+// ask with input_required results, which are passed through.
+func (u *Upstream) elicit(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	return &mcp.ElicitResult{Action: "decline"}, nil
+}
+
+// credentials returns the headers Options.Credentials gave for the call ctx
+// belongs to.
+func credentials(ctx context.Context) http.Header {
+	h, _ := ctx.Value(credentialsKey{}).(http.Header)
+	return h
+}
+
+// clip returns s cut to maxErrorText bytes at a character boundary, with
+// "..." when cut.
+func clip(s string) string {
+	if len(s) <= maxErrorText {
+		return s
+	}
+	s = s[:maxErrorText]
+	for len(s) > 0 && !utf8.ValidString(s) {
+		s = s[:len(s)-1]
+	}
+	return s + "..."
+}

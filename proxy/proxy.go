@@ -1,0 +1,495 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/middleware"
+)
+
+// A Dial opens a new transport to the upstream server. The [Upstream]
+// calls it to connect, and again to reconnect after the upstream went
+// away, so it must return a fresh transport each time (an
+// [mcp.CommandTransport] starts its command once). [HTTP] and [Command]
+// return one; an in-memory transport or any other [mcp.Transport] fits
+// too.
+type Dial func(ctx context.Context) (mcp.Transport, error)
+
+// Defaults of [Options].
+const (
+	// DefaultTimeout is the time limit of a forwarded call.
+	DefaultTimeout = 60 * time.Second
+	// DefaultMaxResultBytes bounds the JSON of a forwarded call's result
+	// that reaches the client.
+	DefaultMaxResultBytes = 1 << 20
+	// DefaultMaxPages bounds the pages of one tools/list of the upstream,
+	// so that an upstream that answers with cursors forever cannot hold a
+	// refresh.
+	DefaultMaxPages = 1000
+)
+
+// Options configures an [Upstream]. A nil *Options means the defaults.
+type Options struct {
+	// Name names the upstream in errors, logs and its circuit; empty means
+	// the name the upstream gives itself, or "upstream".
+	Name string
+
+	// Prefix is put before the name of each of the upstream's tools, as
+	// they are served locally ("crm_" makes "search" crm_search). The
+	// names it makes must be valid tool names: a tool whose name is not is
+	// left out, and reported (see [Upstream.Problems]). A catalog
+	// transform of the local server that renames tools leaves provided
+	// tools out, so this is how proxied tools get a namespace.
+	Prefix string
+
+	// Timeout limits each forwarded call (middleware.Timeout); zero means
+	// DefaultTimeout, negative means no limit.
+	Timeout time.Duration
+
+	// MaxConcurrent bounds the calls forwarded at once to this upstream,
+	// over all its tools (middleware.ConcurrencyLimit); zero or less means
+	// no bound. A call beyond it is refused at once with a retryable tool
+	// error and a retry hint.
+	MaxConcurrent int
+
+	// Breaker configures the upstream's circuit breaker
+	// (middleware.CircuitBreaker), one circuit for all its tools, keyed
+	// on Name: failures are unreachable upstreams, upstream protocol
+	// errors and timeouts. Nil means the breaker's defaults; its Key is
+	// always the upstream's.
+	Breaker *middleware.CircuitBreakerOptions
+
+	// NoBreaker turns the circuit breaker off.
+	NoBreaker bool
+
+	// MaxResultBytes bounds the JSON of a forwarded result
+	// (middleware.ResultSizeLimit): a larger one is refused with a
+	// retryable tool error. Zero means DefaultMaxResultBytes, negative no
+	// bound. It bounds what the local client gets; [HTTPOptions] bounds
+	// what the proxy reads.
+	MaxResultBytes int
+
+	// Validation is how calls to the upstream's tools are validated
+	// locally, against the input schema the upstream advertises, before
+	// they leave; the zero value keeps the local server's mode.
+	Validation mcpkit.ValidationMode
+
+	// Unenforceable is the validation of a tool whose schemas the local
+	// validator cannot compile (a keyword it does not know how to
+	// enforce, a remote $ref). The zero value leaves such a tool out;
+	// [mcpkit.NoValidation] serves it unchecked, and the upstream checks
+	// its arguments itself. Either way the tool is reported by
+	// [Upstream.Problems] and logged.
+	Unenforceable mcpkit.ValidationMode
+
+	// DropWhenDown leaves the upstream's tools out of the local catalog
+	// while the upstream cannot be reached, instead of listing the last
+	// catalog it gave (calls to its tools fail with a retryable error
+	// either way).
+	DropWhenDown bool
+
+	// Credentials, if set, returns headers for one forwarded call, sent to
+	// an upstream reached by [HTTP] in addition to (or instead of) the
+	// proxy's own [HTTPOptions.Header]: to exchange the caller's identity
+	// for a token the upstream accepts, or to mint one per principal (key
+	// it on [mcpkit.VerifiedPrincipal], which a caller cannot choose).
+	// The caller's own token is never forwarded: the MCP authorization
+	// specification forbids passing a client's token through, and the
+	// proxy's requests to the upstream are its own. An error fails the
+	// call with a retryable error that does not reach the upstream.
+	Credentials func(ctx context.Context, req *mcpkit.Request) (http.Header, error)
+
+	// ProtocolVersion is the protocol version the proxy's client asks the
+	// upstream for; empty means the newest the SDK speaks (2026-07-28),
+	// which falls back to what an older upstream supports.
+	ProtocolVersion string
+
+	// Logger receives what the upstream does that the caller of New does
+	// not see: tools left out, reconnections, failed refreshes. Nil means
+	// no logging.
+	Logger *slog.Logger
+
+	// Middleware runs inside the upstream's own limits, around every
+	// forwarded call, after the local server's middleware and before
+	// local validation.
+	Middleware []mcpkit.Middleware
+}
+
+// An Upstream is a remote MCP server served through a local
+// [mcpkit.Server]: its tools are listed and called as the local server's
+// own, through the local pipeline (middleware, visibility, validation,
+// tracing, the error table), with the upstream's own limits (timeout,
+// concurrency, circuit breaker) inside it.
+//
+// The tools come from the upstream's catalog, read page by page at
+// connection and again whenever the upstream sends
+// notifications/tools/list_changed; tools/list answers from that copy
+// and never waits for the upstream. An Upstream is a [mcpkit.Provider];
+// [Upstream.AddTo] adds it to a server and tells that server's clients of
+// every change of the catalog.
+//
+// Create one with [New] and end it with [Upstream.Close]. An Upstream is
+// safe for concurrent use.
+type Upstream struct {
+	name   string
+	dial   Dial
+	opts   Options
+	client *mcp.Client
+	logger *slog.Logger
+	mw     []mcpkit.Middleware
+
+	catalog atomic.Pointer[catalog]
+
+	mu       sync.Mutex
+	session  *mcp.ClientSession // nil while disconnected
+	down     bool               // the last attempt to reach the upstream failed
+	closed   bool
+	servers  []*mcpkit.Server
+	problems []error
+
+	// connecting is closed when the connection attempt under way ends; nil
+	// when none is.
+	connecting chan struct{}
+
+	refresh   chan struct{}   // a catalog refresh is wanted (buffered, 1)
+	done      chan struct{}   // closed by Close
+	ctx       context.Context // the values of New's context; cancelled by Close
+	cancel    context.CancelFunc
+	loops     sync.WaitGroup
+	progress  sync.Map // upstream progress token -> context of the local call
+	nextToken atomic.Uint64
+}
+
+// catalog is one copy of the upstream's tools, as served locally: sorted
+// by name, with their index.
+type catalog struct {
+	tools  []*mcpkit.Tool
+	byName map[string]*mcpkit.Tool
+}
+
+// ErrClosed is returned by the calls of an [Upstream] that was closed.
+var ErrClosed = errors.New("proxy: upstream closed")
+
+// New connects to the upstream server that dial reaches, reads its catalog
+// and returns the Upstream serving it. It fails if the upstream cannot be
+// reached or its catalog read, within ctx; later failures are contained
+// (see [Options]). Only the context's values are kept past New's return.
+func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
+	if dial == nil {
+		return nil, errors.New("proxy: New: nil dial")
+	}
+	u := &Upstream{dial: dial, refresh: make(chan struct{}, 1), done: make(chan struct{})}
+	u.ctx, u.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if opts != nil {
+		u.opts = *opts
+	}
+	u.logger = u.opts.Logger
+	if u.logger == nil {
+		u.logger = slog.New(slog.DiscardHandler)
+	}
+	u.client = mcp.NewClient(&mcp.Implementation{Name: "mcpkit-proxy", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { u.wantRefresh() },
+		ProgressNotificationHandler: u.onProgress,
+		// input_required results reach the proxy as they are, to be passed
+		// to the local client (see Upstream's documentation).
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		// Advertised so that the upstream's tools may ask for input, which
+		// the local client answers; see elicit.
+		ElicitationHandler: u.elicit,
+	})
+	cs, err := u.connect(ctx)
+	if err != nil {
+		u.cancel()
+		return nil, err
+	}
+	u.name = u.opts.Name
+	if u.name == "" {
+		if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil && r.ServerInfo.Name != "" {
+			u.name = r.ServerInfo.Name
+		} else {
+			u.name = "upstream"
+		}
+	}
+	u.mw = u.middleware()
+	u.startWatch(cs)
+	if err := u.load(ctx, cs); err != nil {
+		u.Close()
+		return nil, err
+	}
+	u.loops.Add(1)
+	go u.refreshLoop()
+	return u, nil
+}
+
+// middleware returns the layers every proxied tool runs, outermost first:
+// the circuit breaker, the concurrency limit, the timeout, the result size
+// limit, then the user's.
+func (u *Upstream) middleware() []mcpkit.Middleware {
+	var mw []mcpkit.Middleware
+	if !u.opts.NoBreaker {
+		var b middleware.CircuitBreakerOptions
+		if u.opts.Breaker != nil {
+			b = *u.opts.Breaker
+		}
+		name := u.name
+		b.Key = func(*mcpkit.Request) string { return name }
+		mw = append(mw, middleware.CircuitBreaker(&b))
+	}
+	if u.opts.MaxConcurrent > 0 {
+		mw = append(mw, middleware.ConcurrencyLimit(u.opts.MaxConcurrent, nil))
+	}
+	timeout := u.opts.Timeout
+	if timeout == 0 {
+		timeout = DefaultTimeout
+	}
+	if timeout > 0 {
+		mw = append(mw, middleware.Timeout(timeout, &middleware.TimeoutOptions{Logger: u.opts.Logger}))
+	}
+	size := u.opts.MaxResultBytes
+	if size == 0 {
+		size = DefaultMaxResultBytes
+	}
+	if size > 0 {
+		mw = append(mw, middleware.ResultSizeLimit(size, nil))
+	}
+	return append(mw, u.opts.Middleware...)
+}
+
+// Name returns the upstream's name, as errors and logs give it.
+func (u *Upstream) Name() string { return u.name }
+
+// AddTo adds u to srv as a [mcpkit.Provider] and tells srv of every later
+// change of u's catalog, so that srv's listening clients receive
+// notifications/tools/list_changed. u may be added to several servers.
+func (u *Upstream) AddTo(srv *mcpkit.Server) {
+	u.mu.Lock()
+	u.servers = append(u.servers, srv)
+	u.mu.Unlock()
+	srv.AddProvider(u)
+}
+
+// Problems returns what was wrong with the upstream's catalog when it was
+// last read: a tool whose name is not valid once prefixed, whose schema is
+// not a valid input schema, or whose schema the local validator cannot
+// enforce. Each error names the tool.
+func (u *Upstream) Problems() []error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return slices.Clone(u.problems)
+}
+
+// ListTools returns the tools of the last catalog read from the upstream,
+// sorted by name, after the name after and at most limit of them (see
+// [mcpkit.Provider]). It never waits for the upstream, and never fails:
+// while the upstream is down it answers from the last catalog, or with
+// nothing when [Options.DropWhenDown] is set.
+func (u *Upstream) ListTools(_ context.Context, _ mcpkit.Caller, after string, limit int) ([]*mcpkit.Tool, error) {
+	c := u.served()
+	if c == nil {
+		return nil, nil
+	}
+	i, _ := slices.BinarySearchFunc(c.tools, after, func(t *mcpkit.Tool, name string) int { return strings.Compare(t.Name, name) })
+	for i < len(c.tools) && c.tools[i].Name <= after {
+		i++
+	}
+	out := c.tools[i:]
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return slices.Clip(out), nil
+}
+
+// LookupTool returns the tool called name in the last catalog read from
+// the upstream, or nil (see [mcpkit.Provider]).
+func (u *Upstream) LookupTool(_ context.Context, _ mcpkit.Caller, name string) (*mcpkit.Tool, error) {
+	if c := u.served(); c != nil {
+		return c.byName[name], nil
+	}
+	return nil, nil
+}
+
+// served returns the catalog to serve, nil when there is none to serve.
+func (u *Upstream) served() *catalog {
+	if u.opts.DropWhenDown {
+		u.mu.Lock()
+		down := u.down
+		u.mu.Unlock()
+		if down {
+			return nil
+		}
+	}
+	return u.catalog.Load()
+}
+
+// Close ends the connection to the upstream and the Upstream's
+// goroutines. Its tools stay listed from the last catalog (or not, with
+// [Options.DropWhenDown]), and their calls fail with [ErrClosed].
+func (u *Upstream) Close() error {
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		return nil
+	}
+	u.closed = true
+	cs := u.session
+	u.session = nil
+	close(u.done)
+	u.mu.Unlock()
+	u.cancel()
+	var err error
+	if cs != nil {
+		err = cs.Close()
+	}
+	u.loops.Wait()
+	return err
+}
+
+// connect dials the upstream and connects the proxy's client to it, as
+// the current session.
+func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	t, err := u.dial(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: dial %s: %w", u.label(), err)
+	}
+	var copts *mcp.ClientSessionOptions
+	if u.opts.ProtocolVersion != "" {
+		copts = &mcp.ClientSessionOptions{ProtocolVersion: u.opts.ProtocolVersion}
+	}
+	cs, err := u.client.Connect(ctx, t, copts)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: connect to %s: %w", u.label(), err)
+	}
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		cs.Close()
+		return nil, ErrClosed
+	}
+	old := u.session
+	u.session = cs
+	wasDown := u.down
+	u.down = false
+	u.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	if u.name != "" {
+		u.startWatch(cs)
+	}
+	if wasDown {
+		u.wantRefresh()
+		if u.opts.DropWhenDown {
+			u.changed()
+		}
+	}
+	return cs, nil
+}
+
+// label names the upstream before its name is known.
+func (u *Upstream) label() string {
+	if u.name != "" {
+		return fmt.Sprintf("upstream %q", u.name)
+	}
+	if u.opts.Name != "" {
+		return fmt.Sprintf("upstream %q", u.opts.Name)
+	}
+	return "upstream"
+}
+
+// startWatch watches cs until it ends. New starts the first watch once
+// the upstream's name is known, which the watch reads.
+func (u *Upstream) startWatch(cs *mcp.ClientSession) {
+	u.loops.Add(1)
+	go u.watch(cs)
+}
+
+// watch waits for the session to end (the upstream's process exited, its
+// stream broke), and marks the upstream down if it is still the current
+// session.
+func (u *Upstream) watch(cs *mcp.ClientSession) {
+	defer u.loops.Done()
+	cs.Wait()
+	u.lost(cs)
+}
+
+// lost forgets cs, when it is the current session, so that the next call
+// connects again, and marks the upstream down.
+func (u *Upstream) lost(cs *mcp.ClientSession) {
+	u.mu.Lock()
+	if u.session != cs || u.closed {
+		u.mu.Unlock()
+		return
+	}
+	u.session = nil
+	wasDown := u.down
+	u.down = true
+	u.mu.Unlock()
+	cs.Close()
+	u.logger.Warn("proxy: lost the upstream", "upstream", u.name)
+	if !wasDown && u.opts.DropWhenDown {
+		u.changed()
+	}
+	u.wantRefresh() // reconnect in the background
+}
+
+// current returns the session to send a call on, connecting when there is
+// none. Concurrent callers share one connection attempt.
+func (u *Upstream) current(ctx context.Context) (*mcp.ClientSession, error) {
+	for {
+		u.mu.Lock()
+		switch {
+		case u.closed:
+			u.mu.Unlock()
+			return nil, ErrClosed
+		case u.session != nil:
+			cs := u.session
+			u.mu.Unlock()
+			return cs, nil
+		case u.connecting != nil:
+			wait := u.connecting
+			u.mu.Unlock()
+			select {
+			case <-wait:
+				continue
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		done := make(chan struct{})
+		u.connecting = done
+		u.mu.Unlock()
+		cs, err := u.connect(ctx)
+		u.mu.Lock()
+		u.connecting = nil
+		if err != nil && !u.closed {
+			u.down = true
+		}
+		u.mu.Unlock()
+		close(done)
+		if err != nil {
+			return nil, err
+		}
+		return cs, nil
+	}
+}
+
+// changed tells the servers u was added to that its catalog changed.
+func (u *Upstream) changed() {
+	u.mu.Lock()
+	servers := slices.Clone(u.servers)
+	u.mu.Unlock()
+	for _, s := range servers {
+		s.ProviderChanged("")
+	}
+}
