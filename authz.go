@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -147,8 +148,24 @@ func RequireToken(check func(ctx context.Context, info *auth.TokenInfo) bool, sc
 	}
 	scopes = slices.Clone(scopes)
 	return func(next Handler) Handler {
-		return &requirement{check: check, scopes: scopes, next: next}
+		r := &requirement{check: check, scopes: scopes, next: next}
+		if b, ok := next.(boundHandler); ok {
+			// Inside a Server: the chain's record keeps it, for the
+			// refusal of a call by its headers (see refusedEarly).
+			b.rec.requirements = append(b.rec.requirements, r)
+		}
+		return r
 	}
+}
+
+// refusal returns the refusal of a call of the tool called name by a
+// caller with token info (nil: none), or nil when the requirement lets it
+// through.
+func (h *requirement) refusal(ctx context.Context, info *auth.TokenInfo, name string) *InsufficientScopeError {
+	if info != nil && h.check(ctx, info) {
+		return nil
+	}
+	return &InsufficientScopeError{Tool: name, Scopes: h.scopes, Unauthenticated: info == nil}
 }
 
 // requirement is the layer of RequireToken.
@@ -159,15 +176,14 @@ type requirement struct {
 }
 
 func (h *requirement) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
-	info := req.TokenInfo()
-	if info != nil && h.check(ctx, info) {
-		return h.next.ServeTool(ctx, req)
-	}
 	name := ""
 	if req.Tool != nil {
 		name = req.Tool.Name
 	}
-	err := &InsufficientScopeError{Tool: name, Scopes: h.scopes, Unauthenticated: info == nil}
+	err := h.refusal(ctx, req.TokenInfo(), name)
+	if err == nil {
+		return h.next.ServeTool(ctx, req)
+	}
 	markChallenge(ctx, req.Header(), err)
 	// A tool error, so that error masking further out never hides what
 	// the client must do.
@@ -230,10 +246,15 @@ func (c *challenge) get() *InsufficientScopeError {
 // instead of what the SDK writes for it, as long as the SDK has written
 // nothing before the refusal. resourceMetadata, if not empty, is the URL of
 // the protected resource metadata that the challenge names.
-func answeringChallenges(h http.Handler, resourceMetadata string) http.Handler {
+func (s *Server) answeringChallenges(h http.Handler, resourceMetadata string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			h.ServeHTTP(w, r)
+			return
+		}
+		if err := s.refusedEarly(r); err != nil {
+			io.Copy(io.Discard, io.LimitReader(r.Body, 64<<10)) // let the connection be reused
+			challengeResponse(w, err, resourceMetadata)
 			return
 		}
 		cw := &challengeWriter{ResponseWriter: w}
@@ -248,20 +269,82 @@ func answeringChallenges(h http.Handler, resourceMetadata string) http.Handler {
 			defer sessionChallenges.Delete(id)
 		}
 		h.ServeHTTP(cw, r)
-		if cw.held == nil {
-			return
+		if cw.held != nil {
+			challengeResponse(w, cw.held, resourceMetadata)
 		}
-		hdr := w.Header()
-		for _, k := range []string{"Content-Type", "Content-Length", "Cache-Control", "Connection"} {
-			hdr.Del(k)
-		}
-		status := http.StatusForbidden
-		if cw.held.Unauthenticated {
-			status = http.StatusUnauthorized
-		}
-		hdr.Set("WWW-Authenticate", ChallengeHeader(cw.held, resourceMetadata))
-		http.Error(w, cw.held.Error(), status)
 	})
+}
+
+// challengeResponse answers a call refused with err: 403 and the
+// challenge, or 401 for a caller without a token.
+func challengeResponse(w http.ResponseWriter, err *InsufficientScopeError, resourceMetadata string) {
+	hdr := w.Header()
+	for _, k := range []string{"Content-Type", "Content-Length", "Cache-Control", "Connection"} {
+		hdr.Del(k)
+	}
+	status := http.StatusForbidden
+	if err.Unauthenticated {
+		status = http.StatusUnauthorized
+	}
+	hdr.Set("WWW-Authenticate", ChallengeHeader(err, resourceMetadata))
+	http.Error(w, err.Error(), status)
+}
+
+// refusedEarly returns the refusal of a 2026-07-28 tools/call that its
+// headers alone decide, before the SDK reads its body, or nil to let the
+// request through (the call is then judged once it reaches its tool, as
+// on every other route). The protocol names the method and the tool in
+// the Mcp-Method and Mcp-Name headers (and the SDK refuses a body that
+// says otherwise), so a call of a registered tool whose every version the
+// caller sees has a requirement the caller's token does not meet is
+// refused at once, naming the first requirement of the version a call
+// reaches. A name the headers cannot decide goes through: one unknown to
+// the registry (a provider's tool), a meta-tool that calls another by an
+// argument (transform.Discovery's call_tool), a name with a version the
+// caller may reach without a requirement (a pin in the body could choose
+// it). Visibility is asked as for the call, but the client's capabilities,
+// which travel in the body, are not known yet: a per-request predicate sees
+// none.
+func (s *Server) refusedEarly(r *http.Request) *InsufficientScopeError {
+	if r.Header.Get("Mcp-Method") != "tools/call" || r.Header.Get(protocolVersionHeader) < statelessVersion {
+		return nil
+	}
+	name := r.Header.Get("Mcp-Name")
+	st := s.state.Load()
+	n, ok := st.byName.get(name)
+	if !ok || !slices.ContainsFunc(n.versions, func(e *entry) bool { return len(requirementsOf(e)) > 0 }) {
+		return nil // the common case: a map lookup
+	}
+	ctx := r.Context()
+	info := auth.TokenInfoFromContext(ctx)
+	c := headerCaller{info: info, header: r.Header}
+	var first *InsufficientScopeError
+	for _, e := range n.versions {
+		if st.allowed != nil && !st.allowed(ctx, e.tool, c) {
+			continue
+		}
+		var err *InsufficientScopeError
+		for _, req := range requirementsOf(e) {
+			if err = req.refusal(ctx, info, e.tool.Name); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			return nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// requirementsOf returns the requirements in e's chain, outermost first.
+func requirementsOf(e *entry) []*requirement {
+	if b, ok := e.handler.(boundHandler); ok {
+		return b.rec.requirements
+	}
+	return nil
 }
 
 // ChallengeHeader returns the value of the WWW-Authenticate header that
@@ -341,3 +424,16 @@ func (w *challengeWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the connection.
 func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// headerCaller is the Caller of a request known by its headers alone.
+type headerCaller struct {
+	info   *auth.TokenInfo
+	header http.Header
+}
+
+func (c headerCaller) TokenInfo() *auth.TokenInfo { return c.info }
+func (c headerCaller) Header() http.Header        { return c.header }
+func (c headerCaller) ProtocolVersion() string    { return c.header.Get(protocolVersionHeader) }
+
+// ClientCapabilities returns nil: they travel in the body.
+func (c headerCaller) ClientCapabilities() *mcp.ClientCapabilities { return nil }

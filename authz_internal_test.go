@@ -26,7 +26,7 @@ func BenchmarkAnsweringChallenges(b *testing.B) {
 	}
 	opts := &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}
 	base := answeringHeaderFaults(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.sdk }, opts))
-	with := answeringChallenges(base, "https://mcp.example.com/.well-known/oauth-protected-resource/mcp")
+	with := srv.answeringChallenges(base, "https://mcp.example.com/.well-known/oauth-protected-resource/mcp")
 	call := func(name string) (http.Header, []byte) {
 		body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + name +
 			`","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)

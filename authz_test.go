@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/visibility"
 )
 
 // stepUpTokens are what a test's authorization "server" hands out, by the
@@ -356,5 +358,98 @@ func TestVerifiedPrincipalIssuer(t *testing.T) {
 			t.Errorf("two token infos share the principal %s", got)
 		}
 		seen[got] = true
+	}
+}
+
+// On 2026-07-28 the headers name the method and the tool, so a call of a
+// registered tool whose requirement the caller fails is refused before the
+// SDK reads the body: the SDK's middleware never sees it, and a body the
+// SDK could not parse gets the challenge all the same. A name the headers
+// cannot decide (a version the caller reaches without a requirement, a
+// 2025-11-25 request) goes on to the SDK and is refused once the call
+// reaches its tool, with the same answer on the wire.
+func TestRequireScopesBeforeTheBody(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "authz", Version: "1"}, nil)
+	srv.Use(mcpkit.ForTools(visibility.Key("deploy", "2"), mcpkit.RequireScopes("deploy:v2")))
+	srv.Use(mcpkit.ForTools(mcpkit.Named("delete_repo"), mcpkit.RequireScopes("repo:admin")))
+	var seen atomic.Int32
+	srv.MCPServer().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				seen.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	ok := mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+	})
+	for _, tl := range []*mcpkit.Tool{
+		{Tool: mcp.Tool{Name: "delete_repo", InputSchema: map[string]any{"type": "object"}}, Handler: ok},
+		{Tool: mcp.Tool{Name: "deploy", InputSchema: map[string]any{"type": "object"}}, Handler: ok, Version: "1"},
+		{Tool: mcp.Tool{Name: "deploy", InputSchema: map[string]any{"type": "object"}}, Handler: ok, Version: "2"},
+	} {
+		if err := srv.Add(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	inner := srv.HTTPHandler(&mcpkit.HTTPOptions{ResourceMetadataURL: testResourceMetadata})
+	ts := httptest.NewServer(auth.RequireBearerToken(func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return stepUpTokens["t-read"], nil
+	}, nil)(inner))
+	defer ts.Close()
+
+	post := func(version, name, body string) (int, string) {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer t-read")
+		req.Header.Set("Mcp-Protocol-Version", version)
+		if version >= "2026-07-28" {
+			req.Header.Set("Mcp-Method", "tools/call")
+			req.Header.Set("Mcp-Name", name)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
+	}
+	call := func(version, name string) string {
+		meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"` + version + `","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"}}`
+		if version < "2026-07-28" {
+			meta = `"_meta":{}`
+		}
+		return `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{},` + meta + `}}`
+	}
+	challenge := `Bearer error="insufficient_scope", scope="repo:admin", resource_metadata="` + testResourceMetadata + `"`
+
+	// Refused by its headers: the SDK never sees the call.
+	if status, h := post("2026-07-28", "delete_repo", call("2026-07-28", "delete_repo")); status != http.StatusForbidden || h != challenge {
+		t.Errorf("delete_repo on 2026-07-28: %d %q", status, h)
+	}
+	if status, h := post("2026-07-28", "delete_repo", `{"jsonrpc": not json`); status != http.StatusForbidden || h != challenge {
+		t.Errorf("delete_repo with a broken body: %d %q", status, h)
+	}
+	if n := seen.Load(); n != 0 {
+		t.Errorf("the SDK saw %d calls refused by their headers", n)
+	}
+	// deploy v1 needs nothing, and a pin in the body could choose it: the
+	// headers do not decide, and the call of v2 is refused when it reaches v2.
+	if status, h := post("2026-07-28", "deploy", call("2026-07-28", "deploy")); status != http.StatusForbidden ||
+		h != `Bearer error="insufficient_scope", scope="deploy:v2", resource_metadata="`+testResourceMetadata+`"` {
+		t.Errorf("deploy (v2) on 2026-07-28: %d %q", status, h)
+	}
+	if n := seen.Load(); n != 1 {
+		t.Errorf("the SDK saw %d calls, want the deploy call", n)
+	}
+	// 2025-11-25 has no such headers: the SDK reads the body, and the
+	// answer is the same.
+	if status, h := post("2025-11-25", "delete_repo", call("2025-11-25", "delete_repo")); status != http.StatusForbidden || h != challenge {
+		t.Errorf("delete_repo on 2025-11-25: %d %q", status, h)
+	}
+	if n := seen.Load(); n != 2 {
+		t.Errorf("the SDK saw %d calls, want 2", n)
 	}
 }

@@ -82,13 +82,13 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	stateless.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
 	maxBody := cmp.Or(base.MaxRequestBodyBytes, mcp.DefaultMaxRequestBodyBytes)
 	if !opts.Sessions {
-		return listening(answeringChallenges(answeringHeaderFaults(mcp.NewStreamableHTTPHandler(getServer, &stateless)), opts.ResourceMetadataURL), maxBody)
+		return listening(s.answeringChallenges(answeringHeaderFaults(mcp.NewStreamableHTTPHandler(getServer, &stateless)), opts.ResourceMetadataURL), maxBody)
 	}
 	stateful := base
 	stateful.Stateless = false
 	stateful.SessionTimeout = cmp.Or(opts.SessionTimeout, DefaultSessionTimeout)
 	stateful.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
-	return listening(answeringChallenges(answeringHeaderFaults(&dispatcher{
+	return listening(s.answeringChallenges(answeringHeaderFaults(&dispatcher{
 		stateful:  mcp.NewStreamableHTTPHandler(getServer, &stateful),
 		stateless: mcp.NewStreamableHTTPHandler(getServer, &stateless),
 		maxBody:   maxBody,

@@ -115,6 +115,10 @@ type mootLayer struct {
 type pipeline struct {
 	from   string
 	layers []Layer
+
+	// requirements are the RequireToken layers of the chain, innermost
+	// first as they are built (buildChain reverses them).
+	requirements []*requirement
 }
 
 func (p *pipeline) len() int { return len(p.layers) }

@@ -138,5 +138,6 @@ func buildChain(t *Tool, use []Middleware, c *checker) (Handler, []Layer) {
 		b = apply(use[i], b)
 	}
 	slices.Reverse(rec.layers)
+	slices.Reverse(rec.requirements)
 	return b, rec.layers
 }
