@@ -35,6 +35,14 @@ type DiscoveryOptions struct {
 
 	// Limit is the most results a search returns; zero means 10.
 	Limit int
+
+	// ProviderScan is the most tools a search reads from a provider (see
+	// [mcpkit.Provider]) that does not search its own tools (see
+	// [mcpkit.ToolSearcher]): it lists that many of the caller's tools
+	// and scores them all. Zero means 1,000; a negative number means such
+	// providers are not searched (their tools stay callable through
+	// call_tool).
+	ProviderScan int
 }
 
 // Discovery replaces a large catalog with three meta-tools, for clients
@@ -53,15 +61,25 @@ type DiscoveryOptions struct {
 // included; the server-wide middleware thus runs twice, once around
 // call_tool and once around the tool.
 //
+// The tools of the server's providers (see [mcpkit.Provider]) are found
+// too, per caller, without being indexed: a search asks each provider
+// that implements [mcpkit.ToolSearcher] for its best tools for the query,
+// and reads up to ProviderScan tools of each other one. It scores them
+// with the same words and weights as the registered tools, counting them
+// in the collection of that search, and returns the best of both, best
+// first. describe_tool and call_tool reach a provided tool by its name as
+// a direct call of it does, so it is judged as that tool.
+//
 // Discovery adds a catalog transform to srv (see [mcpkit.Server.Transform])
 // and the three tools; it fails if either fails, for instance when a tool
-// of the same name is already registered. Search costs a pass over the
-// caller's tools, with no index to keep up to date and no network.
+// of the same name is already registered. Search uses an inverted index
+// of the registered tools behind the meta-tools, made again, reading only
+// the tools not seen before, when [mcpkit.Server.Generation] moves on.
 func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
 	if opts == nil {
 		opts = &DiscoveryOptions{}
 	}
-	d := &discovery{srv: srv, match: opts.Match, limit: cmp.Or(opts.Limit, 10)}
+	d := &discovery{srv: srv, match: opts.Match, limit: cmp.Or(opts.Limit, 10), scan: cmp.Or(opts.ProviderScan, 1000)}
 	if d.match == nil {
 		d.match = func(*mcpkit.Tool) bool { return true }
 	}
@@ -106,15 +124,28 @@ type discovery struct {
 	srv   *mcpkit.Server
 	match func(*mcpkit.Tool) bool
 	limit int
+	scan  int
 
 	mu   sync.Mutex // making an index
 	idx  atomic.Pointer[searchIndex]
 	docs map[*mcpkit.Tool]*document // by tool, kept from one index to the next
+
+	pmu   sync.Mutex
+	pdocs map[*mcpkit.Tool]*document // of provided tools, bounded (maxProvidedDocs)
 }
 
-// found returns the tool name the caller may reach behind the meta-tools.
+// maxProvidedDocs bounds the documents kept for provided tools, which are
+// made again when the provider returns the same *Tool: past it, the
+// discovery starts again with none.
+const maxProvidedDocs = 4096
+
+// found returns the tool name the caller may reach behind the meta-tools:
+// a registered tool or, when none has that name, a provider's.
 func (d *discovery) found(ctx context.Context, req *mcpkit.Request, name string) (*mcpkit.Tool, mcpkit.Handler, bool) {
 	t, h, ok := d.srv.Resolve(ctx, req, name)
+	if !ok {
+		t, h, ok = d.srv.ResolveProvided(ctx, req, name)
+	}
 	if !ok || !t.Unlisted || !d.match(t) {
 		return nil, nil, false
 	}
@@ -148,7 +179,32 @@ func (d *discovery) search(ctx context.Context, req *mcpkit.Request, in SearchIn
 	if in.Limit > 0 && in.Limit < limit {
 		limit = in.Limit
 	}
-	return SearchOut{Tools: d.index(ctx).rank(ctx, d, req, terms, limit)}, nil
+	var provided []*document
+	for _, t := range d.srv.SearchProvided(ctx, req, in.Query, limit, d.scan) {
+		if t.Unlisted && d.match(t) {
+			provided = append(provided, d.providedDocument(t))
+		}
+	}
+	return SearchOut{Tools: d.index(ctx).rank(ctx, d, req, terms, limit, provided)}, nil
+}
+
+// providedDocument returns the document of t, a provided tool, made once
+// per *Tool while the bound allows.
+func (d *discovery) providedDocument(t *mcpkit.Tool) *document {
+	d.pmu.Lock()
+	doc := d.pdocs[t]
+	d.pmu.Unlock()
+	if doc != nil {
+		return doc
+	}
+	doc = newDocument(t)
+	d.pmu.Lock()
+	if d.pdocs == nil || len(d.pdocs) >= maxProvidedDocs {
+		d.pdocs = make(map[*mcpkit.Tool]*document)
+	}
+	d.pdocs[t] = doc
+	d.pmu.Unlock()
+	return doc
 }
 
 // DescribeIn is the input of describe_tool.
@@ -242,7 +298,7 @@ type searchIndex struct {
 	gen      uint64
 	postings map[string][]*document
 	n        int
-	avgLen   float64
+	total    float64 // of the documents' lengths
 }
 
 // index returns the index of the server's current generation, making it
@@ -276,34 +332,49 @@ func (d *discovery) index(ctx context.Context) *searchIndex {
 			idx.postings[term] = append(idx.postings[term], doc)
 		}
 	}
-	if idx.n > 0 {
-		idx.avgLen = total / float64(idx.n)
-	}
+	idx.total = total
 	d.docs = docs
 	d.idx.Store(idx)
 	return idx
 }
 
 // rank scores the tools that have one of terms with BM25 (k1 = 1.2,
-// b = 0.75) over the weighted counts, the collection's statistics taken
-// from the index, and returns the first limit of those the caller reaches,
-// best first, ties by name. Candidates are scored on the index's documents
-// and asked of the server in that order, until limit are found: a search
-// costs a pass over its words' documents and limit lookups, or a few more.
-// A caller who reaches another version of a name than the index holds is
-// scored on that version's own words.
-func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Request, terms []string, limit int) []Found {
+// b = 0.75) over the weighted counts, and returns the first limit of those
+// the caller reaches, best first, ties by name. The collection is the
+// index's documents and provided, the documents of the provided tools the
+// caller reaches that this search found: they count in the number of
+// documents, in the documents of each word and in the average length, so
+// that both are scored alike. Candidates of the index are scored on the
+// index's documents and asked of the server in that order, until limit
+// are found: a search costs a pass over its words' documents and limit
+// lookups, or a few more. A caller who reaches another version of a name
+// than the index holds is scored on that version's own words.
+func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Request, terms []string, limit int, provided []*document) []Found {
 	const k1, b = 1.2, 0.75
+	n, total := float64(idx.n), idx.total
+	for _, doc := range provided {
+		n++
+		total += doc.len
+	}
+	avgLen := 1.0
+	if n > 0 {
+		avgLen = max(total/n, 1)
+	}
 	idf := make(map[string]float64, len(terms))
 	for _, term := range terms {
-		n := len(idx.postings[term])
-		idf[term] = math.Log(1 + (float64(idx.n)-float64(n)+0.5)/(float64(n)+0.5))
+		df := float64(len(idx.postings[term]))
+		for _, doc := range provided {
+			if doc.terms[term] > 0 {
+				df++
+			}
+		}
+		idf[term] = math.Log(1 + (n-df+0.5)/(df+0.5))
 	}
 	score := func(doc *document) float64 {
 		var s float64
 		for _, term := range terms {
 			if tf := doc.terms[term]; tf > 0 {
-				s += idf[term] * tf * (k1 + 1) / (tf + k1*(1-b+b*doc.len/max(idx.avgLen, 1)))
+				s += idf[term] * tf * (k1 + 1) / (tf + k1*(1-b+b*doc.len/avgLen))
 			}
 		}
 		return math.Round(s*1000) / 1000
@@ -343,8 +414,16 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 			found = append(found, Found{Name: t.Name, Description: t.Description, Score: c.Score})
 		}
 	}
+	// No provided tool has a registered tool's name (SearchProvided leaves
+	// them out), nor two the same: the best limit of both are the best
+	// limit of the index's found and all of provided.
+	for _, doc := range provided {
+		if s := score(doc); s > 0 {
+			found = append(found, Found{Name: doc.tool.Name, Description: doc.tool.Description, Score: s})
+		}
+	}
 	slices.SortFunc(found, best)
-	return found
+	return found[:min(len(found), limit)]
 }
 
 // documentOf returns t's document: the index's, or one made for a version
