@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -293,17 +294,23 @@ func newDocument(t *mcpkit.Tool) *document {
 // the server served them at one generation (see mcpkit.Server.Generation),
 // whoever calls: the documents of each word, and what BM25 needs of the
 // whole collection. A search looks at the documents of its words only, and
-// asks the server, for each, what the caller reaches by that name.
+// asks the server, for each, what the caller reaches by that name. An
+// index is never changed once stored: the next one shares what did not
+// change with it.
 type searchIndex struct {
 	gen      uint64
+	tools    []*mcpkit.Tool // indexed, sorted by name
 	postings map[string][]*document
 	n        int
 	total    float64 // of the documents' lengths
 }
 
 // index returns the index of the server's current generation, making it
-// when the generation moved on: a pass over the served tools, in which
-// only tools not seen before are read anew.
+// when the generation moved on: a pass over the served tools' pointers,
+// then an update of the previous index with the tools added and removed
+// since, or, when many changed, a new index in which only tools not seen
+// before are read anew. A generation that changed no indexed tool (a
+// provider's catalog, say) costs the pass alone.
 func (d *discovery) index(ctx context.Context) *searchIndex {
 	gen := d.srv.Generation()
 	if idx := d.idx.Load(); idx != nil && idx.gen == gen {
@@ -314,27 +321,106 @@ func (d *discovery) index(ctx context.Context) *searchIndex {
 	if idx := d.idx.Load(); idx != nil && idx.gen == gen {
 		return idx
 	}
-	idx := &searchIndex{gen: gen, postings: map[string][]*document{}}
-	docs := make(map[*mcpkit.Tool]*document, len(d.docs))
-	var total float64
-	for _, t := range d.srv.Callable(ctx, nil) {
-		if !t.Unlisted || !d.match(t) {
-			continue
-		}
+	tools := slices.DeleteFunc(d.srv.Callable(ctx, nil), func(t *mcpkit.Tool) bool { return !t.Unlisted || !d.match(t) })
+	var idx *searchIndex
+	if old := d.idx.Load(); old != nil {
+		idx = d.update(old, tools)
+	}
+	if idx == nil {
+		idx = d.build(tools)
+	}
+	idx.gen = gen
+	d.idx.Store(idx)
+	return idx
+}
+
+// build makes the index of tools. d.mu is held.
+func (d *discovery) build(tools []*mcpkit.Tool) *searchIndex {
+	idx := &searchIndex{tools: tools, postings: map[string][]*document{}}
+	docs := make(map[*mcpkit.Tool]*document, len(tools))
+	for _, t := range tools {
 		doc := d.docs[t]
 		if doc == nil {
 			doc = newDocument(t)
 		}
 		docs[t] = doc
 		idx.n++
-		total += doc.len
+		idx.total += doc.len
 		for term := range doc.terms {
 			idx.postings[term] = append(idx.postings[term], doc)
 		}
 	}
-	idx.total = total
 	d.docs = docs
-	d.idx.Store(idx)
+	return idx
+}
+
+// update returns old with the changes that make it the index of tools, or
+// nil when more than a quarter of them changed: a walk of both lists by
+// name, then new postings for the words of the tools added or removed.
+// d.mu is held.
+func (d *discovery) update(old *searchIndex, tools []*mcpkit.Tool) *searchIndex {
+	bound := len(tools)/4 + 16
+	var added, removed []*document
+	for i, j := 0, 0; i < len(old.tools) || j < len(tools); {
+		switch {
+		case j == len(tools) || i < len(old.tools) && old.tools[i].Name < tools[j].Name:
+			removed = append(removed, d.docs[old.tools[i]])
+			i++
+		case i == len(old.tools) || tools[j].Name < old.tools[i].Name:
+			added = append(added, newDocument(tools[j]))
+			j++
+		default:
+			if old.tools[i] != tools[j] {
+				removed = append(removed, d.docs[old.tools[i]])
+				added = append(added, newDocument(tools[j]))
+			}
+			i++
+			j++
+		}
+		if len(added)+len(removed) > bound {
+			return nil
+		}
+	}
+	idx := &searchIndex{tools: tools, postings: old.postings, n: old.n, total: old.total}
+	if len(added)+len(removed) == 0 {
+		return idx
+	}
+	gone := make(map[*document]bool, len(removed))
+	touched := map[string][]*document{} // word -> its documents added
+	for _, doc := range removed {
+		gone[doc] = true
+		idx.n--
+		idx.total -= doc.len
+		for term := range doc.terms {
+			if _, ok := touched[term]; !ok {
+				touched[term] = nil
+			}
+		}
+		delete(d.docs, doc.tool)
+	}
+	for _, doc := range added {
+		idx.n++
+		idx.total += doc.len
+		for term := range doc.terms {
+			touched[term] = append(touched[term], doc)
+		}
+		d.docs[doc.tool] = doc
+	}
+	idx.postings = maps.Clone(old.postings)
+	for term, add := range touched {
+		ps := make([]*document, 0, len(old.postings[term])+len(add))
+		for _, doc := range old.postings[term] {
+			if !gone[doc] {
+				ps = append(ps, doc)
+			}
+		}
+		ps = append(ps, add...)
+		if len(ps) == 0 {
+			delete(idx.postings, term)
+		} else {
+			idx.postings[term] = ps
+		}
+	}
 	return idx
 }
 

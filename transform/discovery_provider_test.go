@@ -353,6 +353,7 @@ func BenchmarkSearchProviders(b *testing.B) {
 					mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: strconv.Itoa(k)}))
 			}
 			ctx := context.Background()
+			h.ServeTool(ctx, reqs[0]) // makes the index of this generation
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
@@ -364,4 +365,50 @@ func BenchmarkSearchProviders(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkSearchAfterChange measures a change and the search after it, at
+// 100,000 registered tools behind the meta-tools: the search brings the
+// index up to the server's generation. ProviderChanged changes no indexed
+// tool; Add adds one (removed again outside the timing).
+func BenchmarkSearchAfterChange(b *testing.B) {
+	srv, registered := searchServer(b, 100_000)
+	search, h, _ := srv.Resolve(context.Background(), nil, transform.SearchToolName)
+	queries, _ := labelled(registered, 100)
+	req := mcpkittest.NewRequest(search, map[string]any{"query": queries[0], "limit": 10})
+	ctx := context.Background()
+	serve := func() {
+		if res, err := h.ServeTool(ctx, req); err != nil || res.IsError {
+			b.Fatal(res, err)
+		}
+	}
+	serve()
+	b.Run("none", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			serve()
+		}
+	})
+	b.Run("ProviderChanged", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			srv.ProviderChanged("")
+			serve()
+		}
+	})
+	b.Run("Add", func(b *testing.B) {
+		late := &mcpkit.Tool{Tool: mcp.Tool{Name: "quantum_teleport_parcels", Description: "Teleport parcels.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return nil, nil })}
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := srv.Add(late); err != nil {
+				b.Fatal(err)
+			}
+			serve()
+			b.StopTimer()
+			srv.Remove(late.Name)
+			serve()
+			b.StartTimer()
+		}
+	})
 }

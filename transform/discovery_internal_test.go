@@ -1,0 +1,119 @@
+package transform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+func indexTool(name, version, desc string) *mcpkit.Tool {
+	return &mcpkit.Tool{
+		Tool: mcp.Tool{Name: name, Description: desc,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`)},
+		Version: version,
+		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil }),
+	}
+}
+
+// sameIndex fails unless got and want index the same tools with the same
+// documents per word and the same statistics.
+func sameIndex(t *testing.T, got, want *searchIndex) {
+	t.Helper()
+	if !slices.Equal(got.tools, want.tools) || got.n != want.n || math.Abs(got.total-want.total) > 1e-6 {
+		t.Fatalf("index of %d tools (n %d, total %f); want %d (n %d, total %f)", len(got.tools), got.n, got.total, len(want.tools), want.n, want.total)
+	}
+	if len(got.postings) != len(want.postings) {
+		t.Fatalf("%d words; want %d", len(got.postings), len(want.postings))
+	}
+	names := func(docs []*document) []string {
+		var out []string
+		for _, d := range docs {
+			out = append(out, d.tool.Name+"@"+d.tool.Version)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for term, docs := range want.postings {
+		if g, w := names(got.postings[term]), names(docs); !slices.Equal(g, w) {
+			t.Fatalf("documents of %q = %v; want %v", term, g, w)
+		}
+	}
+}
+
+// TestIndexUpdate changes the registry at random, a few tools at a time
+// (added, removed, a new version of a name), and checks that the index
+// updated with the changes is the index made from scratch; and that a
+// generation that changes no indexed tool keeps the index's postings.
+func TestIndexUpdate(t *testing.T) {
+	ctx := context.Background()
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "index"}, nil)
+	words := []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"}
+	rng := rand.New(rand.NewPCG(3, 5))
+	desc := func() string {
+		return fmt.Sprintf("%s the %s of %s.", words[rng.IntN(len(words))], words[rng.IntN(len(words))], words[rng.IntN(len(words))])
+	}
+	var live []string
+	for i := range 200 {
+		name := fmt.Sprintf("tool_%03d", i)
+		if err := srv.Add(indexTool(name, "1", desc())); err != nil {
+			t.Fatal(err)
+		}
+		live = append(live, name)
+	}
+	if err := Discovery(srv, nil); err != nil {
+		t.Fatal(err)
+	}
+	all := func(*mcpkit.Tool) bool { return true }
+	d := &discovery{srv: srv, match: all}
+	d.index(ctx)
+	next := 200
+	for round := range 30 {
+		for range 1 + rng.IntN(6) {
+			switch rng.IntN(3) {
+			case 0:
+				name := fmt.Sprintf("tool_%03d", next)
+				next++
+				if err := srv.Add(indexTool(name, "1", desc())); err != nil {
+					t.Fatal(err)
+				}
+				live = append(live, name)
+			case 1:
+				i := rng.IntN(len(live))
+				srv.Remove(live[i])
+				live = slices.Delete(live, i, i+1)
+			case 2:
+				if err := srv.Add(indexTool(live[rng.IntN(len(live))], fmt.Sprint(2+round), desc())); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		// update on a copy of d, whose documents it changes.
+		tools := slices.DeleteFunc(srv.Callable(ctx, nil), func(t *mcpkit.Tool) bool { return !t.Unlisted })
+		updated := (&discovery{srv: srv, match: all, docs: maps.Clone(d.docs)}).update(d.idx.Load(), tools)
+		if updated == nil {
+			t.Fatalf("round %d: a few changes were not made as an update", round)
+		}
+		fresh := (&discovery{srv: srv, match: all}).index(ctx)
+		sameIndex(t, updated, fresh)
+		if got := d.index(ctx); got.gen != srv.Generation() {
+			t.Fatalf("round %d: index of generation %d; the server is at %d", round, got.gen, srv.Generation())
+		}
+		sameIndex(t, d.idx.Load(), fresh)
+	}
+
+	before := d.index(ctx)
+	srv.ProviderChanged("")
+	after := d.index(ctx)
+	if after.gen == before.gen || fmt.Sprintf("%p", after.postings) != fmt.Sprintf("%p", before.postings) {
+		t.Errorf("a generation that changed no indexed tool made new postings (or kept the old generation)")
+	}
+}
