@@ -471,33 +471,42 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 		}
 		return strings.Compare(a.Name, b.Name)
 	}
-	seen := map[*document]bool{}
-	var candidates []Found
-	docs := map[string]*document{}
+	// Each document of the words once: under the first word it has.
+	size := 0
 	for _, term := range terms {
+		size += len(idx.postings[term])
+	}
+	candidates := make([]candidate, 0, size)
+	for k, term := range terms {
+	docs:
 		for _, doc := range idx.postings[term] {
-			if !seen[doc] {
-				seen[doc] = true
-				candidates = append(candidates, Found{Name: doc.tool.Name, Score: score(doc)})
-				docs[doc.tool.Name] = doc
+			for _, earlier := range terms[:k] {
+				if doc.terms[earlier] > 0 {
+					continue docs
+				}
 			}
+			candidates = append(candidates, candidate{doc, score(doc)})
 		}
 	}
-	slices.SortFunc(candidates, best)
+	// Usually the first limit candidates are the caller's: the best few
+	// are picked first, and the others sorted only when they are not.
+	head := min(len(candidates), 4*limit+16)
+	selectBest(candidates, head)
 	var found []Found
-	for _, c := range candidates {
-		if len(found) == limit {
-			break
+	for i := 0; i < len(candidates) && len(found) < limit; i++ {
+		if i == head {
+			slices.SortFunc(candidates[head:], compareCandidates)
 		}
-		t, _, ok := d.found(ctx, req, c.Name)
+		c := candidates[i]
+		t, _, ok := d.found(ctx, req, c.doc.tool.Name)
 		if !ok {
 			continue
 		}
-		if t != docs[c.Name].tool {
-			c.Score = score(d.documentOf(t)) // another version: its own words
+		if t != c.doc.tool {
+			c.score = score(d.documentOf(t)) // another version: its own words
 		}
-		if c.Score > 0 {
-			found = append(found, Found{Name: t.Name, Description: t.Description, Score: c.Score})
+		if c.score > 0 {
+			found = append(found, Found{Name: t.Name, Description: t.Description, Score: c.score})
 		}
 	}
 	// No provided tool has a registered tool's name (SearchProvided leaves
@@ -510,6 +519,59 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 	}
 	slices.SortFunc(found, best)
 	return found[:min(len(found), limit)]
+}
+
+// A candidate is a document of the index with its score for a search.
+type candidate struct {
+	doc   *document
+	score float64
+}
+
+// compareCandidates orders candidates best first: by score, then by name.
+func compareCandidates(a, b candidate) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	return strings.Compare(a.doc.tool.Name, b.doc.tool.Name)
+}
+
+// selectBest moves the best n of cs to its front, sorted, leaving the
+// others after them in no order: a heap of n whose root is the worst of
+// them, which each other candidate better than it replaces. It costs
+// O(len(cs) log n) against a sort's O(len(cs) log len(cs)).
+func selectBest(cs []candidate, n int) {
+	if n <= 0 {
+		return
+	}
+	h := cs[:n]
+	// worse reports whether h[i] should be nearer the root than h[j].
+	worse := func(i, j int) bool { return compareCandidates(h[i], h[j]) > 0 }
+	down := func(i int) {
+		for {
+			w := i
+			if l := 2*i + 1; l < n && worse(l, w) {
+				w = l
+			}
+			if r := 2*i + 2; r < n && worse(r, w) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i := n/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for i := n; i < len(cs); i++ {
+		if compareCandidates(cs[i], h[0]) < 0 {
+			cs[i], h[0] = h[0], cs[i]
+			down(0)
+		}
+	}
+	slices.SortFunc(h, compareCandidates)
 }
 
 // documentOf returns t's document: the index's, or one made for a version

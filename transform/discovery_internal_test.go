@@ -117,3 +117,27 @@ func TestIndexUpdate(t *testing.T) {
 		t.Errorf("a generation that changed no indexed tool made new postings (or kept the old generation)")
 	}
 }
+
+// TestSelectBest checks that selectBest puts the best n candidates first,
+// in order, and keeps every candidate: the sorted list's first n, with
+// ties of score told apart by name.
+func TestSelectBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 9))
+	for round := range 200 {
+		cs := make([]candidate, rng.IntN(60))
+		for i := range cs {
+			cs[i] = candidate{&document{tool: indexTool(fmt.Sprintf("t%03d", i), "", "")}, float64(rng.IntN(8))}
+		}
+		rng.Shuffle(len(cs), func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
+		want := slices.SortedFunc(slices.Values(cs), compareCandidates)
+		n := rng.IntN(len(cs) + 1)
+		selectBest(cs, n)
+		if !slices.Equal(cs[:n], want[:n]) {
+			t.Fatalf("round %d: the best %d of %d are not first", round, n, len(cs))
+		}
+		slices.SortFunc(cs, compareCandidates)
+		if !slices.Equal(cs, want) {
+			t.Fatalf("round %d: candidates lost or duplicated", round)
+		}
+	}
+}

@@ -306,64 +306,62 @@ func TestSearchRecallProviders(t *testing.T) {
 }
 
 // BenchmarkSearchProviders measures one search_tools call (its handler,
-// with the caller's token) at 100,000 registered tools, without providers
-// and with a provider of 100 tools per tenant, of either kind, for a
-// tenant drawn at random per search from 10 or from 10,000. The provider
-// keeps the tools of its last 64 tenants: with 10 tenants a tool seen
-// again is the same *Tool, with 10,000 it is mostly made anew, as a
-// provider in front of a database with a small cache would.
+// with the caller's token) at 1,000 and 100,000 registered tools, without
+// providers and with a provider of 100 tools per tenant, of either kind,
+// for a tenant drawn at random per search from 10 or from 10,000. The
+// provider keeps the tools of its last 64 tenants: with 10 tenants a tool
+// seen again is the same *Tool, with 10,000 it is mostly made anew, as a
+// provider in front of a database with a small cache would. Half the
+// queries mean a registered tool, half one of the tenant's.
 func BenchmarkSearchProviders(b *testing.B) {
-	cases := []struct {
-		name    string
-		p       mcpkit.Provider
-		tenants int
-	}{
-		{"registered-only", nil, 10_000},
-		{"searcher/tenants=10", searchingTenants{newTenants(64)}, 10},
-		{"searcher/tenants=10000", searchingTenants{newTenants(64)}, 10_000},
-		{"scan/tenants=10", newTenants(64), 10},
-		{"scan/tenants=10000", newTenants(64), 10_000},
-	}
-	srv, registered := searchServer(b, 100_000)
-	if len(registered) != 100_000 {
-		b.Fatalf("the catalog has %d tools", len(registered))
-	}
-	visibility.New(visibility.Require(mcpkit.Tagged("secret"), visibility.Scopes("admin"))).Attach(srv)
-	search, h, ok := srv.Resolve(context.Background(), nil, transform.SearchToolName)
-	if !ok {
-		b.Fatal("no search_tools")
-	}
-	queries, _ := labelled(registered, 100)
-	for _, c := range cases {
-		b.Run(c.name, func(b *testing.B) {
-			if c.p != nil {
-				srv.AddProvider(c.p)
-				defer srv.RemoveProvider(c.p)
-			}
-			rng := rand.New(rand.NewPCG(1, 2))
-			reqs := make([]*mcpkit.Request, 1000)
-			for i := range reqs {
-				k := rng.IntN(c.tenants)
-				ps := tenantCatalog(k)
-				q := queries[i%len(queries)]
-				if i%2 == 1 { // half mean a tool of the tenant
-					q = strings.ReplaceAll(ps[rng.IntN(100)].Name, "_", " ")
+	for _, n := range []int{1_000, 100_000} {
+		srv, registered := searchServer(b, n)
+		visibility.New(visibility.Require(mcpkit.Tagged("secret"), visibility.Scopes("admin"))).Attach(srv)
+		search, h, ok := srv.Resolve(context.Background(), nil, transform.SearchToolName)
+		if !ok {
+			b.Fatal("no search_tools")
+		}
+		queries, _ := labelled(registered, 100)
+		for _, c := range []struct {
+			name    string
+			p       mcpkit.Provider
+			tenants int
+		}{
+			{"registered-only", nil, 10_000},
+			{"searcher/tenants=10", searchingTenants{newTenants(64)}, 10},
+			{"searcher/tenants=10000", searchingTenants{newTenants(64)}, 10_000},
+			{"scan/tenants=10", newTenants(64), 10},
+			{"scan/tenants=10000", newTenants(64), 10_000},
+		} {
+			b.Run(fmt.Sprintf("tools=%d/%s", n, c.name), func(b *testing.B) {
+				if c.p != nil {
+					srv.AddProvider(c.p)
+					defer srv.RemoveProvider(c.p)
 				}
-				reqs[i] = mcpkittest.NewRequest(search, map[string]any{"query": q, "limit": 10},
-					mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: strconv.Itoa(k)}))
-			}
-			ctx := context.Background()
-			h.ServeTool(ctx, reqs[0]) // makes the index of this generation
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				res, err := h.ServeTool(ctx, reqs[i%len(reqs)])
-				if err != nil || res.IsError {
-					b.Fatal(res, err)
+				rng := rand.New(rand.NewPCG(1, 2))
+				reqs := make([]*mcpkit.Request, 1000)
+				for i := range reqs {
+					k := rng.IntN(c.tenants)
+					q := queries[i%len(queries)]
+					if i%2 == 1 {
+						q = strings.ReplaceAll(tenantCatalog(k)[rng.IntN(100)].Name, "_", " ")
+					}
+					reqs[i] = mcpkittest.NewRequest(search, map[string]any{"query": q, "limit": 10},
+						mcpkittest.WithTokenInfo(&auth.TokenInfo{UserID: strconv.Itoa(k)}))
 				}
-				i++
-			}
-		})
+				ctx := context.Background()
+				h.ServeTool(ctx, reqs[0]) // makes the index of this generation
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					res, err := h.ServeTool(ctx, reqs[i%len(reqs)])
+					if err != nil || res.IsError {
+						b.Fatal(res, err)
+					}
+					i++
+				}
+			})
+		}
 	}
 }
 
