@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -140,4 +141,65 @@ func TestSelectBest(t *testing.T) {
 			t.Fatalf("round %d: candidates lost or duplicated", round)
 		}
 	}
+}
+
+// FuzzSearchQuery searches a small catalog with any query, registered and
+// provided tools together: the words are lower-case letters and digits of
+// two or more runes, and the answer is at most the limit, of tools that
+// exist, best first.
+func FuzzSearchQuery(f *testing.F) {
+	for _, q := range []string{"list invoices", "getUserID", "HTTPServer v2", "ÄÖÜ straße", "a b c", "", "\xff\xfe", "x_y-z.w"} {
+		f.Add(q, 3)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "fuzz"}, nil)
+	for _, name := range []string{"list_invoices", "get_user_id", "http_server_status", "strasse_map"} {
+		if err := srv.Add(indexTool(name, "", "Does "+name+".")); err != nil {
+			f.Fatal(err)
+		}
+	}
+	srv.AddProvider(fuzzProvider{indexTool("provided_invoices", "", "Lists provided invoices.")})
+	if err := Discovery(srv, nil); err != nil {
+		f.Fatal(err)
+	}
+	d := &discovery{srv: srv, match: func(*mcpkit.Tool) bool { return true }, limit: 10, scan: 100}
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, query string, limit int) {
+		for _, w := range words(query) {
+			if len([]rune(w)) < 2 || w != strings.ToLower(w) {
+				t.Fatalf("words(%q) has %q", query, w)
+			}
+		}
+		out, err := d.search(ctx, &mcpkit.Request{}, SearchIn{Query: query, Limit: limit})
+		if err != nil {
+			return // no words: a tool error
+		}
+		if len(out.Tools) > 10 || limit > 0 && len(out.Tools) > limit {
+			t.Fatalf("%d tools for limit %d", len(out.Tools), limit)
+		}
+		for i, found := range out.Tools {
+			if _, _, ok := d.found(ctx, &mcpkit.Request{}, found.Name); !ok {
+				t.Fatalf("found %q, which the caller does not reach", found.Name)
+			}
+			if i > 0 && found.Score > out.Tools[i-1].Score {
+				t.Fatalf("not best first: %v", out.Tools)
+			}
+		}
+	})
+}
+
+// fuzzProvider provides one tool to everyone, and searches nothing.
+type fuzzProvider struct{ t *mcpkit.Tool }
+
+func (p fuzzProvider) ListTools(_ context.Context, _ mcpkit.Caller, after string, _ int) ([]*mcpkit.Tool, error) {
+	if p.t.Name > after {
+		return []*mcpkit.Tool{p.t}, nil
+	}
+	return nil, nil
+}
+
+func (p fuzzProvider) LookupTool(_ context.Context, _ mcpkit.Caller, name string) (*mcpkit.Tool, error) {
+	if name == p.t.Name {
+		return p.t, nil
+	}
+	return nil, nil
 }
