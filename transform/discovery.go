@@ -74,8 +74,9 @@ type DiscoveryOptions struct {
 // Discovery adds a catalog transform to srv (see [mcpkit.Server.Transform])
 // and the three tools; it fails if either fails, for instance when a tool
 // of the same name is already registered. Search uses an inverted index
-// of the registered tools behind the meta-tools, made again, reading only
-// the tools not seen before, when [mcpkit.Server.Generation] moves on.
+// of the registered tools behind the meta-tools. When
+// [mcpkit.Server.Generation] moves on, the next search walks the served
+// tools by name and updates the index with the tools added and removed.
 func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
 	if opts == nil {
 		opts = &DiscoveryOptions{}
