@@ -182,6 +182,22 @@ var identityRoutes = []route{
 		},
 	},
 	{
+		// A provided tool behind call_tool: found in the provider by its
+		// name for the caller, as a direct call of it is.
+		name:   "provider discovery",
+		call:   transform.CallToolName,
+		origin: "delete_repo", sameCall: true,
+		meta: true,
+		install: func(t *testing.T, srv *mcpkit.Server, tg *target, _ *tasks.Manager) mcpkit.ToolID {
+			tl := tg.tool("")
+			srv.AddProvider(oneTool{tl})
+			if err := transform.Discovery(srv, nil); err != nil {
+				t.Fatal(err)
+			}
+			return tl.ID()
+		},
+	},
+	{
 		// The parent serves delete_repo itself, and a child that serves
 		// it too is mounted under gh: two routes to one identity.
 		name:   "mount",

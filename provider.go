@@ -43,6 +43,18 @@ type Provider interface {
 	LookupTool(ctx context.Context, c Caller, name string) (*Tool, error)
 }
 
+// A ToolSearcher is a [Provider] that can search its own tools, in its
+// database, say, so that a search of the server's catalog (see
+// [Server.SearchProvided]) finds them without listing them all.
+//
+// SearchTools returns the tools c may see that best answer query (the
+// words a caller typed), best first, at most limit of them. It need not be
+// exact: what it returns is scored again, with the words of each tool,
+// against the server's other tools; a tool it leaves out is not found.
+type ToolSearcher interface {
+	SearchTools(ctx context.Context, c Caller, query string, limit int) ([]*Tool, error)
+}
+
 // AddProvider makes the tools of p callable and listed, alongside the
 // registered tools and those of other providers, merged by name. Open
 // sessions receive notifications/tools/list_changed. AddProvider panics if

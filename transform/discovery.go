@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -35,6 +36,14 @@ type DiscoveryOptions struct {
 
 	// Limit is the most results a search returns; zero means 10.
 	Limit int
+
+	// ProviderScan is the most tools a search reads from a provider (see
+	// [mcpkit.Provider]) that does not search its own tools (see
+	// [mcpkit.ToolSearcher]): it lists that many of the caller's tools
+	// and scores them all. Zero means 1,000; a negative number means such
+	// providers are not searched (their tools stay callable through
+	// call_tool).
+	ProviderScan int
 }
 
 // Discovery replaces a large catalog with three meta-tools, for clients
@@ -53,15 +62,26 @@ type DiscoveryOptions struct {
 // included; the server-wide middleware thus runs twice, once around
 // call_tool and once around the tool.
 //
+// The tools of the server's providers (see [mcpkit.Provider]) are found
+// too, per caller, without being indexed: a search asks each provider
+// that implements [mcpkit.ToolSearcher] for its best tools for the query,
+// and reads up to ProviderScan tools of each other one. It scores them
+// with the same words and weights as the registered tools, counting them
+// in the collection of that search, and returns the best of both, best
+// first. describe_tool and call_tool reach a provided tool by its name as
+// a direct call of it does, so it is judged as that tool.
+//
 // Discovery adds a catalog transform to srv (see [mcpkit.Server.Transform])
 // and the three tools; it fails if either fails, for instance when a tool
-// of the same name is already registered. Search costs a pass over the
-// caller's tools, with no index to keep up to date and no network.
+// of the same name is already registered. Search uses an inverted index
+// of the registered tools behind the meta-tools. When
+// [mcpkit.Server.Generation] moves on, the next search walks the served
+// tools by name and updates the index with the tools added and removed.
 func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
 	if opts == nil {
 		opts = &DiscoveryOptions{}
 	}
-	d := &discovery{srv: srv, match: opts.Match, limit: cmp.Or(opts.Limit, 10)}
+	d := &discovery{srv: srv, match: opts.Match, limit: cmp.Or(opts.Limit, 10), scan: cmp.Or(opts.ProviderScan, 1000)}
 	if d.match == nil {
 		d.match = func(*mcpkit.Tool) bool { return true }
 	}
@@ -106,15 +126,28 @@ type discovery struct {
 	srv   *mcpkit.Server
 	match func(*mcpkit.Tool) bool
 	limit int
+	scan  int
 
 	mu   sync.Mutex // making an index
 	idx  atomic.Pointer[searchIndex]
 	docs map[*mcpkit.Tool]*document // by tool, kept from one index to the next
+
+	pmu   sync.Mutex
+	pdocs map[*mcpkit.Tool]*document // of provided tools, bounded (maxProvidedDocs)
 }
 
-// found returns the tool name the caller may reach behind the meta-tools.
+// maxProvidedDocs bounds the documents kept for provided tools, which are
+// made again when the provider returns the same *Tool: past it, the
+// discovery starts again with none.
+const maxProvidedDocs = 4096
+
+// found returns the tool name the caller may reach behind the meta-tools:
+// a registered tool or, when none has that name, a provider's.
 func (d *discovery) found(ctx context.Context, req *mcpkit.Request, name string) (*mcpkit.Tool, mcpkit.Handler, bool) {
 	t, h, ok := d.srv.Resolve(ctx, req, name)
+	if !ok {
+		t, h, ok = d.srv.ResolveProvided(ctx, req, name)
+	}
 	if !ok || !t.Unlisted || !d.match(t) {
 		return nil, nil, false
 	}
@@ -148,7 +181,32 @@ func (d *discovery) search(ctx context.Context, req *mcpkit.Request, in SearchIn
 	if in.Limit > 0 && in.Limit < limit {
 		limit = in.Limit
 	}
-	return SearchOut{Tools: d.index(ctx).rank(ctx, d, req, terms, limit)}, nil
+	var provided []*document
+	for _, t := range d.srv.SearchProvided(ctx, req, in.Query, limit, d.scan) {
+		if t.Unlisted && d.match(t) {
+			provided = append(provided, d.providedDocument(t))
+		}
+	}
+	return SearchOut{Tools: d.index(ctx).rank(ctx, d, req, terms, limit, provided)}, nil
+}
+
+// providedDocument returns the document of t, a provided tool, made once
+// per *Tool while the bound allows.
+func (d *discovery) providedDocument(t *mcpkit.Tool) *document {
+	d.pmu.Lock()
+	doc := d.pdocs[t]
+	d.pmu.Unlock()
+	if doc != nil {
+		return doc
+	}
+	doc = newDocument(t)
+	d.pmu.Lock()
+	if d.pdocs == nil || len(d.pdocs) >= maxProvidedDocs {
+		d.pdocs = make(map[*mcpkit.Tool]*document)
+	}
+	d.pdocs[t] = doc
+	d.pmu.Unlock()
+	return doc
 }
 
 // DescribeIn is the input of describe_tool.
@@ -237,17 +295,23 @@ func newDocument(t *mcpkit.Tool) *document {
 // the server served them at one generation (see mcpkit.Server.Generation),
 // whoever calls: the documents of each word, and what BM25 needs of the
 // whole collection. A search looks at the documents of its words only, and
-// asks the server, for each, what the caller reaches by that name.
+// asks the server, for each, what the caller reaches by that name. An
+// index is never changed once stored: the next one shares what did not
+// change with it.
 type searchIndex struct {
 	gen      uint64
+	tools    []*mcpkit.Tool // indexed, sorted by name
 	postings map[string][]*document
 	n        int
-	avgLen   float64
+	total    float64 // of the documents' lengths
 }
 
 // index returns the index of the server's current generation, making it
-// when the generation moved on: a pass over the served tools, in which
-// only tools not seen before are read anew.
+// when the generation moved on: a pass over the served tools' pointers,
+// then an update of the previous index with the tools added and removed
+// since, or, when many changed, a new index in which only tools not seen
+// before are read anew. A generation that changed no indexed tool (a
+// provider's catalog, say) costs the pass alone.
 func (d *discovery) index(ctx context.Context) *searchIndex {
 	gen := d.srv.Generation()
 	if idx := d.idx.Load(); idx != nil && idx.gen == gen {
@@ -258,52 +322,146 @@ func (d *discovery) index(ctx context.Context) *searchIndex {
 	if idx := d.idx.Load(); idx != nil && idx.gen == gen {
 		return idx
 	}
-	idx := &searchIndex{gen: gen, postings: map[string][]*document{}}
-	docs := make(map[*mcpkit.Tool]*document, len(d.docs))
-	var total float64
-	for _, t := range d.srv.Callable(ctx, nil) {
-		if !t.Unlisted || !d.match(t) {
-			continue
-		}
+	tools := slices.DeleteFunc(d.srv.Callable(ctx, nil), func(t *mcpkit.Tool) bool { return !t.Unlisted || !d.match(t) })
+	var idx *searchIndex
+	if old := d.idx.Load(); old != nil {
+		idx = d.update(old, tools)
+	}
+	if idx == nil {
+		idx = d.build(tools)
+	}
+	idx.gen = gen
+	d.idx.Store(idx)
+	return idx
+}
+
+// build makes the index of tools. d.mu is held.
+func (d *discovery) build(tools []*mcpkit.Tool) *searchIndex {
+	idx := &searchIndex{tools: tools, postings: map[string][]*document{}}
+	docs := make(map[*mcpkit.Tool]*document, len(tools))
+	for _, t := range tools {
 		doc := d.docs[t]
 		if doc == nil {
 			doc = newDocument(t)
 		}
 		docs[t] = doc
 		idx.n++
-		total += doc.len
+		idx.total += doc.len
 		for term := range doc.terms {
 			idx.postings[term] = append(idx.postings[term], doc)
 		}
 	}
-	if idx.n > 0 {
-		idx.avgLen = total / float64(idx.n)
-	}
 	d.docs = docs
-	d.idx.Store(idx)
+	return idx
+}
+
+// update returns old with the changes that make it the index of tools, or
+// nil when more than a quarter of them changed: a walk of both lists by
+// name, then new postings for the words of the tools added or removed.
+// d.mu is held.
+func (d *discovery) update(old *searchIndex, tools []*mcpkit.Tool) *searchIndex {
+	bound := len(tools)/4 + 16
+	var added, removed []*document
+	for i, j := 0, 0; i < len(old.tools) || j < len(tools); {
+		switch {
+		case j == len(tools) || i < len(old.tools) && old.tools[i].Name < tools[j].Name:
+			removed = append(removed, d.docs[old.tools[i]])
+			i++
+		case i == len(old.tools) || tools[j].Name < old.tools[i].Name:
+			added = append(added, newDocument(tools[j]))
+			j++
+		default:
+			if old.tools[i] != tools[j] {
+				removed = append(removed, d.docs[old.tools[i]])
+				added = append(added, newDocument(tools[j]))
+			}
+			i++
+			j++
+		}
+		if len(added)+len(removed) > bound {
+			return nil
+		}
+	}
+	idx := &searchIndex{tools: tools, postings: old.postings, n: old.n, total: old.total}
+	if len(added)+len(removed) == 0 {
+		return idx
+	}
+	gone := make(map[*document]bool, len(removed))
+	touched := map[string][]*document{} // word -> its documents added
+	for _, doc := range removed {
+		gone[doc] = true
+		idx.n--
+		idx.total -= doc.len
+		for term := range doc.terms {
+			if _, ok := touched[term]; !ok {
+				touched[term] = nil
+			}
+		}
+		delete(d.docs, doc.tool)
+	}
+	for _, doc := range added {
+		idx.n++
+		idx.total += doc.len
+		for term := range doc.terms {
+			touched[term] = append(touched[term], doc)
+		}
+		d.docs[doc.tool] = doc
+	}
+	idx.postings = maps.Clone(old.postings)
+	for term, add := range touched {
+		ps := make([]*document, 0, len(old.postings[term])+len(add))
+		for _, doc := range old.postings[term] {
+			if !gone[doc] {
+				ps = append(ps, doc)
+			}
+		}
+		ps = append(ps, add...)
+		if len(ps) == 0 {
+			delete(idx.postings, term)
+		} else {
+			idx.postings[term] = ps
+		}
+	}
 	return idx
 }
 
 // rank scores the tools that have one of terms with BM25 (k1 = 1.2,
-// b = 0.75) over the weighted counts, the collection's statistics taken
-// from the index, and returns the first limit of those the caller reaches,
-// best first, ties by name. Candidates are scored on the index's documents
-// and asked of the server in that order, until limit are found: a search
-// costs a pass over its words' documents and limit lookups, or a few more.
-// A caller who reaches another version of a name than the index holds is
-// scored on that version's own words.
-func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Request, terms []string, limit int) []Found {
+// b = 0.75) over the weighted counts, and returns the first limit of those
+// the caller reaches, best first, ties by name. The collection is the
+// index's documents and provided, the documents of the provided tools the
+// caller reaches that this search found: they count in the number of
+// documents, in the documents of each word and in the average length, so
+// that both are scored alike. Candidates of the index are scored on the
+// index's documents and asked of the server in that order, until limit
+// are found: a search costs a pass over its words' documents and limit
+// lookups, or a few more. A caller who reaches another version of a name
+// than the index holds is scored on that version's own words.
+func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Request, terms []string, limit int, provided []*document) []Found {
 	const k1, b = 1.2, 0.75
+	n, total := float64(idx.n), idx.total
+	for _, doc := range provided {
+		n++
+		total += doc.len
+	}
+	avgLen := 1.0
+	if n > 0 {
+		avgLen = max(total/n, 1)
+	}
 	idf := make(map[string]float64, len(terms))
 	for _, term := range terms {
-		n := len(idx.postings[term])
-		idf[term] = math.Log(1 + (float64(idx.n)-float64(n)+0.5)/(float64(n)+0.5))
+		df := float64(len(idx.postings[term]))
+		for _, doc := range provided {
+			if doc.terms[term] > 0 {
+				df++
+			}
+		}
+		idf[term] = math.Log(1 + (n-df+0.5)/(df+0.5))
 	}
 	score := func(doc *document) float64 {
 		var s float64
 		for _, term := range terms {
 			if tf := doc.terms[term]; tf > 0 {
-				s += idf[term] * tf * (k1 + 1) / (tf + k1*(1-b+b*doc.len/max(idx.avgLen, 1)))
+				s += idf[term] * tf * (k1 + 1) / (tf + k1*(1-b+b*doc.len/avgLen))
 			}
 		}
 		return math.Round(s*1000) / 1000
@@ -314,37 +472,107 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 		}
 		return strings.Compare(a.Name, b.Name)
 	}
-	seen := map[*document]bool{}
-	var candidates []Found
-	docs := map[string]*document{}
+	// Each document of the words once: under the first word it has.
+	size := 0
 	for _, term := range terms {
+		size += len(idx.postings[term])
+	}
+	candidates := make([]candidate, 0, size)
+	for k, term := range terms {
+	docs:
 		for _, doc := range idx.postings[term] {
-			if !seen[doc] {
-				seen[doc] = true
-				candidates = append(candidates, Found{Name: doc.tool.Name, Score: score(doc)})
-				docs[doc.tool.Name] = doc
+			for _, earlier := range terms[:k] {
+				if doc.terms[earlier] > 0 {
+					continue docs
+				}
 			}
+			candidates = append(candidates, candidate{doc, score(doc)})
 		}
 	}
-	slices.SortFunc(candidates, best)
+	// Usually the first limit candidates are the caller's: the best few
+	// are picked first, and the others sorted only when they are not.
+	head := min(len(candidates), 4*limit+16)
+	selectBest(candidates, head)
 	var found []Found
-	for _, c := range candidates {
-		if len(found) == limit {
-			break
+	for i := 0; i < len(candidates) && len(found) < limit; i++ {
+		if i == head {
+			slices.SortFunc(candidates[head:], compareCandidates)
 		}
-		t, _, ok := d.found(ctx, req, c.Name)
+		c := candidates[i]
+		t, _, ok := d.found(ctx, req, c.doc.tool.Name)
 		if !ok {
 			continue
 		}
-		if t != docs[c.Name].tool {
-			c.Score = score(d.documentOf(t)) // another version: its own words
+		if t != c.doc.tool {
+			c.score = score(d.documentOf(t)) // another version: its own words
 		}
-		if c.Score > 0 {
-			found = append(found, Found{Name: t.Name, Description: t.Description, Score: c.Score})
+		if c.score > 0 {
+			found = append(found, Found{Name: t.Name, Description: t.Description, Score: c.score})
+		}
+	}
+	// No provided tool has a registered tool's name (SearchProvided leaves
+	// them out), nor two the same: the best limit of both are the best
+	// limit of the index's found and all of provided.
+	for _, doc := range provided {
+		if s := score(doc); s > 0 {
+			found = append(found, Found{Name: doc.tool.Name, Description: doc.tool.Description, Score: s})
 		}
 	}
 	slices.SortFunc(found, best)
-	return found
+	return found[:min(len(found), limit)]
+}
+
+// A candidate is a document of the index with its score for a search.
+type candidate struct {
+	doc   *document
+	score float64
+}
+
+// compareCandidates orders candidates best first: by score, then by name.
+func compareCandidates(a, b candidate) int {
+	if c := cmp.Compare(b.score, a.score); c != 0 {
+		return c
+	}
+	return strings.Compare(a.doc.tool.Name, b.doc.tool.Name)
+}
+
+// selectBest moves the best n of cs to its front, sorted, leaving the
+// others after them in no order: a heap of n whose root is the worst of
+// them, which each other candidate better than it replaces. It costs
+// O(len(cs) log n) against a sort's O(len(cs) log len(cs)).
+func selectBest(cs []candidate, n int) {
+	if n <= 0 {
+		return
+	}
+	h := cs[:n]
+	// worse reports whether h[i] should be nearer the root than h[j].
+	worse := func(i, j int) bool { return compareCandidates(h[i], h[j]) > 0 }
+	down := func(i int) {
+		for {
+			w := i
+			if l := 2*i + 1; l < n && worse(l, w) {
+				w = l
+			}
+			if r := 2*i + 2; r < n && worse(r, w) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i := n/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for i := n; i < len(cs); i++ {
+		if compareCandidates(cs[i], h[0]) < 0 {
+			cs[i], h[0] = h[0], cs[i]
+			down(0)
+		}
+	}
+	slices.SortFunc(h, compareCandidates)
 }
 
 // documentOf returns t's document: the index's, or one made for a version

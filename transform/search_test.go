@@ -23,7 +23,11 @@ var (
 		"calendar mail chat search maps weather news finance travel health " +
 		"legal docs wiki build deploy monitor alerts logs metrics traces " +
 		"orders cart catalog pricing tax refunds returns loyalty coupons reviews " +
-		"fleet drivers routes warehouses suppliers contracts tenders assets tickets projects")
+		"fleet drivers routes warehouses suppliers contracts tenders assets tickets projects " +
+		// 67 services in all: 100,500 tools, so that BenchmarkSearch has its
+		// 100,000.
+		"music video photos printing backup recovery compliance risk procurement hiring " +
+		"onboarding training surveys forms notes tasks boards")
 	searchVerbs = strings.Fields("list get create update delete archive restore export import approve " +
 		"reject assign close reopen merge split count search sync validate " +
 		"publish retract schedule cancel renew suspend resume rotate revoke audit")

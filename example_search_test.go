@@ -1,0 +1,38 @@
+package mcpkit_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+)
+
+// Code that searches the catalog for a caller asks the providers for their
+// tools with SearchProvided, and reaches one by its name with
+// ResolveProvided, as a call of it from that caller would.
+func ExampleServer_SearchProvided() {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "reports"}, nil)
+	srv.Add(tool("report_help", reply("ask for a report")))
+	srv.AddProvider(newReports("sales", "churn", "help"))
+
+	ctx := context.Background()
+	caller := mcpkittest.NewRequest(nil, nil)
+	// reports searches nothing itself: its first 100 tools are read, and
+	// report_help is left out, a registered tool's name.
+	for _, t := range srv.SearchProvided(ctx, caller, "sales report", 10, 100) {
+		fmt.Println("found:", t.Name)
+	}
+	t, h, ok := srv.ResolveProvided(ctx, caller, "report_sales")
+	res, _ := h.ServeTool(ctx, mcpkittest.NewRequest(t, nil))
+	fmt.Println(ok, res.Content[0].(*mcp.TextContent).Text)
+	_, _, ok = srv.ResolveProvided(ctx, caller, "report_help") // registered
+	fmt.Println(ok)
+	// Output:
+	// found: report_churn
+	// found: report_sales
+	// true the sales report
+	// false
+}

@@ -1,0 +1,205 @@
+package transform
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+func indexTool(name, version, desc string) *mcpkit.Tool {
+	return &mcpkit.Tool{
+		Tool: mcp.Tool{Name: name, Description: desc,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`)},
+		Version: version,
+		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil }),
+	}
+}
+
+// sameIndex fails unless got and want index the same tools with the same
+// documents per word and the same statistics.
+func sameIndex(t *testing.T, got, want *searchIndex) {
+	t.Helper()
+	if !slices.Equal(got.tools, want.tools) || got.n != want.n || math.Abs(got.total-want.total) > 1e-6 {
+		t.Fatalf("index of %d tools (n %d, total %f); want %d (n %d, total %f)", len(got.tools), got.n, got.total, len(want.tools), want.n, want.total)
+	}
+	if len(got.postings) != len(want.postings) {
+		t.Fatalf("%d words; want %d", len(got.postings), len(want.postings))
+	}
+	names := func(docs []*document) []string {
+		var out []string
+		for _, d := range docs {
+			out = append(out, d.tool.Name+"@"+d.tool.Version)
+		}
+		slices.Sort(out)
+		return out
+	}
+	for term, docs := range want.postings {
+		if g, w := names(got.postings[term]), names(docs); !slices.Equal(g, w) {
+			t.Fatalf("documents of %q = %v; want %v", term, g, w)
+		}
+	}
+}
+
+// TestIndexUpdate changes the registry at random, a few tools at a time
+// (added, removed, a new version of a name), and checks that the index
+// updated with the changes is the index made from scratch; and that a
+// generation that changes no indexed tool keeps the index's postings.
+func TestIndexUpdate(t *testing.T) {
+	ctx := context.Background()
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "index"}, nil)
+	words := []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"}
+	rng := rand.New(rand.NewPCG(3, 5))
+	desc := func() string {
+		return fmt.Sprintf("%s the %s of %s.", words[rng.IntN(len(words))], words[rng.IntN(len(words))], words[rng.IntN(len(words))])
+	}
+	var live []string
+	for i := range 200 {
+		name := fmt.Sprintf("tool_%03d", i)
+		if err := srv.Add(indexTool(name, "1", desc())); err != nil {
+			t.Fatal(err)
+		}
+		live = append(live, name)
+	}
+	if err := Discovery(srv, nil); err != nil {
+		t.Fatal(err)
+	}
+	all := func(*mcpkit.Tool) bool { return true }
+	d := &discovery{srv: srv, match: all}
+	d.index(ctx)
+	next := 200
+	for round := range 30 {
+		for range 1 + rng.IntN(6) {
+			switch rng.IntN(3) {
+			case 0:
+				name := fmt.Sprintf("tool_%03d", next)
+				next++
+				if err := srv.Add(indexTool(name, "1", desc())); err != nil {
+					t.Fatal(err)
+				}
+				live = append(live, name)
+			case 1:
+				i := rng.IntN(len(live))
+				srv.Remove(live[i])
+				live = slices.Delete(live, i, i+1)
+			case 2:
+				if err := srv.Add(indexTool(live[rng.IntN(len(live))], fmt.Sprint(2+round), desc())); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		// update on a copy of d, whose documents it changes.
+		tools := slices.DeleteFunc(srv.Callable(ctx, nil), func(t *mcpkit.Tool) bool { return !t.Unlisted })
+		updated := (&discovery{srv: srv, match: all, docs: maps.Clone(d.docs)}).update(d.idx.Load(), tools)
+		if updated == nil {
+			t.Fatalf("round %d: a few changes were not made as an update", round)
+		}
+		fresh := (&discovery{srv: srv, match: all}).index(ctx)
+		sameIndex(t, updated, fresh)
+		if got := d.index(ctx); got.gen != srv.Generation() {
+			t.Fatalf("round %d: index of generation %d; the server is at %d", round, got.gen, srv.Generation())
+		}
+		sameIndex(t, d.idx.Load(), fresh)
+	}
+
+	before := d.index(ctx)
+	srv.ProviderChanged("")
+	after := d.index(ctx)
+	if after.gen == before.gen || fmt.Sprintf("%p", after.postings) != fmt.Sprintf("%p", before.postings) {
+		t.Errorf("a generation that changed no indexed tool made new postings (or kept the old generation)")
+	}
+}
+
+// TestSelectBest checks that selectBest puts the best n candidates first,
+// in order, and keeps every candidate: the sorted list's first n, with
+// ties of score told apart by name.
+func TestSelectBest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 9))
+	for round := range 200 {
+		cs := make([]candidate, rng.IntN(60))
+		for i := range cs {
+			cs[i] = candidate{&document{tool: indexTool(fmt.Sprintf("t%03d", i), "", "")}, float64(rng.IntN(8))}
+		}
+		rng.Shuffle(len(cs), func(i, j int) { cs[i], cs[j] = cs[j], cs[i] })
+		want := slices.SortedFunc(slices.Values(cs), compareCandidates)
+		n := rng.IntN(len(cs) + 1)
+		selectBest(cs, n)
+		if !slices.Equal(cs[:n], want[:n]) {
+			t.Fatalf("round %d: the best %d of %d are not first", round, n, len(cs))
+		}
+		slices.SortFunc(cs, compareCandidates)
+		if !slices.Equal(cs, want) {
+			t.Fatalf("round %d: candidates lost or duplicated", round)
+		}
+	}
+}
+
+// FuzzSearchQuery searches a small catalog with any query, registered and
+// provided tools together: the words are lower-case letters and digits of
+// two or more runes, and the answer is at most the limit, of tools that
+// exist, best first.
+func FuzzSearchQuery(f *testing.F) {
+	for _, q := range []string{"list invoices", "getUserID", "HTTPServer v2", "ÄÖÜ straße", "a b c", "", "\xff\xfe", "x_y-z.w"} {
+		f.Add(q, 3)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "fuzz"}, nil)
+	for _, name := range []string{"list_invoices", "get_user_id", "http_server_status", "strasse_map"} {
+		if err := srv.Add(indexTool(name, "", "Does "+name+".")); err != nil {
+			f.Fatal(err)
+		}
+	}
+	srv.AddProvider(fuzzProvider{indexTool("provided_invoices", "", "Lists provided invoices.")})
+	if err := Discovery(srv, nil); err != nil {
+		f.Fatal(err)
+	}
+	d := &discovery{srv: srv, match: func(*mcpkit.Tool) bool { return true }, limit: 10, scan: 100}
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, query string, limit int) {
+		for _, w := range words(query) {
+			if len([]rune(w)) < 2 || w != strings.ToLower(w) {
+				t.Fatalf("words(%q) has %q", query, w)
+			}
+		}
+		out, err := d.search(ctx, &mcpkit.Request{}, SearchIn{Query: query, Limit: limit})
+		if err != nil {
+			return // no words: a tool error
+		}
+		if len(out.Tools) > 10 || limit > 0 && len(out.Tools) > limit {
+			t.Fatalf("%d tools for limit %d", len(out.Tools), limit)
+		}
+		for i, found := range out.Tools {
+			if _, _, ok := d.found(ctx, &mcpkit.Request{}, found.Name); !ok {
+				t.Fatalf("found %q, which the caller does not reach", found.Name)
+			}
+			if i > 0 && found.Score > out.Tools[i-1].Score {
+				t.Fatalf("not best first: %v", out.Tools)
+			}
+		}
+	})
+}
+
+// fuzzProvider provides one tool to everyone, and searches nothing.
+type fuzzProvider struct{ t *mcpkit.Tool }
+
+func (p fuzzProvider) ListTools(_ context.Context, _ mcpkit.Caller, after string, _ int) ([]*mcpkit.Tool, error) {
+	if p.t.Name > after {
+		return []*mcpkit.Tool{p.t}, nil
+	}
+	return nil, nil
+}
+
+func (p fuzzProvider) LookupTool(_ context.Context, _ mcpkit.Caller, name string) (*mcpkit.Tool, error) {
+	if name == p.t.Name {
+		return p.t, nil
+	}
+	return nil, nil
+}
