@@ -114,8 +114,10 @@ func (r *Rules) Attach(srv *mcpkit.Server) {
 // requests are answered by the new rules, calls and lists already running
 // finish under the old ones, and the servers have sent
 // notifications/tools/list_changed to the clients listening for changes
-// whose list changed (see [mcpkit.Server.Refresh]). Add panics if a rule is
-// nil.
+// whose list changed (see [mcpkit.Server.Refresh]). When every rule added
+// is a rule by name ([EnableNames], [DisableNames], [DisableVersion],
+// [RequireNames]), the servers ask again about the tools those rules name
+// alone; otherwise about every tool. Add panics if a rule is nil.
 func (r *Rules) Add(rules ...*Rule) {
 	checkRules("Add", rules)
 	r.mu.Lock()
