@@ -97,3 +97,17 @@ func ExampleDisableVersion() {
 	// report -> report v1
 	// report -> -32602 unknown tool "report"
 }
+
+// A snapshot answers as the rules did when it was taken. A server takes
+// one each time it is refreshed, so that requests already running, and its
+// review of the clients listening for changes, see the rules as they were.
+func ExampleRules_Snapshot() {
+	rules := visibility.New()
+	deploy := &mcpkit.Tool{Tool: mcp.Tool{Name: "deploy"}}
+
+	before := rules.Snapshot()
+	rules.Add(visibility.DisableNames("deploy"))
+	fmt.Println(before.Enabled(deploy), rules.Enabled(deploy), rules.Snapshot().Enabled(deploy))
+	// Output:
+	// true false false
+}
