@@ -460,6 +460,56 @@ var identityMechanisms = []mechanism{
 			wantHidden(t, f, "admin")
 		},
 	},
+	// The rules by name, added to Rules already attached, as a running
+	// server gets them: the server asks again only about the tools whose
+	// lineage has the name (Server.RefreshTools).
+	{
+		name: "visibility.RequireNames",
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+			r := visibility.New()
+			r.Attach(srv)
+			r.Add(visibility.RequireNames(visibility.Scopes("admin"), id.Name))
+		},
+		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
+			wantHidden(t, f, "user")
+			wantServed(t, f, "admin")
+		},
+	},
+	{
+		name: "visibility.DisableNames",
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+			r := visibility.New()
+			r.Attach(srv)
+			r.Add(visibility.DisableNames(id.Name))
+		},
+		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
+			wantHidden(t, f, "admin")
+		},
+	},
+	{
+		name: "visibility.DisableVersion",
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+			r := visibility.New()
+			r.Attach(srv)
+			r.Add(visibility.DisableVersion(id.Name, id.Version))
+		},
+		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
+			wantHidden(t, f, "admin")
+		},
+	},
+	{
+		name: "visibility.EnableNames",
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+			// An allowlist of everything but delete_repo, then
+			// delete_repo by name: every route reaches it again.
+			r := visibility.NewAllowlist(visibility.Enable(func(t *mcpkit.Tool) bool { return t.ID() != id }))
+			r.Attach(srv)
+			r.Add(visibility.EnableNames(id.Name))
+		},
+		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
+			wantServed(t, f, "admin")
+		},
+	},
 	{
 		name: "mcpkit.ForTools(Named)",
 		install: func(srv *mcpkit.Server, id mcpkit.ToolID, seen *atomic.Int64) {
@@ -619,6 +669,10 @@ var identityClassified = map[string]string{
 	"visibility.Disable":          "mechanism",
 	"visibility.NewAllowlist":     "mechanism",
 	"visibility.Enable":           "mechanism (with NewAllowlist)",
+	"visibility.EnableNames":      "mechanism",
+	"visibility.DisableNames":     "mechanism",
+	"visibility.DisableVersion":   "mechanism",
+	"visibility.RequireNames":     "mechanism",
 	"visibility.New":              "mechanism (holds the rules)",
 	"mcpkit.ForTools":             "mechanism",
 	"mcpkit.RequireScopes":        "mechanism (with ForTools)",

@@ -195,10 +195,12 @@ func (s *Server) apply(versions map[string][]*Tool) error {
 		}
 	}
 	s.versions, s.groups, s.servedAs = versions, groups, servedAs
+	s.lineage = nil
 	for _, vs := range versions {
 		for _, t := range vs {
 			if d := s.derived[t].tool; d != nil {
 				s.markEnabled(t, slices.Contains(groups[d.Name], d))
+				s.indexLineage(t, d, true)
 			}
 		}
 	}
@@ -272,6 +274,7 @@ func (s *Server) change(removed, added []*Tool) error {
 		if s.servedAs[key] == t {
 			delete(s.servedAs, key)
 		}
+		s.indexLineage(t, d, false)
 		if g := slices.DeleteFunc(s.groups[d.Name], func(x *Tool) bool { return x == d }); len(g) == 0 {
 			delete(s.groups, d.Name)
 		} else {
@@ -287,6 +290,7 @@ func (s *Server) change(removed, added []*Tool) error {
 			continue
 		}
 		s.servedAs[[2]string{a.d.Name, a.d.Version}] = a.t
+		s.indexLineage(a.t, a.d, true)
 		if s.visibility == nil || s.visibility.Enabled(a.d) {
 			s.groups[a.d.Name] = append(s.groups[a.d.Name], a.d)
 			s.markEnabled(a.t, true)
@@ -296,6 +300,35 @@ func (s *Server) change(removed, added []*Tool) error {
 	names := slices.Sorted(maps.Keys(affected))
 	s.publish(s.update(names), names)
 	return nil
+}
+
+// indexLineage adds t, a registered version that the transforms made into
+// d, to s.lineage (or, when add is false, takes it out) under each name in
+// d's lineage other than t's own: RefreshTools finds the tools a name
+// selects there and in s.versions. Most tools have no such name (no
+// transform renamed them, no origin), and cost nothing here. s.mu is held.
+func (s *Server) indexLineage(t, d *Tool, add bool) {
+	var names [4]string // the few names of a real lineage, without allocating
+	others := names[:0]
+	for o, i := d, 0; o != nil && i <= maxOrigins; o, i = o.Origin, i+1 {
+		if o.Name != t.Name && !slices.Contains(others, o.Name) {
+			others = append(others, o.Name)
+		}
+	}
+	for _, name := range others {
+		if add {
+			if s.lineage == nil {
+				s.lineage = make(map[string][]*Tool)
+			}
+			s.lineage[name] = append(s.lineage[name], t)
+			continue
+		}
+		if ts := slices.DeleteFunc(s.lineage[name], func(x *Tool) bool { return x == t }); len(ts) == 0 {
+			delete(s.lineage, name)
+		} else {
+			s.lineage[name] = ts
+		}
+	}
 }
 
 // update returns the current state with the names given built again from
@@ -420,12 +453,20 @@ func (s *Server) nameState(old *state, name string, ds []*Tool) *toolName {
 // finish completes st with what depends on the server's Visibility and list
 // middleware. s.mu is held.
 func (s *Server) finish(st *state) {
-	st.providers, st.transforms, st.use, st.visibility = s.providers, s.transforms, s.use, s.visibility
+	v := s.visibility
+	if s.frozen != nil {
+		// The answers as of the last refresh: a state made by a change of
+		// the registry while the rules are being changed answers as the
+		// states before it, until the refresh that follows.
+		v = s.frozen
+	}
+	st.providers, st.transforms, st.use, st.visibility = s.providers, s.transforms, s.use, v
 	if st.provided == nil {
 		st.provided = newProvidedCache()
 	}
-	if s.visibility != nil && s.visibility.PerRequest() {
-		st.allowed = s.visibility.Allowed
+	st.allowed = nil
+	if v != nil && v.PerRequest() {
+		st.allowed = v.Allowed
 	}
 	if len(s.listUse) > 0 {
 		base := ListerFunc(func(ctx context.Context, req *ListRequest) ([]*Tool, error) {
@@ -446,6 +487,15 @@ func idKey(id ToolID) string { return id.Name + "\x00" + id.Version }
 // change concerns (see review), and the other replicas hear of it (see
 // [Server.ShareChanges]). s.mu is held.
 func (s *Server) publish(st *state, names []string) {
+	s.publishReviewing(st, names, nil)
+}
+
+// publishReviewing is publish, with the listeners reviewed for the names
+// in reviewed, sorted, rather than for those whose versions or definitions
+// changed: for a change of the per-request answers about those names (see
+// revisitNames). reviewed holds every name of names that changed.
+// s.mu is held.
+func (s *Server) publishReviewing(st *state, names, reviewed []string) {
 	old := s.state.Swap(st)
 	s.gen.Add(1)
 	s.tellMounts("")
@@ -478,7 +528,10 @@ func (s *Server) publish(st *state, names []string) {
 	listed := len(removed) > 0 || len(added) > 0
 	// The listeners are marked before the SDK is told, so that its
 	// notification finds them marked.
-	told := s.review(old, st, changed, listed)
+	if reviewed == nil {
+		reviewed = changed
+	}
+	told := s.review(old, st, reviewed, listed)
 	if len(removed) > 0 {
 		s.sdk.RemoveTools(removed...)
 	}

@@ -180,21 +180,42 @@ func BenchmarkCatalogServe(b *testing.B) {
 }
 
 // BenchmarkRuleChange adds and removes a visibility rule that disables one
-// tool, on a server with n tools: the rules are asked about every tool
-// (their match functions are opaque), and only the names whose enabled
-// versions changed are built again.
+// tool, on a server with n tools. A rule with a match function (match) has
+// the rules asked about every tool, since the function is opaque; a rule
+// by name (names: DisableNames; require: RequireNames) has them asked about
+// the named tool alone, so its cost should not grow with n. listening adds
+// a per-request rule on other tools and a connected client whose view the
+// server reviews for each change: for the named tool alone.
 func BenchmarkRuleChange(b *testing.B) {
-	for _, n := range []int{100, 10_000, 100_000} {
-		b.Run(fmt.Sprintf("tools=%d", n), func(b *testing.B) {
-			srv := filledServer(b, n)
-			rules := visibility.New()
-			rules.Attach(srv)
-			off := visibility.Disable(mcpkit.Named("tool_000050"))
-			b.ReportAllocs()
-			for b.Loop() {
-				rules.Add(off)
-				rules.Remove(off)
-			}
-		})
+	for _, rule := range []string{"match", "names", "require", "listening"} {
+		for _, n := range []int{100, 10_000, 100_000} {
+			b.Run(fmt.Sprintf("rule=%s/tools=%d", rule, n), func(b *testing.B) {
+				srv := filledServer(b, n)
+				rules := visibility.New()
+				rules.Attach(srv)
+				var r *visibility.Rule
+				switch rule {
+				case "match":
+					r = visibility.Disable(mcpkit.Named("tool_000050"))
+				case "names":
+					r = visibility.DisableNames("tool_000050")
+				case "require":
+					r = visibility.RequireNames(visibility.Scopes("admin"), "tool_000050")
+				case "listening":
+					r = visibility.DisableNames("tool_000050")
+					rules.Add(visibility.RequireNames(visibility.Scopes("admin"), "tool_000060"))
+					cs, err := mcpkittest.ConnectInMemory(context.Background(), srv, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.Cleanup(func() { cs.Close() })
+				}
+				b.ReportAllocs()
+				for b.Loop() {
+					rules.Add(r)
+					rules.Remove(r)
+				}
+			})
+		}
 	}
 }

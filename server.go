@@ -77,10 +77,12 @@ type Server struct {
 	checks     map[*Tool]*checker // compiled schemas, for every registered version
 	transforms []CatalogTransform
 	derived    map[*Tool]derivation // what the transforms made of each registered version
+	lineage    map[string][]*Tool   // registered versions by the other names in their derivations' lineage (see RefreshTools)
 	built      map[*Tool]*chain     // built chains by served tool, dropped when the server-wide chain changes
 	use        []Middleware
 	listUse    []ListMiddleware
 	visibility Visibility
+	frozen     Visibility // a snapshot of visibility, when it takes them, for the states (see VisibilitySnapshotter)
 	providers  []Provider
 	sharers    []*sharer // see ShareChanges
 	mountedIn  []*mount  // the mounts of s into other servers, told of its changes (see Mount)

@@ -39,6 +39,24 @@ type Visibility interface {
 	Allowed(ctx context.Context, t *Tool, c Caller) bool
 }
 
+// A VisibilitySnapshotter is a [Visibility] that can keep the answers it
+// gives at a moment. Package visibility's Rules is one. The Server takes a
+// snapshot each time it asks the Visibility again (SetVisibility, Refresh,
+// RefreshTools), and serves each state of its registry with the snapshot
+// it was made with, so that calls and lists already running finish with the
+// answers they started with, and so that [Server.RefreshTools] can compare
+// what each listening client saw before a change with what it sees after,
+// for the tools the change concerns alone.
+type VisibilitySnapshotter interface {
+	Visibility
+
+	// Snapshot returns a Visibility that answers as this one does now, and
+	// goes on answering so after this one changes (its per-request
+	// predicates are still asked per request). It is called once per
+	// refresh, not per request.
+	Snapshot() Visibility
+}
+
 // A Caller is what a request says about who sends it, for per-request
 // decisions: [*Request] and [*ListRequest] are Callers. On stdio and
 // in-memory transports Header and TokenInfo are nil; a predicate that needs
@@ -96,18 +114,89 @@ func (s *Server) Refresh() {
 	s.revisit()
 }
 
+// RefreshTools is [Server.Refresh] for a change of the Visibility's answers
+// that concerns only the tools that names select, as [Named] selects them:
+// those served under one of the names, and those derived from them (whose
+// [Tool.Lineage] has one of the names). It asks the Visibility again about
+// those tools alone, so its work is in proportion to them, not to the
+// registry. When the change may concern other tools (a match function on
+// tags, say), call Refresh. The rules of package visibility call
+// RefreshTools themselves for the rules that name their tools.
+//
+// With a per-request Visibility and clients listening for changes, each
+// listener is asked about every tool, as Refresh does, unless the
+// Visibility keeps the answers it gave before (see [VisibilitySnapshot]).
+func (s *Server) RefreshTools(names ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.revisitNames(names)
+}
+
 // revisit rebuilds the state after a change of visibility; publish tells
 // the listeners whose view changed. The other replicas hear of it when the
 // old or the new state answers per request, even if what this one serves
 // did not change: their listeners are not this one's. s.mu is held.
 func (s *Server) revisit() {
 	old := s.state.Load()
+	s.freeze()
 	s.revisiting = true
 	names := s.reenable()
 	s.publish(s.update(names), names)
 	s.revisiting = false
 	if old.allowed != nil || s.state.Load().allowed != nil {
 		s.shareChange()
+	}
+}
+
+// revisitNames is revisit for a change that concerns the tools names
+// select alone. s.mu is held.
+//
+// When the states answer per request from snapshots of the Visibility (see
+// [VisibilitySnapshotter]), the state before the change still answers as
+// the Visibility did, so each listener is reviewed for the names the
+// tools are served under, as for a change of the registry. Otherwise, and
+// when providers serve tools (the names of whose tools are not known here),
+// every listener is reviewed as revisit does.
+func (s *Server) revisitNames(names []string) {
+	old := s.state.Load()
+	exact := s.frozen != nil && len(s.providers) == 0
+	s.freeze()
+	s.revisiting = !exact
+	changed := map[string]bool{}
+	served := map[string]bool{}
+	seen := map[*Tool]bool{}
+	for _, name := range names {
+		for _, ts := range [2][]*Tool{s.versions[name], s.lineage[name]} {
+			for _, t := range ts {
+				if seen[t] {
+					continue
+				}
+				seen[t] = true
+				if d := s.derived[t].tool; d != nil {
+					served[d.Name] = true
+					s.reask(t, changed)
+				}
+			}
+		}
+	}
+	changedNames := slices.Sorted(maps.Keys(changed))
+	var reviewed []string
+	if exact {
+		reviewed = slices.Sorted(maps.Keys(served))
+	}
+	s.publishReviewing(s.update(changedNames), changedNames, reviewed)
+	s.revisiting = false
+	if old.allowed != nil || s.state.Load().allowed != nil {
+		s.shareChange()
+	}
+}
+
+// freeze takes the snapshot of the Visibility that the states made from
+// now on answer with, if it takes snapshots. s.mu is held.
+func (s *Server) freeze() {
+	s.frozen = nil
+	if sv, ok := s.visibility.(VisibilitySnapshotter); ok {
+		s.frozen = sv.Snapshot()
 	}
 }
 
@@ -120,29 +209,36 @@ func (s *Server) reenable() []string {
 	changed := map[string]bool{}
 	for _, vs := range s.versions {
 		for _, t := range vs {
-			dv := s.derived[t]
-			d := dv.tool
-			if d == nil {
-				continue
-			}
-			on := s.visibility == nil || s.visibility.Enabled(d)
-			if on == dv.enabled {
-				continue
-			}
-			dv.enabled = on
-			s.derived[t] = dv
-			group := s.groups[d.Name]
-			if on {
-				s.groups[d.Name] = append(group, d)
-			} else if group = slices.DeleteFunc(group, func(x *Tool) bool { return x == d }); len(group) == 0 {
-				delete(s.groups, d.Name)
-			} else {
-				s.groups[d.Name] = group
-			}
-			changed[d.Name] = true
+			s.reask(t, changed)
 		}
 	}
 	return slices.Sorted(maps.Keys(changed))
+}
+
+// reask asks the Visibility again whether what the transforms made of t, a
+// registered version, is enabled, brings s.groups in line, and adds the
+// name it is served under to changed when the answer changed. s.mu is held.
+func (s *Server) reask(t *Tool, changed map[string]bool) {
+	dv := s.derived[t]
+	d := dv.tool
+	if d == nil {
+		return
+	}
+	on := s.visibility == nil || s.visibility.Enabled(d)
+	if on == dv.enabled {
+		return
+	}
+	dv.enabled = on
+	s.derived[t] = dv
+	group := s.groups[d.Name]
+	if on {
+		s.groups[d.Name] = append(group, d)
+	} else if group = slices.DeleteFunc(group, func(x *Tool) bool { return x == d }); len(group) == 0 {
+		delete(s.groups, d.Name)
+	} else {
+		s.groups[d.Name] = group
+	}
+	changed[d.Name] = true
 }
 
 // resolve returns the version of n that serves a call, or nil when the

@@ -16,7 +16,8 @@ import (
 )
 
 // TestConcurrentRuleChanges toggles rules (a Disable by name, a Require, a
-// Disable of a tool's highest version) and adds and removes a tool in a
+// Disable of a tool's highest version, each with a match function and with
+// a constructor by name) and adds and removes a tool in a
 // loop, while 16 goroutines call and list. Every answer must be consistent
 // with some state of the rules: a toggled tool is served correctly or
 // answered as unknown, a tool disabled at all times is never served or
@@ -43,6 +44,11 @@ func TestConcurrentRuleChanges(t *testing.T) {
 				visibility.Disable(mcpkit.Named("toggled")),
 				visibility.Require(mcpkit.Named("gated"), visibility.Scopes("admin")),
 				visibility.Disable(visibility.Key("v", "2")),
+				// The same by name: the server asks about those tools
+				// alone (RefreshTools).
+				visibility.DisableNames("toggled"),
+				visibility.RequireNames(visibility.Scopes("admin"), "gated"),
+				visibility.DisableVersion("v", "2"),
 			}
 
 			// The toggler changes something each time a worker finishes

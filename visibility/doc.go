@@ -21,7 +21,9 @@
 // [RequireClientCapabilities]. They select tools with match functions, the
 // same as [mcpkit.ForTools] takes: [mcpkit.Named], [mcpkit.Tagged],
 // [mcpkit.Not], [Key], [VersionRange], [ReadOnly], [AllTools], or any
-// func(*mcpkit.Tool) bool. A Rules learns the servers it serves from
+// func(*mcpkit.Tool) bool. Rules by name, made by [EnableNames],
+// [DisableNames], [DisableVersion] and [RequireNames], select as
+// [mcpkit.Named] and [Key] do. A Rules learns the servers it serves from
 // [Rules.Attach]; each [Rules.Add] and [Rules.Remove] refreshes them before
 // it returns, and they tell their clients with
 // notifications/tools/list_changed.
@@ -102,7 +104,10 @@
 //
 // Enable and Disable rules are evaluated when the server's registry or the
 // rules change, never per request: a tool hidden from everyone costs
-// nothing per request. The Require rules that select a tool are found the
+// nothing per request. Adding or removing a rule by name has the servers
+// ask again about the tools it names alone ([mcpkit.Server.RefreshTools]),
+// at a cost that does not grow with the catalog; a rule with a match
+// function, which could select any tool, has them ask about every tool. The Require rules that select a tool are found the
 // first time the tool is asked about after a change of rules, and kept by
 // the tool's identity (without keeping a removed tool alive), so that per
 // request a tool costs one map lookup and the predicates that apply to it,

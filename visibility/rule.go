@@ -3,14 +3,16 @@ package visibility
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/internal/version"
 )
 
 // A Rule is one statement about which tools are served, made by [Enable],
-// [Disable], [Require], [ReadOnlyFor] or [RequireClientCapabilities], and
-// put in effect by [Rules.Add]. A Rule is immutable: the same Rule may be
+// [Disable], [Require], [ReadOnlyFor], [RequireClientCapabilities], or by
+// name with [EnableNames], [DisableNames], [DisableVersion] and
+// [RequireNames], and put in effect by [Rules.Add]. A Rule is immutable: the same Rule may be
 // added to several Rules, and is removed by identity with [Rules.Remove].
 type Rule struct {
 	effect effect
@@ -20,6 +22,11 @@ type Rule struct {
 	// when the rule does not apply to t. It is called once per tool
 	// version and rule set, not per request.
 	check func(t *mcpkit.Tool) Predicate
+
+	// names, when not nil, are the names by which the rule selects its
+	// tools (see [EnableNames]): every tool it selects has one of them in
+	// its lineage, so a change of the rule concerns those tools alone.
+	names []string
 }
 
 type effect int
@@ -165,4 +172,53 @@ func VersionRange(min, max string) func(*mcpkit.Tool) bool {
 			(min == "" || version.Rank(v, min) >= 0) &&
 			(max == "" || version.Rank(v, max) < 0)
 	}
+}
+
+// EnableNames returns a Rule that enables the tools served under one of
+// the given names and the tools derived from them, as
+// Enable(mcpkit.Named(names...)) does. Adding or removing it costs in
+// proportion to the tools it selects, not to the registry: prefer it (and
+// [DisableNames], [DisableVersion], [RequireNames]) over a match function
+// in large catalogs.
+func EnableNames(names ...string) *Rule {
+	names = slices.Clone(names)
+	return &Rule{effect: enable, match: mcpkit.Named(names...), names: nonNil(names)}
+}
+
+// DisableNames returns a Rule that stops serving the tools served under
+// one of the given names and the tools derived from them, as
+// Disable(mcpkit.Named(names...)) does, at a cost in proportion to those
+// tools: see [EnableNames].
+func DisableNames(names ...string) *Rule {
+	names = slices.Clone(names)
+	return &Rule{effect: disable, match: mcpkit.Named(names...), names: nonNil(names)}
+}
+
+// DisableVersion returns a Rule that stops serving one version of one
+// tool, as Disable(Key(name, ver)) does: the tool served as name with
+// version ver ("" for an unversioned tool), and the tools derived from it.
+// Its cost is in proportion to the versions of name: see [EnableNames].
+func DisableVersion(name, ver string) *Rule {
+	return &Rule{effect: disable, match: Key(name, ver), names: []string{name}}
+}
+
+// RequireNames returns a Rule that shows the tools served under one of the
+// given names, and the tools derived from them, only to the requests for
+// which p holds, as Require(mcpkit.Named(names...), p) does, at a cost in
+// proportion to those tools: see [EnableNames]. RequireNames panics if p
+// is nil.
+func RequireNames(p Predicate, names ...string) *Rule {
+	names = slices.Clone(names)
+	r := Require(mcpkit.Named(names...), p)
+	r.names = nonNil(names)
+	return r
+}
+
+// nonNil returns names, or an empty slice for none: a rule of no names
+// selects no tool, and a change of it concerns none.
+func nonNil(names []string) []string {
+	if names == nil {
+		return []string{}
+	}
+	return names
 }

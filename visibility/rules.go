@@ -30,15 +30,16 @@ type Rules struct {
 
 // A ruleSet is an immutable state of a Rules, replaced whole on each change.
 type ruleSet struct {
-	rules   []*Rule // in the order added
-	enable  []*Rule
-	disable []*Rule
-	require []*Rule
-	checks  *checkCache // per tool, the checks of the require rules
+	allowlist bool
+	rules     []*Rule // in the order added
+	enable    []*Rule
+	disable   []*Rule
+	require   []*Rule
+	checks    *checkCache // per tool, the checks of the require rules
 }
 
-func newRuleSet(rules []*Rule) *ruleSet {
-	s := &ruleSet{rules: rules}
+func newRuleSet(allowlist bool, rules []*Rule) *ruleSet {
+	s := &ruleSet{allowlist: allowlist, rules: rules}
 	for _, r := range rules {
 		switch r.effect {
 		case enable:
@@ -87,7 +88,7 @@ func NewAllowlist(rules ...*Rule) *Rules {
 func newRules(allowlist bool, rules []*Rule) *Rules {
 	checkRules("New", rules)
 	r := &Rules{allowlist: allowlist}
-	r.set.Store(newRuleSet(added(nil, rules)))
+	r.set.Store(newRuleSet(allowlist, added(nil, rules)))
 	return r
 }
 
@@ -113,8 +114,10 @@ func (r *Rules) Attach(srv *mcpkit.Server) {
 // requests are answered by the new rules, calls and lists already running
 // finish under the old ones, and the servers have sent
 // notifications/tools/list_changed to the clients listening for changes
-// whose list changed (see [mcpkit.Server.Refresh]). Add panics if a rule is
-// nil.
+// whose list changed (see [mcpkit.Server.Refresh]). When every rule added
+// is a rule by name ([EnableNames], [DisableNames], [DisableVersion],
+// [RequireNames]), the servers ask again about the tools those rules name
+// alone; otherwise about every tool. Add panics if a rule is nil.
 func (r *Rules) Add(rules ...*Rule) {
 	checkRules("Add", rules)
 	r.mu.Lock()
@@ -124,8 +127,8 @@ func (r *Rules) Add(rules ...*Rule) {
 	if len(next) == len(cur.rules) {
 		return
 	}
-	r.set.Store(newRuleSet(next))
-	r.refresh()
+	r.set.Store(newRuleSet(r.allowlist, next))
+	r.refresh(next[len(cur.rules):])
 }
 
 // Remove takes rules out of effect; rules not in effect are ignored. When
@@ -135,19 +138,39 @@ func (r *Rules) Remove(rules ...*Rule) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	cur := r.set.Load()
-	next := slices.DeleteFunc(slices.Clone(cur.rules), func(x *Rule) bool { return slices.Contains(rules, x) })
-	if len(next) == len(cur.rules) {
+	var removed []*Rule
+	next := slices.DeleteFunc(slices.Clone(cur.rules), func(x *Rule) bool {
+		if slices.Contains(rules, x) {
+			removed = append(removed, x)
+			return true
+		}
+		return false
+	})
+	if len(removed) == 0 {
 		return
 	}
-	r.set.Store(newRuleSet(next))
-	r.refresh()
+	r.set.Store(newRuleSet(r.allowlist, next))
+	r.refresh(removed)
 }
 
-// refresh has every attached server ask r again. r.mu is held, so that
-// the last change is the last one the servers see.
-func (r *Rules) refresh() {
+// refresh has every attached server ask r again about the tools that the
+// rules changed may select: with [mcpkit.Server.RefreshTools] when each of
+// them names its tools (see [EnableNames]), in proportion to those tools,
+// else with [mcpkit.Server.Refresh], about every tool. r.mu is held, so
+// that the last change is the last one the servers see.
+func (r *Rules) refresh(changed []*Rule) {
+	var names []string
+	for _, rule := range changed {
+		if rule.names == nil {
+			for _, srv := range r.servers {
+				srv.Refresh()
+			}
+			return
+		}
+		names = append(names, rule.names...)
+	}
 	for _, srv := range r.servers {
-		srv.Refresh()
+		srv.RefreshTools(names...)
 	}
 }
 
@@ -155,7 +178,11 @@ func (r *Rules) refresh() {
 // and, in an allowlist, an Enable rule does. The server asks when its
 // registry or r's rules change, never per request.
 func (r *Rules) Enabled(t *mcpkit.Tool) bool {
-	s := r.set.Load()
+	return r.set.Load().enabled(t)
+}
+
+// enabled is Enabled for the rules of s.
+func (s *ruleSet) enabled(t *mcpkit.Tool) bool {
 	for _, rule := range s.disable {
 		for o, depth := t, 0; o != nil && depth <= maxLineage; o, depth = o.Origin, depth+1 {
 			if rule.match(o) {
@@ -163,7 +190,7 @@ func (r *Rules) Enabled(t *mcpkit.Tool) bool {
 			}
 		}
 	}
-	if !r.allowlist {
+	if !s.allowlist {
 		return true
 	}
 	for _, rule := range s.enable {
@@ -178,8 +205,10 @@ func (r *Rules) Enabled(t *mcpkit.Tool) bool {
 // sees depends on the request (and lists answer with cacheScope
 // "private").
 func (r *Rules) PerRequest() bool {
-	return len(r.set.Load().require) > 0
+	return r.set.Load().perRequest()
 }
+
+func (s *ruleSet) perRequest() bool { return len(s.require) > 0 }
 
 // Allowed reports whether the request c may see and call t, an enabled
 // tool: whether every Require rule that selects t holds for c. The rules
@@ -187,7 +216,12 @@ func (r *Rules) PerRequest() bool {
 // identity until the rules change, so Allowed costs a map lookup plus the
 // predicates of those rules, and allocates nothing of its own.
 func (r *Rules) Allowed(ctx context.Context, t *mcpkit.Tool, c mcpkit.Caller) bool {
-	for _, p := range r.set.Load().checks.get(t) {
+	return r.set.Load().allowed(ctx, t, c)
+}
+
+// allowed is Allowed for the rules of s.
+func (s *ruleSet) allowed(ctx context.Context, t *mcpkit.Tool, c mcpkit.Caller) bool {
+	for _, p := range s.checks.get(t) {
 		if !p(ctx, c) {
 			return false
 		}
@@ -195,7 +229,29 @@ func (r *Rules) Allowed(ctx context.Context, t *mcpkit.Tool, c mcpkit.Caller) bo
 	return true
 }
 
-var _ mcpkit.Visibility = (*Rules)(nil)
+// Snapshot returns a Visibility that answers as r does with the rules in
+// effect now, whatever rules are added to r or removed from it later; the
+// predicates of its Require rules are still asked per request. A server
+// serves each state of its registry with a snapshot of its Rules (see
+// [mcpkit.VisibilitySnapshotter]), so that it can tell precisely which
+// listening clients a change of named rules concerns.
+func (r *Rules) Snapshot() mcpkit.Visibility {
+	return snapshot{r.set.Load()}
+}
+
+// snapshot is a Rules frozen at one set of rules.
+type snapshot struct{ set *ruleSet }
+
+func (s snapshot) Enabled(t *mcpkit.Tool) bool { return s.set.enabled(t) }
+func (s snapshot) PerRequest() bool            { return s.set.perRequest() }
+func (s snapshot) Allowed(ctx context.Context, t *mcpkit.Tool, c mcpkit.Caller) bool {
+	return s.set.allowed(ctx, t, c)
+}
+
+var (
+	_ mcpkit.Visibility            = (*Rules)(nil)
+	_ mcpkit.VisibilitySnapshotter = (*Rules)(nil)
+)
 
 // added returns rules followed by those of more that it does not hold.
 func added(rules, more []*Rule) []*Rule {
