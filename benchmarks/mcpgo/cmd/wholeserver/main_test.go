@@ -75,7 +75,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := regexp.MustCompile(`^BenchmarkWholeServer/([a-z0-9-]+)/([a-z0-9]+)/(kit|mgv) \t3\t\d+ ns/op\t\d+ cpu-ns/op\t(\d+) B/op\t(\d+) allocs/op\t[0-9.]+ gc/kcall$`)
+	line := regexp.MustCompile(`^BenchmarkWholeServer/([a-z0-9-]+)/([a-z0-9]+)/(kit|mgv) \t3\t\d+ ns/op\t\d+ cpu-ns/op\t(\d+) B/op\t(\d+) allocs/op\t[0-9.]+ gc/kcall\t\d+ floor-cpu-ns/op\t(\d+) floor-B/op\t\d+ floor-allocs/op$`)
 	count := map[string]int{}
 	for l := range strings.Lines(string(lines)) {
 		m := line.FindStringSubmatch(strings.TrimSuffix(l, "\n"))
@@ -83,8 +83,10 @@ func TestRun(t *testing.T) {
 			t.Errorf("sample line %q", l)
 			continue
 		}
-		if b, _ := strconv.Atoi(m[4]); b < 1000 {
-			t.Errorf("%s: %s bytes per call in the server, want more than 1000", l, m[4])
+		for i, what := range map[int]string{4: "over HTTP", 6: "at the floor"} {
+			if b, _ := strconv.Atoi(m[i]); b < 1000 {
+				t.Errorf("%s: %s bytes per call in the server %s, want more than 1000", l, m[i], what)
+			}
 		}
 		count[m[1]+"/"+m[2]+"/"+m[3]]++
 	}
@@ -147,5 +149,31 @@ func TestMedianAndRatios(t *testing.T) {
 	lo, hi := perRound(a, b, func(s sample) float64 { return s.cpuNs })
 	if lo != 2 || hi != 3 {
 		t.Errorf("per-round ratios %v-%v, want 2-3 (round 3 has no B)", lo, hi)
+	}
+}
+
+// TestFloorBadRequests checks /floor's answers to requests it cannot
+// serve: short, and without the replay.
+func TestFloorBadRequests(t *testing.T) {
+	h, err := newHandler("mcpkit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		query string
+		code  int
+		want  string
+	}{
+		{"path=/other&n=1", 400, "path must name"},
+		{"path=" + strings.Repeat("x", 5000) + "&n=1", 400, "path must name"},
+		{"path=/stateless&n=0", 400, "n must be"},
+		{"path=/stateless&n=" + strings.Repeat("9", 5000), 400, "n must be"},
+		{"path=/stateless&n=1", 409, "no request recorded"},
+	} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/floor?"+tc.query, nil))
+		if w.Code != tc.code || !strings.Contains(w.Body.String(), tc.want) || w.Body.Len() > 512 {
+			t.Errorf("%.40s: HTTP %d %.200q, want %d with %q", tc.query, w.Code, w.Body.String(), tc.code, tc.want)
+		}
 	}
 }

@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -62,13 +65,16 @@ type sample struct {
 	cpuNs, wallNs    float64
 	bytes, objects   float64
 	gcCyclesPerKCall float64
+	// The handler's floor: the last call replayed calls times in the
+	// server process, without the network (serveFloor).
+	floorCPUNs, floorBytes, floorObjects float64
 }
 
 // benchLine returns s in the Go benchmark format, so that benchstat can
 // compare two files of them.
 func (s sample) benchLine() string {
-	return fmt.Sprintf("BenchmarkWholeServer/%s/%s/%s \t%d\t%.0f ns/op\t%.0f cpu-ns/op\t%.0f B/op\t%.0f allocs/op\t%.2f gc/kcall",
-		s.mode, s.tool, s.server, s.calls, s.wallNs, s.cpuNs, s.bytes, s.objects, s.gcCyclesPerKCall)
+	return fmt.Sprintf("BenchmarkWholeServer/%s/%s/%s \t%d\t%.0f ns/op\t%.0f cpu-ns/op\t%.0f B/op\t%.0f allocs/op\t%.2f gc/kcall\t%.0f floor-cpu-ns/op\t%.0f floor-B/op\t%.0f floor-allocs/op",
+		s.mode, s.tool, s.server, s.calls, s.wallNs, s.cpuNs, s.bytes, s.objects, s.gcCyclesPerKCall, s.floorCPUNs, s.floorBytes, s.floorObjects)
 }
 
 // flagSet is a command's flags; parse prints their usage for -h only, and
@@ -251,14 +257,17 @@ func measureServer(ctx context.Context, spec serverSpec, ms []mode, ts []string,
 // measureCell connects a go-sdk client to the server at base in mode m,
 // calls tool warmup times, then calls times, and returns what the server
 // process spent on the latter, per call. Every answer is checked: the
-// first in full, the others for an error.
+// first in full, the others for an error. Then it has one more call
+// recorded and replayed calls times in the server process, for the
+// handler's floor.
 func measureCell(ctx context.Context, base string, m mode, tool string, calls, warmup int) (sample, error) {
 	want, err := wantResult(tool)
 	if err != nil {
 		return sample{}, err
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "wholeserver", Version: "0.1.0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + m.path, MaxRetries: -1},
+	marker := &marking{base: http.DefaultTransport}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + m.path, MaxRetries: -1, HTTPClient: &http.Client{Transport: marker}},
 		&mcp.ClientSessionOptions{ProtocolVersion: m.version})
 	if err != nil {
 		return sample{}, err
@@ -321,8 +330,19 @@ func measureCell(ctx context.Context, base string, m mode, tool string, calls, w
 	if err != nil {
 		return sample{}, err
 	}
+	marker.next.Store(true)
+	if err := call(true); err != nil {
+		return sample{}, err
+	}
+	floor, err := fetchFloor(ctx, base, m.path, calls)
+	if err != nil {
+		return sample{}, err
+	}
 	n := float64(calls)
 	return sample{
+		floorCPUNs:       float64(floor.CPUNanos) / n,
+		floorBytes:       float64(floor.AllocBytes) / n,
+		floorObjects:     float64(floor.AllocObjects) / n,
 		mode:             m.name,
 		tool:             tool,
 		calls:            calls,
@@ -341,27 +361,61 @@ func jsonEqual(a, b any) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
+// marking is an HTTP transport that marks the next POST, once asked to,
+// with recordHeader.
+type marking struct {
+	base http.RoundTripper
+	next atomic.Bool
+}
+
+func (m *marking) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && m.next.CompareAndSwap(true, false) {
+		req = req.Clone(req.Context())
+		req.Header.Set(recordHeader, "1")
+	}
+	return m.base.RoundTrip(req)
+}
+
 // fetchCost asks the server at base what it has spent so far.
 func fetchCost(ctx context.Context, base string) (cost, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/cost", nil)
-	if err != nil {
+	var c cost
+	err := getJSON(ctx, base+"/cost", &c)
+	return c, err
+}
+
+// fetchFloor has the server at base replay the request recorded on its
+// endpoint path n times, and returns what that cost.
+func fetchFloor(ctx context.Context, base, path string, n int) (cost, error) {
+	var f floorCost
+	if err := getJSON(ctx, base+"/floor?path="+url.QueryEscape(path)+"&n="+strconv.Itoa(n), &f); err != nil {
 		return cost{}, err
+	}
+	if f.Calls != n {
+		return cost{}, fmt.Errorf("/floor replayed %d calls, want %d", f.Calls, n)
+	}
+	return f.Cost, nil
+}
+
+// getJSON GETs u and decodes its JSON answer into v.
+func getJSON(ctx context.Context, u string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return cost{}, err
+		return err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	if err != nil {
-		return cost{}, err
+		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return cost{}, fmt.Errorf("/cost: HTTP %d: %.200s", resp.StatusCode, body)
+		return fmt.Errorf("%s: HTTP %d: %.300s", clip(u), resp.StatusCode, body)
 	}
-	var c cost
-	if err := json.Unmarshal(body, &c); err != nil {
-		return cost{}, fmt.Errorf("/cost: %w", err)
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("%s: %w", clip(u), err)
 	}
-	return c, nil
+	return nil
 }

@@ -92,8 +92,9 @@ func wantResult(tool string) ([]byte, error) {
 var impls = []string{"mcpkit", "mcp-go", "mcp-go+validation"}
 
 // newHandler returns the HTTP handler of implementation impl: its MCP
-// endpoints, /stateless and /stateful, and /cost, which answers what the
-// process has spent so far.
+// endpoints, /stateless and /stateful; /cost, which answers what the
+// process has spent so far; and /floor, which measures the endpoint's
+// handler alone (see serveFloor).
 //
 // mcpkit's endpoints are its HTTPHandler, stateless by default and with
 // sessions for clients before 2026-07-28 on /stateful, answering with JSON
@@ -103,8 +104,7 @@ var impls = []string{"mcpkit", "mcp-go", "mcp-go+validation"}
 // against the tools' schemas, which mcpkit always does and mcp-go does
 // only when asked.
 func newHandler(impl string) (http.Handler, error) {
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /cost", serveCost)
+	var stateless, stateful http.Handler
 	switch impl {
 	case "mcpkit":
 		srv := mcpkit.NewServer(&mcp.Implementation{Name: "wholeserver", Version: "0.1.0"}, nil)
@@ -120,14 +120,24 @@ func newHandler(impl string) (http.Handler, error) {
 			return nil, err
 		}
 		sdk := &mcp.StreamableHTTPOptions{JSONResponse: true}
-		mux.Handle("/stateless", srv.HTTPHandler(&mcpkit.HTTPOptions{SDK: sdk}))
-		mux.Handle("/stateful", srv.HTTPHandler(&mcpkit.HTTPOptions{Sessions: true, SDK: sdk}))
+		stateless = srv.HTTPHandler(&mcpkit.HTTPOptions{SDK: sdk})
+		stateful = srv.HTTPHandler(&mcpkit.HTTPOptions{Sessions: true, SDK: sdk})
 	case "mcp-go", "mcp-go+validation":
 		s := newMCPGo(impl == "mcp-go+validation")
-		mux.Handle("/stateless", mgserver.NewStreamableHTTPServer(s, mgserver.WithStateLess(true)))
-		mux.Handle("/stateful", mgserver.NewStreamableHTTPServer(s, mgserver.WithStateful(true)))
+		stateless = mgserver.NewStreamableHTTPServer(s, mgserver.WithStateLess(true))
+		stateful = mgserver.NewStreamableHTTPServer(s, mgserver.WithStateful(true))
 	default:
 		return nil, fmt.Errorf("unknown server %q (want one of %s)", clip(impl), strings.Join(impls, ", "))
+	}
+	endpoints := map[string]*recording{
+		"/stateless": {next: stateless},
+		"/stateful":  {next: stateful},
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /cost", serveCost)
+	mux.HandleFunc("GET /floor", func(w http.ResponseWriter, r *http.Request) { serveFloor(w, r, endpoints) })
+	for path, e := range endpoints {
+		mux.Handle(path, e)
 	}
 	return mux, nil
 }

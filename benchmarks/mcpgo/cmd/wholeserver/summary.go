@@ -20,9 +20,10 @@ func median(xs []float64) float64 {
 }
 
 // printSummary prints, per mode and tool, each server's medians over the
-// rounds (CPU with its lowest and highest round), then each ratio asked
-// for: the ratio of the medians, and the lowest and highest of the ratios
-// taken round by round (both servers measured in the same round).
+// rounds (CPU with its lowest and highest round), over HTTP and at the
+// handler's floor, then each ratio asked for: the ratio of the medians, and
+// the lowest and highest of the ratios taken round by round (both servers
+// measured in the same round).
 func printSummary(w io.Writer, samples []sample, ms []mode, ts []string, labels []string, ratios [][2]string) {
 	type key struct{ mode, tool, server string }
 	byKey := map[key][]sample{}
@@ -39,10 +40,12 @@ func printSummary(w io.Writer, samples []sample, ms []mode, ts []string, labels 
 	}
 	cpu := func(s sample) float64 { return s.cpuNs }
 	alloc := func(s sample) float64 { return s.bytes }
+	floorCPU := func(s sample) float64 { return s.floorCPUNs }
+	floorAlloc := func(s sample) float64 { return s.floorBytes }
 
 	fmt.Fprintf(w, "Server process cost per tools/call, medians of %d rounds (CPU: lowest-highest round)\n\n", len(samples)/max(1, len(byKey)))
-	fmt.Fprintln(w, "| mode | tool | server | CPU µs/call | CPU range | KB/call | allocs/call | GCs per 1k calls | wall µs/call |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| mode | tool | server | CPU µs/call | CPU range | floor CPU µs | beyond the floor µs | KB/call | floor KB | allocs/call | GCs per 1k calls | wall µs/call |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, m := range ms {
 		for _, t := range ts {
 			for _, l := range labels {
@@ -52,9 +55,10 @@ func printSummary(w io.Writer, samples []sample, ms []mode, ts []string, labels 
 				}
 				c := field(ss, cpu)
 				med := median(c)
-				fmt.Fprintf(w, "| %s | %s | %s | %.0f | %.0f-%.0f | %.1f | %.0f | %.1f | %.0f |\n", m.name, t, l,
-					med/1e3, c[0]/1e3, c[len(c)-1]/1e3,
-					median(field(ss, alloc))/1e3,
+				floor := median(field(ss, floorCPU))
+				fmt.Fprintf(w, "| %s | %s | %s | %.0f | %.0f-%.0f | %.0f | %.0f | %.1f | %.1f | %.0f | %.1f | %.0f |\n", m.name, t, l,
+					med/1e3, c[0]/1e3, c[len(c)-1]/1e3, floor/1e3, (med-floor)/1e3,
+					median(field(ss, alloc))/1e3, median(field(ss, floorAlloc))/1e3,
 					median(field(ss, func(s sample) float64 { return s.objects })),
 					median(field(ss, func(s sample) float64 { return s.gcCyclesPerKCall })),
 					median(field(ss, func(s sample) float64 { return s.wallNs }))/1e3)
@@ -67,8 +71,8 @@ func printSummary(w io.Writer, samples []sample, ms []mode, ts []string, labels 
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Ratios A/B (above 1: A spends more): of the medians, and the lowest-highest of the per-round ratios")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| mode | tool | A/B | CPU | CPU range | KB | KB range |")
-	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| mode | tool | A/B | CPU | CPU range | KB | KB range | floor CPU | floor CPU range | floor KB |")
+	fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, m := range ms {
 		for _, t := range ts {
 			for _, r := range ratios {
@@ -78,9 +82,12 @@ func printSummary(w io.Writer, samples []sample, ms []mode, ts []string, labels 
 				}
 				cpuLo, cpuHi := perRound(a, b, cpu)
 				kbLo, kbHi := perRound(a, b, alloc)
-				fmt.Fprintf(w, "| %s | %s | %s/%s | %.2f | %.2f-%.2f | %.2f | %.2f-%.2f |\n", m.name, t, r[0], r[1],
+				floorLo, floorHi := perRound(a, b, floorCPU)
+				fmt.Fprintf(w, "| %s | %s | %s/%s | %.2f | %.2f-%.2f | %.2f | %.2f-%.2f | %.2f | %.2f-%.2f | %.2f |\n", m.name, t, r[0], r[1],
 					median(field(a, cpu))/median(field(b, cpu)), cpuLo, cpuHi,
-					median(field(a, alloc))/median(field(b, alloc)), kbLo, kbHi)
+					median(field(a, alloc))/median(field(b, alloc)), kbLo, kbHi,
+					median(field(a, floorCPU))/median(field(b, floorCPU)), floorLo, floorHi,
+					median(field(a, floorAlloc))/median(field(b, floorAlloc)))
 			}
 		}
 	}
