@@ -9,7 +9,9 @@
 // recorded request replayed in process; this adds what they leave out and
 // what every deployed server pays: the HTTP server's connection handling,
 // the kernel's loopback sockets, and the garbage collection of a process
-// that also does all that.
+// that also does all that. After the calls, the server replays the last
+// one into its handler, in process, the way BenchmarkFloor does, so that
+// each sample also holds the floor of the same build, mode and tool.
 //
 // It has two commands. serve runs one server implementation (mcpkit,
 // mcp-go, mcp-go+validation) until its standard input closes:
