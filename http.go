@@ -122,17 +122,10 @@ func (d *dispatcher) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// stateful handler answers them as the SDK does.
 		d.stateful.ServeHTTP(w, r)
 	default:
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, d.maxBody))
-		if err != nil {
-			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
-				http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
-				return
-			}
-			http.Error(w, "reading the request body failed", http.StatusBadRequest)
+		body, ok := readBody(w, r, d.maxBody)
+		if !ok {
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		if opensSession(body) {
 			d.stateful.ServeHTTP(w, r)
 			return
@@ -165,4 +158,22 @@ func opensSession(body []byte) bool {
 	}
 	var m message
 	return json.Unmarshal(body, &m) == nil && m.Method == "initialize"
+}
+
+// readBody reads r's body, at most maxBody bytes, and puts it back for the
+// handler after. It answers the request itself (413 for a body too large,
+// 400 for one it could not read) and returns false when it cannot.
+func readBody(w http.ResponseWriter, r *http.Request, maxBody int64) ([]byte, bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			return nil, false
+		}
+		http.Error(w, "reading the request body failed", http.StatusBadRequest)
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, true
 }

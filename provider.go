@@ -280,6 +280,21 @@ func (s *Server) providedPage(ctx context.Context, st *state, c Caller, after st
 	return out, more, nil
 }
 
+// servedProvided returns the entry serving t, a provided tool, to c: nil
+// when the server does not serve it (it fails a check, or a transform
+// renamed it; logged) or c may not see it.
+func (s *Server) servedProvided(ctx context.Context, st *state, c Caller, t *Tool) *entry {
+	e, err := s.provide(st, t)
+	if err != nil {
+		s.logger.Warn("mcpkit: a provided tool is not served", "tool", t.Name, "error", err)
+		return nil
+	}
+	if e == nil || st.allowed != nil && !st.allowed(ctx, e.tool, c) {
+		return nil
+	}
+	return e
+}
+
 // lookupProvided returns the entry of the provided tool called name that a
 // call from c reaches, or nil.
 func (s *Server) lookupProvided(ctx context.Context, st *state, c Caller, name string, req *Request) *entry {
@@ -292,12 +307,8 @@ func (s *Server) lookupProvided(ctx context.Context, st *state, c Caller, name s
 		if t == nil || t.Name != name {
 			continue
 		}
-		e, err := s.provide(st, t)
-		if err != nil {
-			s.logger.Warn("mcpkit: a provided tool is not served", "tool", t.Name, "error", err)
-			continue
-		}
-		if e == nil || st.allowed != nil && !st.allowed(ctx, e.tool, c) {
+		e := s.servedProvided(ctx, st, c, t)
+		if e == nil {
 			continue
 		}
 		if pin, pinned := pinnedVersion(req.Call); pinned && pin != e.tool.Version {

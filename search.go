@@ -51,12 +51,8 @@ func (s *Server) SearchProvided(ctx context.Context, c Caller, query string, lim
 			if _, registered := st.byName.get(t.Name); registered {
 				continue
 			}
-			e, err := s.provide(st, t)
-			if err != nil {
-				s.logger.Warn("mcpkit: a provided tool is not served", "tool", t.Name, "error", err)
-				continue
-			}
-			if e == nil || st.allowed != nil && !st.allowed(ctx, e.tool, c) {
+			e := s.servedProvided(ctx, st, c, t)
+			if e == nil {
 				continue
 			}
 			if len(st.providers) > 1 {

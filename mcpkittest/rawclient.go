@@ -294,32 +294,19 @@ func readResponse(resp *http.Response, body io.Reader) (*wireResponse, error) {
 // readEvents reads server-sent events until one holds the response to
 // Call's request, skipping the others (notifications, priming events).
 func readEvents(body io.Reader) (*wireResponse, error) {
-	r := bufio.NewReader(body)
-	var data []string
+	st := &RawStream{r: bufio.NewReader(body)}
 	for {
-		line, err := r.ReadString('\n')
-		if err != nil && (err != io.EOF || line == "") {
+		raw, err := st.Next()
+		if err != nil {
 			if err == io.EOF {
 				err = nil
 			}
 			return nil, err
 		}
-		line = strings.TrimRight(line, "\r\n")
-		if line != "" {
-			if field, value, _ := strings.Cut(line, ":"); field == "data" {
-				data = append(data, strings.TrimPrefix(value, " "))
-			}
-			continue
+		var msg wireResponse
+		if json.Unmarshal(raw, &msg) == nil && msg.answers() {
+			return &msg, nil
 		}
-		// A blank line ends an event; only "message" events, the default,
-		// carry JSON-RPC, and the SDK sends no others.
-		if len(data) > 0 {
-			var msg wireResponse
-			if json.Unmarshal([]byte(strings.Join(data, "\n")), &msg) == nil && msg.answers() {
-				return &msg, nil
-			}
-		}
-		data = data[:0]
 	}
 }
 
