@@ -130,10 +130,11 @@ type discovery struct {
 	limit int
 	scan  int
 
-	mu   sync.Mutex // making an index
-	idx  atomic.Pointer[searchIndex]
-	docs map[string]*document // of the indexed tools, by name, kept from one index to the next
-	walk bool                 // always walk the served tools, as before ChangedSince: for benchmarks
+	mu    sync.Mutex // making an index
+	idx   atomic.Pointer[searchIndex]
+	docs  map[string]*document // of the indexed tools, by name, kept from one index to the next
+	walk  bool                 // always walk the served tools, as before ChangedSince: for benchmarks
+	walks uint64               // walks of the served tools made (see diff)
 
 	pmu   sync.Mutex
 	pdocs map[*mcpkit.Tool]*document // of provided tools, bounded (maxProvidedDocs)
@@ -265,9 +266,10 @@ func unknown(name string) error {
 // A document is a tool as search sees it: the words of its name, its
 // description and its argument names, with weights.
 type document struct {
-	tool  *mcpkit.Tool
-	terms map[string]float64 // word -> weighted count
-	len   float64
+	tool   *mcpkit.Tool
+	terms  map[string]float64 // word -> weighted count
+	len    float64
+	walked uint64 // the last walk of the served tools that found it (see diff), under discovery.mu
 }
 
 // Field weights: a word in the name says most about a tool.
@@ -379,15 +381,23 @@ func (d *discovery) changesOf(names []string) []change {
 // all the indexed tools the server serves: a pass over both. d.mu is held.
 func (d *discovery) diff(tools []*mcpkit.Tool) []change {
 	var out []change
-	serving := make(map[string]bool, len(tools))
+	d.walks++
+	found := 0
 	for _, t := range tools {
-		serving[t.Name] = true
-		if was := d.docs[t.Name]; was == nil || was.tool != t {
+		was := d.docs[t.Name]
+		if was != nil {
+			was.walked = d.walks
+			found++
+		}
+		if was == nil || was.tool != t {
 			out = append(out, change{was, t})
 		}
 	}
-	for name, was := range d.docs {
-		if !serving[name] {
+	if found == len(d.docs) {
+		return out
+	}
+	for _, was := range d.docs {
+		if was.walked != d.walks {
 			out = append(out, change{was, nil})
 		}
 	}
