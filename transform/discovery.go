@@ -303,11 +303,29 @@ func newDocument(t *mcpkit.Tool) *document {
 // asks the server, for each, what the caller reaches by that name. An
 // index is never changed once stored: the next one shares what did not
 // change with it.
+//
+// The documents of a word are in recent when a change since postings was
+// made touched the word (an empty list: the word has none left), else in
+// postings: a change copies recent alone, and folds it into a copy of
+// postings only once it has grown to an eighth of it, so that the copies
+// cost in proportion to the changes. A change that only adds documents to
+// a word appends them to the word's list: the lists an older index holds
+// are shorter, and never see what is appended after their end.
 type searchIndex struct {
 	gen      uint64
 	postings map[string][]*document
+	recent   map[string][]*document
+	words    int // with documents
 	n        int
 	total    float64 // of the documents' lengths
+}
+
+// docs returns the documents of term.
+func (idx *searchIndex) docs(term string) []*document {
+	if ps, ok := idx.recent[term]; ok {
+		return ps
+	}
+	return idx.postings[term]
 }
 
 // index returns the index of the server's current generation, making it
@@ -421,6 +439,7 @@ func (d *discovery) build(tools []*mcpkit.Tool) *searchIndex {
 		}
 	}
 	d.docs = docs
+	idx.words = len(idx.postings)
 	return idx
 }
 
@@ -432,21 +451,23 @@ func (d *discovery) update(old *searchIndex, changes []change, all bool) *search
 	if !all && len(changes) > (old.n+len(changes))/4+16 {
 		return nil
 	}
-	idx := &searchIndex{postings: old.postings, n: old.n, total: old.total}
+	idx := &searchIndex{postings: old.postings, recent: old.recent, words: old.words, n: old.n, total: old.total}
 	if len(changes) == 0 {
 		return idx
 	}
+	type touch struct {
+		add  []*document
+		lost bool // documents of the word were removed
+	}
 	gone := make(map[*document]bool, len(changes))
-	touched := map[string][]*document{} // word -> its documents added
+	touched := map[string]touch{}
 	for _, c := range changes {
 		if doc := c.was; doc != nil {
 			gone[doc] = true
 			idx.n--
 			idx.total -= doc.len
 			for term := range doc.terms {
-				if _, ok := touched[term]; !ok {
-					touched[term] = nil
-				}
+				touched[term] = touch{lost: true}
 			}
 			delete(d.docs, doc.tool.Name)
 		}
@@ -459,24 +480,48 @@ func (d *discovery) update(old *searchIndex, changes []change, all bool) *search
 		idx.n++
 		idx.total += doc.len
 		for term := range doc.terms {
-			touched[term] = append(touched[term], doc)
+			tc := touched[term]
+			tc.add = append(tc.add, doc)
+			touched[term] = tc
 		}
 		d.docs[doc.tool.Name] = doc
 	}
-	idx.postings = maps.Clone(old.postings)
-	for term, add := range touched {
-		ps := make([]*document, 0, len(old.postings[term])+len(add))
-		for _, doc := range old.postings[term] {
-			if !gone[doc] {
-				ps = append(ps, doc)
+	idx.recent = make(map[string][]*document, len(old.recent)+len(touched))
+	maps.Copy(idx.recent, old.recent)
+	for term, tc := range touched {
+		cur := old.docs(term)
+		var ps []*document
+		if tc.lost {
+			ps = make([]*document, 0, len(cur)+len(tc.add))
+			for _, doc := range cur {
+				if !gone[doc] {
+					ps = append(ps, doc)
+				}
+			}
+			ps = append(ps, tc.add...)
+		} else {
+			// cur is the newest index's: no index holds a longer list
+			// of its array, so appending in place is safe.
+			ps = append(cur, tc.add...)
+		}
+		switch {
+		case len(cur) == 0 && len(ps) > 0:
+			idx.words++
+		case len(cur) > 0 && len(ps) == 0:
+			idx.words--
+		}
+		idx.recent[term] = ps
+	}
+	if len(idx.recent) > len(idx.postings)/8+64 {
+		postings := maps.Clone(idx.postings)
+		for term, ps := range idx.recent {
+			if len(ps) == 0 {
+				delete(postings, term)
+			} else {
+				postings[term] = ps
 			}
 		}
-		ps = append(ps, add...)
-		if len(ps) == 0 {
-			delete(idx.postings, term)
-		} else {
-			idx.postings[term] = ps
-		}
+		idx.postings, idx.recent = postings, nil
 	}
 	return idx
 }
@@ -505,7 +550,7 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 	}
 	idf := make(map[string]float64, len(terms))
 	for _, term := range terms {
-		df := float64(len(idx.postings[term]))
+		df := float64(len(idx.docs(term)))
 		for _, doc := range provided {
 			if doc.terms[term] > 0 {
 				df++
@@ -531,12 +576,12 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 	// Each document of the words once: under the first word it has.
 	size := 0
 	for _, term := range terms {
-		size += len(idx.postings[term])
+		size += len(idx.docs(term))
 	}
 	candidates := make([]candidate, 0, size)
 	for k, term := range terms {
 	docs:
-		for _, doc := range idx.postings[term] {
+		for _, doc := range idx.docs(term) {
 			for _, earlier := range terms[:k] {
 				if doc.terms[earlier] > 0 {
 					continue docs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -32,8 +33,8 @@ func sameIndex(t *testing.T, got, want *searchIndex) {
 	if got.n != want.n || math.Abs(got.total-want.total) > 1e-6 {
 		t.Fatalf("index of n %d, total %f; want n %d, total %f", got.n, got.total, want.n, want.total)
 	}
-	if len(got.postings) != len(want.postings) {
-		t.Fatalf("%d words; want %d", len(got.postings), len(want.postings))
+	if got.words != want.words || want.words != len(want.postings) {
+		t.Fatalf("%d words; want %d (%d listed)", got.words, want.words, len(want.postings))
 	}
 	names := func(docs []*document) []string {
 		var out []string
@@ -44,10 +45,31 @@ func sameIndex(t *testing.T, got, want *searchIndex) {
 		return out
 	}
 	for term, docs := range want.postings {
-		if g, w := names(got.postings[term]), names(docs); !slices.Equal(g, w) {
+		if g, w := names(got.docs(term)), names(docs); !slices.Equal(g, w) {
 			t.Fatalf("documents of %q = %v; want %v", term, g, w)
 		}
 	}
+}
+
+// contents returns what idx holds, as text: every word with its
+// documents.
+func contents(idx *searchIndex) string {
+	words := slices.Sorted(maps.Keys(idx.postings))
+	for w := range idx.recent {
+		if _, ok := idx.postings[w]; !ok {
+			words = append(words, w)
+		}
+	}
+	slices.Sort(words)
+	var b strings.Builder
+	for _, w := range words {
+		fmt.Fprintf(&b, "%s:", w)
+		for _, doc := range idx.docs(w) {
+			fmt.Fprintf(&b, " %p", doc)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 // TestIndexUpdate changes the registry at random, a few changes at a time
@@ -138,10 +160,15 @@ func TestIndexUpdate(t *testing.T) {
 				}
 			}
 		}
-		if _, _, ok := srv.ChangedSince(d.idx.Load().gen); ok {
+		prev := d.idx.Load()
+		if _, _, ok := srv.ChangedSince(prev.gen); ok {
 			incremental++
 		}
+		before := contents(prev)
 		got := d.index(ctx)
+		if after := contents(prev); after != before {
+			t.Fatalf("round %d: updating the index changed the index before it", round)
+		}
 		if got.gen != srv.Generation() {
 			t.Fatalf("round %d: index of generation %d; the server is at %d", round, got.gen, srv.Generation())
 		}
@@ -156,7 +183,7 @@ func TestIndexUpdate(t *testing.T) {
 	before := d.index(ctx)
 	srv.ProviderChanged("")
 	after := d.index(ctx)
-	if after.gen == before.gen || fmt.Sprintf("%p", after.postings) != fmt.Sprintf("%p", before.postings) {
+	if after.gen == before.gen || fmt.Sprintf("%p %p", after.postings, after.recent) != fmt.Sprintf("%p %p", before.postings, before.recent) {
 		t.Errorf("a generation that changed no indexed tool made new postings (or kept the old generation)")
 	}
 }
