@@ -47,14 +47,14 @@ func (l *changeLog) record(gen *atomic.Uint64, names []string) uint64 {
 	slices.Sort(names)
 	l.entries = append(l.entries, loggedChange{gen: g, names: names})
 	l.names += len(names)
-	drop := 0
+	// The oldest are dropped by slicing, not by moving the others, and
+	// cleared so that their names can go: append copies the entries kept
+	// when the array is full.
 	for l.names > maxLoggedNames {
-		l.names -= len(l.entries[drop].names)
-		l.floor = l.entries[drop].gen
-		drop++
-	}
-	if drop > 0 {
-		l.entries = slices.Delete(l.entries, 0, drop)
+		l.names -= len(l.entries[0].names)
+		l.floor = l.entries[0].gen
+		l.entries[0] = loggedChange{}
+		l.entries = l.entries[1:]
 	}
 	return g
 }
