@@ -42,7 +42,7 @@ func changeServer(tb testing.TB, n int) (*mcpkit.Server, *discovery, *mcpkit.Req
 // by the names mcpkit.Server.ChangedSince reports ("changes") and, as
 // before it, by a walk of every served tool ("walk"); "none" is the search
 // alone. ProviderChanged changes no indexed tool; Add adds one (removed
-// again outside the timing).
+// again outside the timing); Remove removes one (added outside the timing).
 func BenchmarkIndexAfterChange(b *testing.B) {
 	srv, d, req := changeServer(b, 100_000)
 	ctx := context.Background()
@@ -80,6 +80,19 @@ func BenchmarkIndexAfterChange(b *testing.B) {
 				srv.Remove(late.Name)
 				serve(d)
 				b.StartTimer()
+			}
+		})
+		b.Run("Remove/"+mode, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				if err := srv.Add(late); err != nil {
+					b.Fatal(err)
+				}
+				serve(d)
+				b.StartTimer()
+				srv.Remove(late.Name)
+				serve(d)
 			}
 		})
 	}
