@@ -140,7 +140,10 @@ func (s *Server) Tools() []*Tool {
 }
 
 // Lookup returns the tool served under name (after transforms, the highest
-// enabled version), if any. The Tool is shared and must not be modified.
+// enabled version, listed or not), if any: what [Server.Callable] returns
+// for name with a nil Caller. With [Server.ChangedSince] it keeps something
+// derived from the served tools up to date. The Tool is shared and must
+// not be modified.
 func (s *Server) Lookup(name string) (*Tool, bool) {
 	n, ok := s.state.Load().byName.get(name)
 	if !ok {
@@ -497,8 +500,6 @@ func (s *Server) publish(st *state, names []string) {
 // s.mu is held.
 func (s *Server) publishReviewing(st *state, names, reviewed []string) {
 	old := s.state.Swap(st)
-	s.gen.Add(1)
-	s.tellMounts("")
 	// removed and added are the SDK's changes; changed are the names with
 	// other versions or definitions, which a caller that does not see the
 	// highest version may see change.
@@ -525,6 +526,10 @@ func (s *Server) publishReviewing(st *state, names, reviewed []string) {
 			added = append(added, name)
 		}
 	}
+	// The generation moves on once the state is in place, with the names
+	// it changed logged for ChangedSince.
+	s.changes.record(&s.gen, changed)
+	s.tellMounts("")
 	listed := len(removed) > 0 || len(added) > 0
 	// The listeners are marked before the SDK is told, so that its
 	// notification finds them marked.

@@ -103,8 +103,9 @@ type Server struct {
 	replica, scratch string
 	events           atomic.Uint64 // change events published, for their seq
 
-	state atomic.Pointer[state] // what calls and lists read, without locking
-	gen   atomic.Uint64         // counts the states published (see Generation)
+	state   atomic.Pointer[state] // what calls and lists read, without locking
+	gen     atomic.Uint64         // counts the states published (see Generation)
+	changes changeLog             // the names each recent generation changed (see ChangedSince)
 
 	// foreign is set once code other than s may have added tools to sdk
 	// (the SDK server was given to Wrap, or handed out by MCPServer): only

@@ -75,8 +75,10 @@ type DiscoveryOptions struct {
 // and the three tools; it fails if either fails, for instance when a tool
 // of the same name is already registered. Search uses an inverted index
 // of the registered tools behind the meta-tools. When
-// [mcpkit.Server.Generation] moves on, the next search walks the served
-// tools by name and updates the index with the tools added and removed.
+// [mcpkit.Server.Generation] moves on, the next search updates the index
+// with the names [mcpkit.Server.ChangedSince] reports, in proportion to
+// the change; only when the server no longer knows what changed does it
+// walk every served tool.
 func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
 	if opts == nil {
 		opts = &DiscoveryOptions{}
@@ -128,9 +130,11 @@ type discovery struct {
 	limit int
 	scan  int
 
-	mu   sync.Mutex // making an index
-	idx  atomic.Pointer[searchIndex]
-	docs map[*mcpkit.Tool]*document // by tool, kept from one index to the next
+	mu    sync.Mutex // making an index
+	idx   atomic.Pointer[searchIndex]
+	docs  map[string]*document // of the indexed tools, by name, kept from one index to the next
+	walk  bool                 // always walk the served tools, as before ChangedSince: for benchmarks
+	walks uint64               // walks of the served tools made (see diff)
 
 	pmu   sync.Mutex
 	pdocs map[*mcpkit.Tool]*document // of provided tools, bounded (maxProvidedDocs)
@@ -262,9 +266,10 @@ func unknown(name string) error {
 // A document is a tool as search sees it: the words of its name, its
 // description and its argument names, with weights.
 type document struct {
-	tool  *mcpkit.Tool
-	terms map[string]float64 // word -> weighted count
-	len   float64
+	tool   *mcpkit.Tool
+	terms  map[string]float64 // word -> weighted count
+	len    float64
+	walked uint64 // the last walk of the served tools that found it (see diff), under discovery.mu
 }
 
 // Field weights: a word in the name says most about a tool.
@@ -298,20 +303,40 @@ func newDocument(t *mcpkit.Tool) *document {
 // asks the server, for each, what the caller reaches by that name. An
 // index is never changed once stored: the next one shares what did not
 // change with it.
+//
+// The documents of a word are in recent when a change since postings was
+// made touched the word (an empty list: the word has none left), else in
+// postings: a change copies recent alone, and folds it into a copy of
+// postings only once it has grown to an eighth of it, so that the copies
+// cost in proportion to the changes. A change that only adds documents to
+// a word appends them to the word's list: the lists an older index holds
+// are shorter, and never see what is appended after their end.
 type searchIndex struct {
 	gen      uint64
-	tools    []*mcpkit.Tool // indexed, sorted by name
 	postings map[string][]*document
+	recent   map[string][]*document
+	words    int // with documents
 	n        int
 	total    float64 // of the documents' lengths
 }
 
+// docs returns the documents of term.
+func (idx *searchIndex) docs(term string) []*document {
+	if ps, ok := idx.recent[term]; ok {
+		return ps
+	}
+	return idx.postings[term]
+}
+
 // index returns the index of the server's current generation, making it
-// when the generation moved on: a pass over the served tools' pointers,
-// then an update of the previous index with the tools added and removed
-// since, or, when many changed, a new index in which only tools not seen
-// before are read anew. A generation that changed no indexed tool (a
-// provider's catalog, say) costs the pass alone.
+// when the generation moved on: an update of the previous index with the
+// names the server says changed since (mcpkit.Server.ChangedSince), each
+// looked up, so that its work is in proportion to the change. When the
+// server no longer knows what changed (a change of every tool, say), it
+// walks the served tools' pointers instead, and updates the index with
+// those added and removed, or, when many changed, makes a new index in
+// which only tools not seen before are read anew. A generation that
+// changed no indexed tool (a provider's catalog, say) costs nothing more.
 func (d *discovery) index(ctx context.Context) *searchIndex {
 	gen := d.srv.Generation()
 	if idx := d.idx.Load(); idx != nil && idx.gen == gen {
@@ -322,29 +347,91 @@ func (d *discovery) index(ctx context.Context) *searchIndex {
 	if idx := d.idx.Load(); idx != nil && idx.gen == gen {
 		return idx
 	}
-	tools := slices.DeleteFunc(d.srv.Callable(ctx, nil), func(t *mcpkit.Tool) bool { return !t.Unlisted || !d.match(t) })
+	old := d.idx.Load()
 	var idx *searchIndex
-	if old := d.idx.Load(); old != nil {
-		idx = d.update(old, tools)
+	if old != nil && !d.walk {
+		if names, now, ok := d.srv.ChangedSince(old.gen); ok {
+			idx, gen = d.update(old, d.changesOf(names), true), now
+		}
 	}
 	if idx == nil {
-		idx = d.build(tools)
+		tools := slices.DeleteFunc(d.srv.Callable(ctx, nil), func(t *mcpkit.Tool) bool { return !d.indexed(t) })
+		if old != nil {
+			idx = d.update(old, d.diff(tools), false)
+		}
+		if idx == nil {
+			idx = d.build(tools)
+		}
 	}
 	idx.gen = gen
 	d.idx.Store(idx)
 	return idx
 }
 
+// indexed reports whether t is a tool the index holds: one behind the
+// meta-tools.
+func (d *discovery) indexed(t *mcpkit.Tool) bool { return t.Unlisted && d.match(t) }
+
+// A change is what the index holds under one name (nil: nothing) and what
+// it should hold.
+type change struct {
+	was *document
+	now *mcpkit.Tool
+}
+
+// changesOf returns the changes of the names the server says changed: for
+// each, the tool the server serves now under it, looked up. d.mu is held.
+func (d *discovery) changesOf(names []string) []change {
+	var out []change
+	for _, name := range names {
+		var now *mcpkit.Tool
+		if t, ok := d.srv.Lookup(name); ok && d.indexed(t) {
+			now = t
+		}
+		if was := d.docs[name]; was == nil && now != nil || was != nil && was.tool != now {
+			out = append(out, change{was, now})
+		}
+	}
+	return out
+}
+
+// diff returns the changes that make the index's documents those of tools,
+// all the indexed tools the server serves: a pass over both. d.mu is held.
+func (d *discovery) diff(tools []*mcpkit.Tool) []change {
+	var out []change
+	d.walks++
+	found := 0
+	for _, t := range tools {
+		was := d.docs[t.Name]
+		if was != nil {
+			was.walked = d.walks
+			found++
+		}
+		if was == nil || was.tool != t {
+			out = append(out, change{was, t})
+		}
+	}
+	if found == len(d.docs) {
+		return out
+	}
+	for _, was := range d.docs {
+		if was.walked != d.walks {
+			out = append(out, change{was, nil})
+		}
+	}
+	return out
+}
+
 // build makes the index of tools. d.mu is held.
 func (d *discovery) build(tools []*mcpkit.Tool) *searchIndex {
-	idx := &searchIndex{tools: tools, postings: map[string][]*document{}}
-	docs := make(map[*mcpkit.Tool]*document, len(tools))
+	idx := &searchIndex{postings: map[string][]*document{}}
+	docs := make(map[string]*document, len(tools))
 	for _, t := range tools {
-		doc := d.docs[t]
-		if doc == nil {
+		doc := d.docs[t.Name]
+		if doc == nil || doc.tool != t {
 			doc = newDocument(t)
 		}
-		docs[t] = doc
+		docs[t.Name] = doc
 		idx.n++
 		idx.total += doc.len
 		for term := range doc.terms {
@@ -352,75 +439,89 @@ func (d *discovery) build(tools []*mcpkit.Tool) *searchIndex {
 		}
 	}
 	d.docs = docs
+	idx.words = len(idx.postings)
 	return idx
 }
 
-// update returns old with the changes that make it the index of tools, or
-// nil when more than a quarter of them changed: a walk of both lists by
-// name, then new postings for the words of the tools added or removed.
-// d.mu is held.
-func (d *discovery) update(old *searchIndex, tools []*mcpkit.Tool) *searchIndex {
-	bound := len(tools)/4 + 16
-	var added, removed []*document
-	for i, j := 0, 0; i < len(old.tools) || j < len(tools); {
-		switch {
-		case j == len(tools) || i < len(old.tools) && old.tools[i].Name < tools[j].Name:
-			removed = append(removed, d.docs[old.tools[i]])
-			i++
-		case i == len(old.tools) || tools[j].Name < old.tools[i].Name:
-			added = append(added, newDocument(tools[j]))
-			j++
-		default:
-			if old.tools[i] != tools[j] {
-				removed = append(removed, d.docs[old.tools[i]])
-				added = append(added, newDocument(tools[j]))
-			}
-			i++
-			j++
-		}
-		if len(added)+len(removed) > bound {
-			return nil
-		}
+// update returns old with the changes applied: new postings for the words
+// of the documents removed and added. Unless all is set, it returns nil
+// when the changes are more than a quarter of the index, which is then
+// better made again. d.mu is held.
+func (d *discovery) update(old *searchIndex, changes []change, all bool) *searchIndex {
+	if !all && len(changes) > (old.n+len(changes))/4+16 {
+		return nil
 	}
-	idx := &searchIndex{tools: tools, postings: old.postings, n: old.n, total: old.total}
-	if len(added)+len(removed) == 0 {
+	idx := &searchIndex{postings: old.postings, recent: old.recent, words: old.words, n: old.n, total: old.total}
+	if len(changes) == 0 {
 		return idx
 	}
-	gone := make(map[*document]bool, len(removed))
-	touched := map[string][]*document{} // word -> its documents added
-	for _, doc := range removed {
-		gone[doc] = true
-		idx.n--
-		idx.total -= doc.len
-		for term := range doc.terms {
-			if _, ok := touched[term]; !ok {
-				touched[term] = nil
-			}
-		}
-		delete(d.docs, doc.tool)
+	type touch struct {
+		add  []*document
+		lost bool // documents of the word were removed
 	}
-	for _, doc := range added {
+	gone := make(map[*document]bool, len(changes))
+	touched := map[string]touch{}
+	for _, c := range changes {
+		if doc := c.was; doc != nil {
+			gone[doc] = true
+			idx.n--
+			idx.total -= doc.len
+			for term := range doc.terms {
+				touched[term] = touch{lost: true}
+			}
+			delete(d.docs, doc.tool.Name)
+		}
+	}
+	for _, c := range changes {
+		if c.now == nil {
+			continue
+		}
+		doc := newDocument(c.now)
 		idx.n++
 		idx.total += doc.len
 		for term := range doc.terms {
-			touched[term] = append(touched[term], doc)
+			tc := touched[term]
+			tc.add = append(tc.add, doc)
+			touched[term] = tc
 		}
-		d.docs[doc.tool] = doc
+		d.docs[doc.tool.Name] = doc
 	}
-	idx.postings = maps.Clone(old.postings)
-	for term, add := range touched {
-		ps := make([]*document, 0, len(old.postings[term])+len(add))
-		for _, doc := range old.postings[term] {
-			if !gone[doc] {
-				ps = append(ps, doc)
+	idx.recent = make(map[string][]*document, len(old.recent)+len(touched))
+	maps.Copy(idx.recent, old.recent)
+	for term, tc := range touched {
+		cur := old.docs(term)
+		var ps []*document
+		if tc.lost {
+			ps = make([]*document, 0, len(cur)+len(tc.add))
+			for _, doc := range cur {
+				if !gone[doc] {
+					ps = append(ps, doc)
+				}
+			}
+			ps = append(ps, tc.add...)
+		} else {
+			// cur is the newest index's: no index holds a longer list
+			// of its array, so appending in place is safe.
+			ps = append(cur, tc.add...)
+		}
+		switch {
+		case len(cur) == 0 && len(ps) > 0:
+			idx.words++
+		case len(cur) > 0 && len(ps) == 0:
+			idx.words--
+		}
+		idx.recent[term] = ps
+	}
+	if len(idx.recent) > len(idx.postings)/8+64 {
+		postings := maps.Clone(idx.postings)
+		for term, ps := range idx.recent {
+			if len(ps) == 0 {
+				delete(postings, term)
+			} else {
+				postings[term] = ps
 			}
 		}
-		ps = append(ps, add...)
-		if len(ps) == 0 {
-			delete(idx.postings, term)
-		} else {
-			idx.postings[term] = ps
-		}
+		idx.postings, idx.recent = postings, nil
 	}
 	return idx
 }
@@ -449,7 +550,7 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 	}
 	idf := make(map[string]float64, len(terms))
 	for _, term := range terms {
-		df := float64(len(idx.postings[term]))
+		df := float64(len(idx.docs(term)))
 		for _, doc := range provided {
 			if doc.terms[term] > 0 {
 				df++
@@ -475,12 +576,12 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 	// Each document of the words once: under the first word it has.
 	size := 0
 	for _, term := range terms {
-		size += len(idx.postings[term])
+		size += len(idx.docs(term))
 	}
 	candidates := make([]candidate, 0, size)
 	for k, term := range terms {
 	docs:
-		for _, doc := range idx.postings[term] {
+		for _, doc := range idx.docs(term) {
 			for _, earlier := range terms[:k] {
 				if doc.terms[earlier] > 0 {
 					continue docs
@@ -579,9 +680,9 @@ func selectBest(cs []candidate, n int) {
 // the index does not hold.
 func (d *discovery) documentOf(t *mcpkit.Tool) *document {
 	d.mu.Lock()
-	doc := d.docs[t]
+	doc := d.docs[t.Name]
 	d.mu.Unlock()
-	if doc == nil {
+	if doc == nil || doc.tool != t {
 		doc = newDocument(t)
 	}
 	return doc

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/visibility"
 )
 
 func indexTool(name, version, desc string) *mcpkit.Tool {
@@ -29,34 +30,60 @@ func indexTool(name, version, desc string) *mcpkit.Tool {
 // documents per word and the same statistics.
 func sameIndex(t *testing.T, got, want *searchIndex) {
 	t.Helper()
-	if !slices.Equal(got.tools, want.tools) || got.n != want.n || math.Abs(got.total-want.total) > 1e-6 {
-		t.Fatalf("index of %d tools (n %d, total %f); want %d (n %d, total %f)", len(got.tools), got.n, got.total, len(want.tools), want.n, want.total)
+	if got.n != want.n || math.Abs(got.total-want.total) > 1e-6 {
+		t.Fatalf("index of n %d, total %f; want n %d, total %f", got.n, got.total, want.n, want.total)
 	}
-	if len(got.postings) != len(want.postings) {
-		t.Fatalf("%d words; want %d", len(got.postings), len(want.postings))
+	if got.words != want.words || want.words != len(want.postings) {
+		t.Fatalf("%d words; want %d (%d listed)", got.words, want.words, len(want.postings))
 	}
 	names := func(docs []*document) []string {
 		var out []string
 		for _, d := range docs {
-			out = append(out, d.tool.Name+"@"+d.tool.Version)
+			out = append(out, fmt.Sprintf("%s@%s %p", d.tool.Name, d.tool.Version, d.tool))
 		}
 		slices.Sort(out)
 		return out
 	}
 	for term, docs := range want.postings {
-		if g, w := names(got.postings[term]), names(docs); !slices.Equal(g, w) {
+		if g, w := names(got.docs(term)), names(docs); !slices.Equal(g, w) {
 			t.Fatalf("documents of %q = %v; want %v", term, g, w)
 		}
 	}
 }
 
-// TestIndexUpdate changes the registry at random, a few tools at a time
-// (added, removed, a new version of a name), and checks that the index
-// updated with the changes is the index made from scratch; and that a
-// generation that changes no indexed tool keeps the index's postings.
+// contents returns what idx holds, as text: every word with its
+// documents.
+func contents(idx *searchIndex) string {
+	words := slices.Sorted(maps.Keys(idx.postings))
+	for w := range idx.recent {
+		if _, ok := idx.postings[w]; !ok {
+			words = append(words, w)
+		}
+	}
+	slices.Sort(words)
+	var b strings.Builder
+	for _, w := range words {
+		fmt.Fprintf(&b, "%s:", w)
+		for _, doc := range idx.docs(w) {
+			fmt.Fprintf(&b, " %p", doc)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// TestIndexUpdate changes the registry at random, a few changes at a time
+// (tools added and removed, a new version of a name, a version removed,
+// rules by name and by match, a transform of one name), and checks that
+// the index updated with the names mcpkit.Server.ChangedSince reports is
+// the index made from scratch, as is the one updated by a walk of the
+// served tools; and that a generation that changes no indexed tool keeps
+// the index's postings.
 func TestIndexUpdate(t *testing.T) {
 	ctx := context.Background()
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "index"}, nil)
+	rules := visibility.New()
+	rules.Attach(srv)
 	words := []string{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"}
 	rng := rand.New(rand.NewPCG(3, 5))
 	desc := func() string {
@@ -75,11 +102,14 @@ func TestIndexUpdate(t *testing.T) {
 	}
 	all := func(*mcpkit.Tool) bool { return true }
 	d := &discovery{srv: srv, match: all}
+	walker := &discovery{srv: srv, match: all, walk: true}
 	d.index(ctx)
-	next := 200
-	for round := range 30 {
+	walker.index(ctx)
+	var inEffect []*visibility.Rule
+	next, incremental := 200, 0
+	for round := range 60 {
 		for range 1 + rng.IntN(6) {
-			switch rng.IntN(3) {
+			switch rng.IntN(8) {
 			case 0:
 				name := fmt.Sprintf("tool_%03d", next)
 				next++
@@ -95,26 +125,65 @@ func TestIndexUpdate(t *testing.T) {
 				if err := srv.Add(indexTool(live[rng.IntN(len(live))], fmt.Sprint(2+round), desc())); err != nil {
 					t.Fatal(err)
 				}
+			case 3:
+				name := live[rng.IntN(len(live))]
+				if ts, ok := srv.Lookup(name); ok && ts.Version != "1" {
+					srv.RemoveVersion(name, ts.Version)
+				}
+			case 4:
+				r := visibility.DisableNames(live[rng.IntN(len(live))], live[rng.IntN(len(live))])
+				rules.Add(r)
+				inEffect = append(inEffect, r)
+			case 5:
+				w := words[rng.IntN(len(words))] + " "
+				r := visibility.Disable(func(t *mcpkit.Tool) bool { return strings.HasPrefix(t.Description, w) })
+				rules.Add(r)
+				inEffect = append(inEffect, r)
+			case 6:
+				if len(inEffect) > 0 {
+					i := rng.IntN(len(inEffect))
+					rules.Remove(inEffect[i])
+					inEffect = slices.Delete(inEffect, i, i+1)
+				}
+			case 7:
+				target := live[rng.IntN(len(live))]
+				word := words[rng.IntN(len(words))]
+				if err := srv.Transform(func(t *mcpkit.Tool) (*mcpkit.Tool, error) {
+					if t.Name != target {
+						return t, nil
+					}
+					t2 := t.Clone()
+					t2.Description += " " + word + " kappa"
+					return t2, nil
+				}); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}
-		// update on a copy of d, whose documents it changes.
-		tools := slices.DeleteFunc(srv.Callable(ctx, nil), func(t *mcpkit.Tool) bool { return !t.Unlisted })
-		updated := (&discovery{srv: srv, match: all, docs: maps.Clone(d.docs)}).update(d.idx.Load(), tools)
-		if updated == nil {
-			t.Fatalf("round %d: a few changes were not made as an update", round)
+		prev := d.idx.Load()
+		if _, _, ok := srv.ChangedSince(prev.gen); ok {
+			incremental++
 		}
-		fresh := (&discovery{srv: srv, match: all}).index(ctx)
-		sameIndex(t, updated, fresh)
-		if got := d.index(ctx); got.gen != srv.Generation() {
+		before := contents(prev)
+		got := d.index(ctx)
+		if after := contents(prev); after != before {
+			t.Fatalf("round %d: updating the index changed the index before it", round)
+		}
+		if got.gen != srv.Generation() {
 			t.Fatalf("round %d: index of generation %d; the server is at %d", round, got.gen, srv.Generation())
 		}
-		sameIndex(t, d.idx.Load(), fresh)
+		fresh := (&discovery{srv: srv, match: all}).index(ctx)
+		sameIndex(t, got, fresh)
+		sameIndex(t, walker.index(ctx), fresh)
+	}
+	if incremental < 50 {
+		t.Errorf("%d of 60 rounds were updated with the names changed; want nearly all", incremental)
 	}
 
 	before := d.index(ctx)
 	srv.ProviderChanged("")
 	after := d.index(ctx)
-	if after.gen == before.gen || fmt.Sprintf("%p", after.postings) != fmt.Sprintf("%p", before.postings) {
+	if after.gen == before.gen || fmt.Sprintf("%p %p", after.postings, after.recent) != fmt.Sprintf("%p %p", before.postings, before.recent) {
 		t.Errorf("a generation that changed no indexed tool made new postings (or kept the old generation)")
 	}
 }

@@ -1,0 +1,103 @@
+package mcpkit
+
+import (
+	"slices"
+	"sync"
+	"sync/atomic"
+)
+
+// maxLoggedNames bounds the names a Server's change log keeps: past it, the
+// oldest generations are dropped, and ChangedSince no longer reaches back
+// to them.
+const maxLoggedNames = 4096
+
+// A changeLog records, for the recent generations that changed registered
+// names, which served names each changed, so that code deriving something
+// from the served tools can bring it up to date with work in proportion to
+// the change (see [Server.ChangedSince]).
+type changeLog struct {
+	mu      sync.Mutex
+	entries []loggedChange // oldest first
+	names   int            // the names in entries
+	floor   uint64         // the oldest generation ChangedSince answers for
+}
+
+// loggedChange is one generation's change: the served names it changed.
+type loggedChange struct {
+	gen   uint64
+	names []string
+}
+
+// record moves gen on by one, logging names (none twice) as what
+// the new generation changed, and returns the new generation. The log's
+// lock is held across both, so that ChangedSince never sees a generation
+// without its names. A change of more names than the log keeps empties it.
+func (l *changeLog) record(gen *atomic.Uint64, names []string) uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	g := gen.Add(1)
+	if len(names) == 0 {
+		return g
+	}
+	if len(names) > maxLoggedNames {
+		l.entries, l.names, l.floor = nil, 0, g
+		return g
+	}
+	names = slices.Clone(names)
+	slices.Sort(names)
+	l.entries = append(l.entries, loggedChange{gen: g, names: names})
+	l.names += len(names)
+	// The oldest are dropped by slicing, not by moving the others, and
+	// cleared so that their names can go: append copies the entries kept
+	// when the array is full.
+	for l.names > maxLoggedNames {
+		l.names -= len(l.entries[0].names)
+		l.floor = l.entries[0].gen
+		l.entries[0] = loggedChange{}
+		l.entries = l.entries[1:]
+	}
+	return g
+}
+
+// ChangedSince returns the names (as served, after transforms, sorted)
+// whose tools may have changed since generation gen of [Server.Generation]:
+// added, removed, another version, another definition, enabled or
+// disabled. now is the generation the answer reaches: what
+// [Server.Lookup] gives for a name not returned is what it gave at gen, as
+// far as generation now. A caller that keeps something derived from the
+// served tools (a search index, say) looks up the names returned, and keeps
+// now as its generation.
+//
+// ok is false when the server no longer knows: gen is older than the
+// changes it keeps (the last 4,096 names changed), or a single change
+// concerned more names than that (a transform of every tool, say), or gen
+// is not one it has reached. The caller then reads every tool again, with
+// [Server.Callable]. Changes of providers' tools change no name here.
+//
+// Its work is in proportion to the names changed since gen.
+func (s *Server) ChangedSince(gen uint64) (names []string, now uint64, ok bool) {
+	l := &s.changes
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now = s.gen.Load()
+	if gen < l.floor || gen > now {
+		return nil, now, false
+	}
+	i, _ := slices.BinarySearchFunc(l.entries, gen+1, func(e loggedChange, g uint64) int {
+		switch {
+		case e.gen < g:
+			return -1
+		case e.gen > g:
+			return 1
+		}
+		return 0
+	})
+	for _, e := range l.entries[i:] {
+		names = append(names, e.names...)
+	}
+	if len(l.entries)-i > 1 {
+		slices.Sort(names)
+		names = slices.Compact(names)
+	}
+	return names, now, true
+}
