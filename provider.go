@@ -280,6 +280,31 @@ func (s *Server) providedPage(ctx context.Context, st *state, c Caller, after st
 	return out, more, nil
 }
 
+// reachesProvided reports whether a provider serves c a tool whose identity
+// is id, as [Server.Reaches] asks: the tool the provider gives for id's
+// name (under a mount, the mounted name), when no registered tool has that
+// name, it has that identity, and c may see it. A provider that serves the
+// identity under another name only is not found.
+func (s *Server) reachesProvided(ctx context.Context, st *state, c Caller, id ToolID) bool {
+	for _, p := range st.providers {
+		name := id.Name
+		if m, ok := p.(*mount); ok {
+			name = m.prefix + id.Name
+		}
+		if _, registered := st.byName.get(name); registered {
+			continue
+		}
+		t, err := p.LookupTool(ctx, c, name)
+		if err != nil || t == nil || t.Name != name || t.ID() != id {
+			continue
+		}
+		if s.servedProvided(ctx, st, c, t) != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // servedProvided returns the entry serving t, a provided tool, to c: nil
 // when the server does not serve it (it fails a check, or a transform
 // renamed it; logged) or c may not see it.

@@ -141,7 +141,7 @@ func (s *Server) revisit() {
 	s.freeze()
 	s.revisiting = true
 	names := s.reenable()
-	s.publish(s.update(names), names)
+	s.publish(s.freshProvided(s.update(names)), names)
 	s.revisiting = false
 	if old.allowed != nil || s.state.Load().allowed != nil {
 		s.shareChange()
@@ -184,11 +184,25 @@ func (s *Server) revisitNames(names []string) {
 	if exact {
 		reviewed = slices.Sorted(maps.Keys(served))
 	}
-	s.publishReviewing(s.update(changedNames), changedNames, reviewed)
+	s.publishReviewing(s.freshProvided(s.update(changedNames)), changedNames, reviewed)
 	s.revisiting = false
 	if old.allowed != nil || s.state.Load().allowed != nil {
 		s.shareChange()
 	}
+}
+
+// freshProvided returns st with an empty cache of provided tools, when
+// providers serve tools: the entries of that cache hold what the
+// Visibility answered when they were made, so a change of visibility drops
+// them, as ProviderChanged does. s.mu is held.
+func (s *Server) freshProvided(st *state) *state {
+	if len(st.providers) == 0 {
+		return st
+	}
+	next := *st
+	next.provided, next.lister = newProvidedCache(), nil
+	s.finish(&next)
+	return &next
 }
 
 // freeze takes the snapshot of the Visibility that the states made from
@@ -388,7 +402,9 @@ func (s *Server) Generation() uint64 { return s.gen.Load() }
 // tool later than the call that started it (the rounds of a task, say)
 // asks it first, so that a tool hidden or removed since then is not run.
 // It costs a map lookup plus the per-request [Visibility] of the tools of
-// that identity.
+// that identity. When no registered tool of it is visible to c, the
+// providers are asked for the tool of id's name (a mount, for its mounted
+// name): a provided tool of that identity counts as any other.
 func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
 	st := s.state.Load()
 	es, _ := st.byID.get(idKey(id))
@@ -397,7 +413,7 @@ func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
 			return true
 		}
 	}
-	return false
+	return len(st.providers) > 0 && s.reachesProvided(ctx, st, c, id)
 }
 
 // Callable returns, sorted by name, the tools c may call: for each name, the
