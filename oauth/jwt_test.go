@@ -476,3 +476,73 @@ func TestJWKSIssuerDown(t *testing.T) {
 		t.Errorf("%d fetches, want 3 (one while down, one when back, one for the aged keys)", n)
 	}
 }
+
+// TestKnownKeyDoesNotWaitForAFetch: while a token with an unknown key ID
+// has the verifier fetch the issuer's keys (and the issuer is slow to
+// answer), tokens signed with a key it holds are verified without waiting.
+func TestKnownKeyDoesNotWaitForAFetch(t *testing.T) {
+	const resource = "https://mcp.example.com/mcp"
+	o := newTestOP(t, opClients(resource))
+	var hold atomic.Bool
+	arrived, release := make(chan struct{}), make(chan struct{})
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if hold.Load() {
+			close(arrived)
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		resp, err := http.Get(o.URL + "/keys")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer resp.Body.Close()
+		io.Copy(w, resp.Body)
+	}))
+	defer proxy.Close()
+	defer close(release)
+	clock := &testClock{t: time.Now()}
+	v := newVerifier(t, o.URL, resource, &JWTOptions{JWKSURL: proxy.URL, Now: clock.Now, MinRefreshInterval: time.Minute, MaxKeyAge: time.Hour})
+	good := o.token(t, "agent", "", "repo:read")
+	if _, err := v.Verify(t.Context(), good, nil); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(2 * time.Minute) // an unknown key may be looked for again
+
+	// A token naming a key the set does not hold: its signature is not
+	// checked before the key is looked for, so a made-up header will do.
+	parts := strings.Split(good, ".")
+	unknown := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"RS256","kid":"rotated-in"}`)) + "." + parts[1] + "." + parts[2]
+	hold.Store(true)
+	fetching := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(context.Background(), unknown, nil)
+		fetching <- err
+	}()
+	select {
+	case <-arrived: // the fetch is under way, and the issuer holds it
+	case err := <-fetching:
+		t.Fatalf("the token with an unknown key did not have the keys fetched: %v", err)
+	}
+
+	verified := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(context.Background(), good, nil)
+		verified <- err
+	}()
+	select {
+	case err := <-verified:
+		if err != nil {
+			t.Errorf("a token with a known key, during a fetch: %v", err)
+		}
+	case <-time.After(30 * time.Second): // a failure detector, not a measurement
+		t.Fatal("a token with a known key waited for the fetch")
+	}
+	release <- struct{}{}
+	if err := <-fetching; err == nil {
+		t.Error("the token with the made-up key verified")
+	}
+}

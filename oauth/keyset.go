@@ -24,7 +24,8 @@ const maxJWKSBytes = 1 << 20
 // a token signed with a key it does not hold (the issuer rotated its keys)
 // makes it fetch the set again, at most once per minRefresh however many
 // such tokens arrive (concurrent ones wait for the one fetch), so that
-// tokens with made-up key IDs cannot make the server fetch per request. A
+// tokens with made-up key IDs cannot make the server fetch per request; a
+// token signed with a key it holds never waits for a fetch. A
 // set older than maxAge is fetched again on the next verification, so that
 // keys the issuer withdrew stop verifying; while the issuer does not
 // answer, the keys it last gave keep verifying, and it is asked again
@@ -36,7 +37,8 @@ type keySet struct {
 	minRefresh time.Duration
 	maxAge     time.Duration
 
-	mu      sync.Mutex // held across a fetch: concurrent misses wait for it
+	fetchMu sync.Mutex // held across a fetch: concurrent misses wait for it
+	mu      sync.Mutex // guards what follows; never held across a fetch
 	keys    []jose.JSONWebKey
 	fetched time.Time // when keys were fetched; zero before the first fetch
 	tried   time.Time // when a fetch was last attempted
@@ -73,23 +75,30 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 // and algorithm alg, fetching the set again when it has none (or is older
 // than maxAge) and the last attempt to fetch it was minRefresh ago or more.
 func (s *keySet) candidates(ctx context.Context, kid, alg string) ([]jose.JSONWebKey, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	now := s.now()
-	fresh := !s.fetched.IsZero() && now.Sub(s.fetched) < s.maxAge
-	if ks := match(s.keys, kid, alg); fresh && len(ks) > 0 {
-		return ks, nil
+	if ks, ok := s.known(kid, alg); ok {
+		return ks, nil // the common case: a verification never waits for a fetch
 	}
+	s.fetchMu.Lock()
+	defer s.fetchMu.Unlock()
+	if ks, ok := s.known(kid, alg); ok {
+		return ks, nil // fetched while this one waited
+	}
+	s.mu.Lock()
+	now := s.now()
 	if !s.tried.IsZero() && now.Sub(s.tried) < s.minRefresh {
 		// Asked lately: the key is not there, or the issuer did not
 		// answer; keep to what we have.
+		defer s.mu.Unlock()
 		if ks := match(s.keys, kid, alg); len(ks) > 0 {
 			return ks, nil
 		}
 		return nil, errNoKey
 	}
 	s.tried = now
+	s.mu.Unlock()
 	keys, err := s.get(ctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err == nil {
 		s.keys, s.fetched = keys, now
 	}
@@ -100,6 +109,19 @@ func (s *keySet) candidates(ctx context.Context, kid, alg string) ([]jose.JSONWe
 		return nil, err
 	}
 	return nil, errNoKey
+}
+
+// known returns the keys of the set, fetched less than maxAge ago, that
+// may have signed a token with key ID kid and algorithm alg, and whether
+// there are any.
+func (s *keySet) known(kid, alg string) ([]jose.JSONWebKey, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fetched.IsZero() || s.now().Sub(s.fetched) >= s.maxAge {
+		return nil, false
+	}
+	ks := match(s.keys, kid, alg)
+	return ks, len(ks) > 0
 }
 
 func (s *keySet) get(ctx context.Context) ([]jose.JSONWebKey, error) {
