@@ -432,21 +432,14 @@ func TestJWKSIssuerDown(t *testing.T) {
 	o := newTestOP(t, opClients(resource))
 	var down atomic.Bool
 	var hits atomic.Int64
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy := keysProxy(t, o, func(w http.ResponseWriter, r *http.Request) bool {
 		hits.Add(1)
 		if down.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)
-			return
+			return false
 		}
-		resp, err := http.Get(o.URL + "/keys")
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer resp.Body.Close()
-		io.Copy(w, resp.Body)
-	}))
-	defer proxy.Close()
+		return true
+	})
 	clock := &testClock{t: time.Now()}
 	v := newVerifier(t, o.URL, resource, &JWTOptions{JWKSURL: proxy.URL, Now: clock.Now, MinRefreshInterval: time.Minute, MaxKeyAge: 2 * time.Minute})
 	good := o.token(t, "agent", "", "repo:read")
@@ -485,24 +478,17 @@ func TestKnownKeyDoesNotWaitForAFetch(t *testing.T) {
 	o := newTestOP(t, opClients(resource))
 	var hold atomic.Bool
 	arrived, release := make(chan struct{}), make(chan struct{})
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy := keysProxy(t, o, func(w http.ResponseWriter, r *http.Request) bool {
 		if hold.Load() {
 			close(arrived)
 			select {
 			case <-release:
 			case <-r.Context().Done():
-				return
+				return false
 			}
 		}
-		resp, err := http.Get(o.URL + "/keys")
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer resp.Body.Close()
-		io.Copy(w, resp.Body)
-	}))
-	defer proxy.Close()
+		return true
+	})
 	defer close(release)
 	clock := &testClock{t: time.Now()}
 	v := newVerifier(t, o.URL, resource, &JWTOptions{JWKSURL: proxy.URL, Now: clock.Now, MinRefreshInterval: time.Minute, MaxKeyAge: time.Hour})
@@ -545,4 +531,24 @@ func TestKnownKeyDoesNotWaitForAFetch(t *testing.T) {
 	if err := <-fetching; err == nil {
 		t.Error("the token with the made-up key verified")
 	}
+}
+
+// keysProxy serves the key set of o, through before: a request that
+// before answers itself (it returns false) does not reach o.
+func keysProxy(t *testing.T, o *testOP, before func(w http.ResponseWriter, r *http.Request) bool) *httptest.Server {
+	t.Helper()
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !before(w, r) {
+			return
+		}
+		resp, err := http.Get(o.URL + "/keys")
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer resp.Body.Close()
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(proxy.Close)
+	return proxy
 }
