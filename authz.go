@@ -2,15 +2,11 @@ package mcpkit
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,8 +21,7 @@ import (
 // status with a WWW-Authenticate header; since the check runs once the call
 // has reached its tool (by any route: alias, namespace, version pin, a
 // discovery meta-tool, a task), the response the SDK writes for the
-// refused call is held and replaced, as answeringHeaderFaults does for
-// Mcp-Param headers.
+// refused call is held and replaced (see holding).
 
 // ErrInsufficientScope is what an [*InsufficientScopeError] unwraps to.
 var ErrInsufficientScope = errors.New("mcpkit: insufficient scope")
@@ -184,95 +179,10 @@ func (h *requirement) ServeTool(ctx context.Context, req *Request) (*mcp.CallToo
 	if err == nil {
 		return h.next.ServeTool(ctx, req)
 	}
-	markChallenge(ctx, req.Header(), err)
+	verdictOf(ctx).refuse(err)
 	// A tool error, so that error masking further out never hides what
 	// the client must do.
 	return nil, &ToolError{Err: err, Class: Fatal}
-}
-
-// challenge is what a refused call leaves for answeringChallenges: the
-// first refusal of the HTTP request.
-type challenge struct {
-	mu  sync.Mutex
-	err *InsufficientScopeError
-}
-
-type challengeKey struct{}
-
-// markChallenge records err as the refusal of the HTTP request of the
-// call, if it is the first: the request is found by the header that
-// answeringChallenges gives a request within a session, whose calls run on
-// the session's context, and otherwise by ctx.
-func markChallenge(ctx context.Context, h http.Header, err *InsufficientScopeError) {
-	// The header first: a session's context may be that of the request
-	// that opened it.
-	var c *challenge
-	if id := h.Get(challengeHeader); id != "" {
-		if v, ok := sessionChallenges.Load(id); ok {
-			c = v.(*challenge)
-		}
-	}
-	if c == nil {
-		var ok bool
-		if c, ok = ctx.Value(challengeKey{}).(*challenge); !ok {
-			return
-		}
-	}
-	c.mu.Lock()
-	if c.err == nil {
-		c.err = err
-	}
-	c.mu.Unlock()
-}
-
-// challengeHeader names, on a request within a session, the entry of
-// sessionChallenges of its HTTP request. answeringChallenges removes any
-// the client sent, and its values are random: a client cannot name
-// another's request.
-const challengeHeader = "Mcpkit-Challenge-Id"
-
-// sessionChallenges holds the challenges of the HTTP requests within a
-// session being served, by the value of their challengeHeader.
-var sessionChallenges sync.Map
-
-func (c *challenge) get() *InsufficientScopeError {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
-
-// answeringChallenges returns h, answering a POST whose call a requirement
-// refused with the spec's challenge (401 or 403 and WWW-Authenticate)
-// instead of what the SDK writes for it, as long as the SDK has written
-// nothing before the refusal. resourceMetadata, if not empty, is the URL of
-// the protected resource metadata that the challenge names.
-func (s *Server) answeringChallenges(h http.Handler, resourceMetadata string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost {
-			h.ServeHTTP(w, r)
-			return
-		}
-		if err := s.refusedEarly(r); err != nil {
-			io.Copy(io.Discard, io.LimitReader(r.Body, 64<<10)) // let the connection be reused
-			challengeResponse(w, err, resourceMetadata)
-			return
-		}
-		cw := &challengeWriter{ResponseWriter: w}
-		r = r.WithContext(context.WithValue(r.Context(), challengeKey{}, &cw.c))
-		if r.Header.Get(sessionIDHeader) != "" || r.Header.Get(challengeHeader) != "" {
-			var b [16]byte
-			rand.Read(b[:])
-			id := hex.EncodeToString(b[:])
-			r.Header = r.Header.Clone()
-			r.Header.Set(challengeHeader, id)
-			sessionChallenges.Store(id, &cw.c)
-			defer sessionChallenges.Delete(id)
-		}
-		h.ServeHTTP(cw, r)
-		if cw.held != nil {
-			challengeResponse(w, cw.held, resourceMetadata)
-		}
-	})
 }
 
 // challengeResponse answers a call refused with err: 403 and the
@@ -295,36 +205,34 @@ func challengeResponse(w http.ResponseWriter, err *InsufficientScopeError, resou
 // request through (the call is then judged once it reaches its tool, as
 // on every other route). The protocol names the method and the tool in
 // the Mcp-Method and Mcp-Name headers (and the SDK refuses a body that
-// says otherwise), so a call of a registered tool whose every version the
-// caller sees has a requirement the caller's token does not meet is
-// refused at once, naming the first requirement of the version a call
-// reaches. A name the headers cannot decide goes through: one unknown to
-// the registry (a provider's tool), a meta-tool that calls another by an
+// says otherwise), so a call of a registered name whose every version the
+// caller sees (by the route's test, state.sees) has a requirement the
+// caller's token does not meet is refused at once, naming the first
+// requirement of the version an unpinned call reaches. A name the headers
+// cannot decide goes through: one whose registered versions the caller
+// sees none of (a source decides it: providers are asked once per call,
+// when the call reaches them), a meta-tool that calls another by an
 // argument (transform.Discovery's call_tool), a name with a version the
 // caller may reach without a requirement (a pin in the body could choose
-// it). Visibility is asked as for the call, but the client's capabilities,
-// which travel in the body, are not known yet: a per-request predicate sees
-// none.
+// it). The client's capabilities, which travel in the body, are not known
+// yet: a per-request predicate sees none.
 func (s *Server) refusedEarly(r *http.Request) *InsufficientScopeError {
 	if r.Header.Get("Mcp-Method") != "tools/call" || r.Header.Get(protocolVersionHeader) < statelessVersion {
 		return nil
 	}
-	name := r.Header.Get("Mcp-Name")
 	st := s.state.Load()
-	n, ok := st.byName.get(name)
-	if !ok || !slices.ContainsFunc(n.versions, func(e *entry) bool { return len(requirementsOf(e)) > 0 }) {
+	n, ok := st.byName.Get(r.Header.Get("Mcp-Name"))
+	if !ok || !slices.ContainsFunc(n.versions, func(e *entry) bool { return len(e.chain.require) > 0 }) {
 		return nil // the common case: a map lookup
 	}
 	ctx := r.Context()
 	info := auth.TokenInfoFromContext(ctx)
-	c := headerCaller{info: info, header: r.Header}
+	var seen []*entry
+	st.pick(ctx, headerCaller{info: info, header: r.Header}, n.versions, pin{}, &seen)
 	var first *InsufficientScopeError
-	for _, e := range n.versions {
-		if st.allowed != nil && !st.allowed(ctx, e.tool, c) {
-			continue
-		}
+	for _, e := range seen {
 		var err *InsufficientScopeError
-		for _, req := range requirementsOf(e) {
+		for _, req := range e.chain.require {
 			if err = req.refusal(ctx, info, e.tool.Name); err != nil {
 				break
 			}
@@ -337,14 +245,6 @@ func (s *Server) refusedEarly(r *http.Request) *InsufficientScopeError {
 		}
 	}
 	return first
-}
-
-// requirementsOf returns the requirements in e's chain, outermost first.
-func requirementsOf(e *entry) []*requirement {
-	if b, ok := e.handler.(boundHandler); ok {
-		return b.rec.requirements
-	}
-	return nil
 }
 
 // ChallengeHeader returns the value of the WWW-Authenticate header that
@@ -379,51 +279,6 @@ func ChallengeHeader(err *InsufficientScopeError, resourceMetadata string) strin
 	}
 	return b.String()
 }
-
-// challengeWriter passes a response through, unless a requirement refused
-// the call before the response began: then it drops what the SDK writes.
-type challengeWriter struct {
-	http.ResponseWriter
-	c       challenge
-	started bool
-	held    *InsufficientScopeError
-}
-
-func (w *challengeWriter) begin(status int) {
-	if w.started {
-		return
-	}
-	w.started = true
-	if err := w.c.get(); err != nil && status == http.StatusOK {
-		w.held = err
-		return
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *challengeWriter) WriteHeader(status int) { w.begin(status) }
-
-func (w *challengeWriter) Write(p []byte) (int, error) {
-	w.begin(http.StatusOK)
-	if w.held != nil {
-		return len(p), nil
-	}
-	return w.ResponseWriter.Write(p)
-}
-
-// Flush flushes what passes through; a refused call's response is dropped.
-func (w *challengeWriter) Flush() {
-	if w.held != nil {
-		return
-	}
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		w.begin(http.StatusOK)
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *challengeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // headerCaller is the Caller of a request known by its headers alone.
 type headerCaller struct {

@@ -10,12 +10,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// BenchmarkAnsweringChallenges measures what answeringChallenges adds to
-// every POST, in one run: a 2026-07-28 tools/call served by the stateless
-// handler as Server.HTTPHandler composes it, without (base) and with (with)
-// the layer; and a call it answers with a challenge (refused: no token
-// here, so a 401).
-func BenchmarkAnsweringChallenges(b *testing.B) {
+// BenchmarkHolding measures what holding adds to every POST, in one run: a
+// 2026-07-28 tools/call served by the stateless handler as
+// Server.HTTPHandler composes it, without (base) and with (with) the
+// layer; and a call it answers with a challenge (refused: no token here,
+// so a 401).
+func BenchmarkHolding(b *testing.B) {
 	srv := NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
 	srv.Use(ForTools(Named("admin"), RequireScopes("admin")))
 	for _, name := range []string{"open", "admin"} {
@@ -25,8 +25,8 @@ func BenchmarkAnsweringChallenges(b *testing.B) {
 			})})
 	}
 	opts := &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}
-	base := answeringHeaderFaults(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.sdk }, opts))
-	with := srv.answeringChallenges(base, "https://mcp.example.com/.well-known/oauth-protected-resource/mcp")
+	base := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.sdk }, opts)
+	with := srv.holding(base, "https://mcp.example.com/.well-known/oauth-protected-resource/mcp")
 	call := func(name string) (http.Header, []byte) {
 		body := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + name +
 			`","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)

@@ -11,41 +11,76 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit/internal/paramheader"
 )
 
-// routeCall sends a tools/call to the SDK, which runs the handler it has
-// for the name (sdkHandler, for s's tools), unless the name is none of s's
-// tools. Then, when no other code may have added tools to the SDK server,
-// it answers as for an unknown tool itself; otherwise the SDK answers, and
-// its answer for a name it does not know either is replaced by mcpkit's.
-// Either way a name never registered gets the answer of a hidden tool,
-// whose echo of the name is clipped: the SDK's holds all of it, megabytes
-// if the name has them.
-func (s *Server) routeCall(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
-	if req.Params == nil || s.registered(req.Params.Name) {
-		return next(ctx, "tools/call", req)
-	}
-	name := req.Params.Name
-	if st := s.state.Load(); len(st.providers) > 0 {
-		if e := s.lookupProvided(ctx, st, &Request{Call: req}, name, &Request{Call: req}); e != nil {
-			// Through the SDK, as a registered tool's call goes, under the
-			// name of the tool that serves provided ones.
-			r := *req
-			params := *req.Params
-			params.Name = s.dispatch
-			r.Params = &params
-			return next(context.WithValue(ctx, providedCallKey{}, &providedCall{e: e, name: name}), "tools/call", &r)
+// intercept is the SDK server's receiving middleware: it answers tools/list
+// from the registry (see listTools) and routes each tools/call (see call);
+// every other method goes to the SDK untouched.
+func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch r := req.(type) {
+		case *mcp.ListToolsRequest:
+			if method == "tools/list" {
+				return s.listTools(ctx, r, next)
+			}
+		case *mcp.CallToolRequest:
+			if method == "tools/call" && r.Params != nil {
+				return s.call(ctx, r, next)
+			}
 		}
+		return next(ctx, method, req)
 	}
-	if !s.foreign.Load() {
-		return nil, NewUnknownToolError(name)
+}
+
+// routed is a call on its way through the SDK to serveRouted: the entry it
+// reaches, the name it was called by, the request passed on to the SDK,
+// and the request its chain is served (dropped once served: see
+// serveRouted).
+type routed struct {
+	e    *entry
+	name string
+	sdk  *mcp.CallToolRequest
+	req  *Request
+}
+
+type routedKey struct{}
+
+// call routes a tools/call: the one route decides which entry it reaches,
+// and the call goes on through the SDK, so that the SDK does for it what
+// it does for any tool (input_required over a session, say), with the
+// entry in ctx: under its own name, which the SDK's table holds for every
+// registered name, or, for a provided tool, under the name of the tool s
+// registers for them (dispatch). A name that reaches nothing gets the
+// answer of a name never registered (its echo of the name clipped); when
+// other code may have added tools to the SDK server, the SDK answers it
+// instead, and its answer for a name it does not know either is replaced
+// by mcpkit's.
+func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
+	name := req.Params.Name
+	rc := &routed{name: name, sdk: req, req: &Request{Arguments: req.Params.Arguments, Call: req}}
+	rc.e = s.reach(ctx, s.state.Load(), rc.req, name, pinOf(req))
+	if rc.e == nil {
+		if !s.foreign.Load() || name == s.dispatch {
+			return nil, NewUnknownToolError(name)
+		}
+		res, err := next(ctx, "tools/call", req)
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && isSDKUnknownTool(wire.Message, name) {
+			return nil, NewUnknownToolError(name)
+		}
+		return res, err
 	}
-	res, err := next(ctx, "tools/call", req)
-	var wire *jsonrpc.Error
-	if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && isSDKUnknownTool(wire.Message, name) {
-		return nil, NewUnknownToolError(name)
+	rc.req.Tool = rc.e.tool
+	if rc.e.provided {
+		sdkReq := *req
+		params := *req.Params
+		params.Name = s.dispatch
+		sdkReq.Params = &params
+		rc.sdk = &sdkReq
 	}
-	return res, err
+	return next(context.WithValue(ctx, routedKey{}, rc), "tools/call", rc.sdk)
 }
 
 // isSDKUnknownTool reports whether msg is the SDK's message for a call of
@@ -60,33 +95,63 @@ func isSDKUnknownTool(msg, name string) bool {
 	return err == nil && unq == name
 }
 
-// sdkHandler returns the SDK handler registered for name. It looks the tool
-// up on each call, so that Use and version changes apply without touching
-// the SDK's registry.
-func (s *Server) sdkHandler(name string) mcp.ToolHandler {
-	return func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		st := s.state.Load()
-		n, _ := st.byName.get(name)
-		if n == nil {
-			return nil, NewUnknownToolError(name)
-		}
-		req := &Request{Arguments: call.Params.Arguments, Call: call}
-		e := st.resolve(ctx, n, req)
-		if e == nil {
-			return nil, NewUnknownToolError(name)
-		}
-		if hs := e.paramHeaders(); len(hs) > 0 && call.Extra != nil && call.Extra.Header.Get(protocolVersionHeader) >= statelessVersion {
-			// Checked here, once visibility chose the version the call
-			// reaches: a call of a tool hidden from the caller got the
-			// unknown-tool answer above, whatever its headers.
-			if err := checkParamHeaders(call.Extra.Header, call.Params.Arguments, hs); err != nil {
-				markHeaderFault(ctx)
-				return nil, err
-			}
-		}
-		req.Tool = e.tool
-		return s.serve(ctx, e, req)
+// serveRouted is the handler of s's one SDK tool: it serves the call that
+// call routed to it, once the SDK passed it on.
+func (s *Server) serveRouted(ctx context.Context, sdkReq *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	rc, ok := ctx.Value(routedKey{}).(*routed)
+	if !ok {
+		return nil, NewUnknownToolError(sdkReq.Params.Name)
 	}
+	req := rc.req
+	if sdkReq != rc.sdk {
+		// The SDK calls again with another request: the same call, with
+		// the answers to the input it asked for (a client before
+		// 2026-07-28, over a session).
+		call := sdkReq
+		if sdkReq.Params.Name != rc.name {
+			c := *sdkReq
+			params := *sdkReq.Params
+			params.Name = rc.name
+			c.Params = &params
+			call = &c
+		}
+		req = &Request{Tool: rc.e.tool, Arguments: call.Params.Arguments, Call: call}
+	}
+	// Work the call starts may keep its context (a task), which holds
+	// the routed call: that must not keep the request (a stateless
+	// session holds the call's whole message).
+	rc.sdk, rc.req = nil, nil
+	ctx = s.withVerdict(ctx, req)
+	if err := rc.e.checkHeaders(ctx, req, true); err != nil {
+		return nil, err
+	}
+	return s.serve(ctx, rc.e, req)
+}
+
+// checkHeaders checks the Mcp-Param headers (SEP-2243) of req, a
+// 2026-07-28 call over HTTP that reaches e, against its arguments: every
+// header sent for an argument e's schema mirrors must agree with it and,
+// when required (a call of e by its own name), every such argument must
+// have its header. mcpkit checks them, not the SDK (whose table has no
+// schema of mcpkit's tools), once the route chose the version a call
+// reaches, and only then: a call of a tool hidden from the caller gets the
+// unknown-tool answer, whatever its headers, and a pinned version is
+// checked by its own schema. A disagreement is the JSON-RPC error -32020,
+// answered with HTTP status 400.
+func (e *entry) checkHeaders(ctx context.Context, req *Request, required bool) error {
+	h := req.Header()
+	if h == nil || h.Get(protocolVersionHeader) < statelessVersion {
+		return nil
+	}
+	hs := e.paramHeaders()
+	if len(hs) == 0 {
+		return nil
+	}
+	if err := paramheader.Agree(h, req.Arguments, hs, required); err != nil {
+		verdictOf(ctx).headerFault()
+		return &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: err.Error()}
+	}
+	return nil
 }
 
 // serve runs req through e's chain and maps the outcome onto the wire.
@@ -100,7 +165,7 @@ func (s *Server) serve(ctx context.Context, e *entry, req *Request) (res *mcp.Ca
 			res, err = wireResult(e.tool.Name, pe)
 		}
 	}()
-	res, err = e.handler.ServeTool(ctx, req)
+	res, err = e.chain.handler.ServeTool(ctx, req)
 	if err != nil {
 		return wireResult(e.tool.Name, err)
 	}

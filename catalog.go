@@ -82,8 +82,29 @@ func (s *Server) derive(t *Tool) (*Tool, error) {
 }
 
 func (s *Server) transform(t *Tool) (*Tool, error) {
+	d, err := applyTransforms(s.transforms, t)
+	if err != nil || d == nil || d == t {
+		return d, err
+	}
+	if sameValue(d.InputSchema, t.InputSchema) && sameValue(d.OutputSchema, t.OutputSchema) && d.Validation == t.Validation {
+		s.checks[d] = s.checks[t]
+		return d, nil
+	}
+	c, err := compileChecker(d, s.validation, &s.validators)
+	if err != nil {
+		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
+	}
+	s.checks[d] = c
+	return d, nil
+}
+
+// applyTransforms returns what the transforms ts make of t, checked; nil
+// when one of them leaves t out. What they make of t derives from it: its
+// Origin is t, on a copy of its own, since a transform may share what it
+// returns.
+func applyTransforms(ts []CatalogTransform, t *Tool) (*Tool, error) {
 	d := t
-	for i, tr := range s.transforms {
+	for i, tr := range ts {
 		next, err := tr(d)
 		if err != nil {
 			return nil, fmt.Errorf("mcpkit: transform %d of tool %s: %w", i, toolID(t), err)
@@ -97,24 +118,12 @@ func (s *Server) transform(t *Tool) (*Tool, error) {
 		return t, nil
 	}
 	if d.Origin != t {
-		// What a transform made of t (a namespaced name, say) derives
-		// from t: record it, on a copy of our own, since the transform
-		// may share what it returned.
 		d = d.clone()
 		d.Origin = t
 	}
 	if err := d.validate(); err != nil {
 		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
 	}
-	if sameValue(d.InputSchema, t.InputSchema) && sameValue(d.OutputSchema, t.OutputSchema) && d.Validation == t.Validation {
-		s.checks[d] = s.checks[t]
-		return d, nil
-	}
-	c, err := compileChecker(d, s.validation, &s.validators)
-	if err != nil {
-		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
-	}
-	s.checks[d] = c
 	return d, nil
 }
 

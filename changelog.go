@@ -101,3 +101,10 @@ func (s *Server) ChangedSince(gen uint64) (names []string, now uint64, ok bool) 
 	}
 	return names, now, true
 }
+
+// Generation returns a number that changes whenever what the server serves
+// may have changed: tools added or removed, transforms, middleware,
+// visibility, providers, mounted servers. Code that derives something from
+// the served tools (a search index, say) keeps the generation it was made
+// for, and makes it again when the generation moves on.
+func (s *Server) Generation() uint64 { return s.gen.Load() }

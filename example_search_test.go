@@ -11,8 +11,8 @@ import (
 )
 
 // Code that searches the catalog for a caller asks the providers for their
-// tools with SearchProvided, and reaches one by its name with
-// ResolveProvided, as a call of it from that caller would.
+// tools with SearchProvided, and reaches one by its name with Resolve, as
+// a call of it from that caller would.
 func ExampleServer_SearchProvided() {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "reports"}, nil)
 	srv.Add(tool("report_help", reply("ask for a report")))
@@ -25,14 +25,15 @@ func ExampleServer_SearchProvided() {
 	for _, t := range srv.SearchProvided(ctx, caller, "sales report", 10, 100) {
 		fmt.Println("found:", t.Name)
 	}
-	t, h, ok := srv.ResolveProvided(ctx, caller, "report_sales")
+	t, h, ok := srv.Resolve(ctx, caller, "report_sales", nil)
 	res, _ := h.ServeTool(ctx, mcpkittest.NewRequest(t, nil))
 	fmt.Println(ok, res.Content[0].(*mcp.TextContent).Text)
-	_, _, ok = srv.ResolveProvided(ctx, caller, "report_help") // registered
-	fmt.Println(ok)
+	t, h, _ = srv.Resolve(ctx, caller, "report_help", nil) // registered: it wins
+	res, _ = h.ServeTool(ctx, mcpkittest.NewRequest(t, nil))
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output:
 	// found: report_churn
 	// found: report_sales
 	// true the sales report
-	// false
+	// ask for a report
 }

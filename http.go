@@ -3,11 +3,16 @@ package mcpkit
 import (
 	"bytes"
 	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,17 +87,221 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	stateless.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
 	maxBody := cmp.Or(base.MaxRequestBodyBytes, mcp.DefaultMaxRequestBodyBytes)
 	if !opts.Sessions {
-		return listening(s.answeringChallenges(answeringHeaderFaults(mcp.NewStreamableHTTPHandler(getServer, &stateless)), opts.ResourceMetadataURL), maxBody)
+		return listening(s.holding(mcp.NewStreamableHTTPHandler(getServer, &stateless), opts.ResourceMetadataURL), maxBody)
 	}
 	stateful := base
 	stateful.Stateless = false
 	stateful.SessionTimeout = cmp.Or(opts.SessionTimeout, DefaultSessionTimeout)
 	stateful.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
-	return listening(s.answeringChallenges(answeringHeaderFaults(&dispatcher{
+	return listening(s.holding(&dispatcher{
 		stateful:  mcp.NewStreamableHTTPHandler(getServer, &stateful),
 		stateless: mcp.NewStreamableHTTPHandler(getServer, &stateless),
 		maxBody:   maxBody,
-	}), opts.ResourceMetadataURL), maxBody)
+	}, opts.ResourceMetadataURL), maxBody)
+}
+
+// What a call decides that its HTTP response must say instead of what the
+// SDK writes for it: a requirement refused the call (RequireScopes: 401 or
+// 403 with the authorization spec's challenge), or its Mcp-Param headers
+// disagree with its arguments (400, the spec's status for -32020). The
+// call records it in the verdict of its HTTP request, and the request's
+// response is held until the SDK begins it, then replaced when there is
+// one (see holding).
+
+// A verdict is what the calls of one HTTP request decided of its response.
+type verdict struct {
+	mu        sync.Mutex
+	challenge *InsufficientScopeError // the first refusal
+	fault     bool                    // a header fault
+	done      bool                    // the response began: nothing changes it any more
+}
+
+type verdictKey struct{}
+
+// verdictOf returns the verdict of the HTTP request of the call ctx belongs
+// to, or nil (whose methods do nothing) when there is none.
+func verdictOf(ctx context.Context) *verdict {
+	v, _ := ctx.Value(verdictKey{}).(*verdict)
+	return v
+}
+
+// refuse records err as the refusal of the request, if it is the first.
+func (v *verdict) refuse(err *InsufficientScopeError) {
+	if v == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.challenge == nil && !v.done {
+		v.challenge = err
+	}
+}
+
+// headerFault records that the request's headers disagree with its call.
+func (v *verdict) headerFault() {
+	if v == nil {
+		return
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.done {
+		v.fault = true
+	}
+}
+
+// close ends the verdict as the response begins, and returns what it
+// holds then.
+func (v *verdict) close() (*InsufficientScopeError, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.done = true
+	return v.challenge, v.fault
+}
+
+// verdictHeader names, on a request within a session, the verdict of its
+// HTTP request in Server.verdicts: the calls of a session run on the
+// session's context, not the request's. holding removes any the client
+// sent, and its values are random: a client cannot name another's.
+const verdictHeader = "Mcpkit-Verdict-Id"
+
+// holding returns h, answering a POST whose call a requirement refused
+// with the challenge (see ChallengeHeader), and a 2026-07-28 POST whose
+// call failed its Mcp-Param headers with status 400, instead of what the
+// SDK writes, as long as the SDK has written nothing before. A 2026-07-28
+// call that its headers alone refuse (see refusedEarly) is answered before
+// the SDK reads it. resourceMetadata, if not empty, is the URL of the
+// protected resource metadata that a challenge names.
+func (s *Server) holding(h http.Handler, resourceMetadata string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if err := s.refusedEarly(r); err != nil {
+			io.Copy(io.Discard, io.LimitReader(r.Body, 64<<10)) // let the connection be reused
+			challengeResponse(w, err, resourceMetadata)
+			return
+		}
+		hw := &heldWriter{ResponseWriter: w}
+		r = r.WithContext(context.WithValue(r.Context(), verdictKey{}, &hw.v))
+		if r.Header.Get(sessionIDHeader) != "" || r.Header.Get(verdictHeader) != "" {
+			var b [16]byte
+			rand.Read(b[:])
+			id := hex.EncodeToString(b[:])
+			r.Header = r.Header.Clone()
+			r.Header.Set(verdictHeader, id)
+			s.verdicts.Store(id, &hw.v)
+			defer s.verdicts.Delete(id)
+		}
+		h.ServeHTTP(hw, r)
+		hw.finish(resourceMetadata)
+	})
+}
+
+// withVerdict returns ctx with the verdict of the HTTP request req came
+// in. A call of a session runs on the session's context, which may hold
+// the verdict of the request that opened the session: its own is found by
+// the header holding gave its request.
+func (s *Server) withVerdict(ctx context.Context, req *Request) context.Context {
+	if id := req.Header().Get(verdictHeader); id != "" {
+		if v, ok := s.verdicts.Load(id); ok {
+			return context.WithValue(ctx, verdictKey{}, v)
+		}
+	}
+	return ctx
+}
+
+// heldWriter passes a response through, unless the verdict of its request
+// says otherwise before the response begins: then it holds what the SDK
+// writes, for finish to replace.
+type heldWriter struct {
+	http.ResponseWriter
+	v         verdict
+	started   bool
+	challenge *InsufficientScopeError // held for a challenge
+	fault     bool                    // held for a header fault
+	body      bytes.Buffer            // what the SDK wrote of a header fault
+}
+
+func (w *heldWriter) begin(status int) {
+	if w.started {
+		return
+	}
+	w.started = true
+	challenge, fault := w.v.close()
+	if status == http.StatusOK {
+		switch {
+		case challenge != nil:
+			w.challenge = challenge
+			return
+		case fault:
+			w.fault = true
+			return
+		}
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *heldWriter) held() bool { return w.challenge != nil || w.fault }
+
+func (w *heldWriter) WriteHeader(status int) { w.begin(status) }
+
+func (w *heldWriter) Write(p []byte) (int, error) {
+	w.begin(http.StatusOK)
+	switch {
+	case w.challenge != nil:
+		return len(p), nil
+	case w.fault:
+		return w.body.Write(p)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush flushes what passes through; a held response waits for finish.
+func (w *heldWriter) Flush() {
+	if w.held() {
+		return
+	}
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		w.begin(http.StatusOK)
+		if !w.held() {
+			f.Flush()
+		}
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *heldWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish sends the response held: the challenge, or the JSON-RPC message
+// that the SDK wrote for a header fault, with status 400 (an event stream
+// holds it in its first event's data lines).
+func (w *heldWriter) finish(resourceMetadata string) {
+	w.v.close()
+	switch {
+	case w.challenge != nil:
+		challengeResponse(w.ResponseWriter, w.challenge, resourceMetadata)
+	case w.fault:
+		body := w.body.Bytes()
+		if strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+			var data [][]byte
+			for line := range bytes.Lines(body) {
+				line = bytes.TrimRight(line, "\r\n")
+				if len(line) == 0 && len(data) > 0 {
+					break // the end of the first event
+				}
+				if d, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+					data = append(data, bytes.TrimPrefix(d, []byte(" ")))
+				}
+			}
+			body = bytes.Join(data, []byte("\n"))
+		}
+		hdr := w.Header()
+		hdr.Set("Content-Type", "application/json")
+		hdr.Del("Content-Length")
+		w.ResponseWriter.WriteHeader(http.StatusBadRequest)
+		w.ResponseWriter.Write(body)
+	}
 }
 
 // dispatcher sends each request to the stateful or the stateless handler,

@@ -12,28 +12,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// intercept is the SDK server's receiving middleware: it answers tools/list
-// from the registry and sees each tools/call first (see routeCall); every
-// other method goes to the SDK untouched.
-func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		switch r := req.(type) {
-		case *mcp.ListToolsRequest:
-			if method == "tools/list" {
-				return s.listTools(ctx, r, next)
-			}
-		case *mcp.CallToolRequest:
-			if method == "tools/call" {
-				return s.routeCall(ctx, r, next)
-			}
-		}
-		return next(ctx, method, req)
-	}
-}
-
-// listTools answers one tools/list: the mcpkit tools through the list
-// middleware, merged with tools registered on the SDK server directly,
-// sorted by name and cut into pages.
+// listTools answers one tools/list: the page of what the caller is listed
+// (see Server.page), through the list middleware, merged with the tools
+// registered on the SDK server directly.
 func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next mcp.MethodHandler) (mcp.Result, error) {
 	var cursor string
 	if req.Params != nil {
@@ -47,17 +28,13 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 	st := s.state.Load()
 	lreq := &ListRequest{Call: req, After: after, Limit: s.pageSize + 1, page: &pageState{}}
 	var ours []*Tool
-	switch {
-	case st.lister != nil:
-		ours, err = s.listPage(ctx, st.lister, lreq)
-	case len(st.providers) > 0:
-		ours, err = s.basePage(ctx, st, lreq)
-	default:
-		// Without list middleware, only the page is looked at.
-		ours = st.visible(ctx, lreq, after, lreq.Limit)
-	}
-	if err != nil {
-		return nil, err
+	if st.lister != nil {
+		ours, err = s.listPage(ctx, st, lreq)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		ours = s.basePage(ctx, st, lreq)
 	}
 	var (
 		foreign   []*mcp.Tool
@@ -73,7 +50,7 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 		}
 		cacheable.CacheScope = cmp.Or(cacheable.CacheScope, "public")
 	}
-	if st.allowed != nil || len(st.providers) > 0 {
+	if !st.uniform() {
 		// The list depends on who asks: no shared cache may keep it.
 		cacheable.CacheScope = "private"
 	}
@@ -88,72 +65,59 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 		all = append(all, st.wireDef(t))
 	}
 	byName := func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) }
+	more, last := lreq.page.more, lreq.page.last
 	if len(foreign) > 0 || !slices.IsSortedFunc(all, byName) {
 		// Listers return sorted tools; only a merge (or a list middleware
 		// that broke the contract) needs the sort.
-		all = append(all, foreign...)
+		for _, t := range foreign {
+			if t.Name > after && (!more || t.Name <= last) {
+				all = append(all, t)
+			}
+		}
 		slices.SortStableFunc(all, byName)
 		all = slices.CompactFunc(all, func(a, b *mcp.Tool) bool { return a.Name == b.Name })
 	}
-
-	start, _ := slices.BinarySearchFunc(all, after, func(t *mcp.Tool, name string) int { return strings.Compare(t.Name, name) })
-	if after != "" && start < len(all) && all[start].Name == after {
-		start++
-	}
-	page := all[start:]
-	res := &mcp.ListToolsResult{Cacheable: cacheable, Tools: page}
-	if len(page) > s.pageSize {
-		res.Tools = page[:s.pageSize]
-		res.NextCursor = encodeCursor(page[s.pageSize-1].Name)
+	res := &mcp.ListToolsResult{Cacheable: cacheable, Tools: all}
+	switch {
+	case len(all) > s.pageSize:
+		res.Tools = all[:s.pageSize]
+		res.NextCursor = encodeCursor(all[s.pageSize-1].Name)
+	case more:
+		// A source stopped before a full page, or list middleware left
+		// tools out: the next page starts where the server's own page
+		// stopped looking.
+		res.NextCursor = encodeCursor(last)
 	}
 	return res, nil
 }
 
-// basePage is the server's own Lister: the page req describes of the
-// registered tools merged with the providers' (a registered tool wins over
-// a provided one of the same name), reporting in req how far it got.
-func (s *Server) basePage(ctx context.Context, st *state, req *ListRequest) ([]*Tool, error) {
-	limit := req.Limit
-	if limit <= 0 {
-		limit = -1
-	}
-	out, more := st.page(ctx, req, req.After, limit)
-	if len(st.providers) > 0 {
-		provided, pmore, err := s.providedPage(ctx, st, req, req.After, max(limit, 0))
-		if err != nil {
-			return nil, err
-		}
-		out = append(slices.Clip(out), provided...)
-		slices.SortStableFunc(out, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
-		out = slices.CompactFunc(out, func(a, b *Tool) bool { return a.Name == b.Name })
-		more = more || pmore
-		if limit > 0 && len(out) > limit {
-			out, more = out[:limit], true
-		}
-	}
+// basePage is the server's own Lister: the page req describes (see
+// Server.page), reporting in req how far it got.
+func (s *Server) basePage(ctx context.Context, st *state, req *ListRequest) []*Tool {
+	pg := s.page(ctx, st, req, req.After, req.Limit, false)
 	if req.page != nil {
-		req.page.more = more
-		if len(out) > 0 {
-			req.page.last = out[len(out)-1].Name
-		}
+		req.page.more, req.page.last = pg.more, pg.last
 	}
-	return out, nil
+	return pg.tools()
 }
 
-// listPage asks l for the page req describes. When list middleware dropped
-// tools and the page came back short while the server's own Lister had more
-// to give, it asks again for the tools after the last one given, until the
-// page is full or there are no more.
-func (s *Server) listPage(ctx context.Context, l Lister, req *ListRequest) ([]*Tool, error) {
-	out, err := l.ServeList(ctx, req)
-	for err == nil && len(out) < req.Limit && req.page.more {
+// listPage asks st's list middleware for the page req describes. When
+// they dropped tools and the page came back short while the server's own
+// Lister had more to give, it asks again for the tools after the last one
+// looked at, until the page is full or there are no more; with sources,
+// which are asked for one page per tools/list, it does not ask again.
+func (s *Server) listPage(ctx context.Context, st *state, req *ListRequest) ([]*Tool, error) {
+	out, err := st.lister.ServeList(ctx, req)
+	first := req
+	for err == nil && len(out) < req.Limit && req.page.more && len(st.sources) == 0 {
 		next := *req
 		next.After, next.page = req.page.last, &pageState{}
 		var more []*Tool
-		more, err = l.ServeList(ctx, &next)
+		more, err = st.lister.ServeList(ctx, &next)
 		out = append(slices.Clip(out), more...) // out may be a Lister's own
 		req = &next
 	}
+	*first.page = *req.page
 	return out, err
 }
 
@@ -183,9 +147,8 @@ func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, ne
 			cacheable = lres.Cacheable
 		}
 		for _, t := range lres.Tools {
-			// The scratch tool of forceListChanged lives only for an instant;
-			// the dispatch tool serves provided tools.
-			if !s.registered(t.Name) && t.Name != s.scratch && t.Name != s.dispatch {
+			// The dispatch tool is mcpkit's own.
+			if _, ours := s.state.Load().byName.Get(t.Name); !ours && t.Name != s.dispatch {
 				foreign = append(foreign, t)
 			}
 		}
@@ -194,15 +157,6 @@ func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, ne
 		}
 		cursor = lres.NextCursor
 	}
-}
-
-// registered reports whether name is one of s's tools in the latest state
-// (also when hidden from the caller or unlisted); a tools/list racing with
-// Add or Remove may see a state where the SDK and the registry briefly
-// disagree, and must not list such a tool as foreign.
-func (s *Server) registered(name string) bool {
-	_, ok := s.state.Load().byName.get(name)
-	return ok
 }
 
 const cursorPrefix = "mcpkit:"
@@ -223,14 +177,11 @@ func decodeCursor(c string) (string, error) {
 	return after, nil
 }
 
-// forObjectClients is the package function of that name, cached for the
-// definitions of the served tools (a list middleware that makes a new copy
-// on every request gets no cache).
 // wireDef returns t's definition as tools/list sends it: its entry's, with
 // the schemas marshalled once, when t is the entry's tool; t's own
 // otherwise (a definition made per caller, a list middleware's copy).
 func (st *state) wireDef(t *Tool) *mcp.Tool {
-	if n, _ := st.byName.get(t.Name); n != nil {
+	if n, _ := st.byName.Get(t.Name); n != nil {
 		for _, e := range n.versions {
 			if e.tool == t {
 				return e.wireDef()
@@ -240,8 +191,11 @@ func (st *state) wireDef(t *Tool) *mcp.Tool {
 	return &t.Tool
 }
 
+// forObjectClients is the package function of that name, cached for the
+// definitions of the served tools (a list middleware that makes a new copy
+// on every request gets no cache).
 func (st *state) forObjectClients(t *Tool) *mcp.Tool {
-	if n, _ := st.byName.get(t.Name); n != nil {
+	if n, _ := st.byName.Get(t.Name); n != nil {
 		for _, e := range n.versions {
 			if e.tool == t {
 				return e.objectDef()

@@ -3,16 +3,16 @@ package mcpkit
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
 	"slices"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit/internal/paramheader"
 )
 
 // A Handler answers a tools/call.
@@ -266,19 +266,9 @@ func (r *Request) NotifyProgress(ctx context.Context, progress, total float64, m
 // tool the call reaches, and only once the caller may see it), so
 // middleware may route or authorize on it without parsing the arguments.
 func (r *Request) ParamHeader(name string) (string, bool) {
-	values := r.Header().Values("Mcp-Param-" + name)
+	values := r.Header().Values(paramheader.Prefix + name)
 	if len(values) == 0 {
 		return "", false
 	}
-	v := values[0]
-	if enc, ok := strings.CutPrefix(v, "=?base64?"); ok {
-		if enc, ok = strings.CutSuffix(enc, "?="); ok {
-			b, err := base64.StdEncoding.DecodeString(enc)
-			if err != nil {
-				return "", false
-			}
-			return string(b), true
-		}
-	}
-	return v, true
+	return paramheader.Decode(values[0])
 }

@@ -48,33 +48,24 @@ func mountBenchServers(b testing.TB) (direct, parent *Server) {
 func BenchmarkMount(b *testing.B) {
 	direct, parent := mountBenchServers(b)
 	args := json.RawMessage(`{"a":1}`)
-	b.Run("server/direct", func(b *testing.B) {
-		h := direct.sdkHandler("t")
-		call := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "t", Arguments: args}}
+	// What call and serveRouted do once the SDK has decoded the call.
+	serve := func(b *testing.B, srv *Server, name string) {
+		call := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}}
 		b.ReportAllocs()
 		for b.Loop() {
-			if res, err := h(context.Background(), call); err != nil || res.IsError {
-				b.Fatal(res, err)
-			}
-		}
-	})
-	b.Run("server/mounted", func(b *testing.B) {
-		call := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "m_t", Arguments: args}}
-		b.ReportAllocs()
-		for b.Loop() {
-			// What routeCall and serveProvided do for a provided tool.
-			st := parent.state.Load()
 			req := &Request{Call: call, Arguments: args}
-			e := parent.lookupProvided(context.Background(), st, req, "m_t", req)
+			e := srv.reach(context.Background(), srv.state.Load(), req, name, pinOf(call))
 			if e == nil {
-				b.Fatal("m_t not found")
+				b.Fatal(name, "not found")
 			}
 			req.Tool = e.tool
-			if res, err := parent.serve(context.Background(), e, req); err != nil || res.IsError {
+			if res, err := srv.serve(context.Background(), e, req); err != nil || res.IsError {
 				b.Fatal(res, err)
 			}
 		}
-	})
+	}
+	b.Run("server/direct", func(b *testing.B) { serve(b, direct, "t") })
+	b.Run("server/mounted", func(b *testing.B) { serve(b, parent, "m_t") })
 	for _, c := range []struct {
 		name, tool string
 		srv        *Server

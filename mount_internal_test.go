@@ -12,21 +12,27 @@ import (
 // it anew, with the child's new chain.
 func TestMountKeepsItsTools(t *testing.T) {
 	_, parent := mountBenchServers(t)
-	m := parent.state.Load().providers[0].(*mount)
 	ctx := context.Background()
 	c := &Request{Call: &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "m_t"}}}
-	first, _ := m.LookupTool(ctx, c, "m_t")
-	again, _ := m.LookupTool(ctx, c, "m_t")
-	listed, _ := m.ListTools(ctx, &ListRequest{}, "", 0)
-	if first == nil || first != again || len(listed) != 1 || listed[0] != first {
+	lookup := func() *Tool {
+		st := parent.state.Load()
+		es := st.sources[0].offer(ctx, st, c, "m_t")
+		if len(es) != 1 {
+			t.Fatalf("the mount offers %d versions of m_t, want 1", len(es))
+		}
+		return es[0].tool
+	}
+	first, again := lookup(), lookup()
+	st := parent.state.Load()
+	listed := st.sources[0].page(ctx, st, &ListRequest{}, "", 0).items
+	if first == nil || first != again || len(listed) != 1 || listed[0].def != first {
 		t.Fatalf("lookups %p, %p and list %v: want one *Tool", first, again, listed)
 	}
 	if first.Name != "m_t" || first.ID() != (ToolID{Name: "t"}) || first.Validation != NoValidation || first.Middleware != nil {
 		t.Errorf("mounted tool %q, identity %v, validation %v, %d middleware", first.Name, first.ID(), first.Validation, len(first.Middleware))
 	}
-	m.child.Use(func(next Handler) Handler { return next })
-	after, _ := m.LookupTool(ctx, c, "m_t")
-	if after == first {
+	st.sources[0].(*mountView).m.child.Use(func(next Handler) Handler { return next })
+	if after := lookup(); after == first {
 		t.Error("after the child's Use, the mount still serves the tool with the old chain")
 	}
 }

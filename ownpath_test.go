@@ -33,14 +33,24 @@ var ownPathSchema = &jsonschema.Schema{
 
 var ownPathArgs = json.RawMessage(`{"query":"weather in Paris","limit":5,"tags":["a","b","c"]}`)
 
-// ownPathCall returns the SDK's handler for the tool name on s and a
-// tools/call request for it with args, as the SDK builds it.
+// ownPathCall returns what serves a tools/call of the tool name on s once
+// the SDK has parsed it (the route, then the handler mcpkit registers on
+// the SDK server), and a tools/call request for it with args, as the SDK
+// builds it.
 func ownPathCall(t testing.TB, s *Server, name string, args json.RawMessage) (mcp.ToolHandler, *mcp.CallToolRequest) {
 	t.Helper()
 	if _, ok := s.Lookup(name); !ok {
 		t.Fatalf("tool %q not registered", name)
 	}
-	return s.sdkHandler(name), &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}}
+	sdk := func(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+		return s.serveRouted(ctx, req.(*mcp.CallToolRequest))
+	}
+	h := func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := s.call(ctx, call, sdk)
+		r, _ := res.(*mcp.CallToolResult)
+		return r, err
+	}
+	return h, &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args}}
 }
 
 func TestOwnPathHandsOnTheSDKsArguments(t *testing.T) {
@@ -134,9 +144,10 @@ func TestOwnPathMarshalsStructuredContentOnce(t *testing.T) {
 }
 
 // TestOwnPathAllocations bounds the allocations mcpkit adds to a call with
-// validated arguments, over a handler that allocates nothing: one, the
-// Request. A change that copies
-// or re-parses the arguments raises it, and fails here.
+// validated arguments, over a handler that allocates nothing: three, the
+// Request, the routed call (the entry the route reached) and the context
+// value that carries it through the SDK to the SDK's handler. A change
+// that copies or re-parses the arguments raises it, and fails here.
 func TestOwnPathAllocations(t *testing.T) {
 	if raceOn {
 		t.Skip("the race detector changes allocation counts")
@@ -158,7 +169,7 @@ func TestOwnPathAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	const limit = 1 // the Request
+	const limit = 3 // the Request, the routed call and its context
 	if allocs > limit {
 		t.Errorf("mcpkit's path allocates %v times per call, want at most %d", allocs, limit)
 	}

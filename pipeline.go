@@ -65,20 +65,6 @@ type LayerSettings interface {
 	LayerSettings() []Setting
 }
 
-// Pipeline returns the layers that serve calls to the tool called name,
-// outermost first, and whether name is served: the server-wide middleware,
-// the tool's own, and the server's validation, with the middleware of each
-// [Chain] listed one by one and those a [ForTools] selection skipped for
-// this tool marked as skipped. It is for tests ("is the time limit of
-// report 5 minutes?") and debug endpoints, in the spirit of chi's Walk.
-func (s *Server) Pipeline(name string) ([]Layer, bool) {
-	n, ok := s.state.Load().byName.get(name)
-	if !ok {
-		return nil, false
-	}
-	return append([]Layer(nil), n.versions[0].layers...), true
-}
-
 // moot returns, for the layers of a chain (outermost first), each layer
 // that can never take effect because a layer outside it has a lower Cap
 // for the same setting, with that layer and the setting's name.

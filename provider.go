@@ -5,10 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit/internal/schema"
 )
@@ -24,14 +21,17 @@ import (
 // left out, since the provider could not find it by its new name), its
 // [Visibility] (enabled, and allowed per request), its middleware and the
 // validation of arguments and results. A registered tool of the same name
-// wins over a provided one.
+// wins over a provided one for the callers who may see it; for the others,
+// it is a name never registered, and the first provider (in the order they
+// were added) that serves them the name decides it.
 //
 // Return the same *Tool for the same tool, from one call to the next: the
 // Server keeps the chain and the compiled schemas of a tool by its pointer
 // (a bounded number of them), so a tool seen again costs a map lookup; a
 // new *Tool each time costs building its chain on each call. Compiled
 // schemas are shared by content whatever the pointers. A Provider must be
-// safe for concurrent use.
+// safe for concurrent use. A provider that fails (an error, a panic) is
+// left out of the answer and logged, and its error never reaches a client.
 type Provider interface {
 	// ListTools returns, sorted by name, the tools c may see whose names
 	// come after the name after ("" for the first), at most limit of them
@@ -65,44 +65,7 @@ func (s *Server) AddProvider(p Provider) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.providers) == 0 {
-		s.sdk.AddTool(&mcp.Tool{Name: s.dispatch, InputSchema: sdkDefinition(mcp.Tool{}).InputSchema}, s.serveProvided)
-	}
-	s.providers = append(slices.Clone(s.providers), p)
-	s.republish()
-	s.tellAll()
-	s.forceListChanged()
-	s.shareChange()
-}
-
-// ProviderChanged tells the server that what its providers list changed,
-// for the callers whose [Principal] is principal, or for everyone when
-// principal is "": their listening clients receive
-// notifications/tools/list_changed, and the other replicas' clients hear
-// of it too, all of them, when the server shares its changes (see
-// [Server.ShareChanges]; an event says only that something changed). It
-// also drops the chains kept for provided tools, so that a provider that
-// returns a changed tool under the same pointer is served anew.
-func (s *Server) ProviderChanged(principal string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	next := *s.state.Load()
-	next.provided, next.lister = newProvidedCache(), nil
-	s.finish(&next)
-	s.state.Store(&next)
-	s.gen.Add(1)
-	s.tellMounts(principal)
-	if principal == "" {
-		s.tellAll()
-	} else {
-		for _, l := range s.listeners {
-			if principalOf(l.caller) == principal {
-				l.pending = true
-			}
-		}
-	}
-	s.forceListChanged()
-	s.shareChange()
+	s.setSources(append(slices.Clone(s.sources), &providerSource{s: s, p: p}))
 }
 
 // RemoveProvider stops serving the tools of p, a Provider given to
@@ -120,48 +83,151 @@ func (s *Server) RemoveProvider(p Provider) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := slices.IndexFunc(s.providers, func(q Provider) bool {
-		return reflect.TypeOf(q) == reflect.TypeOf(p) && q == p
+	i := slices.IndexFunc(s.sources, func(src source) bool {
+		ps, ok := src.(*providerSource)
+		return ok && reflect.TypeOf(ps.p) == reflect.TypeOf(p) && ps.p == p
 	})
 	if i < 0 {
 		return false
 	}
-	s.setProviders(slices.Delete(slices.Clone(s.providers), i, i+1))
+	s.setSources(slices.Delete(slices.Clone(s.sources), i, i+1))
 	return true
 }
 
-// setProviders makes ps the server's providers, in a new state that
-// shares the registered tools with the current one, and tells the
-// listeners, the mounts of s and the other replicas. s.mu is held.
-func (s *Server) setProviders(ps []Provider) {
-	if len(s.providers) == 0 && len(ps) > 0 {
-		s.sdk.AddTool(&mcp.Tool{Name: s.dispatch, InputSchema: sdkDefinition(mcp.Tool{}).InputSchema}, s.serveProvided)
-	}
-	// The dispatch tool stays registered with the SDK when the last
-	// provider goes: a call routed to it just before would otherwise get
-	// the SDK's answer for an unknown tool, naming it. Without providers
-	// no call is routed there, and no list shows it.
-	s.providers = ps
-	next := *s.state.Load()
-	next.provided, next.lister = newProvidedCache(), nil
-	s.finish(&next)
-	s.state.Store(&next)
-	s.gen.Add(1)
-	s.tellMounts("")
-	s.tellAll()
-	s.forceListChanged()
-	s.shareChange()
+// setSources makes srcs the server's sources, in a new state that shares
+// the registered tools with the current one. s.mu is held.
+func (s *Server) setSources(srcs []source) {
+	s.sources = srcs
+	s.commit(s.refreshed(), change{whole: true})
 }
 
-// providedCache keeps the entries of provided tools by the provider's
-// pointer, for one state: middleware, transforms and visibility are the
-// state's. It is bounded: past maxProvided entries it starts again empty.
+// ProviderChanged tells the server that what its providers list changed,
+// for the callers whose [Principal] is principal, or for everyone when
+// principal is "": their listening clients receive
+// notifications/tools/list_changed, and the other replicas' clients hear
+// of it too, all of them, when the server shares its changes (see
+// [Server.ShareChanges]; an event says only that something changed). It
+// also drops the chains kept for provided tools, so that a provider that
+// returns a changed tool under the same pointer is served anew.
+func (s *Server) ProviderChanged(principal string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commit(s.refreshed(), change{principal: &principal})
+}
+
+// A source is where the tools that are not registered come from, asked in
+// the order they were added: a Provider, or a server mounted into this
+// one (a mountView, as of one of the mounted server's states).
+type source interface {
+	// offer returns the versions of name that the source offers c,
+	// highest first, as entries of the server whose state is st: made,
+	// transformed and enabled, but not yet asked whether c may see them.
+	offer(ctx context.Context, st *state, c Caller, name string) []*entry
+
+	// page returns the source's page for c after the name after, at most
+	// limit names when limit is positive: each name with the versions c
+	// sees (highest first) and the definition c is listed (nil when
+	// none).
+	page(ctx context.Context, st *state, c Caller, after string, limit int) listPage
+
+	// served returns the name under which the source serves a tool it
+	// knows as name.
+	served(name string) string
+}
+
+// providerSource is a Provider as the route asks it.
+type providerSource struct {
+	s *Server
+	p Provider
+}
+
+func (ps *providerSource) served(name string) string { return name }
+
+func (ps *providerSource) offer(ctx context.Context, st *state, c Caller, name string) []*entry {
+	t := ps.lookup(ctx, c, name)
+	if t == nil || t.Name != name {
+		return nil
+	}
+	e := ps.s.provide(st, t, t)
+	if e == nil {
+		return nil
+	}
+	return []*entry{e}
+}
+
+func (ps *providerSource) page(ctx context.Context, st *state, c Caller, after string, limit int) listPage {
+	ts := ps.list(ctx, c, after, limit)
+	var pg listPage
+	if limit > 0 && len(ts) >= limit {
+		ts, pg.more = ts[:limit], true
+	}
+	for _, t := range ts {
+		if t == nil || t.Name <= after || t.Name <= pg.last && pg.last != "" {
+			continue // out of order: a provider that breaks its contract
+		}
+		pg.last = t.Name
+		e := ps.s.provide(st, t, t)
+		if e == nil || !st.sees(ctx, c, e) {
+			continue
+		}
+		it := listItem{name: t.Name, group: []*entry{e}}
+		if !e.tool.Unlisted {
+			it.def = e.tool
+		}
+		pg.items = append(pg.items, it)
+	}
+	return pg
+}
+
+// lookup asks the provider for the tool name, as a handler is called: a
+// panic is recovered, and it and an error are logged and answered as no
+// tool.
+func (ps *providerSource) lookup(ctx context.Context, c Caller, name string) (t *Tool) {
+	defer ps.s.recoverProvider("LookupTool", &t)
+	t, err := ps.p.LookupTool(ctx, c, name)
+	if err != nil {
+		ps.s.logger.Warn("mcpkit: a provider failed to look a tool up", "tool", schema.Clip(name), "error", err)
+		return nil
+	}
+	return t
+}
+
+// list asks the provider for a page, as lookup asks for a tool: a
+// provider that fails lists nothing.
+func (ps *providerSource) list(ctx context.Context, c Caller, after string, limit int) (ts []*Tool) {
+	defer ps.s.recoverProvider("ListTools", nil)
+	ts, err := ps.p.ListTools(ctx, c, after, limit)
+	if err != nil {
+		ps.s.logger.Warn("mcpkit: a provider failed to list its tools", "error", err)
+		return nil
+	}
+	return ts
+}
+
+// recoverProvider recovers a panic of a provider's method, logs it as a
+// handler's panic is logged, and clears *t.
+func (s *Server) recoverProvider(method string, t **Tool) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	pe := NewPanicError(v)
+	s.logger.Error("mcpkit: a provider panicked", "method", method, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+	if t != nil {
+		*t = nil
+	}
+}
+
+// providedCache keeps the entries of provided tools by the pointer of the
+// tool they were made of, for one state: middleware, transforms and
+// visibility are the state's. It is bounded: past maxProvided entries it
+// starts again empty.
 type providedCache struct {
 	mu sync.Mutex
 	m  map[*Tool]*provided
 }
 
-// provided is what the server made of a tool from a provider: the entry
+// provided is what the server made of a tool from a source: the entry
 // serving it, or nil when the transforms left it out, renamed it, or the
 // Visibility does not enable it.
 type provided struct {
@@ -173,54 +239,41 @@ const maxProvided = 4096
 
 func newProvidedCache() *providedCache { return &providedCache{m: make(map[*Tool]*provided)} }
 
-// provide returns the entry serving t, a tool a provider returned, made
-// once per tool and state: t checked, transformed, its schemas compiled and
-// its chain built. It is nil, without an error, when t is not served.
-func (s *Server) provide(st *state, t *Tool) (*entry, error) {
+// provide returns the entry serving t, a tool a source offers, made once
+// per tool and state: t checked, transformed, its schemas compiled and its
+// chain built; key stands for its definition in listeners' digests. It is
+// nil when t is not served (a failed check is logged).
+func (s *Server) provide(st *state, t, key *Tool) *entry {
 	c := st.provided
 	c.mu.Lock()
 	p, ok := c.m[t]
 	c.mu.Unlock()
-	if ok {
-		return p.e, p.err
+	if !ok {
+		p = &provided{}
+		p.e, p.err = s.makeProvided(st, t, key)
+		c.mu.Lock()
+		if len(c.m) >= maxProvided {
+			c.m = make(map[*Tool]*provided)
+		}
+		c.m[t] = p
+		c.mu.Unlock()
 	}
-	p = &provided{}
-	p.e, p.err = s.makeProvided(st, t)
-	c.mu.Lock()
-	if len(c.m) >= maxProvided {
-		c.m = make(map[*Tool]*provided)
+	if p.err != nil {
+		s.logger.Warn("mcpkit: a provided tool is not served", "tool", schema.Clip(t.Name), "error", p.err)
 	}
-	c.m[t] = p
-	c.mu.Unlock()
-	return p.e, p.err
+	return p.e
 }
 
-func (s *Server) makeProvided(st *state, t *Tool) (*entry, error) {
+func (s *Server) makeProvided(st *state, t, key *Tool) (*entry, error) {
 	if t == nil {
 		return nil, fmt.Errorf("mcpkit: a provider returned a nil tool")
 	}
 	if err := t.validate(); err != nil {
 		return nil, err
 	}
-	d := t
-	for i, tr := range st.transforms {
-		next, err := tr(d)
-		if err != nil {
-			return nil, fmt.Errorf("mcpkit: transform %d of provided tool %s: %w", i, toolID(t), err)
-		}
-		if next == nil || next.Name != t.Name {
-			return nil, nil
-		}
-		d = next
-	}
-	if d != t {
-		if err := d.validate(); err != nil {
-			return nil, fmt.Errorf("mcpkit: provided tool %s as transformed: %w", toolID(t), err)
-		}
-		if d.Origin != t {
-			d = d.clone()
-			d.Origin = t
-		}
+	d, err := applyTransforms(st.transforms, t)
+	if err != nil || d == nil || d.Name != t.Name {
+		return nil, err
 	}
 	if st.visibility != nil && !st.visibility.Enabled(d) {
 		return nil, nil
@@ -229,149 +282,5 @@ func (s *Server) makeProvided(st *state, t *Tool) (*entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, layers := buildChain(d, st.use, c)
-	return &entry{tool: d, derived: d, chain: &chain{handler: h, layers: layers}, handler: h, layers: layers}, nil
-}
-
-// providedPage returns, sorted by name, the tools of the providers that c
-// sees listed after the name after, at most limit of them when limit is
-// positive, and whether more may follow.
-func (s *Server) providedPage(ctx context.Context, st *state, c Caller, after string, limit int) ([]*Tool, bool, error) {
-	var out []*Tool
-	more := false
-	for _, p := range st.providers {
-		from := after
-		for {
-			ts, err := p.ListTools(ctx, c, from, limit)
-			if err != nil {
-				return nil, false, err
-			}
-			got := 0
-			for _, t := range ts {
-				if t == nil {
-					continue
-				}
-				from = t.Name
-				e, err := s.provide(st, t)
-				if err != nil {
-					s.logger.Warn("mcpkit: a provided tool is not served", "tool", t.Name, "error", err)
-					continue
-				}
-				if e == nil || e.tool.Unlisted || st.allowed != nil && !st.allowed(ctx, e.tool, c) {
-					continue
-				}
-				out = append(out, e.tool)
-				got++
-			}
-			full := limit > 0 && len(ts) >= limit
-			if !full || got >= limit {
-				more = more || full
-				break
-			}
-			// Tools were left out, and the provider has more: fill the page.
-		}
-	}
-	// The first provider's tool wins over another's of the same name.
-	slices.SortStableFunc(out, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
-	out = slices.CompactFunc(out, func(a, b *Tool) bool { return a.Name == b.Name })
-	if limit > 0 && len(out) > limit {
-		out, more = out[:limit], true
-	}
-	return out, more, nil
-}
-
-// reachesProvided reports whether a provider serves c a tool whose identity
-// is id, as [Server.Reaches] asks: the tool the provider gives for id's
-// name (under a mount, the mounted name), when no registered tool has that
-// name, it has that identity, and c may see it. A provider that serves the
-// identity under another name only is not found.
-func (s *Server) reachesProvided(ctx context.Context, st *state, c Caller, id ToolID) bool {
-	for _, p := range st.providers {
-		name := id.Name
-		if m, ok := p.(*mount); ok {
-			name = m.prefix + id.Name
-		}
-		if _, registered := st.byName.get(name); registered {
-			continue
-		}
-		t, err := p.LookupTool(ctx, c, name)
-		if err != nil || t == nil || t.Name != name || t.ID() != id {
-			continue
-		}
-		if s.servedProvided(ctx, st, c, t) != nil {
-			return true
-		}
-	}
-	return false
-}
-
-// servedProvided returns the entry serving t, a provided tool, to c: nil
-// when the server does not serve it (it fails a check, or a transform
-// renamed it; logged) or c may not see it.
-func (s *Server) servedProvided(ctx context.Context, st *state, c Caller, t *Tool) *entry {
-	e, err := s.provide(st, t)
-	if err != nil {
-		s.logger.Warn("mcpkit: a provided tool is not served", "tool", t.Name, "error", err)
-		return nil
-	}
-	if e == nil || st.allowed != nil && !st.allowed(ctx, e.tool, c) {
-		return nil
-	}
-	return e
-}
-
-// lookupProvided returns the entry of the provided tool called name that a
-// call from c reaches, or nil.
-func (s *Server) lookupProvided(ctx context.Context, st *state, c Caller, name string, req *Request) *entry {
-	for _, p := range st.providers {
-		t, err := p.LookupTool(ctx, c, name)
-		if err != nil {
-			s.logger.Warn("mcpkit: a provider failed to look a tool up", "tool", schema.Clip(name), "error", err)
-			continue
-		}
-		if t == nil || t.Name != name {
-			continue
-		}
-		e := s.servedProvided(ctx, st, c, t)
-		if e == nil {
-			continue
-		}
-		if pin, pinned := pinnedVersion(req.Call); pinned && pin != e.tool.Version {
-			continue
-		}
-		return e
-	}
-	return nil
-}
-
-// providedCall is the call of a provided tool, handed to serveProvided
-// through the context of the request routeCall passes on to the SDK.
-type providedCall struct {
-	e    *entry
-	name string
-}
-
-type providedCallKey struct{}
-
-// serveProvided serves a call of a provided tool. routeCall sends such a
-// call to the SDK under the name of this handler, so that the SDK does for
-// it what it does for a registered tool's (input_required over a session,
-// say), with the tool in ctx.
-func (s *Server) serveProvided(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	pc, ok := ctx.Value(providedCallKey{}).(*providedCall)
-	if !ok {
-		return nil, NewUnknownToolError(call.Params.Name)
-	}
-	c := *call
-	params := *call.Params
-	params.Name = pc.name
-	c.Params = &params
-	req := &Request{Tool: pc.e.tool, Arguments: params.Arguments, Call: &c}
-	if hs := pc.e.paramHeaders(); len(hs) > 0 && c.Extra != nil && c.Extra.Header.Get(protocolVersionHeader) >= statelessVersion {
-		if err := checkParamHeaders(c.Extra.Header, params.Arguments, hs); err != nil {
-			markHeaderFault(ctx)
-			return nil, err
-		}
-	}
-	return s.serve(ctx, pc.e, req)
+	return &entry{tool: d, derived: d, key: key, chain: buildChain(d, st.use, c), provided: true}, nil
 }

@@ -85,13 +85,13 @@ func BenchmarkProvider(b *testing.B) {
 				extra := &mcp.RequestExtra{TokenInfo: info}
 				st := srv.state.Load()
 				lreq := &ListRequest{Call: &mcp.ListToolsRequest{Extra: extra}, Limit: 101, page: &pageState{}}
-				page, err := srv.basePage(context.Background(), st, lreq)
-				if err != nil || len(page) != 100 {
-					b.Fatalf("%d tools, %v", len(page), err)
+				page := srv.basePage(context.Background(), st, lreq)
+				if len(page) != 100 {
+					b.Fatalf("%d tools", len(page))
 				}
 				call := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "op_042", Arguments: json.RawMessage(`{"a":1}`)}, Extra: extra}
 				req := &Request{Call: call, Arguments: call.Params.Arguments}
-				e := srv.lookupProvided(context.Background(), st, req, "op_042", req)
+				e := srv.reach(context.Background(), st, req, "op_042", pin{})
 				if e == nil {
 					b.Fatal("op_042 not found")
 				}

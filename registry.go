@@ -1,12 +1,12 @@
 package mcpkit
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/mcpkit/mcpkit/internal/nameindex"
 	"github.com/mcpkit/mcpkit/internal/version"
 )
 
@@ -130,41 +130,6 @@ func (s *Server) forget(t *Tool) {
 	delete(s.checks, t)
 }
 
-// Tools returns the registered tools that tools/list shows when no
-// per-request [Visibility] is in effect: the highest enabled version of
-// each name, after transforms, sorted by name (providers' tools, which
-// exist per request, are not included). The Tools are shared and must not
-// be modified.
-func (s *Server) Tools() []*Tool {
-	return s.state.Load().visible(context.Background(), nil, "", -1)
-}
-
-// Lookup returns the tool served under name (after transforms, the highest
-// enabled version, listed or not), if any: what [Server.Callable] returns
-// for name with a nil Caller. With [Server.ChangedSince] it keeps something
-// derived from the served tools up to date. The Tool is shared and must
-// not be modified.
-func (s *Server) Lookup(name string) (*Tool, bool) {
-	n, ok := s.state.Load().byName.get(name)
-	if !ok {
-		return nil, false
-	}
-	return n.versions[0].tool, true
-}
-
-// Handler returns the full chain that serves calls to name (server-wide
-// middleware, the tool's own, validation and the handler), and whether name
-// is served. It lets tests and adapters call a tool without a transport;
-// the Go error the chain returns is not mapped onto the wire, and no
-// per-request [Visibility] is applied.
-func (s *Server) Handler(name string) (Handler, bool) {
-	n, ok := s.state.Load().byName.get(name)
-	if !ok {
-		return nil, false
-	}
-	return n.versions[0].handler, true
-}
-
 // toolID names t in messages: "add", or "add" version "2" when it has one.
 func toolID(t *Tool) string {
 	if t.Version == "" {
@@ -188,12 +153,12 @@ func (s *Server) apply(versions map[string][]*Tool) error {
 		return err
 	}
 	old := s.state.Load()
-	names := make([]string, 0, old.byName.len()+st.byName.len())
-	for n := range old.byName.all() {
+	names := make([]string, 0, old.byName.Len()+st.byName.Len())
+	for n := range old.byName.All() {
 		names = append(names, n.name)
 	}
-	for n := range st.byName.all() {
-		if _, ok := old.byName.get(n.name); !ok {
+	for n := range st.byName.All() {
+		if _, ok := old.byName.Get(n.name); !ok {
 			names = append(names, n.name)
 		}
 	}
@@ -207,7 +172,7 @@ func (s *Server) apply(versions map[string][]*Tool) error {
 			}
 		}
 	}
-	s.publish(st, names)
+	s.commit(st, change{names: names})
 	return nil
 }
 
@@ -301,7 +266,7 @@ func (s *Server) change(removed, added []*Tool) error {
 		affected[a.d.Name] = true
 	}
 	names := slices.Sorted(maps.Keys(affected))
-	s.publish(s.update(names), names)
+	s.commit(s.update(names), change{names: names})
 	return nil
 }
 
@@ -338,17 +303,17 @@ func (s *Server) indexLineage(t, d *Tool, add bool) {
 // s.groups; everything else it shares with the current state. s.mu is held.
 func (s *Server) update(names []string) *state {
 	old := s.state.Load()
-	if len(names) > 64 && 4*len(names) > old.byName.len() {
+	if len(names) > 64 && 4*len(names) > old.byName.Len() {
 		// A change of much of the registry (a large batch Add): one pass
 		// over it costs less than a copied chunk per name.
 		return s.rebuild(old, names)
 	}
-	st := &state{byName: old.byName, listed: old.listed, byID: old.byID, provided: old.provided}
+	st := &state{byName: old.byName, listed: old.listed, byID: old.byID, sources: old.sources, provided: old.provided}
 	gone := make(map[*entry]bool)
 	fresh := make(map[string][]*entry)
 	ids := make(map[string]bool)
 	for _, name := range names {
-		if o, ok := old.byName.get(name); ok {
+		if o, ok := old.byName.Get(name); ok {
 			for _, e := range o.versions {
 				gone[e] = true
 				ids[idKey(e.derived.ID())] = true
@@ -356,15 +321,15 @@ func (s *Server) update(names []string) *state {
 		}
 		n := s.nameState(old, name, s.groups[name])
 		if n == nil {
-			st.byName = st.byName.without(name)
-			st.listed = st.listed.without(name)
+			st.byName = st.byName.Without(name)
+			st.listed = st.listed.Without(name)
 			continue
 		}
-		st.byName = st.byName.with(name, n)
+		st.byName = st.byName.With(name, n)
 		if n.listable() {
-			st.listed = st.listed.with(name, n)
+			st.listed = st.listed.With(name, n)
 		} else {
-			st.listed = st.listed.without(name)
+			st.listed = st.listed.Without(name)
 		}
 		for _, e := range n.versions {
 			k := idKey(e.derived.ID())
@@ -373,13 +338,13 @@ func (s *Server) update(names []string) *state {
 		}
 	}
 	for k := range ids {
-		cur, _ := st.byID.get(k)
+		cur, _ := st.byID.Get(k)
 		next := slices.DeleteFunc(slices.Clone(cur), func(e *entry) bool { return gone[e] })
 		next = append(next, fresh[k]...)
 		if len(next) == 0 {
-			st.byID = st.byID.without(k)
+			st.byID = st.byID.Without(k)
 		} else {
-			st.byID = st.byID.with(k, next)
+			st.byID = st.byID.With(k, next)
 		}
 	}
 	s.finish(st)
@@ -394,8 +359,8 @@ func (s *Server) rebuild(old *state, names []string) *state {
 	for _, name := range names {
 		affected[name] = true
 	}
-	all := make([]*toolName, 0, old.byName.len()+len(names))
-	for n := range old.byName.all() {
+	all := make([]*toolName, 0, old.byName.Len()+len(names))
+	for n := range old.byName.All() {
 		if !affected[n.name] {
 			all = append(all, n)
 		}
@@ -407,6 +372,7 @@ func (s *Server) rebuild(old *state, names []string) *state {
 	}
 	slices.SortFunc(all, func(a, b *toolName) int { return strings.Compare(a.name, b.name) })
 	st := indexed(all)
+	st.sources, st.provided = old.sources, old.provided
 	s.finish(st)
 	return st
 }
@@ -434,7 +400,7 @@ func indexed(all []*toolName) *state {
 	for i, k := range ids {
 		entries[i] = byID[k]
 	}
-	return &state{byName: buildIndex(names, all), listed: buildIndex(listedNames, listed), byID: buildIndex(ids, entries)}
+	return &state{byName: nameindex.Build(names, all), listed: nameindex.Build(listedNames, listed), byID: nameindex.Build(ids, entries)}
 }
 
 // nameState returns the state of name, served as the tools ds (nil when
@@ -451,110 +417,6 @@ func (s *Server) nameState(old *state, name string, ds []*Tool) *toolName {
 		n.versions[i] = s.entry(old, d, listed)
 	}
 	return n
-}
-
-// finish completes st with what depends on the server's Visibility and list
-// middleware. s.mu is held.
-func (s *Server) finish(st *state) {
-	v := s.visibility
-	if s.frozen != nil {
-		// The answers as of the last refresh: a state made by a change of
-		// the registry while the rules are being changed answers as the
-		// states before it, until the refresh that follows.
-		v = s.frozen
-	}
-	st.providers, st.transforms, st.use, st.visibility = s.providers, s.transforms, s.use, v
-	if st.provided == nil {
-		st.provided = newProvidedCache()
-	}
-	st.allowed = nil
-	if v != nil && v.PerRequest() {
-		st.allowed = v.Allowed
-	}
-	if len(s.listUse) > 0 {
-		base := ListerFunc(func(ctx context.Context, req *ListRequest) ([]*Tool, error) {
-			return s.basePage(ctx, st, req)
-		})
-		st.lister = ChainList(s.listUse...)(base)
-	}
-}
-
-// idKey is the key of an identity in state.byID.
-func idKey(id ToolID) string { return id.Name + "\x00" + id.Version }
-
-// publish makes st the state that calls and lists read, and brings the
-// SDK's tools in line for names, those that may have changed: a name no
-// longer served is unregistered, a name whose served definition changed
-// is (re)registered. The SDK then sends
-// notifications/tools/list_changed, which reaches the listeners that the
-// change concerns (see review), and the other replicas hear of it (see
-// [Server.ShareChanges]). s.mu is held.
-func (s *Server) publish(st *state, names []string) {
-	s.publishReviewing(st, names, nil)
-}
-
-// publishReviewing is publish, with the listeners reviewed for the names
-// in reviewed, sorted, rather than for those whose versions or definitions
-// changed: for a change of the per-request answers about those names (see
-// revisitNames). reviewed holds every name of names that changed.
-// s.mu is held.
-func (s *Server) publishReviewing(st *state, names, reviewed []string) {
-	old := s.state.Swap(st)
-	// removed and added are the SDK's changes; changed are the names with
-	// other versions or definitions, which a caller that does not see the
-	// highest version may see change.
-	var removed, added, changed []string
-	for _, name := range names {
-		o, wasServed := old.byName.get(name)
-		n, isServed := st.byName.get(name)
-		switch {
-		case !wasServed && !isServed:
-			continue
-		case !isServed:
-			removed = append(removed, name)
-			changed = append(changed, name)
-			continue
-		case !wasServed:
-			changed = append(changed, name)
-			added = append(added, name)
-			continue
-		}
-		if !slices.Equal(o.versions, n.versions) {
-			changed = append(changed, name)
-		}
-		if o.versions[0] != n.versions[0] {
-			added = append(added, name)
-		}
-	}
-	// The generation moves on once the state is in place, with the names
-	// it changed logged for ChangedSince.
-	s.changes.record(&s.gen, changed)
-	s.tellMounts("")
-	listed := len(removed) > 0 || len(added) > 0
-	// The listeners are marked before the SDK is told, so that its
-	// notification finds them marked.
-	if reviewed == nil {
-		reviewed = changed
-	}
-	told := s.review(old, st, reviewed, listed)
-	if len(removed) > 0 {
-		s.sdk.RemoveTools(removed...)
-	}
-	for _, name := range added {
-		// The SDK gets a copy of the served definition without its input
-		// schema (sdkDefinition): mcpkit checks the Mcp-Param headers once
-		// visibility has chosen the version a call reaches. Re-registering
-		// a name whose definition changed has the SDK send list_changed.
-		n, _ := st.byName.get(name)
-		def := sdkDefinition(n.versions[0].tool.Tool)
-		s.sdk.AddTool(&def, s.sdkHandler(name))
-	}
-	if told && !listed {
-		s.forceListChanged()
-	}
-	if len(changed) > 0 {
-		s.shareChange()
-	}
 }
 
 // build computes the state of the registry versions from scratch: every
@@ -593,6 +455,7 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 		all[i] = s.nameState(old, name, groups[name])
 	}
 	st := indexed(all)
+	st.sources = old.sources
 	s.finish(st)
 	return st, groups, servedAs, nil
 }
@@ -602,8 +465,7 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 	c := s.built[d]
 	if c == nil {
-		c = &chain{}
-		c.handler, c.layers = buildChain(d, s.use, s.checks[d])
+		c = buildChain(d, s.use, s.checks[d])
 		s.built[d] = c
 		for _, m := range moot(c.layers) {
 			in, out := c.layers[m.inner], c.layers[m.outer]
@@ -616,14 +478,14 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 			s.logger.Warn("mcpkit: a layer can never take effect: a layer outside it has a lower "+m.setting, args...)
 		}
 	}
-	if n, ok := old.byName.get(d.Name); ok {
+	if n, ok := old.byName.Get(d.Name); ok {
 		for _, e := range n.versions {
 			if e.derived == d && e.chain == c && slices.Equal(e.listed, listed) {
 				return e
 			}
 		}
 	}
-	e := &entry{tool: d, derived: d, chain: c, handler: c.handler, layers: c.layers, listed: listed}
+	e := &entry{tool: d, derived: d, key: d, chain: c, listed: listed}
 	if listed != nil {
 		e.tool = withVersionMeta(d, listed)
 	}

@@ -117,11 +117,11 @@ func apply(m Middleware, next boundHandler) boundHandler {
 	return boundHandler{tool: next.tool, rec: next.rec, next: h}
 }
 
-// buildChain returns t's handler wrapped in the validation of its schemas
-// (when c is not nil), then t's own middleware, then the server-wide
-// middleware use, each layer labelled with t, and the layers in order,
-// outermost first.
-func buildChain(t *Tool, use []Middleware, c *checker) (Handler, []Layer) {
+// buildChain returns the chain of t: its handler wrapped in the
+// validation of its schemas (when c is not nil), then t's own middleware,
+// then the server-wide middleware use, each layer labelled with t, with
+// its layers and requirements in order, outermost first.
+func buildChain(t *Tool, use []Middleware, c *checker) *chain {
 	rec := &pipeline{}
 	h := t.Handler
 	if c != nil {
@@ -139,5 +139,5 @@ func buildChain(t *Tool, use []Middleware, c *checker) (Handler, []Layer) {
 	}
 	slices.Reverse(rec.layers)
 	slices.Reverse(rec.requirements)
-	return b, rec.layers
+	return &chain{handler: b, layers: rec.layers, require: rec.requirements}
 }

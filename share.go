@@ -10,9 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultShareTopic is the topic of [Server.ShareChanges] when
@@ -281,46 +278,14 @@ func (sh *sharer) onChange(ctx context.Context) (ok bool) {
 // OnChange, if any, has run; caughtUp says that it ran and succeeded.
 // s.mu is held.
 //
-// With a per-request Visibility, a replica that caught up serves what the
-// fleet serves: the changes OnChange made were reviewed as they were made,
-// and every listener's view is checked once more, for predicates that read
-// the shared configuration without a Refresh; the listeners whose view did
-// not change hear nothing. A replica that could not catch up cannot judge,
-// and tells every listener, as it does without a per-request Visibility
-// (everyone's list is the same: the fleet's changed). With providers, whose
-// tools the digests do not cover, every listener is told too.
+// A replica that caught up serves what the fleet serves: the changes
+// OnChange made were reviewed as they were made, and, when callers are not
+// all listed the same, every listener's view is checked once more, for
+// predicates that read the shared configuration without a Refresh; the
+// listeners whose view did not change hear nothing. A replica that could
+// not catch up cannot judge, and tells every listener, as it does when
+// everyone's list is the same (the fleet's changed). With providers, whose
+// tools no review lists, every listener is told too.
 func (s *Server) resync(caughtUp bool) {
-	if st := s.state.Load(); caughtUp && st.allowed != nil && len(st.providers) == 0 {
-		st := s.state.Load()
-		if s.reviewAll(st, st) {
-			s.forceListChanged()
-		}
-		return
-	}
-	s.tellAll()
-	s.forceListChanged()
-}
-
-// forceListChanged has the SDK send notifications/tools/list_changed to the
-// clients listening on s, without changing what they can list or call.
-// s.mu is held.
-//
-// The SDK sends the notification only after a change of its tools, and
-// counts any AddTool as one: registering a served tool again, with its
-// served definition and a handler equivalent to its own (both read the
-// state at call time), changes nothing a client or a running call can see.
-// With no mcpkit tool served, a scratch tool is registered and removed at
-// once, under a name nobody can guess: the SDK debounces notifications, so
-// it has gone before the notification leaves; tools/list never shows it
-// (mcpkit answers tools/list, and leaves it out of the SDK's own list); a
-// call that reaches it in between gets the answer of an unknown tool, since
-// mcpkit does not serve it.
-func (s *Server) forceListChanged() {
-	for n := range s.state.Load().byName.all() {
-		def := sdkDefinition(n.versions[0].tool.Tool)
-		s.sdk.AddTool(&def, s.sdkHandler(n.name))
-		return
-	}
-	s.sdk.AddTool(&mcp.Tool{Name: s.scratch, InputSchema: &jsonschema.Schema{Type: "object"}}, s.sdkHandler(s.scratch))
-	s.sdk.RemoveTools(s.scratch)
+	s.commit(nil, change{remote: true, caughtUp: caughtUp})
 }

@@ -5,19 +5,17 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestScratchToolUnseen holds the SDK in the instant when forceListChanged
-// has registered its scratch tool and not yet removed it: tools/list does
-// not show it, also when it reads the SDK's own list, and a call to it gets
-// the answer of a name never registered.
-func TestScratchToolUnseen(t *testing.T) {
-	srv := NewServer(&mcp.Implementation{Name: "scratch"}, nil)
+// TestDispatchToolUnseen checks that the one tool mcpkit registers with the
+// SDK, through which every call passes, is nobody's to list or call:
+// tools/list does not show it, also when it reads the SDK's own list, and
+// a call to it by its name gets the answer of a name never registered.
+func TestDispatchToolUnseen(t *testing.T) {
+	srv := NewServer(&mcp.Implementation{Name: "dispatch"}, nil)
 	srv.MCPServer() // tools/list reads the SDK's list too
-	srv.sdk.AddTool(&mcp.Tool{Name: srv.scratch, InputSchema: &jsonschema.Schema{Type: "object"}}, srv.sdkHandler(srv.scratch))
 
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(t.Context(), st, nil)
@@ -43,10 +41,10 @@ func TestScratchToolUnseen(t *testing.T) {
 		return err
 	}
 	var got, never *jsonrpc.Error
-	if !errors.As(call(srv.scratch), &got) || !errors.As(call("never-registered"), &never) {
+	if !errors.As(call(srv.dispatch), &got) || !errors.As(call("never-registered"), &never) {
 		t.Fatalf("calls did not fail with JSON-RPC errors")
 	}
-	if got.Code != never.Code || got.Message != NewUnknownToolError(srv.scratch).Error() || never.Message != `unknown tool "never-registered"` {
-		t.Errorf("calling the scratch tool: %d %q; a name never registered: %d %q", got.Code, got.Message, never.Code, never.Message)
+	if got.Code != never.Code || got.Message != NewUnknownToolError(srv.dispatch).Error() || never.Message != `unknown tool "never-registered"` {
+		t.Errorf("calling the dispatch tool: %d %q; a name never registered: %d %q", got.Code, got.Message, never.Code, never.Message)
 	}
 }

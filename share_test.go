@@ -133,7 +133,8 @@ func TestShareChangesPublishes(t *testing.T) {
 			settle()
 			s.Refresh()
 		}, 2},
-		{"Use", func(s *mcpkit.Server) { s.Use(passThrough) }, 1},
+		// Middleware change no definition: no list changed.
+		{"Use", func(s *mcpkit.Server) { s.Use(passThrough) }, 0},
 		{"UseList", func(s *mcpkit.Server) {
 			s.UseList(func(next mcpkit.Lister) mcpkit.Lister { return next })
 		}, 1},

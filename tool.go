@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpkit/mcpkit/internal/paramheader"
 	"github.com/mcpkit/mcpkit/internal/schema"
 )
 
@@ -160,7 +161,7 @@ func (t *Tool) validate() error {
 	if err := checkSchema(t.InputSchema, true); err != nil {
 		return fmt.Errorf("%w: tool %q: input schema: %v", ErrInvalidSchema, t.Name, err)
 	}
-	if err := checkHeaderAnnotations(t.InputSchema); err != nil {
+	if err := paramheader.Check(t.InputSchema); err != nil {
 		return fmt.Errorf("%w: tool %q: input schema: %v", ErrInvalidSchema, t.Name, err)
 	}
 	if t.OutputSchema != nil {

@@ -51,19 +51,3 @@ func withVersionMeta(d *Tool, listed []string) *Tool {
 	t.Meta[MetaKeyVersions] = listed
 	return &t
 }
-
-// pinnedVersion returns the version a call's _meta pins, if any.
-func pinnedVersion(call *mcp.CallToolRequest) (v string, pinned bool) {
-	if call == nil || call.Params == nil {
-		return "", false
-	}
-	raw, ok := call.Params.Meta[MetaKeyVersion]
-	if !ok {
-		return "", false
-	}
-	v, ok = raw.(string)
-	if !ok {
-		return "\x00", true // pins no version that can exist
-	}
-	return v, true
-}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -132,20 +133,13 @@ func (s *Server) RefreshTools(names ...string) {
 	s.revisitNames(names)
 }
 
-// revisit rebuilds the state after a change of visibility; publish tells
-// the listeners whose view changed. The other replicas hear of it when the
-// old or the new state answers per request, even if what this one serves
-// did not change: their listeners are not this one's. s.mu is held.
+// revisit asks the Visibility again about every registered tool, and
+// commits the state that follows: every listener is reviewed whole. s.mu
+// is held.
 func (s *Server) revisit() {
-	old := s.state.Load()
 	s.freeze()
-	s.revisiting = true
 	names := s.reenable()
-	s.publish(s.freshProvided(s.update(names)), names)
-	s.revisiting = false
-	if old.allowed != nil || s.state.Load().allowed != nil {
-		s.shareChange()
-	}
+	s.commit(s.reasked(names), change{names: names, whole: true})
 }
 
 // revisitNames is revisit for a change that concerns the tools names
@@ -154,14 +148,12 @@ func (s *Server) revisit() {
 // When the states answer per request from snapshots of the Visibility (see
 // [VisibilitySnapshotter]), the state before the change still answers as
 // the Visibility did, so each listener is reviewed for the names the
-// tools are served under, as for a change of the registry. Otherwise, and
-// when providers serve tools (the names of whose tools are not known here),
-// every listener is reviewed as revisit does.
+// selected tools are served under (a provider's tools, by the names given,
+// a mounted server's, by the lineage of its tools), as for a change of the
+// registry. Otherwise every listener is reviewed whole, as revisit does.
 func (s *Server) revisitNames(names []string) {
-	old := s.state.Load()
-	exact := s.frozen != nil && len(s.providers) == 0
+	exact := s.frozen != nil
 	s.freeze()
-	s.revisiting = !exact
 	changed := map[string]bool{}
 	served := map[string]bool{}
 	seen := map[*Tool]bool{}
@@ -180,29 +172,53 @@ func (s *Server) revisitNames(names []string) {
 		}
 	}
 	changedNames := slices.Sorted(maps.Keys(changed))
-	var reviewed []string
-	if exact {
-		reviewed = slices.Sorted(maps.Keys(served))
+	st := s.reasked(changedNames)
+	if !exact {
+		s.commit(st, change{names: changedNames, whole: true})
+		return
 	}
-	s.publishReviewing(s.freshProvided(s.update(changedNames)), changedNames, reviewed)
-	s.revisiting = false
-	if old.allowed != nil || s.state.Load().allowed != nil {
-		s.shareChange()
+	for _, src := range st.sources {
+		selectedNames(src, names, "", served)
+	}
+	s.commit(st, change{names: changedNames, reviewed: slices.Sorted(maps.Keys(served)), reask: true})
+}
+
+// selectedNames adds to served the names under which src, a source of a state,
+// serves tools that a rule naming names selects (as [Named] selects them):
+// for a Provider, the names themselves; for a mounted server, under its
+// namespace, those of its tools whose lineage has one of the names.
+func selectedNames(src source, names []string, prefix string, served map[string]bool) {
+	mv, ok := src.(*mountView)
+	if !ok {
+		for _, name := range names {
+			served[prefix+name] = true
+		}
+		return
+	}
+	for _, name := range names {
+		if strings.HasPrefix(name, prefix+mv.m.prefix) {
+			served[name] = true // a rule that names the mounted name
+		}
+	}
+	prefix += mv.m.prefix
+	match := Named(names...)
+	for n := range mv.child.byName.All() {
+		if slices.ContainsFunc(n.versions, func(e *entry) bool { return match(e.tool) }) {
+			served[prefix+n.name] = true
+		}
+	}
+	for _, inner := range mv.child.sources {
+		selectedNames(inner, names, prefix, served)
 	}
 }
 
-// freshProvided returns st with an empty cache of provided tools, when
-// providers serve tools: the entries of that cache hold what the
-// Visibility answered when they were made, so a change of visibility drops
-// them, as ProviderChanged does. s.mu is held.
-func (s *Server) freshProvided(st *state) *state {
-	if len(st.providers) == 0 {
-		return st
-	}
-	next := *st
-	next.provided, next.lister = newProvidedCache(), nil
-	s.finish(&next)
-	return &next
+// reasked returns the state with names built again from s.groups, after
+// the Visibility was asked again, without the entries of provided tools
+// made before: they hold what the Visibility answered then. s.mu is held.
+func (s *Server) reasked(names []string) *state {
+	st := s.update(names)
+	st.provided = newProvidedCache()
+	return st
 }
 
 // freeze takes the snapshot of the Visibility that the states made from
@@ -253,186 +269,4 @@ func (s *Server) reask(t *Tool, changed map[string]bool) {
 		s.groups[d.Name] = group
 	}
 	changed[d.Name] = true
-}
-
-// resolve returns the version of n that serves a call, or nil when the
-// call must be answered as for an unknown tool: the version req pins, or
-// else the highest, among those req may see.
-func (st *state) resolve(ctx context.Context, n *toolName, req *Request) *entry {
-	pin, pinned := pinnedVersion(req.Call)
-	for _, e := range n.versions {
-		if pinned && e.tool.Version != pin {
-			continue
-		}
-		if st.allowed != nil && !st.allowed(ctx, e.tool, req) {
-			if pinned {
-				return nil
-			}
-			continue
-		}
-		return e
-	}
-	return nil
-}
-
-// served returns the version of n that c sees listed, or nil when none is
-// listed for c.
-func (st *state) served(ctx context.Context, n *toolName, c Caller) *Tool {
-	for i, e := range n.versions {
-		if st.allowed != nil && !st.allowed(ctx, e.tool, c) {
-			continue
-		}
-		if e.tool.Unlisted {
-			return nil
-		}
-		if st.allowed != nil && e.listed != nil {
-			return st.seenBy(ctx, n, i, c)
-		}
-		return e.tool
-	}
-	return nil
-}
-
-// seenBy returns the definition of n.versions[i], the version of n that c
-// is served, as listed to c: its _meta names only the versions c may pin,
-// so that a version hidden from c is not advertised to it. The versions
-// above i are hidden from c. Definitions for each set of visible versions
-// are made once per state (for names of up to 64 versions).
-func (st *state) seenBy(ctx context.Context, n *toolName, i int, c Caller) *Tool {
-	e := n.versions[i]
-	all := i == 0
-	var set uint64 = 1 << min(i, 63)
-	for j := i + 1; j < len(n.versions); j++ {
-		if st.allowed(ctx, n.versions[j].tool, c) {
-			set |= 1 << min(j, 63)
-		} else {
-			all = false
-		}
-	}
-	if all {
-		return e.tool
-	}
-	cache := len(n.versions) <= 64
-	if cache {
-		n.mu.Lock()
-		defer n.mu.Unlock()
-		if t := n.seen[set]; t != nil {
-			return t
-		}
-	}
-	var listed []string
-	for j := i; j < len(n.versions); j++ {
-		seen := j == i
-		if !seen && cache {
-			seen = set&(1<<j) != 0
-		} else if !seen {
-			seen = st.allowed(ctx, n.versions[j].tool, c)
-		}
-		if v := n.versions[j].tool.Version; seen && v != "" {
-			listed = append(listed, v)
-		}
-	}
-	t := withVersionMeta(e.derived, listed)
-	if cache {
-		if n.seen == nil {
-			n.seen = make(map[uint64]*Tool)
-		}
-		n.seen[set] = t
-	}
-	return t
-}
-
-// visible returns, in name order, the tools c sees listed whose names come
-// after the name after, at most limit of them (no limit when negative).
-// Its work is proportional to the names it looks at, not to the registry.
-func (st *state) visible(ctx context.Context, c Caller, after string, limit int) []*Tool {
-	out, _ := st.page(ctx, c, after, limit)
-	return out
-}
-
-// page is visible, also reporting whether tools c sees may follow the
-// last one returned (when the limit stopped it).
-func (st *state) page(ctx context.Context, c Caller, after string, limit int) (out []*Tool, more bool) {
-	for _, n := range st.listed.after(after) {
-		if limit >= 0 && len(out) == limit {
-			return out, true
-		}
-		if st.allowed == nil || c == nil {
-			if t := n.versions[0].tool; !t.Unlisted {
-				out = append(out, t)
-			}
-		} else if t := st.served(ctx, n, c); t != nil {
-			out = append(out, t)
-		}
-	}
-	return out, false
-}
-
-// Resolve returns the tool that a call to name from c reaches, and the
-// Handler of its whole chain (server-wide middleware, the tool's own,
-// validation, the handler), or false when name is unknown or hidden from c:
-// the highest version of name that c may see, listed or not. It is for
-// tools that call other tools on a caller's behalf (a discovery meta-tool,
-// say), so that they see exactly what the caller may call. The Go error the
-// chain returns is not mapped onto the wire.
-func (s *Server) Resolve(ctx context.Context, c Caller, name string) (*Tool, Handler, bool) {
-	st := s.state.Load()
-	n, ok := st.byName.get(name)
-	if !ok {
-		return nil, nil, false
-	}
-	for _, e := range n.versions {
-		if st.allowed == nil || st.allowed(ctx, e.tool, c) {
-			return e.tool, e.handler, true
-		}
-	}
-	return nil, nil, false
-}
-
-// Generation returns a number that changes whenever what the server serves
-// may have changed: tools added or removed, transforms, middleware,
-// visibility, providers. Code that derives something from the served tools
-// (a search index, say) keeps the generation it was made for, and makes it
-// again when the generation moves on.
-func (s *Server) Generation() uint64 { return s.gen.Load() }
-
-// Reaches reports whether a call from c can reach the tool whose identity
-// is id (see [Tool.ID]): whether some enabled tool with that identity, under
-// whichever name and version it is served, is visible to c. Code that runs a
-// tool later than the call that started it (the rounds of a task, say)
-// asks it first, so that a tool hidden or removed since then is not run.
-// It costs a map lookup plus the per-request [Visibility] of the tools of
-// that identity. When no registered tool of it is visible to c, the
-// providers are asked for the tool of id's name (a mount, for its mounted
-// name): a provided tool of that identity counts as any other.
-func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
-	st := s.state.Load()
-	es, _ := st.byID.get(idKey(id))
-	for _, e := range es {
-		if st.allowed == nil || st.allowed(ctx, e.tool, c) {
-			return true
-		}
-	}
-	return len(st.providers) > 0 && s.reachesProvided(ctx, st, c, id)
-}
-
-// Callable returns, sorted by name, the tools c may call: for each name, the
-// version a call from c reaches, whether tools/list shows it or not
-// (unlisted tools, such as deprecated aliases and tools behind a discovery
-// meta-tool, included). With a nil c, it returns the highest enabled
-// version of every name, whoever calls (the per-request half of the
-// Visibility is not asked): for indexes that callers' requests then filter.
-// Tools of providers (see [Provider]) are not included.
-func (s *Server) Callable(ctx context.Context, c Caller) []*Tool {
-	st := s.state.Load()
-	out := make([]*Tool, 0, st.byName.len())
-	for n := range st.byName.all() {
-		for _, e := range n.versions {
-			if st.allowed == nil || c == nil || st.allowed(ctx, e.tool, c) {
-				out = append(out, e.tool)
-				break
-			}
-		}
-	}
-	return out
 }

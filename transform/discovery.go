@@ -145,13 +145,11 @@ type discovery struct {
 // discovery starts again with none.
 const maxProvidedDocs = 4096
 
-// found returns the tool name the caller may reach behind the meta-tools:
-// a registered tool or, when none has that name, a provider's.
+// found returns the tool name the caller reaches behind the meta-tools,
+// by the server's route: a registered tool or, when the caller sees none of
+// that name, a provider's or a mounted server's.
 func (d *discovery) found(ctx context.Context, req *mcpkit.Request, name string) (*mcpkit.Tool, mcpkit.Handler, bool) {
-	t, h, ok := d.srv.Resolve(ctx, req, name)
-	if !ok {
-		t, h, ok = d.srv.ResolveProvided(ctx, req, name)
-	}
+	t, h, ok := d.srv.Resolve(ctx, req, name, nil)
 	if !ok || !t.Unlisted || !d.match(t) {
 		return nil, nil, false
 	}

@@ -317,7 +317,7 @@ func BenchmarkSearchProviders(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
 		srv, registered := searchServer(b, n)
 		visibility.New(visibility.Require(mcpkit.Tagged("secret"), visibility.Scopes("admin"))).Attach(srv)
-		search, h, ok := srv.Resolve(context.Background(), nil, transform.SearchToolName)
+		search, h, ok := srv.Resolve(context.Background(), nil, transform.SearchToolName, nil)
 		if !ok {
 			b.Fatal("no search_tools")
 		}
@@ -371,7 +371,7 @@ func BenchmarkSearchProviders(b *testing.B) {
 // tool; Add adds one (removed again outside the timing).
 func BenchmarkSearchAfterChange(b *testing.B) {
 	srv, registered := searchServer(b, 100_000)
-	search, h, _ := srv.Resolve(context.Background(), nil, transform.SearchToolName)
+	search, h, _ := srv.Resolve(context.Background(), nil, transform.SearchToolName, nil)
 	queries, _ := labelled(registered, 100)
 	req := mcpkittest.NewRequest(search, map[string]any{"query": queries[0], "limit": 10})
 	ctx := context.Background()

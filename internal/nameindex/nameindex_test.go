@@ -1,4 +1,4 @@
-package mcpkit
+package nameindex
 
 import (
 	"fmt"
@@ -13,21 +13,21 @@ import (
 // indexes it was made from are unchanged.
 func TestIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	x := &index[int]{}
+	x := &Index[int]{}
 	want := map[string]int{}
 	type snapshot struct {
-		x    *index[int]
+		x    *Index[int]
 		want map[string]int
 	}
 	var kept []snapshot
-	check := func(step int, x *index[int], want map[string]int) {
+	check := func(step int, x *Index[int], want map[string]int) {
 		t.Helper()
 		keys := slices.Sorted(maps.Keys(want))
-		if x.len() != len(keys) {
-			t.Fatalf("step %d: len %d, want %d", step, x.len(), len(keys))
+		if x.Len() != len(keys) {
+			t.Fatalf("step %d: len %d, want %d", step, x.Len(), len(keys))
 		}
 		var got []string
-		for k, v := range x.after("") {
+		for k, v := range x.After("") {
 			if want[k] != v {
 				t.Fatalf("step %d: %s = %d, want %d", step, k, v, want[k])
 			}
@@ -47,7 +47,7 @@ func TestIndex(t *testing.T) {
 			}
 		}
 		probe := fmt.Sprintf("k%05d", rng.IntN(50_000))
-		v, ok := x.get(probe)
+		v, ok := x.Get(probe)
 		if wv, wok := want[probe]; ok != wok || v != wv {
 			t.Fatalf("step %d: get(%s) = %d, %v; want %d, %v", step, probe, v, ok, wv, wok)
 		}
@@ -56,7 +56,7 @@ func TestIndex(t *testing.T) {
 			i++
 		}
 		var from []string
-		for k := range x.after(probe) {
+		for k := range x.After(probe) {
 			from = append(from, k)
 		}
 		if !slices.Equal(from, keys[i:]) && !(len(from) == 0 && len(keys[i:]) == 0) {
@@ -66,10 +66,10 @@ func TestIndex(t *testing.T) {
 	for step := range 200_000 {
 		k := fmt.Sprintf("k%05d", rng.IntN(50_000))
 		if rng.IntN(3) == 0 {
-			x = x.without(k)
+			x = x.Without(k)
 			delete(want, k)
 		} else {
-			x = x.with(k, step)
+			x = x.With(k, step)
 			want[k] = step
 		}
 		if step%10_000 == 0 {
@@ -86,6 +86,6 @@ func TestIndex(t *testing.T) {
 	for i, k := range keys {
 		vals[i] = want[k]
 	}
-	check(-100, buildIndex(keys, vals), want)
-	check(-101, &index[int]{}, map[string]int{})
+	check(-100, Build(keys, vals), want)
+	check(-101, &Index[int]{}, map[string]int{})
 }

@@ -1,4 +1,7 @@
-package mcpkit
+// Package nameindex provides an immutable sorted map from names to values,
+// which a change copies in part: the registry of package mcpkit keeps its
+// served names, listed names and identities in them.
+package nameindex
 
 import (
 	"iter"
@@ -6,18 +9,17 @@ import (
 	"strings"
 )
 
-// An index is an immutable map from names to values, in name order, that
-// the registry's state holds (the served names, the listed ones, the
-// identities). It is a tree of two levels: segments of up to maxSegment
-// chunks of up to maxChunk entries. A change makes a new index that shares
+// An Index is an immutable map from names to values, in name order. It is
+// a tree of two levels: segments of up to maxSegment chunks of up to
+// maxChunk entries. A change makes a new index that shares
 // all but one chunk and one segment with the old one: it copies that chunk,
 // that segment's list of chunks, and the list of segments, each short, so
 // a change costs about the same at 1,000,000 names as at 100, and readers
 // of the old index are not disturbed. A lookup is three binary searches;
 // iteration from a name is in order.
 //
-// The zero index is empty and ready to use.
-type index[V any] struct {
+// The zero Index is empty and ready to use.
+type Index[V any] struct {
 	segs []*segment[V] // in order; none empty
 	n    int
 }
@@ -39,12 +41,12 @@ const (
 func (c *chunk[V]) last() string   { return c.keys[len(c.keys)-1] }
 func (g *segment[V]) last() string { return g.chunks[len(g.chunks)-1].last() }
 
-// len returns the number of entries.
-func (x *index[V]) len() int { return x.n }
+// Len returns the number of entries.
+func (x *Index[V]) Len() int { return x.n }
 
 // locate returns the segment and the chunk within it that hold key or
 // would hold it: the first whose last key is not below key, or the last.
-func (x *index[V]) locate(key string) (si, ci int) {
+func (x *Index[V]) locate(key string) (si, ci int) {
 	si, _ = slices.BinarySearchFunc(x.segs, key, func(g *segment[V], key string) int { return strings.Compare(g.last(), key) })
 	si = min(si, len(x.segs)-1)
 	g := x.segs[si]
@@ -52,8 +54,8 @@ func (x *index[V]) locate(key string) (si, ci int) {
 	return si, min(ci, len(g.chunks)-1)
 }
 
-// get returns the value of key.
-func (x *index[V]) get(key string) (V, bool) {
+// Get returns the value of key.
+func (x *Index[V]) Get(key string) (V, bool) {
 	var zero V
 	if len(x.segs) == 0 {
 		return zero, false
@@ -67,11 +69,11 @@ func (x *index[V]) get(key string) (V, bool) {
 	return c.vals[j], true
 }
 
-// with returns an index that maps key to v, and x otherwise.
-func (x *index[V]) with(key string, v V) *index[V] {
+// With returns an index that maps key to v, and x otherwise.
+func (x *Index[V]) With(key string, v V) *Index[V] {
 	if len(x.segs) == 0 {
 		c := &chunk[V]{keys: []string{key}, vals: []V{v}}
-		return &index[V]{segs: []*segment[V]{{chunks: []*chunk[V]{c}}}, n: 1}
+		return &Index[V]{segs: []*segment[V]{{chunks: []*chunk[V]{c}}}, n: 1}
 	}
 	si, ci := x.locate(key)
 	old := x.segs[si].chunks[ci]
@@ -88,8 +90,8 @@ func (x *index[V]) with(key string, v V) *index[V] {
 	return x.replace(si, ci, split(c, maxChunk), n)
 }
 
-// without returns an index without key, and x otherwise.
-func (x *index[V]) without(key string) *index[V] {
+// Without returns an index without key, and x otherwise.
+func (x *Index[V]) Without(key string) *Index[V] {
 	if len(x.segs) == 0 {
 		return x
 	}
@@ -111,7 +113,7 @@ func (x *index[V]) without(key string) *index[V] {
 
 // replace returns x with chunk ci of segment si replaced by cs (none, one
 // or two chunks) and n entries.
-func (x *index[V]) replace(si, ci int, cs []*chunk[V], n int) *index[V] {
+func (x *Index[V]) replace(si, ci int, cs []*chunk[V], n int) *Index[V] {
 	old := x.segs[si]
 	chunks := make([]*chunk[V], 0, len(old.chunks)+1)
 	chunks = append(chunks, old.chunks[:ci]...)
@@ -130,7 +132,7 @@ func (x *index[V]) replace(si, ci int, cs []*chunk[V], n int) *index[V] {
 	segs = append(segs, x.segs[:si]...)
 	segs = append(segs, gs...)
 	segs = append(segs, x.segs[si+1:]...)
-	return &index[V]{segs: segs, n: n}
+	return &Index[V]{segs: segs, n: n}
 }
 
 // split returns c, or its two halves when it holds more than limit.
@@ -145,9 +147,9 @@ func split[V any](c *chunk[V], limit int) []*chunk[V] {
 	}
 }
 
-// after yields the entries whose keys come after the key after, in order
+// After yields the entries whose keys come after the key after, in order
 // ("" yields them all).
-func (x *index[V]) after(after string) iter.Seq2[string, V] {
+func (x *Index[V]) After(after string) iter.Seq2[string, V] {
 	return func(yield func(string, V) bool) {
 		if len(x.segs) == 0 {
 			return
@@ -178,8 +180,8 @@ func (x *index[V]) after(after string) iter.Seq2[string, V] {
 	}
 }
 
-// all yields every value, in key order.
-func (x *index[V]) all() iter.Seq[V] {
+// All yields every value, in key order.
+func (x *Index[V]) All() iter.Seq[V] {
 	return func(yield func(V) bool) {
 		for _, g := range x.segs {
 			for _, c := range g.chunks {
@@ -193,10 +195,10 @@ func (x *index[V]) all() iter.Seq[V] {
 	}
 }
 
-// buildIndex returns the index of keys and vals, given in key order, as a
+// Build returns the index of keys and vals, given in key order, as a
 // full rebuild of the registry makes it; it keeps both slices.
-func buildIndex[V any](keys []string, vals []V) *index[V] {
-	x := &index[V]{n: len(keys)}
+func Build[V any](keys []string, vals []V) *Index[V] {
+	x := &Index[V]{n: len(keys)}
 	const fill, segFill = maxChunk / 2, maxSegment / 2
 	var g *segment[V]
 	for i := 0; i < len(keys); i += fill {

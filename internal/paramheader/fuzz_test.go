@@ -1,4 +1,4 @@
-package mcpkit
+package paramheader
 
 import (
 	"encoding/json"
@@ -6,11 +6,11 @@ import (
 	"testing"
 )
 
-// FuzzCheckParamHeaders checks that any header value against any arguments
+// FuzzAgree checks that any header value against any arguments
 // is answered without a panic, with a bounded message that never echoes
 // the header, and that what is accepted agrees: a string argument equals
 // the header's decoded value.
-func FuzzCheckParamHeaders(f *testing.F) {
+func FuzzAgree(f *testing.F) {
 	for _, seed := range [][2]string{
 		{"eu", `{"region":"eu"}`},
 		{"=?base64?WsO8cmljaA==?=", `{"region":"Zürich"}`},
@@ -24,16 +24,16 @@ func FuzzCheckParamHeaders(f *testing.F) {
 	} {
 		f.Add(seed[0], seed[1])
 	}
-	headers := []paramHeader{{header: "Mcp-Param-Region", path: []string{"region"}}, {header: "Mcp-Param-Deep", path: []string{"a", "b"}}}
+	params := []Param{{Header: "Mcp-Param-Region", Path: []string{"region"}}, {Header: "Mcp-Param-Deep", Path: []string{"a", "b"}}}
 	f.Fuzz(func(t *testing.T, value, args string) {
 		h := http.Header{}
 		if value != "" {
 			h.Set("Mcp-Param-Region", value)
 		}
-		err := checkParamHeaders(h, json.RawMessage(args), headers)
+		err := Agree(h, json.RawMessage(args), params, true)
 		if err != nil {
-			if len(err.Message) > 200 {
-				t.Errorf("a %d-byte message", len(err.Message))
+			if len(err.Error()) > 200 {
+				t.Errorf("a %d-byte message", len(err.Error()))
 			}
 			return
 		}
@@ -43,7 +43,7 @@ func FuzzCheckParamHeaders(f *testing.F) {
 		}
 		var s string
 		if raw, ok := obj["region"]; ok && json.Unmarshal(raw, &s) == nil {
-			if got, _ := decodeParamHeader(value); got != s {
+			if got, _ := Decode(value); got != s {
 				t.Errorf("accepted header %q for region %q", value, s)
 			}
 		}

@@ -1,0 +1,217 @@
+package mcpkit
+
+import (
+	"context"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The one commit.
+//
+// Every mutation of a Server (Add, Remove, Transform, Use, UseList,
+// SetVisibility, Refresh, RefreshTools, the providers', a mounted
+// server's change, another replica's) ends in commit, with the state it
+// made and a change that says what changed. commit is the only writer of
+// the state, the generation and the change log, and the only place that
+// reviews the listeners per caller, has the SDK tell them, tells the
+// servers s is mounted into and shares the change with the other replicas.
+
+// A change is what a mutation changed, for commit.
+type change struct {
+	// names are the registered names (as served) whose versions or
+	// definitions may have changed: those that did are logged for
+	// ChangedSince, and every listener is reviewed for them.
+	names []string
+
+	// reviewed are other names (as served) whose answers may have
+	// changed for some callers (the per-request answers of a rule by
+	// name, a mounted server's names): every listener is reviewed for
+	// them too.
+	reviewed []string
+
+	// reask says that the Visibility's answers about the names may have
+	// changed: the reviews ask the providers about them.
+	reask bool
+
+	// whole says that any name may have changed for anyone (the
+	// Visibility was asked again about every tool, a source was added or
+	// removed): every listener is reviewed whole.
+	whole bool
+
+	// everyone says that every listener must hear of it (list middleware
+	// see every list).
+	everyone bool
+
+	// principal, when not nil, says that the sources' tools changed for
+	// the callers of that principal ("" for everyone), as
+	// ProviderChanged says: their listeners hear of it.
+	principal *string
+
+	// remote says that another replica's tools changed; caughtUp, that
+	// OnChange ran and succeeded. No state is made.
+	remote, caughtUp bool
+}
+
+// commit makes st (nil for none: a remote change) the state that calls and
+// lists read, and does what follows c. s.mu is held.
+func (s *Server) commit(st *state, c change) {
+	old := s.state.Load()
+	if st == nil {
+		st = old
+	}
+	// The SDK's table holds every registered name (see call): a name is
+	// added to it before the state that serves it is in place, and taken
+	// out after, so that a call the state routes always finds its name.
+	var changed, gone []string
+	for _, name := range c.names {
+		o, _ := old.byName.Get(name)
+		n, _ := st.byName.Get(name)
+		switch {
+		case o == nil && n != nil:
+			s.sdk.AddTool(&mcp.Tool{Name: name, InputSchema: &jsonschema.Schema{Type: "object"}}, s.serveRouted)
+		case o != nil && n == nil:
+			gone = append(gone, name)
+		}
+		if !sameVersions(o, n) {
+			changed = append(changed, name)
+		}
+	}
+	s.state.Store(st)
+	if len(gone) > 0 {
+		s.sdk.RemoveTools(gone...)
+	}
+	local := st != old
+	if local {
+		// The generation moves on once the state is in place, with the
+		// names it changed logged for ChangedSince.
+		s.changes.record(&s.gen, changed)
+	}
+	// The listeners are marked before the SDK is told, so that its
+	// notification finds them marked.
+	reviewed := changed
+	if len(c.reviewed) > 0 {
+		reviewed = slices.Compact(slices.Sorted(slices.Values(append(slices.Clip(changed), c.reviewed...))))
+	}
+	told := s.review(old, st, c, reviewed)
+	if told || len(reviewed) > 0 || c.whole || c.everyone || c.principal != nil {
+		// Listeners the server did not see open hear of every change.
+		s.poke()
+	}
+	if !local {
+		return
+	}
+	for _, m := range s.mountedIn {
+		m.parent.mountChanged(m, st, c, reviewed)
+	}
+	perRequest := old.allowed != nil || st.allowed != nil || len(st.sources) > 0
+	if len(changed) > 0 || len(c.reviewed) > 0 && perRequest || c.whole && perRequest || c.everyone || c.principal != nil {
+		s.shareChange()
+	}
+}
+
+// sameVersions reports whether a name's versions are served alike in two
+// states: the same definitions, listing the same versions (a change of
+// chains alone is not a change of what clients see).
+func sameVersions(a, b *toolName) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return slices.EqualFunc(a.versions, b.versions, func(x, y *entry) bool {
+		return x.derived == y.derived && slices.Equal(x.listed, y.listed)
+	})
+}
+
+// mountChanged makes a new state of s, in which the mount m serves child,
+// the state its child made with the change c, which changed the child's
+// names reviewed. s.mu is not held: a child commits first, then its
+// parents, never the other way round, and Mount refuses cycles.
+func (s *Server) mountChanged(m *mount, child *state, c change, reviewed []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.state.Load()
+	i := slices.IndexFunc(cur.sources, func(src source) bool { mv, ok := src.(*mountView); return ok && mv.m == m })
+	if i < 0 {
+		return // unmounted meanwhile
+	}
+	srcs := slices.Clone(cur.sources)
+	srcs[i] = &mountView{m: m, child: child}
+	next := *cur
+	next.sources = srcs
+	next.provided = nil
+	s.finish(&next)
+	pc := change{whole: c.whole, principal: c.principal, reask: true}
+	for _, name := range reviewed {
+		pc.reviewed = append(pc.reviewed, m.prefix+name)
+	}
+	s.commit(&next, pc)
+}
+
+// refreshed returns the current state completed anew with the server's
+// sources, transforms, middleware and Visibility, with an empty cache of
+// provided tools: the entries of that cache hold what the Visibility and
+// the sources answered when they were made. s.mu is held.
+func (s *Server) refreshed() *state {
+	next := *s.state.Load()
+	next.provided, next.lister = nil, nil
+	s.finish(&next)
+	return &next
+}
+
+// finish completes st with what depends on the server's sources,
+// Visibility and list middleware. s.mu is held.
+func (s *Server) finish(st *state) {
+	v := s.visibility
+	if s.frozen != nil {
+		// The answers as of the last refresh: a state made by a change of
+		// the registry while the rules are being changed answers as the
+		// states before it, until the refresh that follows.
+		v = s.frozen
+	}
+	st.transforms, st.use, st.visibility = s.transforms, s.use, v
+	st.sources = s.currentSources(st.sources)
+	if st.provided == nil {
+		st.provided = newProvidedCache()
+	}
+	st.allowed = nil
+	if v != nil && v.PerRequest() {
+		st.allowed = v.Allowed
+	}
+	st.lister = nil
+	if len(s.listUse) > 0 {
+		base := ListerFunc(func(ctx context.Context, req *ListRequest) ([]*Tool, error) {
+			return s.basePage(ctx, st, req), nil
+		})
+		st.lister = ChainList(s.listUse...)(base)
+	}
+}
+
+// currentSources returns s.sources, each mount with the child's state that
+// prev (a state's sources) serves it with, or the child's current state
+// for a new mount. s.mu is held.
+func (s *Server) currentSources(prev []source) []source {
+	out := slices.Clone(s.sources)
+	for i, src := range out {
+		mv, ok := src.(*mountView)
+		if !ok {
+			continue
+		}
+		for _, p := range prev {
+			if pv, ok := p.(*mountView); ok && pv.m == mv.m {
+				out[i] = pv
+				break
+			}
+		}
+	}
+	return out
+}
+
+// poke has the SDK send notifications/tools/list_changed to the clients
+// listening on s (filterListChanged lets it through to those a change
+// concerns). The SDK sends it after a change of its tools, and counts
+// every AddTool as one: s registers again the tool through which calls of
+// provided tools pass (see call), unchanged. s.mu is held.
+func (s *Server) poke() {
+	s.sdk.AddTool(&mcp.Tool{Name: s.dispatch, InputSchema: &jsonschema.Schema{Type: "object"}}, s.serveRouted)
+}

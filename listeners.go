@@ -1,0 +1,355 @@
+package mcpkit
+
+import (
+	"context"
+	"hash/maphash"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Listeners
+//
+// The SDK sends notifications/tools/list_changed, a little after each
+// change of its tools, to every session of a protocol before 2026-07-28
+// and to every 2026-07-28 subscriptions/listen stream that asked for it,
+// whoever listens. Callers see different lists (a per-request Visibility,
+// providers, mounted servers); a notification of a change that a caller
+// cannot see would tell it that tools hidden from it come and go. So s
+// notes each listener it sees open, with the request that opens it; commit
+// marks the listeners whose list a change concerns (review), and only
+// those hear the SDK's notification (filterListChanged).
+
+// toolsListChanged is the method of the notification that listeners hear.
+const toolsListChanged = "notifications/tools/list_changed"
+
+// A listener is a client that hears notifications/tools/list_changed: a
+// session of a protocol before 2026-07-28, judged by its initialize
+// request, or a 2026-07-28 subscriptions/listen stream, judged by that
+// request.
+type listener struct {
+	// ctx holds the values of the request that opened the listener,
+	// without its cancellation: a per-request Visibility may read them.
+	ctx    context.Context
+	caller Caller // that request, as a tools/list from it would be judged
+
+	// Guarded by Server.mu. digest is what caller sees in the current
+	// state (see Server.digest), kept while callers are not all listed
+	// the same (see state.uniform); foreign is what it last heard of the tools that other
+	// code registered on the SDK server (see foreignDigest).
+	digest       uint64
+	pending      bool // the next notification goes through
+	foreign      uint64
+	foreignKnown bool
+}
+
+// watchListeners notes the listeners that open, and forgets them when they
+// close: a session from its initialize request until it ends, a
+// subscriptions/listen stream that asked for the tools' changes until its
+// request returns.
+func (s *Server) watchListeners(next mcp.MethodHandler) mcp.MethodHandler {
+	s.sdkReceive = next
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch r := req.(type) {
+		case *mcp.ServerRequest[*mcp.InitializeParams]:
+			res, err := next(ctx, method, req)
+			if err == nil && r.Session != nil && r.Params != nil {
+				l := s.listen(ctx, r.Session, r.Extra, r.Params.Meta)
+				go func() {
+					r.Session.Wait()
+					s.unlisten(r.Session, l)
+				}()
+			}
+			return res, err
+		case *mcp.SubscriptionsListenRequest:
+			if r.Session == nil || r.Params == nil || r.Params.Notifications == nil || !r.Params.Notifications.ToolsListChanged {
+				break
+			}
+			l := s.listen(ctx, r.Session, r.Extra, r.Params.Meta)
+			defer s.unlisten(r.Session, l)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// listen notes a listener on ss, opened by the request with extra and meta
+// whose context is ctx, and returns it.
+func (s *Server) listen(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra, meta mcp.Meta) *listener {
+	l := &listener{
+		ctx: context.WithoutCancel(ctx),
+		caller: &ListRequest{Call: &mcp.ListToolsRequest{
+			Session: ss,
+			Extra:   extra,
+			Params:  &mcp.ListToolsParams{Meta: meta},
+		}},
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.state.Load(); !st.uniform() {
+		l.digest, _ = s.digest(l.ctx, st, l.caller)
+	}
+	if s.foreign.Load() {
+		l.foreign, l.foreignKnown = s.foreignDigest(ctx, ss)
+	}
+	s.listeners[ss] = l
+	return l
+}
+
+// unlisten forgets l, the listener on ss, unless another replaced it.
+func (s *Server) unlisten(ss *mcp.ServerSession, l *listener) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.listeners[ss] == l {
+		delete(s.listeners, ss)
+	}
+}
+
+// filterListChanged is the SDK sending middleware that drops the
+// notifications/tools/list_changed that a listener must not hear (see
+// hears).
+func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == toolsListChanged {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && !s.hears(ctx, ss) {
+				return nil, nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// hears reports whether the SDK's notification that the tools changed must
+// reach ss: when s did not see ss open (it cannot judge), when a change
+// marked ss's listener since it last heard one, or when the tools that
+// other code registered on the SDK server changed since then (they are
+// everyone's).
+func (s *Server) hears(ctx context.Context, ss *mcp.ServerSession) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.listeners[ss]
+	if l == nil {
+		return true
+	}
+	hear := l.pending
+	l.pending = false
+	if s.foreign.Load() {
+		d, ok := s.foreignDigest(ctx, ss)
+		hear = hear || !ok || !l.foreignKnown || d != l.foreign
+		l.foreign, l.foreignKnown = d, ok
+	}
+	return hear
+}
+
+// foreignDigest returns a digest of the tools that code other than s
+// registered on the SDK server (see [Server.MCPServer]), read from the
+// SDK's own tools/list, and whether it could read them. The SDK only says
+// that its tools changed, not who changed them: this tells the changes of
+// those tools, which are everyone's, from s's own. s.mu is held.
+func (s *Server) foreignDigest(ctx context.Context, ss *mcp.ServerSession) (uint64, bool) {
+	st := s.state.Load()
+	var d uint64
+	cursor := ""
+	for {
+		res, err := s.sdkReceive(ctx, "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
+		if err != nil {
+			return 0, false
+		}
+		lres, ok := res.(*mcp.ListToolsResult)
+		if !ok {
+			return 0, false
+		}
+		for _, t := range lres.Tools {
+			if _, ours := st.byName.Get(t.Name); !ours && t.Name != s.dispatch {
+				d ^= maphash.Comparable(s.seed, t)
+			}
+		}
+		if lres.NextCursor == "" || lres.NextCursor == cursor {
+			return d, true
+		}
+		cursor = lres.NextCursor
+	}
+}
+
+// review marks the listeners that must hear of the change c from old to
+// st, which changed the names given (sorted), and reports whether it
+// marked any. s.mu is held.
+//
+// A listener hears when what its caller is listed changed: the names, and
+// the definitions (the versions it may see, which the listed one names in
+// its _meta). For a change of some names, each listener is asked about
+// those names, in both states: the work is in proportion to the
+// listeners and the names. For a change that may concern any name (the
+// Visibility asked again, a source added or removed), each listener's
+// digest of its whole list is made anew and compared with the one it
+// kept (old's Visibility may already answer as st's does: a rule changed
+// in place): the work is in proportion to the listeners and the registry.
+// A Provider is never asked for a list in a review, and asked about names
+// only when the Visibility's answers changed (c.reask): otherwise a name a
+// Provider may decide for a caller counts as changed when the registry's
+// answer about it changed for that caller, and a change of the Provider's
+// own is told as ProviderChanged says. A change that may concern any name
+// tells every listener when a Provider serves tools. Mounted servers are
+// asked like the registry, from the child's states of old and st.
+func (s *Server) review(old, st *state, c change, names []string) bool {
+	if len(s.listeners) == 0 {
+		return false
+	}
+	switch {
+	case c.everyone:
+		return s.tellAll()
+	case c.principal != nil:
+		told := false
+		for _, l := range s.listeners {
+			if *c.principal == "" || principalOf(l.caller) == *c.principal {
+				l.pending, told = true, true
+			}
+		}
+		return told
+	case c.remote:
+		// Another replica's change: one that caught up serves what the
+		// fleet serves, and its listeners are judged as for a change of
+		// every name; one that could not catch up cannot judge.
+		if c.caughtUp && !st.uniform() {
+			if told, ok := s.reviewAll(st, st); ok {
+				return told
+			}
+		}
+		return s.tellAll()
+	case c.whole:
+		if told, ok := s.reviewAll(old, st); ok {
+			return told
+		}
+		return s.tellAll()
+	}
+	if old.uniform() && st.uniform() {
+		// Everyone sees the same list.
+		for _, name := range names {
+			before, _ := s.view(context.Background(), old, nil, name, true)
+			after, _ := s.view(context.Background(), st, nil, name, true)
+			if before != after {
+				return s.tellAll()
+			}
+		}
+		return false
+	}
+	told := false
+	for _, l := range s.listeners {
+		for _, name := range names {
+			before, bOpaque := s.view(l.ctx, old, l.caller, name, !c.reask)
+			after, aOpaque := s.view(l.ctx, st, l.caller, name, !c.reask)
+			if before != after || bOpaque != aOpaque {
+				l.digest ^= before ^ after
+				l.pending, told = true, true
+			}
+		}
+	}
+	return told
+}
+
+// reviewAll marks the listeners whose digest of st differs from the one
+// they had in old (kept, or, when everyone saw the same list in old,
+// old's digest), and reports whether it marked any; ok is false when a
+// Provider serves tools in either state, whose tools no digest covers.
+// s.mu is held.
+func (s *Server) reviewAll(old, st *state) (told, ok bool) {
+	var oldAll, newAll uint64
+	if old.uniform() {
+		if oldAll, ok = s.digest(context.Background(), old, nil); !ok {
+			return false, false
+		}
+	}
+	if st.uniform() {
+		if newAll, ok = s.digest(context.Background(), st, nil); !ok {
+			return false, false
+		}
+	}
+	for _, l := range s.listeners {
+		before, after := l.digest, newAll
+		if old.uniform() {
+			before = oldAll
+		}
+		if !st.uniform() {
+			if after, ok = s.digest(l.ctx, st, l.caller); !ok {
+				return false, false
+			}
+		}
+		l.digest = after
+		if before != after {
+			l.pending, told = true, true
+		}
+	}
+	return told, true
+}
+
+// uniform reports whether everyone is listed the same in st: no
+// per-request Visibility, no source.
+func (st *state) uniform() bool { return st.allowed == nil && len(st.sources) == 0 }
+
+// tellAll marks every listener: the next notification reaches them all.
+// It reports whether there was one. s.mu is held.
+func (s *Server) tellAll() bool {
+	for _, l := range s.listeners {
+		l.pending = true
+	}
+	return len(s.listeners) > 0
+}
+
+// view returns a digest of what tools/list shows c under name in st: 0
+// when c is listed nothing under it, else a digest of the versions c sees,
+// the first of which is listed, with the others in its _meta. A version
+// stands for the definition it was made of (entry.key): what c is listed
+// under name can change only when this digest does. Digests of distinct
+// versions are combined with XOR, so that a listener's digest of a whole
+// list can be updated by one name's change. With blind set, no Provider
+// is asked: opaque then reports that one may decide the name for c, whose
+// tools the digest does not cover.
+func (s *Server) view(ctx context.Context, st *state, c Caller, name string, blind bool) (d uint64, opaque bool) {
+	var es []*entry
+	if _, _, blocked := s.walk(ctx, st, c, name, pin{}, &es, blind); blocked {
+		return 0, true
+	}
+	if len(es) == 0 || es[0].tool.Unlisted {
+		return 0, false
+	}
+	for _, e := range es {
+		d ^= maphash.Comparable(s.seed, e.key)
+	}
+	return d, false
+}
+
+// digest returns a digest of the whole list c sees in st: the views of
+// every name, combined with XOR; ok is false when a Provider serves tools
+// in st, whose names only a listing would tell.
+func (s *Server) digest(ctx context.Context, st *state, c Caller) (d uint64, ok bool) {
+	names, ok := servedNames(st, "", nil)
+	if !ok {
+		return 0, false
+	}
+	for name := range names {
+		v, _ := s.view(ctx, st, c, name, true)
+		d ^= v
+	}
+	return d, true
+}
+
+// servedNames adds to names (made when nil) every name st serves under
+// prefix without asking a Provider: the registered names, and those of
+// mounted servers under their namespaces. It reports false when a Provider
+// is among the sources of st or of a mounted server.
+func servedNames(st *state, prefix string, names map[string]bool) (map[string]bool, bool) {
+	if names == nil {
+		names = make(map[string]bool, st.byName.Len())
+	}
+	for n := range st.byName.All() {
+		names[prefix+n.name] = true
+	}
+	for _, src := range st.sources {
+		mv, ok := src.(*mountView)
+		if !ok {
+			return nil, false
+		}
+		if _, ok := servedNames(mv.child, prefix+mv.m.prefix, names); !ok {
+			return nil, false
+		}
+	}
+	return names, true
+}

@@ -1,0 +1,116 @@
+package mcpkit
+
+import (
+	"context"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit/internal/nameindex"
+	"github.com/mcpkit/mcpkit/internal/paramheader"
+)
+
+// state is an immutable view of what the server serves, replaced whole by
+// each change (see commit). Calls and lists read it without locking.
+//
+// Its indexes share their parts with the states before it: a change of
+// some tools makes a new state in proportion to the change.
+type state struct {
+	byName *nameindex.Index[*toolName] // every callable registered name, with its enabled versions
+	listed *nameindex.Index[*toolName] // the names with a version that may be listed (not Unlisted)
+	byID   *nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID)
+	lister Lister                      // list middleware around the server's own page; nil when there is none
+
+	// What a provided tool is served with (see Provider): the sources (the
+	// providers and the mounted servers, each with its state as of this
+	// state, in the order they were added), the
+	// server's catalog transforms, middleware and Visibility as they were
+	// when the state was made, and the entries made of provided tools,
+	// kept for this state.
+	sources    []source
+	transforms []CatalogTransform
+	use        []Middleware
+	visibility Visibility
+	provided   *providedCache
+
+	// allowed is the per-request half of the server's Visibility, or nil
+	// when what a request sees does not depend on the request.
+	allowed func(context.Context, *Tool, Caller) bool
+}
+
+// toolName is a registered name clients can call, with its versions.
+type toolName struct {
+	name     string
+	versions []*entry // enabled versions, highest first; never empty
+	defs     defCache // definitions listed to callers who see some versions only
+}
+
+// listable reports whether some version of n may be listed: one that is
+// not Unlisted.
+func (n *toolName) listable() bool {
+	for _, e := range n.versions {
+		if !e.tool.Unlisted {
+			return true
+		}
+	}
+	return false
+}
+
+// entry is a served tool version with its middleware chain built.
+type entry struct {
+	tool     *Tool // as listed and as Request.Tool: after transforms, with its version's _meta
+	derived  *Tool // what the transforms made of the registered or provided tool; the chain was built for it
+	key      *Tool // what stands for the definition in listeners' digests: derived, or what a source made it of
+	chain    *chain
+	listed   []string // the versions of the name, highest first, when it has versions
+	provided bool     // made of a source's tool, not a registered one
+
+	legacyOnce sync.Once
+	legacy     *mcp.Tool // the definition for clients that need objects
+
+	wireOnce sync.Once
+	wire     *mcp.Tool // the definition as listed, its schemas as JSON text
+
+	paramsOnce sync.Once
+	params     []paramheader.Param // the arguments its input schema mirrors into headers
+}
+
+// paramHeaders returns the arguments e's input schema mirrors into HTTP
+// headers, read once.
+func (e *entry) paramHeaders() []paramheader.Param {
+	e.paramsOnce.Do(func() { e.params = paramheader.Of(e.tool.InputSchema) })
+	return e.params
+}
+
+// chain is a built middleware chain.
+type chain struct {
+	handler Handler
+	layers  []Layer        // for Server.Pipeline
+	require []*requirement // the RequireToken layers, outermost first (see refusedEarly)
+}
+
+// defCache keeps, for a name, the definitions listed to callers who see
+// some of its versions only, by the set of versions they see (a bit per
+// version, for names of up to 64 versions).
+type defCache struct {
+	mu sync.Mutex
+	m  map[uint64]*Tool
+}
+
+func (c *defCache) get(set uint64) *Tool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[set]
+}
+
+func (c *defCache) put(set uint64, t *Tool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[uint64]*Tool)
+	}
+	c.m[set] = t
+}
+
+// idKey is the key of an identity in state.byID.
+func idKey(id ToolID) string { return id.Name + "\x00" + id.Version }
