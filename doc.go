@@ -37,6 +37,8 @@
 //   - visibility: which tools exist, for everyone and per request (scopes,
 //     claims, headers);
 //   - tasks: tool calls that run in the background (the tasks extension);
+//   - requeststate: the request state of input_required results, sealed
+//     for the caller, the tool and the arguments;
 //   - otelmcp: OpenTelemetry traces and metrics;
 //   - mcpkittest: the test harness, shaped like net/http/httptest;
 //   - redisstore (a module of its own): the stores on Redis, for replicas.
@@ -130,8 +132,8 @@
 // [Request.Session]'s Elicit or CreateMessage: that fails on 2026-07-28 and
 // on stateless servers. Every layer passes an input_required result
 // untouched. The request state comes back from the client and must not be
-// trusted: [StateSealer] seals it, bound to the caller, the tool and the
-// arguments, with an expiry.
+// trusted: package requeststate seals it, bound to the caller, the tool and
+// the arguments, with an expiry.
 //
 // # Who is calling
 //
@@ -201,8 +203,8 @@
 //   - stores: idempotency keys are one space per identity (a key reused on
 //     another route is a conflict, never a second run); cached results are
 //     kept per identity and route, since a route's arguments are in its own
-//     names; a sealed request state ([StateSealer]) is bound to the
-//     identity, version included;
+//     names; a request state sealed by package requeststate is bound to
+//     the identity, version included;
 //   - tasks record the identity and version they started on, and a
 //     resumed round runs that version, after asking visibility again
 //     ([Server.Reaches]) for the caller who resumes it.

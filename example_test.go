@@ -282,28 +282,3 @@ func ExampleForTools() {
 	// long limit runs for report
 	// quick limit runs for search
 }
-
-// ExampleStateSealer seals the state of an input_required result and opens
-// it when the client sends it back with its answer.
-func ExampleStateSealer() {
-	// In production: 32 random bytes from crypto/rand, shared by the replicas.
-	sealer, err := mcpkit.NewStateSealer([][]byte{[]byte("0123456789abcdef0123456789abcdef")}, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	book := &mcpkit.Tool{Tool: mcp.Tool{Name: "book", InputSchema: &jsonschema.Schema{Type: "object"}}}
-	first := mcpkittest.NewRequest(book, map[string]int{"seats": 2})
-	sealed, _ := sealer.Seal(first, []byte("asked for confirmation"))
-
-	retry := first.Clone() // the client retries with the state
-	retry.Call.Params.RequestState = sealed
-	state, err := sealer.Open(retry)
-	fmt.Printf("%s %v\n", state, err)
-
-	retry.Call.Params.RequestState = sealed[:len(sealed)-2] + "xx" // forged
-	_, err = sealer.Open(retry)
-	fmt.Println(err)
-	// Output:
-	// asked for confirmation <nil>
-	// invalid request state
-}

@@ -644,10 +644,10 @@ func TestIdentityMatrix(t *testing.T) {
 
 // identityClassified names every exported function of the packages that make
 // routes to a tool (transform, tasks) or decisions keyed on a tool
-// (visibility, middleware, the root), by what it is to the matrix: a route
-// or a mechanism of it, or why it is neither. A function missing here fails
-// TestIdentityMatrixIsComplete: wire it into the matrix, or say why it
-// keys on no tool.
+// (visibility, middleware, requeststate, the root), by what it is to the
+// matrix: a route or a mechanism of it, or why it is neither. A function
+// missing here fails TestIdentityMatrixIsComplete: wire it into the matrix,
+// or say why it keys on no tool.
 var identityClassified = map[string]string{
 	// Routes.
 	"transform.Alias":     "route: alias",
@@ -682,7 +682,7 @@ var identityClassified = map[string]string{
 	"middleware.Bulkhead":         "mechanism",
 	"middleware.Idempotent":       "mechanism",
 	"middleware.CacheResults":     "mechanism",
-	"mcpkit.NewStateSealer":       "mechanism: bound to Tool.ID, TestStateSealer",
+	"requeststate.New":            "mechanism: bound to Tool.ID, TestSealer",
 	"middleware.CircuitBreaker":   "keyed on Tool.ID by default, per tool: TestCircuitBreakerKeys",
 	"middleware.ConcurrencyLimit": "mechanism only with a Key function of the user's; by default one limit for all tools",
 	// Match functions and rules over what every route shares.
@@ -712,8 +712,8 @@ var identityClassified = map[string]string{
 // identityClassified does not name.
 func TestIdentityMatrixIsComplete(t *testing.T) {
 	keyed := []string{"*mcpkit.Tool", "mcpkit.CatalogTransform", "mcpkit.Middleware", "*Rule", "*Rules", "*Upstream",
-		"func(*mcpkit.Tool) bool", "Middleware", "func(*Tool) bool", "*StateSealer"}
-	for _, dir := range []string{".", "transform", "tasks", "visibility", "middleware", "proxy"} {
+		"func(*mcpkit.Tool) bool", "Middleware", "func(*Tool) bool", "*Sealer"}
+	for _, dir := range []string{".", "transform", "tasks", "visibility", "middleware", "proxy", "requeststate"} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)

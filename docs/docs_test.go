@@ -58,6 +58,7 @@ var implied = map[string]string{
 	"mcpkittest":   "github.com/mcpkit/mcpkit/mcpkittest",
 	"middleware":   "github.com/mcpkit/mcpkit/middleware",
 	"otelmcp":      "github.com/mcpkit/mcpkit/otelmcp",
+	"requeststate": "github.com/mcpkit/mcpkit/requeststate",
 	"tasks":        "github.com/mcpkit/mcpkit/tasks",
 	"tools":        "github.com/mcpkit/mcpkit/tools",
 	"transform":    "github.com/mcpkit/mcpkit/transform",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/requeststate"
 	"github.com/mcpkit/mcpkit/tasks"
 )
 
@@ -81,9 +82,9 @@ func newServer(opts options) (*mcpkit.Server, error) {
 	}))
 	// One process serves the suite, so a key made at start will do;
 	// replicas would share keys from their configuration.
-	key := make([]byte, mcpkit.MinStateKeyLen)
+	key := make([]byte, requeststate.MinKeyLen)
 	rand.Read(key) // never fails
-	sealer, err := mcpkit.NewStateSealer([][]byte{key}, nil)
+	sealer, err := requeststate.New([][]byte{key}, nil)
 	if err != nil {
 		return nil, err
 	}

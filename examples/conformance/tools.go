@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/requeststate"
 	"github.com/mcpkit/mcpkit/tools"
 )
 
@@ -72,7 +73,7 @@ var (
 type toolkit struct {
 	media  *media
 	pause  time.Duration
-	sealer *mcpkit.StateSealer // for the request states of input_required results
+	sealer *requeststate.Sealer // for the request states of input_required results
 
 	userInfoRequest json.RawMessage
 	defaultsRequest json.RawMessage
@@ -83,7 +84,7 @@ type toolkit struct {
 // as registered, $ref and $defs included.
 const tagVerbatimSchema = "verbatim-schema"
 
-func newToolkit(m *media, pause time.Duration, sealer *mcpkit.StateSealer) *toolkit {
+func newToolkit(m *media, pause time.Duration, sealer *requeststate.Sealer) *toolkit {
 	return &toolkit{
 		media:           m,
 		pause:           pause,

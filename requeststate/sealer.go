@@ -1,4 +1,4 @@
-package mcpkit
+package requeststate
 
 import (
 	"crypto/aes"
@@ -13,32 +13,35 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcpkit/mcpkit"
 )
 
-// DefaultStateTTL is how long a sealed request state stays valid when
-// [StateSealerOptions] do not say.
-const DefaultStateTTL = 10 * time.Minute
+// DefaultTTL is how long a sealed request state stays valid when
+// [Options] do not say.
+const DefaultTTL = 10 * time.Minute
 
-// MinStateKeyLen is the shortest key a [StateSealer] takes, in bytes.
-const MinStateKeyLen = 32
+// MinKeyLen is the shortest key a [Sealer] takes, in bytes.
+const MinKeyLen = 32
 
-// ErrInvalidState is wrapped by the error [StateSealer.Open] returns for a
-// request state that it does not accept: tampered with, expired, sealed for
-// another principal, tool or arguments, sealed with a retired key, or not a
-// sealed state at all. The client is told only "invalid request state".
-var ErrInvalidState = errors.New("mcpkit: invalid request state")
+// ErrInvalid is wrapped by the error [Sealer.Open] returns for a request
+// state that it does not accept: tampered with, expired, sealed for another
+// principal, tool or arguments, sealed with a retired key, or not a sealed
+// state at all. The client is told only "invalid request state".
+var ErrInvalid = errors.New("requeststate: invalid request state")
 
-// A StateSealer protects the requestState of input_required results
+// A Sealer protects the requestState of input_required results
 // (multi-round-trip requests, SEP-2322), which the client holds and sends
 // back with its answer, and which the spec says servers must treat as
 // attacker-controlled. Seal encrypts and authenticates the state
 // (AES-256-GCM under a key derived from yours) together with an expiry and
-// what the state is for: the caller ([Principal]: the verified token's
-// user, else a digest of the bearer token), the tool's identity (the name
-// and version of the tool it derives from, [Tool.ID]: a state sealed by
-// version 1 does not open on a call to version 2, and one sealed on a call
-// by a deprecated alias opens on the same call by the tool's own name) and
-// a digest of the call's arguments, which a retried call repeats.
+// what the state is for: the caller ([mcpkit.Principal]: the verified
+// token's user, else a digest of the bearer token), the tool's identity
+// (the name and version of the tool it derives from, [mcpkit.Tool.ID]: a
+// state sealed by version 1 does not open on a call to version 2, and one
+// sealed on a call by a deprecated alias opens on the same call by the
+// tool's own name) and a digest of the call's arguments, which a retried
+// call repeats.
 // Open accepts only a state sealed by one of its keys, unexpired, for the
 // same principal, tool and arguments.
 //
@@ -46,8 +49,8 @@ var ErrInvalidState = errors.New("mcpkit: invalid request state")
 // take the retried call. To rotate keys, put the new key first (it seals)
 // and keep the old ones after it (they still open) for one TTL.
 //
-// A StateSealer is safe for concurrent use.
-type StateSealer struct {
+// A Sealer is safe for concurrent use.
+type Sealer struct {
 	keys []sealKey // the first seals; all open
 	ttl  time.Duration
 }
@@ -57,40 +60,38 @@ type sealKey struct {
 	aead cipher.AEAD
 }
 
-// StateSealerOptions configures a [StateSealer]. A nil *StateSealerOptions
-// means the defaults.
-type StateSealerOptions struct {
-	// TTL is how long a sealed state stays valid; zero means
-	// DefaultStateTTL.
+// Options configures a [Sealer]. A nil *Options means the defaults.
+type Options struct {
+	// TTL is how long a sealed state stays valid; zero means DefaultTTL.
 	TTL time.Duration
 }
 
-// NewStateSealer returns a StateSealer with the given keys, each at least
-// MinStateKeyLen bytes of secret randomness (crypto/rand), the first of
-// which seals. It fails for no key, or a short one.
-func NewStateSealer(keys [][]byte, opts *StateSealerOptions) (*StateSealer, error) {
+// New returns a Sealer with the given keys, each at least MinKeyLen bytes
+// of secret randomness (crypto/rand), the first of which seals. It fails
+// for no key, or a short one.
+func New(keys [][]byte, opts *Options) (*Sealer, error) {
 	if len(keys) == 0 {
-		return nil, errors.New("mcpkit: NewStateSealer: no key")
+		return nil, errors.New("requeststate: New: no key")
 	}
-	s := &StateSealer{ttl: DefaultStateTTL}
+	s := &Sealer{ttl: DefaultTTL}
 	if opts != nil && opts.TTL > 0 {
 		s.ttl = opts.TTL
 	}
 	for i, k := range keys {
-		if len(k) < MinStateKeyLen {
-			return nil, fmt.Errorf("mcpkit: NewStateSealer: key %d is %d bytes, at least %d are needed", i, len(k), MinStateKeyLen)
+		if len(k) < MinKeyLen {
+			return nil, fmt.Errorf("requeststate: New: key %d is %d bytes, at least %d are needed", i, len(k), MinKeyLen)
 		}
 		derived, err := hkdf.Key(sha256.New, k, nil, "mcpkit requestState v1", 32)
 		if err != nil {
-			return nil, fmt.Errorf("mcpkit: NewStateSealer: %w", err)
+			return nil, fmt.Errorf("requeststate: New: %w", err)
 		}
 		block, err := aes.NewCipher(derived)
 		if err != nil {
-			return nil, fmt.Errorf("mcpkit: NewStateSealer: %w", err)
+			return nil, fmt.Errorf("requeststate: New: %w", err)
 		}
 		aead, err := cipher.NewGCM(block)
 		if err != nil {
-			return nil, fmt.Errorf("mcpkit: NewStateSealer: %w", err)
+			return nil, fmt.Errorf("requeststate: New: %w", err)
 		}
 		sum := sha256.Sum256(derived)
 		s.keys = append(s.keys, sealKey{id: [4]byte(sum[:4]), aead: aead})
@@ -103,11 +104,11 @@ const stateVersion = 1
 // Seal returns state sealed for req: for its principal, its tool and its
 // arguments, valid for the TTL. Put it in the input_required result's
 // RequestState.
-func (s *StateSealer) Seal(req *Request, state []byte) (string, error) {
+func (s *Sealer) Seal(req *mcpkit.Request, state []byte) (string, error) {
 	k := s.keys[0]
 	nonce := make([]byte, k.aead.NonceSize())
 	if _, err := rand.Read(nonce); err != nil {
-		return "", fmt.Errorf("mcpkit: sealing a request state: %w", err)
+		return "", fmt.Errorf("requeststate: sealing a request state: %w", err)
 	}
 	plain := make([]byte, 8, 8+len(state))
 	binary.BigEndian.PutUint64(plain, uint64(time.Now().Add(s.ttl).Unix()))
@@ -124,10 +125,10 @@ func (s *StateSealer) Seal(req *Request, state []byte) (string, error) {
 // Open returns the state that the retried call req carries in its
 // requestState, if it is one that s sealed for this principal, tool and
 // arguments and that has not expired. Otherwise it returns an error that
-// wraps ErrInvalidState and reaches the client as the JSON-RPC error
+// wraps ErrInvalid and reaches the client as the JSON-RPC error
 // -32602 "invalid request state", whatever the reason. A call without a
 // request state gives (nil, nil).
-func (s *StateSealer) Open(req *Request) ([]byte, error) {
+func (s *Sealer) Open(req *mcpkit.Request) ([]byte, error) {
 	if req.Call == nil || req.Call.Params == nil || req.Call.Params.RequestState == "" {
 		return nil, nil
 	}
@@ -138,7 +139,7 @@ func (s *StateSealer) Open(req *Request) ([]byte, error) {
 	return state, nil
 }
 
-func (s *StateSealer) open(req *Request, sealed string) ([]byte, bool) {
+func (s *Sealer) open(req *mcpkit.Request, sealed string) ([]byte, bool) {
 	data, err := base64.RawURLEncoding.DecodeString(sealed)
 	if err != nil || len(data) < 1+4 || data[0] != stateVersion {
 		return nil, false
@@ -165,10 +166,10 @@ func (s *StateSealer) open(req *Request, sealed string) ([]byte, bool) {
 }
 
 // binding is what a sealed state is bound to: the principal, the tool's
-// identity (its origin's name and version, see [Tool.ID]) and the
+// identity (its origin's name and version, see [mcpkit.Tool.ID]) and the
 // arguments, as authenticated data.
-func binding(req *Request) []byte {
-	principal := Principal(req)
+func binding(req *mcpkit.Request) []byte {
+	principal := mcpkit.Principal(req)
 	id := req.Tool.ID()
 	args := sha256.Sum256(req.Arguments)
 	b := make([]byte, 0, 3*binary.MaxVarintLen64+len(principal)+len(id.Name)+len(id.Version)+len(args))
@@ -185,4 +186,4 @@ var invalidState error = &stateError{wire: &jsonrpc.Error{Code: jsonrpc.CodeInva
 type stateError struct{ wire *jsonrpc.Error }
 
 func (e *stateError) Error() string   { return e.wire.Message }
-func (e *stateError) Unwrap() []error { return []error{ErrInvalidState, e.wire} }
+func (e *stateError) Unwrap() []error { return []error{ErrInvalid, e.wire} }

@@ -1,4 +1,4 @@
-package mcpkit_test
+package requeststate_test
 
 import (
 	"bytes"
@@ -17,9 +17,38 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/requeststate"
 )
 
 func key(b byte) []byte { return bytes.Repeat([]byte{b}, 32) }
+
+var objectSchema = &jsonschema.Schema{Type: "object"}
+
+// tool returns a tool named name with an empty object schema.
+func tool(name string, h mcpkit.HandlerFunc) *mcpkit.Tool {
+	return &mcpkit.Tool{Tool: mcp.Tool{Name: name, InputSchema: objectSchema}, Handler: h}
+}
+
+func reply(s string) mcpkit.HandlerFunc {
+	return func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return textResult(s), nil }
+}
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// resultText returns the text of the single text content of res.
+func resultText(t *testing.T, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("got %d content blocks, want 1: %+v", len(res.Content), res.Content)
+	}
+	tc, ok := res.Content[0].(*mcp.TextContent)
+	if !ok {
+		t.Fatalf("content is %T, want *mcp.TextContent", res.Content[0])
+	}
+	return tc.Text
+}
 
 // retried returns req as the client sends it again, carrying state.
 func retried(req *mcpkit.Request, state string) *mcpkit.Request {
@@ -28,9 +57,9 @@ func retried(req *mcpkit.Request, state string) *mcpkit.Request {
 	return r
 }
 
-func TestStateSealer(t *testing.T) {
+func TestSealer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		sealer, err := mcpkit.NewStateSealer([][]byte{key(1)}, &mcpkit.StateSealerOptions{TTL: time.Minute})
+		sealer, err := requeststate.New([][]byte{key(1)}, &requeststate.Options{TTL: time.Minute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,8 +79,8 @@ func TestStateSealer(t *testing.T) {
 
 		tampered := []byte(sealed)
 		tampered[len(tampered)-3] ^= 1
-		rotated, _ := mcpkit.NewStateSealer([][]byte{key(2), key(1)}, nil)
-		retired, _ := mcpkit.NewStateSealer([][]byte{key(2)}, nil)
+		rotated, _ := requeststate.New([][]byte{key(2), key(1)}, nil)
+		retired, _ := requeststate.New([][]byte{key(2)}, nil)
 		for name, r := range map[string]*mcpkit.Request{
 			"tampered":        retried(req, string(tampered)),
 			"garbage":         retried(req, "not a state"),
@@ -66,7 +95,7 @@ func TestStateSealer(t *testing.T) {
 		} {
 			got, err := sealer.Open(r)
 			var wire *jsonrpc.Error
-			if got != nil || !errors.Is(err, mcpkit.ErrInvalidState) || !errors.As(err, &wire) ||
+			if got != nil || !errors.Is(err, requeststate.ErrInvalid) || !errors.As(err, &wire) ||
 				wire.Code != jsonrpc.CodeInvalidParams || err.Error() != "invalid request state" {
 				t.Errorf("%s: Open = %q, %v; want the opaque -32602", name, got, err)
 			}
@@ -84,20 +113,20 @@ func TestStateSealer(t *testing.T) {
 		if got, err := rotated.Open(retried(req, sealed)); err != nil || string(got) != "step-1" {
 			t.Errorf("rotated: Open = %q, %v", got, err)
 		}
-		if _, err := retired.Open(retried(req, sealed)); !errors.Is(err, mcpkit.ErrInvalidState) {
+		if _, err := retired.Open(retried(req, sealed)); !errors.Is(err, requeststate.ErrInvalid) {
 			t.Errorf("retired key: Open = %v", err)
 		}
 		// Expiry, on the fake clock.
 		time.Sleep(time.Minute)
-		if _, err := sealer.Open(retried(req, sealed)); !errors.Is(err, mcpkit.ErrInvalidState) {
+		if _, err := sealer.Open(retried(req, sealed)); !errors.Is(err, requeststate.ErrInvalid) {
 			t.Errorf("expired: Open = %v", err)
 		}
 	})
 }
 
-func TestNewStateSealerRefusesWeakKeys(t *testing.T) {
+func TestNewRefusesWeakKeys(t *testing.T) {
 	for name, keys := range map[string][][]byte{"none": nil, "short": {key(1), []byte("short")}} {
-		if _, err := mcpkit.NewStateSealer(keys, nil); err == nil {
+		if _, err := requeststate.New(keys, nil); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
@@ -106,7 +135,7 @@ func TestNewStateSealerRefusesWeakKeys(t *testing.T) {
 // TestSealedStateEndToEnd asks the client for input with a sealed state,
 // on both eras, and checks a forged state is refused with -32602.
 func TestSealedStateEndToEnd(t *testing.T) {
-	sealer, err := mcpkit.NewStateSealer([][]byte{key(7)}, nil)
+	sealer, err := requeststate.New([][]byte{key(7)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,11 +183,11 @@ func TestSealedStateEndToEnd(t *testing.T) {
 	}
 }
 
-// FuzzStateOpen feeds arbitrary request states to Open: it never panics,
+// FuzzOpen feeds arbitrary request states to Open: it never panics,
 // and accepts only what Seal made for the same request (a state sealed with
 // the fuzz key for it, whichever process sealed it).
-func FuzzStateOpen(f *testing.F) {
-	sealer, err := mcpkit.NewStateSealer([][]byte{key(3)}, nil)
+func FuzzOpen(f *testing.F) {
+	sealer, err := requeststate.New([][]byte{key(3)}, nil)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -178,7 +207,7 @@ func FuzzStateOpen(f *testing.F) {
 			if string(got) != "state" {
 				t.Fatalf("accepted %q as %q", s, got)
 			}
-		case !errors.Is(err, mcpkit.ErrInvalidState) || got != nil:
+		case !errors.Is(err, requeststate.ErrInvalid) || got != nil:
 			t.Fatalf("%q: %q, %v", s, got, err)
 		}
 	})
@@ -186,8 +215,8 @@ func FuzzStateOpen(f *testing.F) {
 
 // Without a verifier, a state is bound to the bearer token the call
 // carried: a caller with another token cannot use it.
-func TestStateSealerUnverifiedTokens(t *testing.T) {
-	sealer, err := mcpkit.NewStateSealer([][]byte{key(1)}, nil)
+func TestSealerUnverifiedTokens(t *testing.T) {
+	sealer, err := requeststate.New([][]byte{key(1)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,8 +235,8 @@ func TestStateSealerUnverifiedTokens(t *testing.T) {
 		"other token": mcpkittest.NewRequest(tl, map[string]int{"seats": 2}, bearer("token-b")),
 		"no token":    mcpkittest.NewRequest(tl, map[string]int{"seats": 2}),
 	} {
-		if got, err := sealer.Open(retried(r, sealed)); !errors.Is(err, mcpkit.ErrInvalidState) {
-			t.Errorf("%s: Open = %q, %v; want ErrInvalidState", name, got, err)
+		if got, err := sealer.Open(retried(r, sealed)); !errors.Is(err, requeststate.ErrInvalid) {
+			t.Errorf("%s: Open = %q, %v; want ErrInvalid", name, got, err)
 		}
 	}
 }
@@ -223,7 +252,7 @@ func withVersion(t *mcpkit.Tool, v string) *mcpkit.Tool {
 // that version only: the retry of the same call pinned to another version
 // is refused, through a real client.
 func TestSealedStateVersionsEndToEnd(t *testing.T) {
-	sealer, err := mcpkit.NewStateSealer([][]byte{key(8)}, nil)
+	sealer, err := requeststate.New([][]byte{key(8)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
