@@ -72,8 +72,8 @@ type Tool struct {
 // a deprecated alias, a derived or namespaced name and a discovery
 // meta-tool reach a tool under the same rules as its own name.
 type ToolID struct {
-	Name    string
-	Version string
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
 }
 
 // String returns id as "name" or "name@version".

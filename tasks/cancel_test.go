@@ -61,11 +61,12 @@ func TestCancelWhileResuming(t *testing.T) {
 			t.Fatalf("task = %+v", w)
 		}
 
+		srv := served(t, tool)
 		store.armed.Store(true)
 		updated := make(chan struct{})
 		go func() {
 			defer close(updated)
-			m.update(context.Background(), nil, "", nil, &taskParams{TaskID: id, InputResponses: json.RawMessage(`{"ok":{"action":"accept"}}`)})
+			m.update(context.Background(), srv, "", nil, &taskParams{TaskID: id, InputResponses: json.RawMessage(`{"ok":{"action":"accept"}}`)})
 		}()
 		<-store.written
 		if _, err := m.cancel(t.Context(), "", id); err != nil {

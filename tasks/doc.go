@@ -69,12 +69,15 @@
 //     outstanding and ignores others (SEP-2663), and when none is left the
 //     work runs again, on the replica that got the last answer, with the
 //     call's arguments, every answer of the round and the request state it
-//     gave (which never reaches the wire). It runs the handler of the
-//     version of the tool the task was created with (the one the call
-//     reached), and only if the caller, as the tasks/update request shows
-//     it, still reaches that tool ([mcpkit.Server.Reaches], on the server
-//     the manager is attached to): a tool hidden from the caller or removed
-//     since then makes the task failed, with the error a call to an
+//     gave (which never reaches the wire). The round reaches the task's
+//     tool as a call does, by the name and version the call reached it by
+//     (a mounted, aliased or provided name included), as the caller the
+//     tasks/update request shows ([mcpkit.Server.Resolve], on the server
+//     the manager is attached to), and runs its whole chain, the server's
+//     middleware and the tool's requirements included, then the work. A
+//     tool hidden from that caller, removed since, or not the task's own
+//     (another tool of that name) does not run: the task becomes failed,
+//     with the error a call to an
 //     unknown tool gets (-32602). The answer is an empty acknowledgement,
 //     for any task ID.
 //

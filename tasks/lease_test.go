@@ -48,6 +48,25 @@ func (b *blocking) tool() *mcpkit.Tool {
 		})}
 }
 
+// served returns a server that serves tools, for the rounds after input
+// that a manager resumes on it; a tool without an input schema gets an
+// empty one.
+func served(t *testing.T, tools ...*mcpkit.Tool) *mcpkit.Server {
+	t.Helper()
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "tasks"}, nil)
+	for _, tool := range tools {
+		if tool.InputSchema == nil {
+			c := *tool
+			c.InputSchema = map[string]any{"type": "object"}
+			tool = &c
+		}
+		if err := srv.Add(tool); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return srv
+}
+
 // start runs one call of tool on m as a task and returns the task's ID.
 func start(t *testing.T, m *Manager, tool *mcpkit.Tool) string {
 	t.Helper()
@@ -264,7 +283,7 @@ func TestResumeOnAnotherReplica(t *testing.T) {
 				})}, m, nil)
 		}
 		ta := tool(a)
-		tool(b)
+		srvB := served(t, tool(b))
 		req := declaredRequest(ta)
 		req.Arguments = json.RawMessage(`{"x":1}`)
 		res, err := ta.Handler.ServeTool(t.Context(), req)
@@ -276,7 +295,7 @@ func TestResumeOnAnotherReplica(t *testing.T) {
 		if w := status(t, b, id); w.Status != InputRequired || w.InputRequests == nil {
 			t.Fatalf("waiting task: %+v", w)
 		}
-		b.update(t.Context(), nil, "", nil, &taskParams{TaskID: id, InputResponses: json.RawMessage(`{"ok":{"action":"accept"}}`)})
+		b.update(t.Context(), srvB, "", nil, &taskParams{TaskID: id, InputResponses: json.RawMessage(`{"ok":{"action":"accept"}}`)})
 		synctest.Wait()
 		w := status(t, a, id)
 		if w.Status != Completed || !strings.Contains(string(w.Result), `{\"x\":1}`) {

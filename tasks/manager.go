@@ -69,20 +69,18 @@ type Manager struct {
 
 	mu      sync.Mutex
 	running map[string][]*reservation // the runs of tasks reserved or running here, by task ID
-	tools   map[toolKey]*taskHandler  // the tools made by Tool
 	closed  bool
 	wg      sync.WaitGroup
 }
 
-// A toolKey is the name and version of a tool given to [Tool]: the name is
-// its own, not that of its origin, so that two task tools derived from one
-// tool (a renamed copy with an argument fixed, say) keep their handlers
-// apart.
-type toolKey struct{ name, version string }
+// A resolver finds what a call of a tool reaches: an [mcpkit.Server].
+type resolver interface {
+	Resolve(ctx context.Context, c mcpkit.Caller, name string, meta mcp.Meta) (*mcpkit.Tool, mcpkit.Handler, bool)
+}
 
 // NewManager returns a Manager with the given options.
 func NewManager(opts *Options) *Manager {
-	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string][]*reservation{}, tools: map[toolKey]*taskHandler{}, done: make(chan struct{})}
+	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string][]*reservation{}, done: make(chan struct{})}
 	if opts != nil {
 		m.store, m.logger = opts.Store, opts.Logger
 		if opts.TTL > 0 {
@@ -111,10 +109,13 @@ func NewManager(opts *Options) *Manager {
 // CreateTaskResult. Call it once per server, before serving. The server
 // must also advertise the extension (see the package documentation).
 //
-// A tasks/update that resumes a task asks srv first whether the task's
-// caller still reaches its tool ([mcpkit.Server.Reaches]): a tool hidden
-// from the caller or removed since the task was created is not run again,
-// and the task fails as a call to an unknown tool would.
+// A tasks/update that completes a task's answers resumes it on srv: the
+// round reaches the task's tool by the name and version the call reached
+// it by, as the caller of the tasks/update ([mcpkit.Server.Resolve]), and
+// runs the tool's whole chain, the server's middleware included, as a
+// first call would, then the work. A tool hidden from that caller, removed,
+// or no longer the task's own (another tool of that name, or of another
+// Manager) is not run: the task fails as a call to an unknown tool would.
 func (m *Manager) Attach(srv *mcpkit.Server) error {
 	sdk := srv.MCPServer()
 	// The handlers registered here only let the methods past the SDK's
@@ -277,22 +278,31 @@ func (m *Manager) cancel(ctx context.Context, who, id string) (mcp.Result, error
 // with every answer of the round. The answer is the same empty
 // acknowledgement for every task ID and any responses.
 //
-// The round runs the handler of the version of the tool the task was
-// created with, and only if the caller still reaches that tool on srv
-// (not asked when srv is nil, in tests). Its run is reserved before the
-// store has the task working again, so that a tasks/cancel acknowledged
-// after that write finds the run here and stops it.
-func (m *Manager) update(ctx context.Context, srv *mcpkit.Server, who string, extra *mcp.RequestExtra, p *taskParams) (mcp.Result, error) {
+// The round runs what srv resolves for the caller of the tasks/update by
+// the task's name and version, if that is a task tool of m with the task's
+// identity (see [Manager.Attach]). Its run is reserved before the store
+// has the task working again, so that a tasks/cancel acknowledged after
+// that write finds the run here and stops it.
+func (m *Manager) update(ctx context.Context, srv resolver, who string, extra *mcp.RequestExtra, p *taskParams) (mcp.Result, error) {
 	ack := &ackResult{ResultType: resultTypeComplete}
 	var answers map[string]json.RawMessage
 	if json.Unmarshal(p.InputResponses, &answers) != nil || len(answers) == 0 {
 		return ack, nil
 	}
+	t, err := m.store.Get(ctx, p.TaskID)
+	if err != nil || t.Owner != who || t.Status != InputRequired {
+		if err != nil && !errors.Is(err, ErrNotFound) {
+			m.logger.Error("tasks: store", "op", "get", "task", p.TaskID, "err", err)
+		}
+		return ack, nil
+	}
+	// What the round reaches is resolved before the store's update, which
+	// may hold a lock: resolving asks the server's providers.
+	tool, h, bound := m.resolve(ctx, srv, t, extra)
 	r, open := m.reserve(ctx, p.TaskID)
-	var h *taskHandler
 	var next *mcpkit.Request // the request of the round to run, if one is
-	_, err := m.store.Update(ctx, p.TaskID, func(t *Task) error {
-		h, next = nil, nil
+	_, err = m.store.Update(ctx, p.TaskID, func(t *Task) error {
+		next = nil
 		if t.Owner != who {
 			return ErrNotFound
 		}
@@ -324,18 +334,11 @@ func (m *Manager) update(ctx context.Context, srv *mcpkit.Server, who string, ex
 			return nil
 		}
 		fail := func(e *jsonrpc.Error) { m.end(t, Failed, e.Message, nil, e) }
-		m.mu.Lock()
-		h = m.tools[toolKey{t.Tool, t.ToolVersion}]
-		m.mu.Unlock()
-		if h == nil {
-			fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("tool %q does not run tasks on this server", t.Tool)})
-			return nil
-		}
-		req, err := resumed(t, h, extra)
+		req, err := resumed(t, extra)
 		switch {
 		case err != nil:
 			fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the input responses cannot be read: " + err.Error()})
-		case srv != nil && !srv.Reaches(ctx, req, h.tool.ID()):
+		case bound == nil:
 			var e *jsonrpc.Error
 			errors.As(mcpkit.NewUnknownToolError(t.Tool), &e)
 			fail(e)
@@ -344,13 +347,15 @@ func (m *Manager) update(ctx context.Context, srv *mcpkit.Server, who string, ex
 		default:
 			t.Status, t.StatusMessage, t.InputRequests = Working, "", nil
 			t.LeaseUntil = t.UpdatedAt.Add(m.lease)
+			req.Tool = tool
 			next = req
 		}
 		return nil
 	})
 	switch {
 	case err == nil && next != nil:
-		go m.run(r, p.TaskID, h.work, next)
+		r.ctx = context.WithValue(r.ctx, roundKey{}, &round{h: bound})
+		go m.run(r, p.TaskID, h, next)
 		return ack, nil
 	case err == nil, errors.Is(err, ErrNotFound):
 	case errors.Is(err, ErrStoreFull):
@@ -364,15 +369,43 @@ func (m *Manager) update(ctx context.Context, srv *mcpkit.Server, who string, ex
 	return ack, nil
 }
 
-// resumed returns the request of the next round of t's work, which h
-// serves: the call again, with its arguments, protocol version and
-// declared capabilities, the answers, and the request state the work gave,
-// with the token and headers of the tasks/update that completed the
-// answers (extra). It has no session: the call's is gone.
-func resumed(t *Task, h *taskHandler, extra *mcp.RequestExtra) (*mcpkit.Request, error) {
+// resolve returns what the next round of t reaches on srv for the caller
+// of the tasks/update with extra: the tool, the Handler of its whole
+// chain, and the task handler of m at its end, bound to the task; that is
+// nil when the round reaches no tool, or one that is not the task's (of
+// another identity, or not a task tool of m).
+func (m *Manager) resolve(ctx context.Context, srv resolver, t *Task, extra *mcp.RequestExtra) (*mcpkit.Tool, mcpkit.Handler, *taskHandler) {
+	if srv == nil {
+		return nil, nil, nil
+	}
+	caller, err := resumed(t, extra)
+	if err != nil {
+		return nil, nil, nil
+	}
+	tool, h, ok := srv.Resolve(ctx, caller, t.Tool, mcp.Meta{mcpkit.MetaKeyVersion: t.ToolVersion})
+	if !ok || tool.ID() != t.Identity {
+		return nil, nil, nil
+	}
+	for o := range tool.Lineage() {
+		if th, ok := o.Handler.(*taskHandler); ok && th.m == m {
+			return tool, h, th
+		}
+	}
+	return nil, nil, nil
+}
+
+// resumed returns the request of the next round of t's work: the call
+// again, by the name and version it reached, with its arguments, protocol
+// version and declared capabilities, the answers, and the request state
+// the work gave, with the token and headers of the tasks/update that
+// completed the answers (extra). It has no session: the call's is gone.
+// Its Tool is set once the round is resolved.
+func resumed(t *Task, extra *mcp.RequestExtra) (*mcpkit.Request, error) {
 	var answers mcp.InputResponseMap
-	if err := json.Unmarshal(t.InputResponses, &answers); err != nil {
-		return nil, err
+	if len(t.InputResponses) > 0 {
+		if err := json.Unmarshal(t.InputResponses, &answers); err != nil {
+			return nil, err
+		}
 	}
 	var caps any = map[string]any{"extensions": map[string]any{ExtensionID: map[string]any{}}}
 	if len(t.ClientCapabilities) > 0 {
@@ -380,18 +413,19 @@ func resumed(t *Task, h *taskHandler, extra *mcp.RequestExtra) (*mcpkit.Request,
 	}
 	call := &mcp.CallToolRequest{
 		Params: &mcp.CallToolParamsRaw{
-			Name:           h.tool.Name,
+			Name:           t.Tool,
 			Arguments:      t.Arguments,
 			InputResponses: answers,
 			RequestState:   t.RequestState,
 			Meta: mcp.Meta{
 				mcp.MetaKeyProtocolVersion:    t.ProtocolVersion,
 				mcp.MetaKeyClientCapabilities: caps,
+				mcpkit.MetaKeyVersion:         t.ToolVersion,
 			},
 		},
 		Extra: detachExtra(extra),
 	}
-	return &mcpkit.Request{Tool: h.tool, Arguments: t.Arguments, Call: call}, nil
+	return &mcpkit.Request{Arguments: t.Arguments, Call: call}, nil
 }
 
 // end moves t to a terminal status. What only later rounds of the work

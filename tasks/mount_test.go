@@ -65,7 +65,7 @@ func TestTaskThroughMount(t *testing.T) {
 	disable := visibility.DisableNames("report")
 	rules.Add(disable)
 	got := confirm(id)
-	if jerr, _ := got["error"].(map[string]any); got["status"] != "failed" || jerr["message"] != `unknown tool "report"` {
+	if jerr, _ := got["error"].(map[string]any); got["status"] != "failed" || jerr["message"] != `unknown tool "team_report"` {
 		t.Errorf("resumed after the parent hid the tool: %v", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
 )
 
 // ExtensionID identifies the tasks extension (SEP-2663) in the extensions
@@ -45,11 +47,17 @@ type Task struct {
 	// an unknown task.
 	Owner string `json:"owner"`
 
-	// Tool and ToolVersion are the name and version of the tool whose
-	// call the task runs, as given to [Tool]: the rounds after input run
-	// that version's handler, never another version's.
-	Tool        string `json:"tool"`
-	ToolVersion string `json:"toolVersion,omitempty"`
+	// Tool and ToolVersion are the name the call reached the task's tool
+	// by, as the server serves it (a mounted, namespaced or aliased name,
+	// or a provider's), and the version it reached; Identity is that
+	// tool's identity ([mcpkit.Tool.ID]). Every round after input reaches
+	// the tool by that name pinned to that version, as the caller of the
+	// tasks/update that starts it, and runs only if it finds a task tool
+	// of this Manager with that identity: the task's own tool, never
+	// another's of the same name.
+	Tool        string        `json:"tool"`
+	ToolVersion string        `json:"toolVersion,omitempty"`
+	Identity    mcpkit.ToolID `json:"identity"`
 
 	Status        Status    `json:"status"`
 	StatusMessage string    `json:"statusMessage,omitempty"`
@@ -114,7 +122,7 @@ const taskOverhead = 512
 // size returns about how many bytes t takes in memory: its variable parts
 // and taskOverhead.
 func (t *Task) size() int64 {
-	n := len(t.ID) + len(t.Owner) + len(t.Tool) + len(t.ToolVersion) + len(t.StatusMessage) +
+	n := len(t.ID) + len(t.Owner) + len(t.Tool) + len(t.ToolVersion) + len(t.Identity.Name) + len(t.Identity.Version) + len(t.StatusMessage) +
 		len(t.Result) + len(t.Arguments) + len(t.ProtocolVersion) + len(t.ClientCapabilities) +
 		len(t.InputRequests) + len(t.InputResponses) + len(t.RequestState)
 	if t.Error != nil {

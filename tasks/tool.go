@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit"
@@ -69,9 +70,11 @@ type ToolOptions struct {
 // has run before a task exists: the server's and t's middleware
 // (visibility, authorization, rate limits, idempotency) and argument
 // validation. Output validation does not apply to the work inside a task.
-// Calls from clients that did not declare the extension are served as
-// opts.Policy says. t's other fields are copied unchanged; t is not
-// modified. Tool panics if t or its Handler is nil.
+// Each round after input (see [Manager.Attach]) runs that whole chain
+// again, judged as a first call is, and then the work. Calls from clients
+// that did not declare the extension are served as opts.Policy says. t's
+// other fields are copied unchanged; t is not modified. Tool panics if t
+// or its Handler is nil.
 func Tool(t *mcpkit.Tool, m *Manager, opts *ToolOptions) *mcpkit.Tool {
 	if t == nil || t.Handler == nil {
 		panic("tasks: Tool: nil tool or handler")
@@ -89,10 +92,6 @@ func Tool(t *mcpkit.Tool, m *Manager, opts *ToolOptions) *mcpkit.Tool {
 	h.work = mcpkit.Chain(mw...)(t.Handler)
 	t2 := *t
 	t2.Handler = h
-	h.tool = &t2
-	m.mu.Lock()
-	m.tools[toolKey{t.Name, t.Version}] = h
-	m.mu.Unlock()
 	return &t2
 }
 
@@ -101,11 +100,15 @@ type taskHandler struct {
 	policy Policy
 	sync   func(*mcpkit.Request) bool
 	work   mcpkit.Handler
-	tool   *mcpkit.Tool // the tool Tool returned, for the rounds after input
 }
 
-// ServeTool creates the task, or serves the call as the policy says.
+// ServeTool creates the task, or serves the call as the policy says, or,
+// at the end of the whole chain of a round after input that the manager
+// resumes with this handler, runs that round's work.
 func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	if r, ok := ctx.Value(roundKey{}).(*round); ok && r.h == h && r.started.CompareAndSwap(false, true) {
+		return h.work.ServeTool(ctx, req)
+	}
 	if !declared(req.ClientCapabilities()) {
 		if h.policy == Required {
 			return nil, missingCapability(fmt.Sprintf("tool %q", req.Tool.Name))
@@ -120,8 +123,9 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 	t := &Task{
 		ID:              newID(),
 		Owner:           principal(req.TokenInfo(), req.Header()),
-		Tool:            h.tool.Name,
-		ToolVersion:     h.tool.Version,
+		Tool:            req.Tool.Name,
+		ToolVersion:     req.Tool.Version,
+		Identity:        req.Tool.ID(),
 		Status:          Working,
 		CreatedAt:       now,
 		UpdatedAt:       now,
@@ -148,6 +152,16 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 	go m.run(run, t.ID, h.work, detach(req))
 	return &mcp.CallToolResult{Meta: mcp.Meta{metaKeyCreated: t.toWire(resultTypeTask)}}, nil
 }
+
+// A round is a round after input that the manager resumes: the chain of
+// the task's tool runs again, as for a first call, and the task handler it
+// was bound to, at its end, runs the work instead of creating a task.
+type round struct {
+	h       *taskHandler
+	started atomic.Bool
+}
+
+type roundKey struct{}
 
 // storeFullError is what a call that finds the task store full is told:
 // a retryable tool error with a retry hint in its result's _meta, as for
