@@ -24,9 +24,10 @@ import (
 // to the page, not to the catalog. List middleware that passes the request
 // on and rewrites or drops what comes back needs nothing more: when it
 // drops tools and the page comes back short, the server asks again for the
-// tools after the last one its Lister gave. A middleware that needs every
-// tool (to rank them, say) passes on a copy of the request with Limit 0,
-// and pays for the whole list.
+// tools after the last one its Lister looked at (with providers, which are
+// asked for one page per tools/list, the page is answered short, with a
+// cursor). A middleware that needs every tool (to rank them, say) passes
+// on a copy of the request with Limit 0, and pays for the whole list.
 type Lister interface {
 	ServeList(ctx context.Context, req *ListRequest) ([]*Tool, error)
 }
