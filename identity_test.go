@@ -92,6 +92,9 @@ type route struct {
 	meta     bool              // through call_tool
 	task     bool              // the route's calls declare the tasks extension
 	sameCall bool              // the route's call is, on the wire, the origin's call
+	// rules are visibility rules the route needs in effect, whatever a
+	// mechanism attaches: a server has one Visibility.
+	rules []*visibility.Rule
 }
 
 var identityRoutes = []route{
@@ -244,6 +247,104 @@ var identityRoutes = []route{
 			return add(t, srv, tasks.Tool(tg.tool(""), m, nil))
 		},
 	},
+	{
+		// A provider that serves each caller (by the verified user) a task
+		// tool delete_repo of its own, each made by tasks.Tool of the same
+		// tool: one identity, whichever copy a caller reaches.
+		name:   "tenant provider task",
+		call:   "delete_repo",
+		origin: "delete_repo",
+		task:   true,
+		install: func(t *testing.T, srv *mcpkit.Server, tg *target, m *tasks.Manager) mcpkit.ToolID {
+			p := perUser{}
+			for _, info := range identityTokens {
+				p[info.UserID] = tasks.Tool(tg.tool(""), m, nil)
+			}
+			srv.AddProvider(p)
+			return tg.tool("").ID()
+		},
+	},
+	{
+		// A mounted server's task tool, run as a task of the parent's
+		// manager: the task is created on the parent, through the mount.
+		name:   "mount task",
+		call:   "gh_delete_repo",
+		origin: "gh_delete_repo",
+		task:   true,
+		install: func(t *testing.T, srv *mcpkit.Server, tg *target, m *tasks.Manager) mcpkit.ToolID {
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "gh"}, nil)
+			id := add(t, child, tasks.Tool(tg.tool(""), m, nil))
+			if _, err := srv.Mount("gh", child); err != nil {
+				t.Fatal(err)
+			}
+			return id
+		},
+	},
+	{
+		// A registered tool served as delete_repo (derived from
+		// legacy_delete: another identity) that hideLegacy hides from
+		// everyone, and a provider's delete_repo: a hidden tool is as if
+		// never registered, so the provider's is the one every caller
+		// reaches.
+		name:   "hidden registered + provided",
+		call:   "delete_repo",
+		origin: "delete_repo", sameCall: true,
+		rules: []*visibility.Rule{hideLegacy},
+		install: func(t *testing.T, srv *mcpkit.Server, tg *target, _ *tasks.Manager) mcpkit.ToolID {
+			legacy := &mcpkit.Tool{Tool: mcp.Tool{Name: "legacy_delete", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+					t.Errorf("the hidden registered delete_repo ran")
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "legacy"}}}, nil
+				})}
+			hidden, err := transform.Tool(legacy, transform.Spec{Name: "delete_repo"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			add(t, srv, hidden)
+			tl := tg.tool("")
+			srv.AddProvider(oneTool{tl})
+			return tl.ID()
+		},
+	},
+}
+
+// hideLegacy hides the tools of legacy_delete's identity from every caller
+// of the matrix, per request: a rule on another identity than delete_repo's.
+var hideLegacy = visibility.Require(visibility.Key("legacy_delete", ""), visibility.Scopes("legacy"))
+
+// newRules returns visibility.New of the route's rules base and rules.
+func newRules(base []*visibility.Rule, rules ...*visibility.Rule) *visibility.Rules {
+	return visibility.New(append(slices.Clip(base), rules...)...)
+}
+
+// newAllowlist returns visibility.NewAllowlist of the route's rules base
+// and rules.
+func newAllowlist(base []*visibility.Rule, rules ...*visibility.Rule) *visibility.Rules {
+	return visibility.NewAllowlist(append(slices.Clip(base), rules...)...)
+}
+
+// perUser is a Provider that serves each verified user its own tool.
+type perUser map[string]*mcpkit.Tool
+
+func (p perUser) of(c mcpkit.Caller) *mcpkit.Tool {
+	if info := c.TokenInfo(); info != nil {
+		return p[info.UserID]
+	}
+	return nil
+}
+
+func (p perUser) ListTools(_ context.Context, c mcpkit.Caller, after string, _ int) ([]*mcpkit.Tool, error) {
+	if t := p.of(c); t != nil && t.Name > after {
+		return []*mcpkit.Tool{t}, nil
+	}
+	return nil, nil
+}
+
+func (p perUser) LookupTool(_ context.Context, c mcpkit.Caller, name string) (*mcpkit.Tool, error) {
+	if t := p.of(c); t != nil && t.Name == name {
+		return t, nil
+	}
+	return nil, nil
 }
 
 // oneTool is a Provider of one tool, to everyone.
@@ -308,6 +409,9 @@ func newFixture(t *testing.T, r route, install func(srv *mcpkit.Server, id mcpki
 	t.Cleanup(func() { m.Shutdown(context.Background()) })
 	f := &fixture{route: r, tg: &target{started: make(chan struct{}, 4), release: make(chan struct{})}}
 	f.id = r.install(t, srv, f.tg, m)
+	if len(r.rules) > 0 {
+		visibility.New(r.rules...).Attach(srv)
+	}
 	install(srv, f.id)
 	ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: identityTokens, Token: "admin"})
 	f.url = ts.URL
@@ -391,8 +495,10 @@ func (f *fixture) send(t *testing.T, token string, params, meta map[string]any, 
 // A mechanism is a decision keyed on a tool, configured for delete_repo's
 // identity alone, with the property every route must show.
 type mechanism struct {
-	name    string
-	install func(srv *mcpkit.Server, id mcpkit.ToolID, seen *atomic.Int64)
+	name string
+	// install configures the mechanism; a Visibility it attaches keeps
+	// the route's rules base in effect (see newRules).
+	install func(srv *mcpkit.Server, id mcpkit.ToolID, seen *atomic.Int64, base []*visibility.Rule)
 	check   func(t *testing.T, f *fixture, seen *atomic.Int64)
 }
 
@@ -422,8 +528,8 @@ func wantServed(t *testing.T, f *fixture, token string) {
 var identityMechanisms = []mechanism{
 	{
 		name: "visibility.Require(Named)",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
-			visibility.New(visibility.Require(mcpkit.Named(id.Name), visibility.Scopes("admin"))).Attach(srv)
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, base []*visibility.Rule) {
+			newRules(base, visibility.Require(mcpkit.Named(id.Name), visibility.Scopes("admin"))).Attach(srv)
 		},
 		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
 			wantHidden(t, f, "user")
@@ -432,8 +538,8 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "visibility.Require(Key)",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
-			visibility.New(visibility.Require(visibility.Key(id.Name, id.Version), visibility.Scopes("admin"))).Attach(srv)
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, base []*visibility.Rule) {
+			newRules(base, visibility.Require(visibility.Key(id.Name, id.Version), visibility.Scopes("admin"))).Attach(srv)
 		},
 		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
 			wantHidden(t, f, "user")
@@ -442,8 +548,8 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "visibility.Disable",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
-			visibility.New(visibility.Disable(visibility.Key(id.Name, id.Version))).Attach(srv)
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, base []*visibility.Rule) {
+			newRules(base, visibility.Disable(visibility.Key(id.Name, id.Version))).Attach(srv)
 		},
 		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
 			wantHidden(t, f, "admin")
@@ -451,10 +557,10 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "visibility.NewAllowlist",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, base []*visibility.Rule) {
 			// Everything but delete_repo: the meta-tools of discovery,
 			// and delete_repo's other version.
-			visibility.NewAllowlist(visibility.Enable(func(t *mcpkit.Tool) bool { return t.ID() != id })).Attach(srv)
+			newAllowlist(base, visibility.Enable(func(t *mcpkit.Tool) bool { return t.ID() != id })).Attach(srv)
 		},
 		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
 			wantHidden(t, f, "admin")
@@ -465,8 +571,8 @@ var identityMechanisms = []mechanism{
 	// lineage has the name (Server.RefreshTools).
 	{
 		name: "visibility.RequireNames",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
-			r := visibility.New()
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, base []*visibility.Rule) {
+			r := newRules(base)
 			r.Attach(srv)
 			r.Add(visibility.RequireNames(visibility.Scopes("admin"), id.Name))
 		},
@@ -477,8 +583,8 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "visibility.DisableNames",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
-			r := visibility.New()
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, base []*visibility.Rule) {
+			r := newRules(base)
 			r.Attach(srv)
 			r.Add(visibility.DisableNames(id.Name))
 		},
@@ -488,8 +594,8 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "visibility.DisableVersion",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
-			r := visibility.New()
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, base []*visibility.Rule) {
+			r := newRules(base)
 			r.Attach(srv)
 			r.Add(visibility.DisableVersion(id.Name, id.Version))
 		},
@@ -499,10 +605,10 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "visibility.EnableNames",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, base []*visibility.Rule) {
 			// An allowlist of everything but delete_repo, then
 			// delete_repo by name: every route reaches it again.
-			r := visibility.NewAllowlist(visibility.Enable(func(t *mcpkit.Tool) bool { return t.ID() != id }))
+			r := newAllowlist(base, visibility.Enable(func(t *mcpkit.Tool) bool { return t.ID() != id }))
 			r.Attach(srv)
 			r.Add(visibility.EnableNames(id.Name))
 		},
@@ -512,7 +618,7 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "mcpkit.ForTools(Named)",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, seen *atomic.Int64) {
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, seen *atomic.Int64, _ []*visibility.Rule) {
 			srv.Use(mcpkit.ForTools(mcpkit.Named(id.Name), counting(seen)))
 		},
 		check: func(t *testing.T, f *fixture, seen *atomic.Int64) {
@@ -524,7 +630,7 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "mcpkit.RequireScopes",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, _ []*visibility.Rule) {
 			srv.Use(mcpkit.ForTools(mcpkit.Named(id.Name), mcpkit.RequireScopes("admin")))
 		},
 		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
@@ -539,7 +645,7 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "middleware.RateLimit",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, _ []*visibility.Rule) {
 			srv.Use(middleware.RateLimit(middleware.NewTokenBucket(rate.Every(time.Hour), 1, nil), nil))
 		},
 		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
@@ -553,13 +659,17 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "middleware.Bulkhead",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, _ []*visibility.Rule) {
 			srv.Use(middleware.Bulkhead(map[string]int{id.Name: 1}, nil))
 		},
 		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
 			done := make(chan outcome, 1)
 			go func() { done <- f.callOrigin(t, "admin", map[string]any{"block": true}, nil) }()
-			<-f.tg.started
+			select {
+			case <-f.tg.started:
+			case first := <-done: // a route that does not reach delete_repo fails here, not hangs
+				t.Fatalf("the first call did not reach delete_repo: %v", first)
+			}
 			o := f.callRoute(t, "admin", repo, nil)
 			close(f.tg.release)
 			if first := <-done; !first.ran() {
@@ -572,7 +682,7 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "middleware.Idempotent",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, _ []*visibility.Rule) {
 			srv.Use(middleware.Idempotent(middleware.NewMemoryIdempotencyStore(nil), nil))
 		},
 		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
@@ -591,7 +701,7 @@ var identityMechanisms = []mechanism{
 	},
 	{
 		name: "middleware.CacheResults",
-		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64) {
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, _ []*visibility.Rule) {
 			srv.Use(middleware.CacheResults(middleware.NewMemoryCache(1<<20), nil))
 		},
 		check: func(t *testing.T, f *fixture, _ *atomic.Int64) {
@@ -634,7 +744,7 @@ func TestIdentityMatrix(t *testing.T) {
 			for _, m := range identityMechanisms {
 				t.Run(m.name, func(t *testing.T) {
 					var seen atomic.Int64
-					f := newFixture(t, r, func(srv *mcpkit.Server, id mcpkit.ToolID) { m.install(srv, id, &seen) })
+					f := newFixture(t, r, func(srv *mcpkit.Server, id mcpkit.ToolID) { m.install(srv, id, &seen, r.rules) })
 					m.check(t, f, &seen)
 				})
 			}
