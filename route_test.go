@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
-	"os/exec"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -27,9 +24,11 @@ import (
 	"github.com/mcpkit/mcpkit/visibility"
 )
 
-// The tests of this file reproduce defects of the engine (how a call
-// reaches a tool, and what follows a change), each through real clients as
-// a user meets it. They fail until the engine is fixed.
+// The tests of this file check the one route (which tool a call reaches,
+// whether its caller may see it) and the one commit (what follows a
+// change) where features meet, each through real clients as a user meets
+// them. Each reproduced a defect found in a gap between two copies of one
+// decision, before the engine had one of each.
 
 // sessionAs serves srv statelessly over HTTP behind identityTokens and
 // returns the session of a client that sends token.
@@ -60,10 +59,11 @@ func callText(t *testing.T, cs *mcp.ClientSession, name, pin string, args map[st
 var geoCall = map[string]any{"name": transform.CallToolName, "arguments": map[string]any{
 	"name": "geo", "arguments": map[string]any{"region": "us"}}}
 
-// TestDefect3_CallToolParamHeader: a client calls geo through call_tool with
-// Mcp-Param-Region: eu and region "us": geo runs, and its middleware reads
-// "eu" from req.ParamHeader, which promises agreement with the arguments.
-func TestDefect3_CallToolParamHeader(t *testing.T) {
+// TestCallToolChecksParamHeaders: a client calls geo through call_tool with
+// Mcp-Param-Region: eu and region "us": the call is refused as a header
+// mismatch, as a direct call is, since req.ParamHeader promises agreement
+// with the arguments; without the header, or with one that agrees, it runs.
+func TestCallToolChecksParamHeaders(t *testing.T) {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "geo"}, nil)
 	var (
 		runs atomic.Int64
@@ -131,10 +131,11 @@ func TestDefect3_CallToolParamHeader(t *testing.T) {
 	}
 }
 
-// TestDefect4_HiddenRegisteredShadowsProvided: a user is listed report (a
-// provider's, or a mounted server's) but calling it answers "unknown tool",
-// because a registered report hidden from the user is looked up first.
-func TestDefect4_HiddenRegisteredShadowsProvided(t *testing.T) {
+// TestHiddenRegisteredLeavesNameToSources: a registered report hidden from
+// a user is, for that user, a name never registered: the user is listed
+// the report of a provider (or a mounted server), and calling it reaches
+// that one, directly and through discovery's meta-tools.
+func TestHiddenRegisteredLeavesNameToSources(t *testing.T) {
 	for _, tc := range []struct {
 		route   string
 		name    string // the name the user lists and calls
@@ -203,10 +204,10 @@ func TestDefect4_HiddenRegisteredShadowsProvided(t *testing.T) {
 	})
 }
 
-// TestDefect5_VersionRuleThroughMount: the parent disables version 2 of a
-// mounted report; a client's call of docs_report answers "unknown tool",
-// and docs_report leaves the list, though version 1 is still served.
-func TestDefect5_VersionRuleThroughMount(t *testing.T) {
+// TestVersionRuleThroughMount: the parent disables version 2 of a
+// mounted report; a client's call of docs_report reaches version 1, and
+// docs_report is listed at version 1.
+func TestVersionRuleThroughMount(t *testing.T) {
 	child := mcpkit.NewServer(&mcp.Implementation{Name: "docs"}, nil)
 	for _, v := range []string{"1", "2"} {
 		tl := tool("report", reply("report v"+v))
@@ -382,10 +383,10 @@ func newListChangeServer(t *testing.T, extra ...*visibility.Rule) (*mcpkit.Serve
 	return srv, rules
 }
 
-// TestDefect6_ListChangedThroughMount: a tool only admins see is added to a
-// mounted server, and a user's client is told its tool list changed,
-// though nothing in it did.
-func TestDefect6_ListChangedThroughMount(t *testing.T) {
+// TestListChangedThroughMountOnlyToThoseConcerned: a tool only admins see
+// is added to a mounted server: an admin's client is told its tool list
+// changed, a user's, whose list did not, is not.
+func TestListChangedThroughMountOnlyToThoseConcerned(t *testing.T) {
 	srv, _ := newListChangeServer(t)
 	child := mcpkit.NewServer(&mcp.Implementation{Name: "docs"}, nil)
 	add(t, child, okTool("b"))
@@ -399,34 +400,73 @@ func TestDefect6_ListChangedThroughMount(t *testing.T) {
 		"a,c,docs_b", "a,c,docs_b,docs_internal,secret")
 }
 
-// TestDefect6_ListChangedWithProvider: while a provider serves tools, a
-// change of visibility that concerns only a tool hidden from a user tells
-// the user's client that its tool list changed, though nothing in it did.
-func TestDefect6_ListChangedWithProvider(t *testing.T) {
+// TestListChangedWithSourcesOnlyToThoseConcerned: while a provider or a
+// mounted server
+// serves tools, a change of visibility that concerns only a tool hidden
+// from a user tells the admin's client that its tool list changed, not the
+// user's, whose list did not. A rule by name asks the provider about that
+// name; a
+// Refresh, which may concern any tool, is judged exactly through a mount,
+// whose catalog the server holds.
+func TestListChangedWithSourcesOnlyToThoseConcerned(t *testing.T) {
 	for _, tc := range []struct {
 		name string
+		// source serves p to everyone beside the registered tools.
+		source func(t *testing.T, srv *mcpkit.Server) string
 		// change hides secret from admin, as a running server is told.
 		change func(srv *mcpkit.Server, rules *visibility.Rules, off *atomic.Bool)
 	}{
-		{"Refresh", func(srv *mcpkit.Server, _ *visibility.Rules, off *atomic.Bool) {
+		{"provider, rule by name", provideP, func(_ *mcpkit.Server, rules *visibility.Rules, _ *atomic.Bool) {
+			rules.Add(visibility.DisableNames("secret"))
+		}},
+		{"mount, rule by name", mountP, func(_ *mcpkit.Server, rules *visibility.Rules, _ *atomic.Bool) {
+			rules.Add(visibility.DisableNames("secret"))
+		}},
+		{"mount, Refresh", mountP, func(srv *mcpkit.Server, _ *visibility.Rules, off *atomic.Bool) {
 			off.Store(true)
 			srv.Refresh()
-		}},
-		{"rule by name", func(_ *mcpkit.Server, rules *visibility.Rules, _ *atomic.Bool) {
-			rules.Add(visibility.DisableNames("secret"))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var off atomic.Bool
 			srv, rules := newListChangeServer(t, visibility.Require(mcpkit.Named("secret"), func(context.Context, mcpkit.Caller) bool { return !off.Load() }))
-			srv.AddProvider(oneTool{okTool("p")})
+			p := tc.source(t, srv)
 			ts := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: identityTokens, Token: "admin"})
 			listChangeSteps(t, srv, ts.URL,
 				func() { tc.change(srv, rules, &off) },
 				func() { add(t, srv, okTool("c")) },
-				"a,c,p", "a,c,p")
+				"a,c,"+p, "a,c,"+p)
 		})
 	}
+}
+
+// provideP has a provider serve p to everyone, and returns its name.
+func provideP(_ *testing.T, srv *mcpkit.Server) string {
+	srv.AddProvider(oneTool{okTool("p")})
+	return "p"
+}
+
+// mountP mounts a server that serves p, and returns p's mounted name.
+func mountP(t *testing.T, srv *mcpkit.Server) string {
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "m"}, nil)
+	add(t, child, okTool("p"))
+	if _, err := srv.Mount("m", child); err != nil {
+		t.Fatal(err)
+	}
+	return "m_p"
+}
+
+// A Refresh, which may concern any tool, while a provider serves tools,
+// tells every listener: a provider's catalog is never listed whole, so
+// whose list changed cannot be told (docs/catalogs.md says so).
+func TestRefreshWithProviderTellsEveryone(t *testing.T) {
+	srv, _ := newListChangeServer(t)
+	srv.AddProvider(oneTool{okTool("p")})
+	ts := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: identityTokens, Token: "admin"})
+	user := listenAs(t, srv, ts.URL, "user-listener", "user")
+	user.taken()
+	srv.Refresh()
+	user.await(t, "a Refresh with a provider")
 }
 
 // failingProvider fails, or panics, in the methods it is told to.
@@ -503,10 +543,11 @@ func newFailingProviderServer(t *testing.T, bad *failingProvider, log *lockedBuf
 	return srv
 }
 
-// TestDefect7_FailingProvider: one provider's database is down (a
-// server's own provider, or a mounted server's), and every client's
-// tools/list fails with the provider's error, its DSN in it.
-func TestDefect7_FailingProvider(t *testing.T) {
+// TestFailingProviderLeftOut: one provider's database is down (a
+// server's own provider, or a mounted server's): every client's tools/list
+// answers the other tools, the provider's error (its DSN in it) reaches no
+// client, and the failure is logged.
+func TestFailingProviderLeftOut(t *testing.T) {
 	t.Run("provider", func(t *testing.T) {
 		bad := &failingProvider{err: errProviderDSN}
 		var log lockedBuffer
@@ -529,55 +570,10 @@ func TestDefect7_FailingProvider(t *testing.T) {
 	})
 }
 
-// defectChild names, in a child process's environment, the test the child
-// runs the body of (see inChild).
-const defectChild = "MCPKIT_DEFECT_CHILD"
-
-// inChild runs body, a test that may crash its process, in a child process
-// of the test binary, and fails when the child does, quoting its crash: a
-// crash would otherwise end every test of the package.
-func inChild(t *testing.T, body func(t *testing.T)) {
-	t.Helper()
-	if os.Getenv(defectChild) == t.Name() {
-		body(t)
-		return
-	}
-	var pattern []string
-	for _, part := range strings.Split(t.Name(), "/") {
-		pattern = append(pattern, "^"+regexp.QuoteMeta(part)+"$")
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run="+strings.Join(pattern, "/"), "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), defectChild+"="+t.Name())
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Errorf("the test failed in its own process (%v):\n%s", err, crashExcerpt(out))
-	} else if !strings.Contains(string(out), "--- PASS: "+t.Name()) {
-		t.Errorf("the child process did not run the test:\n%s", crashExcerpt(out))
-	}
-}
-
-// crashExcerpt returns the start of a crash in out (the panic and the
-// first frames), or else the failures out reports.
-func crashExcerpt(out []byte) string {
-	s := string(out)
-	if i := strings.Index(s, "panic: "); i >= 0 {
-		lines := strings.SplitN(s[i:], "\n", 12)
-		return strings.Join(lines[:min(len(lines), 11)], "\n")
-	}
-	var kept []string
-	for _, line := range strings.Split(s, "\n") {
-		if strings.Contains(line, "FAIL") || strings.Contains(line, ".go:") {
-			kept = append(kept, line)
-		}
-	}
-	return strings.Join(kept, "\n")
-}
-
-// TestDefect7_PanickingProvider: a provider panics while listing or
-// looking a tool up, and the whole server process dies.
-func TestDefect7_PanickingProvider(t *testing.T) {
+// TestPanickingProviderRecovered: a provider panics while listing or
+// looking a tool up: the server survives, as it does a handler's panic,
+// and answers the other tools.
+func TestPanickingProviderRecovered(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		bad  func() *failingProvider
@@ -586,12 +582,10 @@ func TestDefect7_PanickingProvider(t *testing.T) {
 		{"LookupTool", func() *failingProvider { return &failingProvider{err: errProviderDSN, panicLookup: true} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			inChild(t, func(t *testing.T) {
-				bad := tc.bad()
-				var log lockedBuffer
-				srv := newFailingProviderServer(t, bad, &log)
-				checkProviderLeftOut(t, sessionAs(t, srv, "user"), bad, "alpha", "beta")
-			})
+			bad := tc.bad()
+			var log lockedBuffer
+			srv := newFailingProviderServer(t, bad, &log)
+			checkProviderLeftOut(t, sessionAs(t, srv, "user"), bad, "alpha", "beta")
 		})
 	}
 }
@@ -636,10 +630,10 @@ func (p *catalogProvider) LookupTool(_ context.Context, _ mcpkit.Caller, name st
 	return nil, nil
 }
 
-// TestDefect8_DiscoveryReadsWholeCatalog: with discovery on, one tools/list
-// of a client reads a provider's whole catalog of 6,000 tools, page after
-// page, to fill a page that none of them may be listed in.
-func TestDefect8_DiscoveryReadsWholeCatalog(t *testing.T) {
+// TestListAsksProvidersOnePage: with discovery on, none of a provider's
+// 6,000 tools is listed; one tools/list of a client asks the provider for
+// one page, about the page's size, not for its whole catalog.
+func TestListAsksProvidersOnePage(t *testing.T) {
 	const pageSize = 50
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "catalog"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{PageSize: pageSize}})
 	p := newCatalogProvider(6000)

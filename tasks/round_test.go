@@ -21,10 +21,11 @@ import (
 	"github.com/mcpkit/mcpkit/tasks"
 )
 
-// The tests of this file reproduce defects of how a task is bound to its
-// tool: each round after input must run the very tool the task was created
-// on (route included), through that tool's whole chain, the server's
-// middleware too, as a first call would. They fail until the engine is fixed.
+// The tests of this file check how a task is bound to its tool: each round
+// after input runs the very tool the task was created on (route included),
+// through that tool's whole chain, the server's middleware too, as a first
+// call would. Each reproduced a defect of the manager's table of task
+// tools by name.
 
 // bindingTokens are the callers of these tests: two tenants, and one
 // principal (ada) with a token that has the admin scope and one that has not.
@@ -159,10 +160,10 @@ func taskOutcome(got map[string]any) string {
 	return fmt.Sprintf("%v, isError=%v, text %q", got["status"], result["isError"] == true, strings.Join(texts, " | "))
 }
 
-// TestDefect1_MountedTaskResumesOtherMount: Bob starts a deploy on staging,
-// confirms it, and production's deploy runs, since two mounted task tools
-// of one name under one manager share a handler slot.
-func TestDefect1_MountedTaskResumesOtherMount(t *testing.T) {
+// TestRoundResumesItsOwnMount: Bob starts a deploy on staging and
+// confirms it: staging's deploy runs, not production's, though both are
+// mounted task tools of one name under one manager.
+func TestRoundResumesItsOwnMount(t *testing.T) {
 	srv, m := bindingServer(t)
 	for _, env := range []string{"staging", "production"} {
 		child := mcpkit.NewServer(&mcp.Implementation{Name: env}, nil)
@@ -222,9 +223,9 @@ func (p *tenantExports) LookupTool(_ context.Context, c mcpkit.Caller, name stri
 	return nil, nil
 }
 
-// TestDefect1_ProvidedTaskResumesOtherTenant: a tenant's export task, once
-// confirmed, runs the other tenant's export handler with its own arguments.
-func TestDefect1_ProvidedTaskResumesOtherTenant(t *testing.T) {
+// TestRoundResumesItsOwnTenant: a tenant's export task, once confirmed,
+// runs that tenant's export, never the other tenant's of the same name.
+func TestRoundResumesItsOwnTenant(t *testing.T) {
 	srv, m := bindingServer(t)
 	srv.AddProvider(newTenantExports(m, "acme", "globex"))
 	url := serveBinding(t, srv)
@@ -241,10 +242,11 @@ func TestDefect1_ProvidedTaskResumesOtherTenant(t *testing.T) {
 	}
 }
 
-// TestDefect2_TaskRoundSkipsServerMiddleware: Ada starts a delete with her
-// admin token and confirms it with a token of hers without the admin scope
-// that the server requires for delete: the delete runs.
-func TestDefect2_TaskRoundSkipsServerMiddleware(t *testing.T) {
+// TestRoundRunsServerMiddleware: Ada starts a delete with her admin token
+// and confirms it with a token of hers without the admin scope that the
+// server requires for delete: the round is refused as a first call would
+// be, and the delete does not run.
+func TestRoundRunsServerMiddleware(t *testing.T) {
 	srv, m := bindingServer(t)
 	srv.Use(mcpkit.ForTools(mcpkit.Named("delete"), mcpkit.RequireScopes("admin")))
 	var deleted atomic.Int64
@@ -280,10 +282,9 @@ func TestDefect2_TaskRoundSkipsServerMiddleware(t *testing.T) {
 	}
 }
 
-// TestDefect5_TaskTwoMountsDown: a task of a tool mounted two levels down
-// asks for input, is confirmed, and fails as an unknown tool instead of
-// resuming.
-func TestDefect5_TaskTwoMountsDown(t *testing.T) {
+// TestRoundTwoMountsDown: a task of a tool mounted two levels down asks
+// for input, is confirmed, and resumes through both mounts.
+func TestRoundTwoMountsDown(t *testing.T) {
 	parent, m := bindingServer(t)
 	grandchild := mcpkit.NewServer(&mcp.Implementation{Name: "grandchild"}, nil)
 	if err := grandchild.Add(confirming(m, "build", "built", nil)); err != nil {
@@ -304,10 +305,10 @@ func TestDefect5_TaskTwoMountsDown(t *testing.T) {
 	}
 }
 
-// TestDefect9_TaskRoundParamHeader: a task of geo created with region "us"
-// is answered by a tasks/update with Mcp-Param-Region: eu, and the round
-// after input reads "eu" from req.ParamHeader (a seam beside defect 2).
-func TestDefect9_TaskRoundParamHeader(t *testing.T) {
+// TestRoundChecksParamHeaders: a task of geo created with region "us" is
+// answered by a tasks/update with Mcp-Param-Region: eu: the round is
+// refused as a header mismatch, never reading "eu" from req.ParamHeader.
+func TestRoundChecksParamHeaders(t *testing.T) {
 	srv, m := bindingServer(t)
 	var (
 		mu   sync.Mutex
