@@ -221,9 +221,12 @@ func (s *Server) refusedEarly(r *http.Request) *InsufficientScopeError {
 		return nil
 	}
 	st := s.state.Load()
+	if st.requiring == 0 {
+		return nil // the common case
+	}
 	n, ok := st.byName.Get(r.Header.Get("Mcp-Name"))
 	if !ok || !slices.ContainsFunc(n.versions, func(e *entry) bool { return len(e.chain.require) > 0 }) {
-		return nil // the common case: a map lookup
+		return nil
 	}
 	ctx := r.Context()
 	info := auth.TokenInfoFromContext(ctx)

@@ -308,7 +308,7 @@ func (s *Server) update(names []string) *state {
 		// over it costs less than a copied chunk per name.
 		return s.rebuild(old, names)
 	}
-	st := &state{byName: old.byName, listed: old.listed, byID: old.byID, sources: old.sources, provided: old.provided}
+	st := &state{byName: old.byName, listed: old.listed, byID: old.byID, sources: old.sources, provided: old.provided, requiring: old.requiring}
 	gone := make(map[*entry]bool)
 	fresh := make(map[string][]*entry)
 	ids := make(map[string]bool)
@@ -317,6 +317,9 @@ func (s *Server) update(names []string) *state {
 			for _, e := range o.versions {
 				gone[e] = true
 				ids[idKey(e.derived.ID())] = true
+				if len(e.chain.require) > 0 {
+					st.requiring--
+				}
 			}
 		}
 		n := s.nameState(old, name, s.groups[name])
@@ -335,6 +338,9 @@ func (s *Server) update(names []string) *state {
 			k := idKey(e.derived.ID())
 			fresh[k] = append(fresh[k], e)
 			ids[k] = true
+			if len(e.chain.require) > 0 {
+				st.requiring++
+			}
 		}
 	}
 	for k := range ids {
@@ -384,6 +390,7 @@ func indexed(all []*toolName) *state {
 	var listedNames []string
 	var listed []*toolName
 	byID := make(map[string][]*entry)
+	requiring := 0
 	for i, n := range all {
 		names[i] = n.name
 		if n.listable() {
@@ -393,6 +400,9 @@ func indexed(all []*toolName) *state {
 		for _, e := range n.versions {
 			k := idKey(e.derived.ID())
 			byID[k] = append(byID[k], e)
+			if len(e.chain.require) > 0 {
+				requiring++
+			}
 		}
 	}
 	ids := slices.Sorted(maps.Keys(byID))
@@ -400,7 +410,7 @@ func indexed(all []*toolName) *state {
 	for i, k := range ids {
 		entries[i] = byID[k]
 	}
-	return &state{byName: nameindex.Build(names, all), listed: nameindex.Build(listedNames, listed), byID: nameindex.Build(ids, entries)}
+	return &state{byName: nameindex.Build(names, all), listed: nameindex.Build(listedNames, listed), byID: nameindex.Build(ids, entries), requiring: requiring}
 }
 
 // nameState returns the state of name, served as the tools ds (nil when

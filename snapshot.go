@@ -21,6 +21,11 @@ type state struct {
 	byID   *nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID)
 	lister Lister                      // list middleware around the server's own page; nil when there is none
 
+	// requiring counts the registered versions whose chains hold a
+	// RequireToken layer: without any, no call is refused by its headers
+	// (see refusedEarly), and a call costs no lookup for it.
+	requiring int
+
 	// What a provided tool is served with (see Provider): the sources (the
 	// providers and the mounted servers, each with its state as of this
 	// state, in the order they were added), the
