@@ -122,7 +122,10 @@ func (s *Server) serveRouted(ctx context.Context, sdkReq *mcp.CallToolRequest) (
 	// session holds the call's whole message).
 	rc.sdk, rc.req = nil, nil
 	ctx = s.withVerdict(ctx, req)
-	if err := rc.e.checkHeaders(ctx, req, true); err != nil {
+	defer verdictOf(ctx).serving()()
+	// A client builds the headers of a call from the definition it is
+	// listed: a call pinned to another version need not carry them.
+	if err := rc.e.checkHeaders(ctx, req, !pinOf(req.Call).set); err != nil {
 		return nil, err
 	}
 	return s.serve(ctx, rc.e, req)
@@ -131,8 +134,9 @@ func (s *Server) serveRouted(ctx context.Context, sdkReq *mcp.CallToolRequest) (
 // checkHeaders checks the Mcp-Param headers (SEP-2243) of req, a
 // 2026-07-28 call over HTTP that reaches e, against its arguments: every
 // header sent for an argument e's schema mirrors must agree with it and,
-// when required (a call of e by its own name), every such argument must
-// have its header. mcpkit checks them, not the SDK (whose table has no
+// when required (an unpinned call of e by its own name, whose client built
+// its headers from e's definition), every such argument must have its
+// header. mcpkit checks them, not the SDK (whose table has no
 // schema of mcpkit's tools), once the route chose the version a call
 // reaches, and only then: a call of a tool hidden from the caller gets the
 // unknown-tool answer, whatever its headers, and a pinned version is

@@ -108,9 +108,13 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 // response is held until the SDK begins it, then replaced when there is
 // one (see holding).
 
-// A verdict is what the calls of one HTTP request decided of its response.
+// A verdict is what the calls of one HTTP request decided of its response,
+// while they are served: a refusal recorded outside a call the request
+// carries (by work a call started that runs on, by a task's round that a
+// tasks/update started) is not the request's.
 type verdict struct {
 	mu        sync.Mutex
+	calls     int                     // the request's calls being served (see serveRouted)
 	challenge *InsufficientScopeError // the first refusal
 	fault     bool                    // a header fault
 	done      bool                    // the response began: nothing changes it any more
@@ -125,14 +129,31 @@ func verdictOf(ctx context.Context) *verdict {
 	return v
 }
 
-// refuse records err as the refusal of the request, if it is the first.
+// serving marks a call of the request as being served, until the
+// function it returns is called.
+func (v *verdict) serving() func() {
+	if v == nil {
+		return func() {}
+	}
+	v.mu.Lock()
+	v.calls++
+	v.mu.Unlock()
+	return func() {
+		v.mu.Lock()
+		v.calls--
+		v.mu.Unlock()
+	}
+}
+
+// refuse records err as the refusal of the request, if it is the first
+// while a call of the request is served.
 func (v *verdict) refuse(err *InsufficientScopeError) {
 	if v == nil {
 		return
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.challenge == nil && !v.done {
+	if v.challenge == nil && !v.done && v.calls > 0 {
 		v.challenge = err
 	}
 }
@@ -144,7 +165,7 @@ func (v *verdict) headerFault() {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.done {
+	if !v.done && v.calls > 0 {
 		v.fault = true
 	}
 }

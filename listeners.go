@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"context"
 	"hash/maphash"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -182,13 +183,14 @@ func (s *Server) foreignDigest(ctx context.Context, ss *mcp.ServerSession) (uint
 // digest of its whole list is made anew and compared with the one it
 // kept (old's Visibility may already answer as st's does: a rule changed
 // in place): the work is in proportion to the listeners and the registry.
-// A Provider is never asked for a list in a review, and asked about names
-// only when the Visibility's answers changed (c.reask): otherwise a name a
+// A Provider is never asked while the server's lock is held: a name a
 // Provider may decide for a caller counts as changed when the registry's
-// answer about it changed for that caller, and a change of the Provider's
-// own is told as ProviderChanged says. A change that may concern any name
-// tells every listener when a Provider serves tools. Mounted servers are
-// asked like the registry, from the child's states of old and st.
+// answer about it changed for that caller; when the Visibility's answers
+// about it may have changed (c.reask), the Providers are asked afterwards,
+// on their own (see askProviders); and a change of the Provider's own is
+// told as ProviderChanged says. A change that may concern any name tells
+// every listener when a Provider serves tools. Mounted servers are asked
+// like the registry, from the child's states of old and st.
 func (s *Server) review(old, st *state, c change, names []string) bool {
 	if len(s.listeners) == 0 {
 		return false
@@ -214,7 +216,9 @@ func (s *Server) review(old, st *state, c change, names []string) bool {
 			}
 		}
 		return s.tellAll()
-	case c.whole:
+	case c.whole || old.uniform() != st.uniform():
+		// Listeners keep a digest only while callers are not all listed
+		// the same: one that begins to be kept is made whole.
 		if told, ok := s.reviewAll(old, st); ok {
 			return told
 		}
@@ -232,17 +236,73 @@ func (s *Server) review(old, st *state, c change, names []string) bool {
 		return false
 	}
 	told := false
-	for _, l := range s.listeners {
+	var ask []asked
+	for ss, l := range s.listeners {
 		for _, name := range names {
-			before, bOpaque := s.view(l.ctx, old, l.caller, name, !c.reask)
-			after, aOpaque := s.view(l.ctx, st, l.caller, name, !c.reask)
-			if before != after || bOpaque != aOpaque {
+			before, bOpaque := s.view(l.ctx, old, l.caller, name, true)
+			after, aOpaque := s.view(l.ctx, st, l.caller, name, true)
+			switch {
+			case bOpaque && aOpaque:
+				// A Provider may decide the name for the caller in both
+				// states: its answer changes only when the Visibility's
+				// may have.
+				if c.reask {
+					ask = append(ask, asked{ss, l, name})
+				}
+			case before != after || bOpaque != aOpaque:
 				l.digest ^= before ^ after
 				l.pending, told = true, true
 			}
 		}
 	}
+	if len(ask) > 0 {
+		go s.askProviders(old, st, ask)
+	}
 	return told
+}
+
+// asked is a name a listener's review must ask a Provider about.
+type asked struct {
+	ss   *mcp.ServerSession
+	l    *listener
+	name string
+}
+
+// providerReviewTimeout bounds what a review waits for a Provider's
+// answers about the names a change concerns; past it, the listeners
+// waiting for them are told, as when nothing can be judged.
+const providerReviewTimeout = 30 * time.Second
+
+// askProviders finishes the review of a change from old to st for the
+// names in ask, which a Provider may decide for their listeners' callers:
+// it asks the Providers, outside the server's lock and on a context of its
+// own, so that a Provider that is slow or down never holds up a change,
+// and tells the listeners whose view changed (or could not be judged).
+func (s *Server) askProviders(old, st *state, ask []asked) {
+	var tell []asked
+	for _, a := range ask {
+		ctx, cancel := context.WithTimeout(a.l.ctx, providerReviewTimeout)
+		before, _ := s.view(ctx, old, a.l.caller, a.name, false)
+		after, _ := s.view(ctx, st, a.l.caller, a.name, false)
+		if before != after || ctx.Err() != nil {
+			tell = append(tell, a)
+		}
+		cancel()
+	}
+	if len(tell) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	told := false
+	for _, a := range tell {
+		if s.listeners[a.ss] == a.l {
+			a.l.pending, told = true, true
+		}
+	}
+	if told {
+		s.poke()
+	}
 }
 
 // reviewAll marks the listeners whose digest of st differs from the one

@@ -147,10 +147,14 @@ func TestParamHeaders(t *testing.T) {
 		refused(map[string]any{"fast": true}, map[string]string{"Fast": "TRUE"}, `Mcp-Param-Fast does not match`)
 
 		// A call pinned to version 1 is checked against version 1's
-		// headers, and a version without headers is not checked at all.
-		pinned := postParamCall(t, ts.URL, "admin", "geo", map[string]any{"region": "eu"}, map[string]any{mcpkit.MetaKeyVersion: "1"}, nil)
-		if pinned.status != http.StatusBadRequest || !strings.Contains(pinned.msg, "-32020") {
-			t.Errorf("json=%v pinned to 1 without its header: HTTP %d %s", jsonResponse, pinned.status, pinned.msg)
+		// headers: one that is sent must agree, none is required (the
+		// client built its headers from the definition it is listed).
+		pin1 := map[string]any{mcpkit.MetaKeyVersion: "1"}
+		if got := postParamCall(t, ts.URL, "admin", "geo", map[string]any{"region": "eu"}, pin1, map[string]string{"Region": "us"}); got.status != http.StatusBadRequest || !strings.Contains(got.msg, "-32020") {
+			t.Errorf("json=%v pinned to 1 with a header that disagrees: HTTP %d %s", jsonResponse, got.status, got.msg)
+		}
+		if got := postParamCall(t, ts.URL, "admin", "geo", map[string]any{"region": "eu"}, pin1, nil); got.status != http.StatusOK || !strings.Contains(got.msg, `"text":"geo@1 "`) {
+			t.Errorf("json=%v pinned to 1 without its header: HTTP %d %s", jsonResponse, got.status, got.msg)
 		}
 	}
 }
@@ -168,7 +172,7 @@ func TestParamHeadersPerVersion(t *testing.T) {
 	if got := postParamCall(t, ts.URL, "", "geo", map[string]any{"region": "eu"}, nil, nil); got.status != http.StatusOK || !strings.Contains(got.msg, "geo@2") {
 		t.Errorf("version 2 without headers: HTTP %d %s", got.status, got.msg)
 	}
-	if got := postParamCall(t, ts.URL, "", "geo", map[string]any{"region": "eu"}, map[string]any{mcpkit.MetaKeyVersion: "1"}, nil); got.status != http.StatusBadRequest {
-		t.Errorf("version 1 without its header: HTTP %d %s", got.status, got.msg)
+	if got := postParamCall(t, ts.URL, "", "geo", map[string]any{"region": "eu"}, map[string]any{mcpkit.MetaKeyVersion: "1"}, map[string]string{"Region": "us"}); got.status != http.StatusBadRequest {
+		t.Errorf("version 1 with a header that disagrees: HTTP %d %s", got.status, got.msg)
 	}
 }

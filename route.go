@@ -234,9 +234,10 @@ func (pg listPage) tools() []*Tool {
 // registered tools with those of each source by the route's rules. Each
 // source is asked for one page; where one stopped before the others, the
 // page stops there too (last), so that a name is neither skipped nor
-// listed twice. A source that fails is left out (see safeList). With
-// groups set, each registered name comes with the versions c sees (a
-// source's always do), for a server s is mounted into.
+// listed twice. A source that fails is left out (see providerSource.list).
+// With groups set (for a server s is mounted into), each name comes with
+// the versions c sees, and the names c sees but is not listed are on the
+// page too, without a definition.
 func (s *Server) page(ctx context.Context, st *state, c Caller, after string, limit int, groups bool) listPage {
 	pg := st.registeredPage(ctx, c, after, limit, groups)
 	if len(st.sources) == 0 {
@@ -274,7 +275,7 @@ func (s *Server) page(ctx context.Context, st *state, c Caller, after string, li
 		if more && r.name > frontier {
 			break
 		}
-		if r.def == nil {
+		if r.def == nil && !groups {
 			continue
 		}
 		if limit > 0 && len(out.items) == limit {
@@ -289,22 +290,31 @@ func (s *Server) page(ctx context.Context, st *state, c Caller, after string, li
 	return out
 }
 
-// registeredPage is page for the registered tools alone.
+// registeredPage is page for the registered tools alone. With groups set
+// (for a server s is mounted into), it also has the names c sees but is
+// not listed, without a definition: they are the registry's for c all the
+// same, and the parent may list another version of them (one its rules
+// leave visible). Each name c sees counts toward limit then.
 func (st *state) registeredPage(ctx context.Context, c Caller, after string, limit int, groups bool) listPage {
 	var pg listPage
-	for name, n := range st.listed.After(after) {
+	names := st.listed
+	if groups {
+		names = st.byName
+	}
+	for name, n := range names.After(after) {
 		if limit > 0 && len(pg.items) == limit {
 			pg.more = true
 			break
 		}
 		pg.last = name
-		t := st.listing(ctx, c, n)
-		if t == nil {
-			continue
-		}
-		it := listItem{name: name, def: t}
+		it := listItem{name: name, def: st.listing(ctx, c, n)}
 		if groups {
 			st.pick(ctx, c, n.versions, pin{}, &it.group)
+			if len(it.group) == 0 {
+				continue
+			}
+		} else if it.def == nil {
+			continue
 		}
 		pg.items = append(pg.items, it)
 	}
