@@ -4,13 +4,16 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"iter"
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,6 +28,12 @@ const (
 	DescribeToolName = "describe_tool"
 	CallToolName     = "call_tool"
 )
+
+// MaxQueryWords is the most words of a search_tools query that count: the
+// first distinct ones, in the query's order. A word given again counts
+// once, and the words after the first MaxQueryWords distinct ones are not
+// read, so that a search costs the same whatever the query's length.
+const MaxQueryWords = 32
 
 // DiscoveryOptions configures [Discovery]. A nil *DiscoveryOptions means
 // the defaults.
@@ -69,7 +78,8 @@ type DiscoveryOptions struct {
 // with the same words and weights as the registered tools, counting them
 // in the collection of that search, and returns the best of both, best
 // first. describe_tool and call_tool reach a provided tool by its name as
-// a direct call of it does, so it is judged as that tool.
+// a direct call of it does, so it is judged as that tool. Only the first
+// [MaxQueryWords] distinct words of a query count.
 //
 // Discovery adds a catalog transform to srv (see [mcpkit.Server.Transform])
 // and the three tools; it fails if either fails, for instance when a tool
@@ -88,7 +98,8 @@ func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
 		d.match = func(*mcpkit.Tool) bool { return true }
 	}
 	search, err := tools.NewWithRequest(SearchToolName, d.search, &tools.Options{
-		Description: "Search the server's tools by keywords; returns the best matches, best first. Call describe_tool for a tool's arguments, then call_tool to call it.",
+		Description: "Search the server's tools by keywords; returns the best matches, best first. The first " +
+			strconv.Itoa(MaxQueryWords) + " distinct words count. Call describe_tool for a tool's arguments, then call_tool to call it.",
 	})
 	if err != nil {
 		return err
@@ -177,7 +188,7 @@ type Found struct {
 }
 
 func (d *discovery) search(ctx context.Context, req *mcpkit.Request, in SearchIn) (SearchOut, error) {
-	terms := words(in.Query)
+	terms := queryTerms(in.Query)
 	if len(terms) == 0 {
 		return SearchOut{}, mcpkit.ToolErrorf("query: give one or more keywords")
 	}
@@ -185,13 +196,31 @@ func (d *discovery) search(ctx context.Context, req *mcpkit.Request, in SearchIn
 	if in.Limit > 0 && in.Limit < limit {
 		limit = in.Limit
 	}
+	// Providers are asked for the words that count, not the query as
+	// sent, so that their work is bounded as the index's is.
 	var provided []*document
-	for _, t := range d.srv.SearchProvided(ctx, req, in.Query, limit, d.scan) {
+	for _, t := range d.srv.SearchProvided(ctx, req, strings.Join(terms, " "), limit, d.scan) {
 		if t.Unlisted && d.match(t) {
 			provided = append(provided, d.providedDocument(t))
 		}
 	}
 	return SearchOut{Tools: d.index(ctx).rank(ctx, d, req, terms, limit, provided)}, nil
+}
+
+// queryTerms returns the words of query that a search scores: each once,
+// the first MaxQueryWords distinct ones, in the query's order. It reads
+// query only as far as it needs to.
+func queryTerms(query string) []string {
+	var terms []string
+	for w := range wordSeq(query) {
+		if !slices.Contains(terms, w) {
+			terms = append(terms, w)
+			if len(terms) == MaxQueryWords {
+				break
+			}
+		}
+	}
+	return terms
 }
 
 // providedDocument returns the document of t, a provided tool, made once
@@ -692,28 +721,47 @@ func (d *discovery) documentOf(t *mcpkit.Tool) *document {
 // letter or a digit, and at camelCase boundaries ("getUserID" is get, user,
 // id), dropping words of one letter.
 func words(text string) []string {
-	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 1 {
-			out = append(out, strings.ToLower(string(cur)))
+	return slices.Collect(wordSeq(text))
+}
+
+// wordSeq yields the words of text as words splits them, in order, reading
+// text only as far as its consumer asks.
+func wordSeq(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start, runes := 0, 0 // of the current word: its offset and length in runes
+		prev := utf8.RuneError
+		for i := 0; i < len(text); {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			var next rune = utf8.RuneError
+			if i+size < len(text) {
+				next, _ = utf8.DecodeRuneInString(text[i+size:])
+			}
+			split := false
+			switch {
+			case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+				split = true
+			case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(prev) || unicode.IsLower(next) && unicode.IsUpper(prev)):
+				split = true
+			}
+			if split {
+				if runes > 1 && !yield(strings.ToLower(text[start:i])) {
+					return
+				}
+				runes = 0
+			}
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				if runes == 0 {
+					start = i
+				}
+				runes++
+			}
+			prev = r
+			i += size
 		}
-		cur = cur[:0]
-	}
-	rs := []rune(text)
-	for i, r := range rs {
-		switch {
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
-			flush()
-		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])):
-			flush()
-			cur = append(cur, r)
-		default:
-			cur = append(cur, r)
+		if runes > 1 {
+			yield(strings.ToLower(text[start:]))
 		}
 	}
-	flush()
-	return out
 }
 
 // argumentNames returns the names of the top-level properties of an input

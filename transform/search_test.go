@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -166,5 +167,47 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			b.ReportMetric(recall, "recall@10")
 		})
+	}
+}
+
+// searchFound returns what search_tools finds for query on ts, scores
+// included.
+func searchFound(t *testing.T, ts *mcpkittest.Server, query string) []transform.Found {
+	t.Helper()
+	res, err := ts.CallTool(t.Context(), transform.SearchToolName, map[string]any{"query": query})
+	if err != nil || res.IsError {
+		t.Fatalf("search_tools %q = %v, %v", query, res, err)
+	}
+	var out transform.SearchOut
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Tools
+}
+
+// TestSearchLongQuery checks, through a client, that a query of one word
+// repeated 20,000 times finds what the word alone finds, and that only the
+// first MaxQueryWords distinct words of a query count (the cost of the
+// words themselves is counted in TestQueryTerms).
+func TestSearchLongQuery(t *testing.T) {
+	srv, _ := searchServer(t, 1000)
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	once := searchFound(t, ts, "invoices")
+	if len(once) != 10 {
+		t.Fatalf("invoices finds %v; want 10 tools", once)
+	}
+	if got := searchFound(t, ts, strings.Repeat("invoices ", 20_000)); !slices.Equal(got, once) {
+		t.Errorf("invoices 20,000 times finds %v; once: %v", got, once)
+	}
+	filler := make([]string, transform.MaxQueryWords)
+	for i := range filler {
+		filler[i] = fmt.Sprintf("zz%02d", i) // words no tool has
+	}
+	if got := searchFound(t, ts, strings.Join(filler, " ")+" invoices"); len(got) != 0 {
+		t.Errorf("a word after %d others counts: found %v", transform.MaxQueryWords, got)
+	}
+	if got := searchFound(t, ts, strings.Join(filler[1:], " ")+" invoices"); !slices.Equal(got, once) {
+		t.Errorf("the %dth word finds %v; want %v", transform.MaxQueryWords, got, once)
 	}
 }
