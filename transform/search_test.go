@@ -9,11 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/transform"
+	"github.com/mcpkit/mcpkit/visibility"
 )
 
 // The labelled catalog: one tool per service, verb and object, as an
@@ -184,6 +186,68 @@ func searchFound(t *testing.T, ts *mcpkittest.Server, query string) []transform.
 		t.Fatal(err)
 	}
 	return out.Tools
+}
+
+// TestSearchScoresHideHiddenTools checks that a caller's scores say
+// nothing of the tools hidden from it: a user's search finds the same
+// tools with the same scores whether the server has no tool hidden from
+// the user or many, which have the query's words and which an admin sees.
+// The admin's scores are those of a server where these tools are visible
+// to all: each caller's statistics are those of what it reaches.
+func TestSearchScoresHideHiddenTools(t *testing.T) {
+	tokens := map[string]*auth.TokenInfo{
+		"admin": {UserID: "ann", Scopes: []string{"admin"}},
+		"user":  {UserID: "bob"},
+	}
+	// serve returns a search session of who on a server with the shared
+	// tools and extra tools that have the query's words, tagged secret
+	// (visible to admins only) when hidden is set.
+	serve := func(extra int, hidden bool, who string) *mcpkittest.Server {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "hidden"}, nil)
+		var add []*mcpkit.Tool
+		for _, d := range []struct{ name, desc string }{
+			{"export_invoices", "Export the invoices of a month as CSV."},
+			{"list_invoices", "List the invoices of a customer."},
+			{"send_invoice", "Send an invoice to a customer by email."},
+			{"export_orders", "Export the orders of a day."},
+			{"get_weather", "Get the weather of a city."},
+		} {
+			tl := echoTool(d.name, "")
+			tl.Description = d.desc
+			add = append(add, tl)
+		}
+		for i := range extra {
+			tl := echoTool(fmt.Sprintf("audit_invoices_%d", i), "")
+			tl.Description = fmt.Sprintf("Export the invoices of ledger %d for the auditors.", i)
+			if hidden {
+				tl.Tags = []string{"secret"}
+			}
+			add = append(add, tl)
+		}
+		if err := srv.Add(add...); err != nil {
+			t.Fatal(err)
+		}
+		visibility.New(visibility.Require(mcpkit.Tagged("secret"), visibility.Scopes("admin"))).Attach(srv)
+		if err := transform.Discovery(srv, &transform.DiscoveryOptions{Limit: 50}); err != nil {
+			t.Fatal(err)
+		}
+		return mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: who})
+	}
+	for _, query := range []string{"export invoices", "invoices", "customer"} {
+		base := searchFound(t, serve(0, true, "user"), query)
+		if len(base) == 0 {
+			t.Fatalf("%q finds nothing", query)
+		}
+		for _, extra := range []int{3, 30} {
+			if got := searchFound(t, serve(extra, true, "user"), query); !slices.Equal(got, base) {
+				t.Errorf("%q, with %d tools hidden from the user:\n%v\nwith none:\n%v", query, extra, got, base)
+			}
+			admin, plain := searchFound(t, serve(extra, true, "admin"), query), searchFound(t, serve(extra, false, "user"), query)
+			if !slices.Equal(admin, plain) {
+				t.Errorf("%q, the admin's search with %d tools only admins see:\n%v\nthe user's, with them visible to all:\n%v", query, extra, admin, plain)
+			}
+		}
+	}
 }
 
 // TestSearchLongQuery checks, through a client, that a query of one word
