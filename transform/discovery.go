@@ -648,8 +648,8 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 // name. Digits, not decimals: in a collection where most tools have the
 // query's words, every score is small, and still orders the tools.
 func roundScore(s float64) float64 {
-	if s <= 0 || math.IsInf(s, 0) || math.IsNaN(s) {
-		return max(s, 0)
+	if s <= 0 {
+		return 0
 	}
 	scale := math.Pow(10, 3-math.Floor(math.Log10(s)))
 	return math.Round(s*scale) / scale
@@ -665,7 +665,7 @@ func (doc *document) hasAny(terms []string) bool {
 	return false
 }
 
-// A candidate is a document of the index with its score for a search.
+// A candidate is a document a search scores, with its score.
 type candidate struct {
 	doc   *document
 	score float64
