@@ -13,11 +13,11 @@ import (
 type BulkheadOptions struct {
 	// Pool returns the name of the pool a tool's calls run in, one of the
 	// keys of the pools given to Bulkhead; a tool whose pool is not one of
-	// them (Pool returns "", say) is not limited by the bulkhead. Nil
-	// means the name of the tool's identity ([mcpkit.Tool.ID]), so that
-	// each tool named in pools has a pool of its own, which its versions,
-	// its deprecated aliases and the tools derived from it share. It is
-	// called when a tool's chain is built.
+	// them (Pool returns "", say) is not limited by the bulkhead. It is
+	// called when a tool's chain is built. Nil means that a pool holds the
+	// tools [mcpkit.Named] selects by its name: the tool served under it,
+	// its versions, its deprecated aliases, the tools derived from it and
+	// its namespaced names.
 	Pool func(*mcpkit.Tool) string
 
 	// Wait is how long a call waits for a slot in its pool before it is
@@ -40,21 +40,29 @@ type BulkheadOptions struct {
 //	srv.Use(middleware.Bulkhead(map[string]int{"report": 2, "search": 16}, nil))
 //
 // gives the tool "report" 2 slots and "search" 16, and leaves the other
-// tools alone. A call is counted in the pool of the tool it reaches: a
-// deprecated alias of report (transform.Alias), a tool derived from it or
-// its namespaced name take report's slots. With [BulkheadOptions.Pool],
-// tools share pools by tag or by any other property of the tool.
+// tools alone. A pool named after a tool holds the tools
+// mcpkit.Named(name) selects, which share its slots: a pool "report"
+// holds report, its deprecated alias (transform.Alias), a tool derived
+// from it and its namespaced name gh.report; a pool "gh.report" holds
+// gh.report and what derives from it. With [BulkheadOptions.Pool], tools
+// share pools by tag or by any other property of the tool.
 //
-// Each pool is a [ConcurrencyLimit] applied with [mcpkit.ForTools] to the
-// tools of the pool, and follows its rules: a call holds its slot until
-// its handler really returns, also after [Timeout] has answered it, and a
-// rejection is a retryable [*mcpkit.ToolError] wrapping [ErrBusy] that
-// reads `tool "report" is busy: the limit of 2 concurrent calls is
-// reached; try again later`, with a retry hint in its _meta. Inside a
-// [mcpkit.Server], each tool gets the one layer of its pool, resolved when
-// its chain is built, listed by [mcpkit.Server.Pipeline] as
-// "middleware.Bulkhead" with its concurrency; the other pools' layers are
-// listed as skipped.
+// A tool that several pools hold (gh.report, with pools "report" and
+// "gh.report") takes a slot in each, in the order of the pools' names
+// (gh.report's, then report's), and is rejected when one of them is full.
+// Every call takes its slots in that one order, so that calls waiting for
+// slots ([BulkheadOptions.Wait]) never wait for each other in a cycle.
+//
+// Each pool is one [ConcurrencyLimit], whose slots every tool of the pool
+// shares, applied with [mcpkit.ForTools] to the tools of the pool, and
+// follows its rules: a call holds its slot until its handler really
+// returns, also after [Timeout] has answered it, and a rejection is a
+// retryable [*mcpkit.ToolError] wrapping [ErrBusy] that reads `tool
+// "report" is busy: the limit of 2 concurrent calls is reached; try again
+// later`, with a retry hint in its _meta. Inside a [mcpkit.Server], each
+// tool gets the layers of its pools, resolved when its chain is built,
+// listed by [mcpkit.Server.Pipeline] as "middleware.Bulkhead" with their
+// concurrency; the other pools' layers are listed as skipped.
 //
 // Bulkhead belongs with the other limits, inside [MaskErrors] and outside
 // [Timeout]. With a ConcurrencyLimit over all tools, put Bulkhead outside
@@ -66,15 +74,14 @@ func Bulkhead(pools map[string]int, opts *BulkheadOptions) mcpkit.Middleware {
 	if opts != nil {
 		o = *opts
 	}
-	pool := o.Pool
-	if pool == nil {
-		pool = func(t *mcpkit.Tool) string { return t.ID().Name }
-	}
 	names := slices.Sorted(maps.Keys(pools))
 	layers := make([]mcpkit.Middleware, 0, len(names))
 	for _, name := range names {
-		layers = append(layers, mcpkit.ForTools(
-			func(t *mcpkit.Tool) bool { return pool(t) == name },
+		match := mcpkit.Named(name)
+		if o.Pool != nil {
+			match = func(t *mcpkit.Tool) bool { return o.Pool(t) == name }
+		}
+		layers = append(layers, mcpkit.ForTools(match,
 			mcpkit.NamedMiddleware("middleware.Bulkhead",
 				ConcurrencyLimit(pools[name], &ConcurrencyLimitOptions{Wait: o.Wait, RetryAfter: o.RetryAfter})),
 		))

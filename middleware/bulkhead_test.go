@@ -3,6 +3,8 @@ package middleware_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -13,6 +15,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/transform"
 )
 
 // taggedTool returns a tool served by h with the given tags.
@@ -185,4 +188,124 @@ func TestBulkheadHoldsRunaways(t *testing.T) {
 		}
 		ts.Close()
 	})
+}
+
+// namedPoolsServer serves report, its deprecated alias old_report and
+// status, under the namespace gh ("gh.report", "gh.old_report",
+// "gh.status"), behind a Bulkhead of pools; report's calls block on g.
+func namedPoolsServer(t *testing.T, pools map[string]int, g *gate) *mcpkit.Server {
+	t.Helper()
+	report := taggedTool("report", g)
+	alias, err := transform.Alias(report, "old_report", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(t, []mcpkit.Middleware{middleware.Bulkhead(pools, nil)}, report, alias, newTool("status", ok))
+	if err := srv.Transform(transform.Namespace("gh", ".")); err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// TestBulkheadNamedPools checks, through a client, that a pool holds the
+// tools mcpkit.Named selects by its name: a pool named after a namespaced
+// name limits the calls of that name; a pool named after the tool limits
+// its namespaced name and its alias, which share its slots; a tool that
+// two pools hold takes a slot in each.
+func TestBulkheadNamedPools(t *testing.T) {
+	tests := []struct {
+		name    string
+		pools   map[string]int
+		running []string // calls that hold their slots
+		call    string   // then this call
+		limit   int      // is rejected by a pool of this limit (0: it answers)
+	}{
+		{"a pool of the namespaced name", map[string]int{"gh.report": 1}, []string{"gh.report"}, "gh.report", 1},
+		{"a pool of the namespaced name, not the alias's", map[string]int{"gh.report": 1}, []string{"gh.report"}, "gh.old_report", 0},
+		{"a pool of the tool holds its namespaced name", map[string]int{"report": 1}, []string{"gh.report"}, "gh.report", 1},
+		{"and its alias, in the same slots", map[string]int{"report": 1}, []string{"gh.report"}, "gh.old_report", 1},
+		{"the same slots, the other way", map[string]int{"report": 1}, []string{"gh.old_report"}, "gh.report", 1},
+		{"two slots, one taken by each route", map[string]int{"report": 2}, []string{"gh.report", "gh.old_report"}, "gh.report", 2},
+		{"a slot left", map[string]int{"report": 2}, []string{"gh.old_report"}, "gh.report", 0},
+		{"another tool answers", map[string]int{"report": 1}, []string{"gh.report"}, "gh.status", 0},
+		{"two pools, the namespaced name's full", map[string]int{"gh.report": 1, "report": 2}, []string{"gh.report"}, "gh.report", 1},
+		{"two pools, the tool's full", map[string]int{"gh.report": 2, "report": 1}, []string{"gh.old_report"}, "gh.report", 1},
+		{"two pools, neither full", map[string]int{"gh.report": 2, "report": 2}, []string{"gh.report"}, "gh.report", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := newGate()
+			ts := mcpkittest.NewStatelessServer(t, namedPoolsServer(t, tt.pools, g), nil)
+			var wg sync.WaitGroup
+			for _, name := range tt.running {
+				wg.Go(func() {
+					if res, err := ts.CallTool(context.Background(), name, nil); err != nil || res.IsError {
+						t.Errorf("a running %s: %v, %+v", name, err, res)
+					}
+				})
+				<-g.started
+			}
+			type answer struct {
+				res *mcp.CallToolResult
+				err error
+			}
+			done := make(chan answer, 1)
+			go func() {
+				res, err := ts.CallTool(t.Context(), tt.call, nil)
+				done <- answer{res, err}
+			}()
+			var a answer
+			want := "ok"
+			switch {
+			case tt.limit > 0: // rejected while the others run
+				want = fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls is reached; try again later", tt.call, tt.limit)
+				select {
+				case a = <-done:
+					close(g.open)
+				case <-g.started:
+					t.Errorf("%s ran beside %v", tt.call, tt.running)
+					close(g.open)
+					a = <-done
+				}
+			case tt.call == "gh.status":
+				a = <-done
+				close(g.open)
+			default: // it runs beside the others
+				<-g.started
+				close(g.open)
+				a = <-done
+			}
+			if a.err != nil || resultText(t, a.res) != want {
+				t.Errorf("%s: %v, %+v; want %q", tt.call, a.err, a.res, want)
+			}
+			wg.Wait()
+		})
+	}
+}
+
+// TestBulkheadPoolOrder checks that a tool two pools hold has the layer of
+// each, in the order of the pools' names: gh.report takes a slot of the
+// pool "gh.report" first, then of "report".
+func TestBulkheadPoolOrder(t *testing.T) {
+	srv := namedPoolsServer(t, map[string]int{"report": 1, "gh.report": 2, "status": 3}, newGate())
+	for tool, want := range map[string][]string{
+		"gh.report":     {"concurrency=2", "concurrency=1", "skipped"},
+		"gh.old_report": {"skipped", "concurrency=1", "skipped"},
+		"gh.status":     {"skipped", "skipped", "concurrency=3"},
+	} {
+		layers, _ := srv.Pipeline(tool)
+		var got []string
+		for _, l := range layers {
+			switch {
+			case l.Name != "middleware.Bulkhead":
+			case l.Skipped:
+				got = append(got, "skipped")
+			default:
+				got = append(got, l.Settings[0].Name+"="+l.Settings[0].Value)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: Bulkhead layers %v, want %v", tool, got, want)
+		}
+	}
 }

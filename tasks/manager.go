@@ -156,8 +156,8 @@ func (m *Manager) handler(srv *mcpkit.Server, next mcp.MethodHandler) mcp.Method
 			return res, err
 		case methodListen:
 			if l := mcpkit.ListenStreamFrom(ctx); l != nil {
-				if ids := requestedTasks(l.Subscriptions()); len(ids) > 0 {
-					return m.listen(ctx, l, ids, method, req, next)
+				if raw := taskIDs(l.Subscriptions()); raw != nil {
+					return m.listen(ctx, l, raw, method, req, next)
 				}
 			}
 			return next(ctx, method, req)

@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,8 +23,10 @@ const methodListen = "subscriptions/listen"
 const methodNotify = "notifications/tasks"
 
 // MaxListenTasks is the most task IDs one subscriptions/listen request is
-// acknowledged for; the acknowledgement names those the server agreed to,
-// and the client can open another stream for the rest.
+// acknowledged for. Only the first MaxListenTasks distinct IDs a request
+// names are considered, whatever their number, and the acknowledgement
+// names the caller's own tasks among them; the client can open another
+// stream for the rest.
 const MaxListenTasks = 64
 
 // changes tells the watchers of listen streams on this replica that a task
@@ -77,18 +80,42 @@ func (s signalling) Update(ctx context.Context, id string, fn func(*Task) error)
 	return t, err
 }
 
-// requestedTasks returns the taskIds of a listen request's notifications
-// object, without duplicates, or nil.
-func requestedTasks(subs json.RawMessage) []string {
+// taskIDs returns the taskIds member of a listen request's notifications
+// object, or nil when the request asks for no task (no such member, null,
+// or an empty array). It reads the object once and decodes no ID.
+func taskIDs(subs json.RawMessage) json.RawMessage {
 	var n struct {
-		TaskIDs []string `json:"taskIds"`
+		TaskIDs json.RawMessage `json:"taskIds"`
 	}
 	if len(subs) == 0 || json.Unmarshal(subs, &n) != nil {
 		return nil
 	}
+	v := bytes.TrimSpace(n.TaskIDs)
+	if len(v) == 0 || string(v) == "null" || len(v) >= 2 && v[0] == '[' && len(bytes.TrimSpace(v[1:len(v)-1])) == 0 {
+		return nil
+	}
+	return v
+}
+
+// requestedTasks returns the task IDs of raw, a taskIds array, that a
+// listen request is served for: the first MaxListenTasks distinct ones,
+// empty IDs left out, in the request's order; nil if raw is not an array
+// of strings as far as it is read. It stops reading at the cap: its work
+// is linear in what it reads, and it keeps at most MaxListenTasks IDs.
+func requestedTasks(raw json.RawMessage) []string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return nil
+	}
 	var ids []string
-	for _, id := range n.TaskIDs {
-		if id != "" && !slices.Contains(ids, id) {
+	seen := make(map[string]bool, MaxListenTasks)
+	for len(ids) < MaxListenTasks && dec.More() {
+		var id string
+		if dec.Decode(&id) != nil {
+			return nil
+		}
+		if id != "" && !seen[id] {
+			seen[id] = true
 			ids = append(ids, id)
 		}
 	}
@@ -96,14 +123,16 @@ func requestedTasks(subs json.RawMessage) []string {
 }
 
 // listen serves a subscriptions/listen request that asks for
-// notifications/tasks: it acknowledges the caller's own tasks among those
-// asked for (at most MaxListenTasks; another principal's tasks and unknown
-// IDs are left out alike), sends each task's state once the stream is
-// acknowledged and again at each change, and holds the stream open until
-// every acknowledged task has ended, the client goes away, or the manager
-// shuts down. The SDK serves the rest of the request (list_changed
-// subscriptions) as usual.
-func (m *Manager) listen(ctx context.Context, l *mcpkit.ListenStream, ids []string, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+// notifications/tasks, whose taskIds member is raw (see taskIDs): from a
+// client that did not declare the extension, it refuses the request
+// before it reads an ID. Otherwise it acknowledges the caller's own tasks
+// among the IDs requestedTasks considers (another principal's tasks and
+// unknown IDs are left out alike), sends each task's state once the
+// stream is acknowledged and again at each change, and holds the stream
+// open until every acknowledged task has ended, the client goes away, or
+// the manager shuts down. The SDK serves the rest of the request
+// (list_changed subscriptions) as usual.
+func (m *Manager) listen(ctx context.Context, l *mcpkit.ListenStream, raw json.RawMessage, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	sr, ok := req.(*mcp.ServerRequest[*mcp.SubscriptionsListenParams])
 	if !ok {
 		return next(ctx, method, req)
@@ -111,15 +140,16 @@ func (m *Manager) listen(ctx context.Context, l *mcpkit.ListenStream, ids []stri
 	if !declared(sr.ClientCapabilities()) {
 		return nil, missingCapability("notifications/tasks on " + methodListen)
 	}
+	ids := requestedTasks(raw)
+	if len(ids) == 0 {
+		return next(ctx, method, req)
+	}
 	who := principal(nil, nil)
 	if sr.Extra != nil {
 		who = principal(sr.Extra.TokenInfo, sr.Extra.Header)
 	}
-	agreed := make([]string, 0, min(len(ids), MaxListenTasks))
+	agreed := make([]string, 0, len(ids))
 	for _, id := range ids {
-		if len(agreed) == MaxListenTasks {
-			break
-		}
 		if t, err := m.store.Get(ctx, id); err == nil && t.Owner == who {
 			agreed = append(agreed, id)
 		}

@@ -4,15 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/tasks"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -215,5 +219,118 @@ func TestTaskNotificationsOnAnotherReplica(t *testing.T) {
 	close(release)
 	if m := nextTask(t, st); m.Params.Status != "completed" {
 		t.Errorf("after the work on replica a ended: %+v", m.Params)
+	}
+}
+
+// countingStore is a Store that counts its Gets, by task ID.
+type countingStore struct {
+	tasks.Store
+
+	mu   sync.Mutex
+	gets map[string]int
+}
+
+func (s *countingStore) Get(ctx context.Context, id string) (*tasks.Task, error) {
+	s.mu.Lock()
+	s.gets[id]++
+	s.mu.Unlock()
+	return s.Store.Get(ctx, id)
+}
+
+// counts returns the number of Gets of the IDs for which which is true.
+func (s *countingStore) counts(which func(id string) bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, c := range s.gets {
+		if which(id) {
+			n += c
+		}
+	}
+	return n
+}
+
+// countedServer serves a task tool, wait, that runs until its context
+// ends, over a store that counts its Gets, behind the tokens of
+// newFixture's server (alice and bob).
+func countedServer(t *testing.T) (string, *countingStore) {
+	t.Helper()
+	store := &countingStore{Store: tasks.NewMemoryStore(nil), gets: map[string]int{}}
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(tasks.ExtensionID, map[string]any{})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "counted", Version: "1"},
+		&mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{Capabilities: caps}})
+	m := tasks.NewManager(&tasks.Options{Store: store})
+	if err := m.Attach(srv); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Shutdown(context.Background()) })
+	wait := &mcpkit.Tool{Tool: mcp.Tool{Name: "wait", InputSchema: objectSchema}, Handler: mcpkit.HandlerFunc(
+		func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})}
+	if err := srv.Add(tasks.Tool(wait, m, nil)); err != nil {
+		t.Fatal(err)
+	}
+	far := time.Now().Add(time.Hour)
+	ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: map[string]*auth.TokenInfo{
+		"alice-token": {UserID: "alice", Expiration: far},
+		"bob-token":   {UserID: "bob", Expiration: far},
+	}, Token: "alice-token"})
+	return ts.URL, store
+}
+
+// manyIDs returns n task IDs, each unknown one named twice in a row, with
+// the given IDs placed at the given positions.
+func manyIDs(n int, at map[int]string) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("unknown-%d", i/2)
+		if id, ok := at[i]; ok {
+			ids[i] = id
+		}
+	}
+	return ids
+}
+
+// A listen for 25,000 task IDs from a client that did not declare the
+// extension is refused (-32021) before any ID is read: the store is not
+// asked about any.
+func TestTaskNotificationsNotDeclaredManyIDs(t *testing.T) {
+	url, store := countedServer(t)
+	raw := mcpkittest.RawClient{Endpoint: url, Token: "alice-token"}
+	_, err := raw.Call(t.Context(), "subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": manyIDs(25_000, nil)}})
+	var jerr *jsonrpc.Error
+	if !errors.As(err, &jerr) || jerr.Code != mcp.CodeMissingRequiredClientCapabilities {
+		t.Errorf("listen for 25,000 tasks without the extension: %v, want error %d", err, mcp.CodeMissingRequiredClientCapabilities)
+	}
+	if n := store.counts(func(string) bool { return true }); n != 0 {
+		t.Errorf("the refused listen got %d tasks from the store; want none", n)
+	}
+}
+
+// A listen for 25,000 task IDs, duplicates among them, considers the first
+// MaxListenTasks distinct ones alone: the store is asked about each of
+// those once, and the acknowledgement names the caller's own tasks among
+// them, not one named later.
+func TestTaskNotificationsManyIDs(t *testing.T) {
+	url, store := countedServer(t)
+	alice := rpc{url: url, token: "alice-token", declared: true}
+	mine, late := alice.create(t, "wait"), alice.create(t, "wait")
+	st := listen(t, url, map[string]any{"taskIds": manyIDs(25_000, map[int]string{3: mine, 50: mine, 20_000: late})})
+	ack := next(t, st)
+	if !slices.Equal(ack.Params.Notifications.TaskIDs, []string{mine}) {
+		t.Fatalf("acknowledgement = %s %v, want taskIds [%s]", ack.Method, ack.Params.Notifications.TaskIDs, mine)
+	}
+	unknown := store.counts(func(id string) bool { return strings.HasPrefix(id, "unknown-") })
+	if want := tasks.MaxListenTasks - 1; unknown != want {
+		t.Errorf("the store was asked %d times about unknown IDs; want %d, once for each considered", unknown, want)
+	}
+	if n := store.counts(func(id string) bool { return id == late }); n != 0 {
+		t.Errorf("the store was asked %d times about a task named after the first %d distinct IDs", n, tasks.MaxListenTasks)
+	}
+	if m := nextTask(t, st); m.Params.TaskID != mine || m.Params.Status != "working" {
+		t.Errorf("first notification = %+v, want task %s working", m.Params, mine)
 	}
 }

@@ -4,13 +4,16 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"iter"
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,6 +28,12 @@ const (
 	DescribeToolName = "describe_tool"
 	CallToolName     = "call_tool"
 )
+
+// MaxQueryWords is the most words of a search_tools query that count: the
+// first distinct ones, in the query's order. A word given again counts
+// once, and the words after the first MaxQueryWords distinct ones are not
+// read, so that a search costs the same whatever the query's length.
+const MaxQueryWords = 32
 
 // DiscoveryOptions configures [Discovery]. A nil *DiscoveryOptions means
 // the defaults.
@@ -66,10 +75,17 @@ type DiscoveryOptions struct {
 // too, per caller, without being indexed: a search asks each provider
 // that implements [mcpkit.ToolSearcher] for its best tools for the query,
 // and reads up to ProviderScan tools of each other one. It scores them
-// with the same words and weights as the registered tools, counting them
-// in the collection of that search, and returns the best of both, best
-// first. describe_tool and call_tool reach a provided tool by its name as
-// a direct call of it does, so it is judged as that tool.
+// with the same words and weights as the registered tools, and returns the
+// best of both, best first. describe_tool and call_tool reach a provided
+// tool by its name as a direct call of it does, so it is judged as that
+// tool.
+//
+// A search scores with BM25 over the collection of what the caller
+// reaches: the tools with a word of the query that the caller may call,
+// and the provided tools found for it. A tool hidden from the caller
+// counts in none of the statistics (the number of tools, the tools of
+// each word, their average length), so scores say nothing of it. Only the
+// first [MaxQueryWords] distinct words of a query count.
 //
 // Discovery adds a catalog transform to srv (see [mcpkit.Server.Transform])
 // and the three tools; it fails if either fails, for instance when a tool
@@ -88,7 +104,8 @@ func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
 		d.match = func(*mcpkit.Tool) bool { return true }
 	}
 	search, err := tools.NewWithRequest(SearchToolName, d.search, &tools.Options{
-		Description: "Search the server's tools by keywords; returns the best matches, best first. Call describe_tool for a tool's arguments, then call_tool to call it.",
+		Description: "Search the server's tools by keywords; returns the best matches, best first. The first " +
+			strconv.Itoa(MaxQueryWords) + " distinct words count. Call describe_tool for a tool's arguments, then call_tool to call it.",
 	})
 	if err != nil {
 		return err
@@ -137,12 +154,12 @@ type discovery struct {
 	walks uint64               // walks of the served tools made (see diff)
 
 	pmu   sync.Mutex
-	pdocs map[*mcpkit.Tool]*document // of provided tools, bounded (maxProvidedDocs)
+	pdocs map[*mcpkit.Tool]*document // of tools the index does not hold, bounded (maxProvidedDocs)
 }
 
-// maxProvidedDocs bounds the documents kept for provided tools, which are
-// made again when the provider returns the same *Tool: past it, the
-// discovery starts again with none.
+// maxProvidedDocs bounds the documents kept for tools the index does not
+// hold (provided tools, other versions), which are made again when the
+// same *Tool is seen again: past it, the discovery starts again with none.
 const maxProvidedDocs = 4096
 
 // found returns the tool name the caller reaches behind the meta-tools,
@@ -175,7 +192,7 @@ type Found struct {
 }
 
 func (d *discovery) search(ctx context.Context, req *mcpkit.Request, in SearchIn) (SearchOut, error) {
-	terms := words(in.Query)
+	terms := queryTerms(in.Query)
 	if len(terms) == 0 {
 		return SearchOut{}, mcpkit.ToolErrorf("query: give one or more keywords")
 	}
@@ -183,18 +200,37 @@ func (d *discovery) search(ctx context.Context, req *mcpkit.Request, in SearchIn
 	if in.Limit > 0 && in.Limit < limit {
 		limit = in.Limit
 	}
+	// Providers are asked for the words that count, not the query as
+	// sent, so that their work is bounded as the index's is.
 	var provided []*document
-	for _, t := range d.srv.SearchProvided(ctx, req, in.Query, limit, d.scan) {
+	for _, t := range d.srv.SearchProvided(ctx, req, strings.Join(terms, " "), limit, d.scan) {
 		if t.Unlisted && d.match(t) {
-			provided = append(provided, d.providedDocument(t))
+			provided = append(provided, d.cachedDocument(t))
 		}
 	}
 	return SearchOut{Tools: d.index(ctx).rank(ctx, d, req, terms, limit, provided)}, nil
 }
 
-// providedDocument returns the document of t, a provided tool, made once
+// queryTerms returns the words of query that a search scores: each once,
+// the first MaxQueryWords distinct ones, in the query's order. It reads
+// query only as far as it needs to.
+func queryTerms(query string) []string {
+	var terms []string
+	for w := range wordSeq(query) {
+		if !slices.Contains(terms, w) {
+			terms = append(terms, w)
+			if len(terms) == MaxQueryWords {
+				break
+			}
+		}
+	}
+	return terms
+}
+
+// cachedDocument returns the document of t, a tool the index does not
+// hold (a provided tool, or another version than the index's), made once
 // per *Tool while the bound allows.
-func (d *discovery) providedDocument(t *mcpkit.Tool) *document {
+func (d *discovery) cachedDocument(t *mcpkit.Tool) *document {
 	d.pmu.Lock()
 	doc := d.pdocs[t]
 	d.pmu.Unlock()
@@ -296,9 +332,9 @@ func newDocument(t *mcpkit.Tool) *document {
 
 // A searchIndex is an inverted index of the tools behind the meta-tools, as
 // the server served them at one generation (see mcpkit.Server.Generation),
-// whoever calls: the documents of each word, and what BM25 needs of the
-// whole collection. A search looks at the documents of its words only, and
-// asks the server, for each, what the caller reaches by that name. An
+// whoever calls: the documents of each word, and their number. A search
+// looks at the documents of its words only, and asks the server, for
+// each, what the caller reaches by that name (see rank). An
 // index is never changed once stored: the next one shares what did not
 // change with it.
 //
@@ -315,7 +351,6 @@ type searchIndex struct {
 	recent   map[string][]*document
 	words    int // with documents
 	n        int
-	total    float64 // of the documents' lengths
 }
 
 // docs returns the documents of term.
@@ -431,7 +466,6 @@ func (d *discovery) build(tools []*mcpkit.Tool) *searchIndex {
 		}
 		docs[t.Name] = doc
 		idx.n++
-		idx.total += doc.len
 		for term := range doc.terms {
 			idx.postings[term] = append(idx.postings[term], doc)
 		}
@@ -449,7 +483,7 @@ func (d *discovery) update(old *searchIndex, changes []change, all bool) *search
 	if !all && len(changes) > (old.n+len(changes))/4+16 {
 		return nil
 	}
-	idx := &searchIndex{postings: old.postings, recent: old.recent, words: old.words, n: old.n, total: old.total}
+	idx := &searchIndex{postings: old.postings, recent: old.recent, words: old.words, n: old.n}
 	if len(changes) == 0 {
 		return idx
 	}
@@ -463,7 +497,6 @@ func (d *discovery) update(old *searchIndex, changes []change, all bool) *search
 		if doc := c.was; doc != nil {
 			gone[doc] = true
 			idx.n--
-			idx.total -= doc.len
 			for term := range doc.terms {
 				touched[term] = touch{lost: true}
 			}
@@ -476,7 +509,6 @@ func (d *discovery) update(old *searchIndex, changes []change, all bool) *search
 		}
 		doc := newDocument(c.now)
 		idx.n++
-		idx.total += doc.len
 		for term := range doc.terms {
 			tc := touched[term]
 			tc.add = append(tc.add, doc)
@@ -525,58 +557,25 @@ func (d *discovery) update(old *searchIndex, changes []change, all bool) *search
 }
 
 // rank scores the tools that have one of terms with BM25 (k1 = 1.2,
-// b = 0.75) over the weighted counts, and returns the first limit of those
-// the caller reaches, best first, ties by name. The collection is the
-// index's documents and provided, the documents of the provided tools the
-// caller reaches that this search found: they count in the number of
-// documents, in the documents of each word and in the average length, so
-// that both are scored alike. Candidates of the index are scored on the
-// index's documents and asked of the server in that order, until limit
-// are found: a search costs a pass over its words' documents and limit
-// lookups, or a few more. A caller who reaches another version of a name
-// than the index holds is scored on that version's own words.
+// b = 0.75) over the weighted counts, and returns the first limit, best
+// first, ties by name. The collection is what the caller reaches: the
+// index's documents of the terms whose tools the caller reaches (each
+// asked of the server with d.found), and provided, the documents of the
+// provided tools the caller reaches that this search found. Its number of
+// documents, the documents of each term and the average length are those
+// of this collection alone, so that a tool hidden from the caller changes
+// no score. A search costs a pass over its terms' documents with a lookup
+// of each. A caller who reaches another version of a name than the index
+// holds is scored on that version's own words, and that version counts
+// only when it has one of the terms.
 func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Request, terms []string, limit int, provided []*document) []Found {
 	const k1, b = 1.2, 0.75
-	n, total := float64(idx.n), idx.total
-	for _, doc := range provided {
-		n++
-		total += doc.len
-	}
-	avgLen := 1.0
-	if n > 0 {
-		avgLen = max(total/n, 1)
-	}
-	idf := make(map[string]float64, len(terms))
-	for _, term := range terms {
-		df := float64(len(idx.docs(term)))
-		for _, doc := range provided {
-			if doc.terms[term] > 0 {
-				df++
-			}
-		}
-		idf[term] = math.Log(1 + (n-df+0.5)/(df+0.5))
-	}
-	score := func(doc *document) float64 {
-		var s float64
-		for _, term := range terms {
-			if tf := doc.terms[term]; tf > 0 {
-				s += idf[term] * tf * (k1 + 1) / (tf + k1*(1-b+b*doc.len/avgLen))
-			}
-		}
-		return math.Round(s*1000) / 1000
-	}
-	best := func(a, b Found) int {
-		if c := cmp.Compare(b.Score, a.Score); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	}
-	// Each document of the words once: under the first word it has.
-	size := 0
+	size := len(provided)
 	for _, term := range terms {
 		size += len(idx.docs(term))
 	}
 	candidates := make([]candidate, 0, size)
+	// Each document of the terms once: under the first term it has.
 	for k, term := range terms {
 	docs:
 		for _, doc := range idx.docs(term) {
@@ -585,43 +584,86 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 					continue docs
 				}
 			}
-			candidates = append(candidates, candidate{doc, score(doc)})
-		}
-	}
-	// Usually the first limit candidates are the caller's: the best few
-	// are picked first, and the others sorted only when they are not.
-	head := min(len(candidates), 4*limit+16)
-	selectBest(candidates, head)
-	var found []Found
-	for i := 0; i < len(candidates) && len(found) < limit; i++ {
-		if i == head {
-			slices.SortFunc(candidates[head:], compareCandidates)
-		}
-		c := candidates[i]
-		t, _, ok := d.found(ctx, req, c.doc.tool.Name)
-		if !ok {
-			continue
-		}
-		if t != c.doc.tool {
-			c.score = score(d.documentOf(t)) // another version: its own words
-		}
-		if c.score > 0 {
-			found = append(found, Found{Name: t.Name, Description: t.Description, Score: c.score})
+			t, _, ok := d.found(ctx, req, doc.tool.Name)
+			if !ok {
+				continue
+			}
+			if t != doc.tool {
+				if doc = d.documentOf(t); !doc.hasAny(terms) {
+					continue
+				}
+			}
+			candidates = append(candidates, candidate{doc: doc})
 		}
 	}
 	// No provided tool has a registered tool's name (SearchProvided leaves
-	// them out), nor two the same: the best limit of both are the best
-	// limit of the index's found and all of provided.
+	// them out), nor two the same.
 	for _, doc := range provided {
-		if s := score(doc); s > 0 {
-			found = append(found, Found{Name: doc.tool.Name, Description: doc.tool.Description, Score: s})
+		candidates = append(candidates, candidate{doc: doc})
+	}
+
+	n, total := float64(len(candidates)), 0.0
+	df := make([]float64, len(terms))
+	for _, c := range candidates {
+		total += c.doc.len
+		for i, term := range terms {
+			if c.doc.terms[term] > 0 {
+				df[i]++
+			}
 		}
 	}
-	slices.SortFunc(found, best)
-	return found[:min(len(found), limit)]
+	avgLen := 1.0
+	if n > 0 {
+		avgLen = max(total/n, 1)
+	}
+	idf := make([]float64, len(terms))
+	for i := range terms {
+		idf[i] = math.Log(1 + (n-df[i]+0.5)/(df[i]+0.5))
+	}
+	for i := range candidates {
+		doc := candidates[i].doc
+		var s float64
+		for j, term := range terms {
+			if tf := doc.terms[term]; tf > 0 {
+				s += idf[j] * tf * (k1 + 1) / (tf + k1*(1-b+b*doc.len/avgLen))
+			}
+		}
+		candidates[i].score = roundScore(s)
+	}
+	head := min(len(candidates), limit)
+	selectBest(candidates, head)
+	found := make([]Found, 0, head)
+	for _, c := range candidates[:head] {
+		if c.score > 0 {
+			found = append(found, Found{Name: c.doc.tool.Name, Description: c.doc.tool.Description, Score: c.score})
+		}
+	}
+	return found
 }
 
-// A candidate is a document of the index with its score for a search.
+// roundScore rounds a score to four significant digits, so that scores
+// print short and tools of nearly the same score tie, to be ordered by
+// name. Digits, not decimals: in a collection where most tools have the
+// query's words, every score is small, and still orders the tools.
+func roundScore(s float64) float64 {
+	if s <= 0 {
+		return 0
+	}
+	scale := math.Pow(10, 3-math.Floor(math.Log10(s)))
+	return math.Round(s*scale) / scale
+}
+
+// hasAny reports whether doc has one of terms.
+func (doc *document) hasAny(terms []string) bool {
+	for _, term := range terms {
+		if doc.terms[term] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// A candidate is a document a search scores, with its score.
 type candidate struct {
 	doc   *document
 	score float64
@@ -674,14 +716,14 @@ func selectBest(cs []candidate, n int) {
 	slices.SortFunc(h, compareCandidates)
 }
 
-// documentOf returns t's document: the index's, or one made for a version
-// the index does not hold.
+// documentOf returns t's document: the index's, or the one kept for a
+// version the index does not hold.
 func (d *discovery) documentOf(t *mcpkit.Tool) *document {
 	d.mu.Lock()
 	doc := d.docs[t.Name]
 	d.mu.Unlock()
 	if doc == nil || doc.tool != t {
-		doc = newDocument(t)
+		doc = d.cachedDocument(t)
 	}
 	return doc
 }
@@ -690,28 +732,47 @@ func (d *discovery) documentOf(t *mcpkit.Tool) *document {
 // letter or a digit, and at camelCase boundaries ("getUserID" is get, user,
 // id), dropping words of one letter.
 func words(text string) []string {
-	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 1 {
-			out = append(out, strings.ToLower(string(cur)))
+	return slices.Collect(wordSeq(text))
+}
+
+// wordSeq yields the words of text as words splits them, in order, reading
+// text only as far as its consumer asks.
+func wordSeq(text string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		start, runes := 0, 0 // of the current word: its offset and length in runes
+		prev := utf8.RuneError
+		for i := 0; i < len(text); {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			var next rune = utf8.RuneError
+			if i+size < len(text) {
+				next, _ = utf8.DecodeRuneInString(text[i+size:])
+			}
+			split := false
+			switch {
+			case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+				split = true
+			case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(prev) || unicode.IsLower(next) && unicode.IsUpper(prev)):
+				split = true
+			}
+			if split {
+				if runes > 1 && !yield(strings.ToLower(text[start:i])) {
+					return
+				}
+				runes = 0
+			}
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				if runes == 0 {
+					start = i
+				}
+				runes++
+			}
+			prev = r
+			i += size
 		}
-		cur = cur[:0]
-	}
-	rs := []rune(text)
-	for i, r := range rs {
-		switch {
-		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
-			flush()
-		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])):
-			flush()
-			cur = append(cur, r)
-		default:
-			cur = append(cur, r)
+		if runes > 1 {
+			yield(strings.ToLower(text[start:]))
 		}
 	}
-	flush()
-	return out
 }
 
 // argumentNames returns the names of the top-level properties of an input

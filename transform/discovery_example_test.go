@@ -84,6 +84,6 @@ func ExampleDiscovery_providers() {
 	res, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "cook_soup"}})
 	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output:
-	// {"tools":[{"name":"cook_soup","description":"Cook the soup.","score":1.619},{"name":"cook_bread","description":"Cook the bread.","score":0.809},{"name":"set_timer","description":"Set a kitchen timer for the soup.","score":0.434}]}
+	// {"tools":[{"name":"cook_soup","description":"Cook the soup.","score":1.619},{"name":"cook_bread","description":"Cook the bread.","score":0.8094},{"name":"set_timer","description":"Set a kitchen timer for the soup.","score":0.4345}]}
 	// a soup
 }

@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,11 +27,11 @@ func indexTool(name, version, desc string) *mcpkit.Tool {
 }
 
 // sameIndex fails unless got and want index the same tools with the same
-// documents per word and the same statistics.
+// documents per word and the same counts.
 func sameIndex(t *testing.T, got, want *searchIndex) {
 	t.Helper()
-	if got.n != want.n || math.Abs(got.total-want.total) > 1e-6 {
-		t.Fatalf("index of n %d, total %f; want n %d, total %f", got.n, got.total, want.n, want.total)
+	if got.n != want.n {
+		t.Fatalf("index of n %d; want n %d", got.n, want.n)
 	}
 	if got.words != want.words || want.words != len(want.postings) {
 		t.Fatalf("%d words; want %d (%d listed)", got.words, want.words, len(want.postings))
@@ -214,8 +214,10 @@ func TestSelectBest(t *testing.T) {
 
 // FuzzSearchQuery searches a small catalog with any query, registered and
 // provided tools together: the words are lower-case letters and digits of
-// two or more runes, and the answer is at most the limit, of tools that
-// exist, best first.
+// two or more runes, split as a reading of the whole query rune by rune
+// splits them; the terms searched are the query's first distinct words, at
+// most MaxQueryWords; and the answer is at most the limit, of tools that
+// exist, best first, the same when the query is given twice over.
 func FuzzSearchQuery(f *testing.F) {
 	for _, q := range []string{"list invoices", "getUserID", "HTTPServer v2", "ÄÖÜ straße", "a b c", "", "\xff\xfe", "x_y-z.w"} {
 		f.Add(q, 3)
@@ -233,10 +235,24 @@ func FuzzSearchQuery(f *testing.F) {
 	d := &discovery{srv: srv, match: func(*mcpkit.Tool) bool { return true }, limit: 10, scan: 100}
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, query string, limit int) {
-		for _, w := range words(query) {
+		ws := words(query)
+		for _, w := range ws {
 			if len([]rune(w)) < 2 || w != strings.ToLower(w) {
 				t.Fatalf("words(%q) has %q", query, w)
 			}
+		}
+		if want := wordsByRunes(query); !slices.Equal(ws, want) {
+			t.Fatalf("words(%q) = %q; read rune by rune: %q", query, ws, want)
+		}
+		terms := queryTerms(query)
+		var distinct []string
+		for _, w := range ws {
+			if !slices.Contains(distinct, w) && len(distinct) < MaxQueryWords {
+				distinct = append(distinct, w)
+			}
+		}
+		if !slices.Equal(terms, distinct) {
+			t.Fatalf("queryTerms(%q) = %q; want the first %d distinct words, %q", query, terms, MaxQueryWords, distinct)
 		}
 		out, err := d.search(ctx, &mcpkit.Request{}, SearchIn{Query: query, Limit: limit})
 		if err != nil {
@@ -253,7 +269,67 @@ func FuzzSearchQuery(f *testing.F) {
 				t.Fatalf("not best first: %v", out.Tools)
 			}
 		}
+		twice, err := d.search(ctx, &mcpkit.Request{}, SearchIn{Query: query + " " + query, Limit: limit})
+		if err != nil || !slices.Equal(twice.Tools, out.Tools) {
+			t.Fatalf("the query twice over found %v, %v; once: %v", twice.Tools, err, out.Tools)
+		}
 	})
+}
+
+// wordsByRunes is words as it was first written, over the query's runes:
+// the reference that words is checked against.
+func wordsByRunes(text string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 1 {
+			out = append(out, strings.ToLower(string(cur)))
+		}
+		cur = cur[:0]
+	}
+	rs := []rune(text)
+	for i, r := range rs {
+		switch {
+		case !unicode.IsLetter(r) && !unicode.IsDigit(r):
+			flush()
+		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1]) && unicode.IsUpper(rs[i-1])):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return out
+}
+
+// TestQueryTerms checks that a search scores each word of its query once,
+// and at most MaxQueryWords of them, whatever the query's length: one
+// word repeated 20,000 times is one term, and a query of 1,000 distinct
+// words is its first MaxQueryWords.
+func TestQueryTerms(t *testing.T) {
+	many := make([]string, 1000)
+	for i := range many {
+		many[i] = fmt.Sprintf("w%03d", i)
+	}
+	tests := []struct {
+		name, query string
+		want        []string
+	}{
+		{"one word repeated", strings.Repeat("invoices ", 20_000), []string{"invoices"}},
+		{"cases of one word", "Invoices INVOICES invoices", []string{"invoices"}},
+		{"in the query's order", "list invoices list export invoices", []string{"list", "invoices", "export"}},
+		{"distinct words beyond the cap", strings.Join(many, " "), many[:MaxQueryWords]},
+		{"repeated beyond the cap", strings.Repeat(strings.Join(many[:40], " ")+" ", 500), many[:MaxQueryWords]},
+		{"no words", "a b c", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := queryTerms(tt.query); !slices.Equal(got, tt.want) {
+				t.Errorf("queryTerms = %q (%d terms); want %q", got, len(got), tt.want)
+			}
+		})
+	}
 }
 
 // fuzzProvider provides one tool to everyone, and searches nothing.

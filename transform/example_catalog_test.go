@@ -89,6 +89,6 @@ func ExampleDiscovery() {
 	// listed: call_tool
 	// listed: describe_tool
 	// listed: search_tools
-	// {"tools":[{"name":"get_weather","description":"Does get_weather.","score":1.66}]}
+	// {"tools":[{"name":"get_weather","description":"Does get_weather.","score":0.4868}]}
 	// get_weather@ as get_weather
 }

@@ -5,14 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/transform"
+	"github.com/mcpkit/mcpkit/visibility"
 )
 
 // The labelled catalog: one tool per service, verb and object, as an
@@ -166,5 +169,109 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			b.ReportMetric(recall, "recall@10")
 		})
+	}
+}
+
+// searchFound returns what search_tools finds for query on ts, scores
+// included.
+func searchFound(t *testing.T, ts *mcpkittest.Server, query string) []transform.Found {
+	t.Helper()
+	res, err := ts.CallTool(t.Context(), transform.SearchToolName, map[string]any{"query": query})
+	if err != nil || res.IsError {
+		t.Fatalf("search_tools %q = %v, %v", query, res, err)
+	}
+	var out transform.SearchOut
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Tools
+}
+
+// TestSearchScoresHideHiddenTools checks that a caller's scores say
+// nothing of the tools hidden from it: a user's search finds the same
+// tools with the same scores whether the server has no tool hidden from
+// the user or many, which have the query's words and which an admin sees.
+// The admin's scores are those of a server where these tools are visible
+// to all: each caller's statistics are those of what it reaches.
+func TestSearchScoresHideHiddenTools(t *testing.T) {
+	tokens := map[string]*auth.TokenInfo{
+		"admin": {UserID: "ann", Scopes: []string{"admin"}},
+		"user":  {UserID: "bob"},
+	}
+	// serve returns a search session of who on a server with the shared
+	// tools and extra tools that have the query's words, tagged secret
+	// (visible to admins only) when hidden is set.
+	serve := func(extra int, hidden bool, who string) *mcpkittest.Server {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "hidden"}, nil)
+		var add []*mcpkit.Tool
+		for _, d := range []struct{ name, desc string }{
+			{"export_invoices", "Export the invoices of a month as CSV."},
+			{"list_invoices", "List the invoices of a customer."},
+			{"send_invoice", "Send an invoice to a customer by email."},
+			{"export_orders", "Export the orders of a day."},
+			{"get_weather", "Get the weather of a city."},
+		} {
+			tl := echoTool(d.name, "")
+			tl.Description = d.desc
+			add = append(add, tl)
+		}
+		for i := range extra {
+			tl := echoTool(fmt.Sprintf("audit_invoices_%d", i), "")
+			tl.Description = fmt.Sprintf("Export the invoices of ledger %d for the auditors.", i)
+			if hidden {
+				tl.Tags = []string{"secret"}
+			}
+			add = append(add, tl)
+		}
+		if err := srv.Add(add...); err != nil {
+			t.Fatal(err)
+		}
+		visibility.New(visibility.Require(mcpkit.Tagged("secret"), visibility.Scopes("admin"))).Attach(srv)
+		if err := transform.Discovery(srv, &transform.DiscoveryOptions{Limit: 50}); err != nil {
+			t.Fatal(err)
+		}
+		return mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: who})
+	}
+	for _, query := range []string{"export invoices", "invoices", "customer"} {
+		base := searchFound(t, serve(0, true, "user"), query)
+		if len(base) == 0 {
+			t.Fatalf("%q finds nothing", query)
+		}
+		for _, extra := range []int{3, 30} {
+			if got := searchFound(t, serve(extra, true, "user"), query); !slices.Equal(got, base) {
+				t.Errorf("%q, with %d tools hidden from the user:\n%v\nwith none:\n%v", query, extra, got, base)
+			}
+			admin, plain := searchFound(t, serve(extra, true, "admin"), query), searchFound(t, serve(extra, false, "user"), query)
+			if !slices.Equal(admin, plain) {
+				t.Errorf("%q, the admin's search with %d tools only admins see:\n%v\nthe user's, with them visible to all:\n%v", query, extra, admin, plain)
+			}
+		}
+	}
+}
+
+// TestSearchLongQuery checks, through a client, that a query of one word
+// repeated 20,000 times finds what the word alone finds, and that only the
+// first MaxQueryWords distinct words of a query count (the cost of the
+// words themselves is counted in TestQueryTerms).
+func TestSearchLongQuery(t *testing.T) {
+	srv, _ := searchServer(t, 1000)
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	once := searchFound(t, ts, "invoices")
+	if len(once) != 10 {
+		t.Fatalf("invoices finds %v; want 10 tools", once)
+	}
+	if got := searchFound(t, ts, strings.Repeat("invoices ", 20_000)); !slices.Equal(got, once) {
+		t.Errorf("invoices 20,000 times finds %v; once: %v", got, once)
+	}
+	filler := make([]string, transform.MaxQueryWords)
+	for i := range filler {
+		filler[i] = fmt.Sprintf("zz%02d", i) // words no tool has
+	}
+	if got := searchFound(t, ts, strings.Join(filler, " ")+" invoices"); len(got) != 0 {
+		t.Errorf("a word after %d others counts: found %v", transform.MaxQueryWords, got)
+	}
+	if got := searchFound(t, ts, strings.Join(filler[1:], " ")+" invoices"); !slices.Equal(got, once) {
+		t.Errorf("the %dth word finds %v; want %v", transform.MaxQueryWords, got, once)
 	}
 }
