@@ -48,7 +48,8 @@ type Provider interface {
 // [Server.SearchProvided]) finds them without listing them all.
 //
 // SearchTools returns the tools c may see that best answer query (the
-// words a caller typed), best first, at most limit of them. It need not be
+// words of a caller's search, each once, space-separated), best first, at
+// most limit of them. It need not be
 // exact: what it returns is scored again, with the words of each tool,
 // against the server's other tools; a tool it leaves out is not found.
 type ToolSearcher interface {

@@ -575,6 +575,7 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 		size += len(idx.docs(term))
 	}
 	candidates := make([]candidate, 0, size)
+	var elsewhere map[string]bool // names the index's documents resolved to other tools of
 	// Each document of the terms once: under the first term it has.
 	for k, term := range terms {
 	docs:
@@ -589,6 +590,10 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 				continue
 			}
 			if t != doc.tool {
+				if elsewhere == nil {
+					elsewhere = map[string]bool{}
+				}
+				elsewhere[t.Name] = true
 				if doc = d.documentOf(t); !doc.hasAny(terms) {
 					continue
 				}
@@ -596,10 +601,14 @@ func (idx *searchIndex) rank(ctx context.Context, d *discovery, req *mcpkit.Requ
 			candidates = append(candidates, candidate{doc: doc})
 		}
 	}
-	// No provided tool has a registered tool's name (SearchProvided leaves
-	// them out), nor two the same.
+	// SearchProvided leaves out the names of registered tools the caller
+	// sees, and finds none twice; a registered tool hidden from the caller
+	// resolved, above, to the tool the caller reaches by its name, which
+	// may be a provided one found here too: it counts once.
 	for _, doc := range provided {
-		candidates = append(candidates, candidate{doc: doc})
+		if !elsewhere[doc.tool.Name] {
+			candidates = append(candidates, candidate{doc: doc})
+		}
 	}
 
 	n, total := float64(len(candidates)), 0.0
