@@ -81,7 +81,14 @@ func Named(names ...string) func(*Tool) bool {
 // carrying at least one of the given tags.
 func Tagged(tags ...string) func(*Tool) bool {
 	tags = slices.Clone(tags)
-	return func(t *Tool) bool { return slices.ContainsFunc(tags, t.HasTag) }
+	return func(t *Tool) bool {
+		for _, tag := range tags {
+			if slices.Contains(t.Tags, tag) {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // Not returns a match function that selects the tools match does not.
