@@ -179,7 +179,7 @@ func (h *requirement) ServeTool(ctx context.Context, req *Request) (*mcp.CallToo
 	if err == nil {
 		return h.next.ServeTool(ctx, req)
 	}
-	verdictOf(ctx).refuse(err)
+	verdictOf(ctx).refuse(req, err)
 	// A tool error, so that error masking further out never hides what
 	// the client must do.
 	return nil, &ToolError{Err: err, Class: Fatal}

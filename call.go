@@ -122,7 +122,7 @@ func (s *Server) serveRouted(ctx context.Context, sdkReq *mcp.CallToolRequest) (
 	// session holds the call's whole message).
 	rc.sdk, rc.req = nil, nil
 	ctx = s.withVerdict(ctx, req)
-	defer verdictOf(ctx).serving()()
+	defer verdictOf(ctx).serving(req.Session())()
 	// A client builds the headers of a call from the definition it is
 	// listed: a call pinned to another version need not carry them.
 	if err := rc.e.checkHeaders(ctx, req, !pinOf(req.Call).set); err != nil {
@@ -152,7 +152,7 @@ func (e *entry) checkHeaders(ctx context.Context, req *Request, required bool) e
 		return nil
 	}
 	if err := paramheader.Agree(h, req.Arguments, hs, required); err != nil {
-		verdictOf(ctx).headerFault()
+		verdictOf(ctx).headerFault(req)
 		return &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: err.Error()}
 	}
 	return nil

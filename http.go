@@ -1,6 +1,7 @@
 package mcpkit
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"context"
@@ -114,6 +115,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 // tasks/update started) is not the request's.
 type verdict struct {
 	mu        sync.Mutex
+	session   *mcp.ServerSession      // the session of the request's calls
 	calls     int                     // the request's calls being served (see serveRouted)
 	challenge *InsufficientScopeError // the first refusal
 	fault     bool                    // a header fault
@@ -129,43 +131,55 @@ func verdictOf(ctx context.Context) *verdict {
 	return v
 }
 
-// serving marks a call of the request as being served, until the
-// function it returns is called.
-func (v *verdict) serving() func() {
+// serving marks a call of the request, on session ss, as being served,
+// until the function it returns is called.
+func (v *verdict) serving(ss *mcp.ServerSession) func() {
 	if v == nil {
 		return func() {}
 	}
 	v.mu.Lock()
 	v.calls++
+	v.session = ss
 	v.mu.Unlock()
 	return func() {
 		v.mu.Lock()
-		v.calls--
+		if v.calls--; v.calls == 0 {
+			v.session = nil // work the call started may keep the verdict; not the session
+		}
 		v.mu.Unlock()
 	}
 }
 
-// refuse records err as the refusal of the request, if it is the first
-// while a call of the request is served.
-func (v *verdict) refuse(err *InsufficientScopeError) {
+// ours reports whether a decision about req is the request's: one of its
+// calls is being served, and req belongs to it (a call's requests share its
+// session, down every chain it runs; work it starts that outlives it, a
+// task's, drops the session, and so does a task's round). v.mu is held.
+func (v *verdict) ours(req *Request) bool {
+	return v.calls > 0 && !v.done && v.session != nil && req.Session() == v.session
+}
+
+// refuse records err, the refusal of req, as the refusal of the request, if
+// it is the first and req is the request's.
+func (v *verdict) refuse(req *Request, err *InsufficientScopeError) {
 	if v == nil {
 		return
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.challenge == nil && !v.done && v.calls > 0 {
+	if v.challenge == nil && v.ours(req) {
 		v.challenge = err
 	}
 }
 
-// headerFault records that the request's headers disagree with its call.
-func (v *verdict) headerFault() {
+// headerFault records that the headers of the request disagree with req,
+// its call.
+func (v *verdict) headerFault(req *Request) {
 	if v == nil {
 		return
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if !v.done && v.calls > 0 {
+	if v.ours(req) {
 		v.fault = true
 	}
 }
@@ -203,6 +217,12 @@ func (s *Server) holding(h http.Handler, resourceMetadata string) http.Handler {
 			challengeResponse(w, err, resourceMetadata)
 			return
 		}
+		if isBatch(r) {
+			// One status cannot answer several calls: each refusal is its
+			// call's result.
+			h.ServeHTTP(w, r)
+			return
+		}
 		hw := &heldWriter{ResponseWriter: w}
 		r = r.WithContext(context.WithValue(r.Context(), verdictKey{}, &hw.v))
 		if r.Header.Get(sessionIDHeader) != "" || r.Header.Get(verdictHeader) != "" {
@@ -217,6 +237,36 @@ func (s *Server) holding(h http.Handler, resourceMetadata string) http.Handler {
 		h.ServeHTTP(hw, r)
 		hw.finish(resourceMetadata)
 	})
+}
+
+// isBatch reports whether r, a POST, holds a JSON-RPC batch, which
+// protocols before 2025-06-18 allow: it peeks at the body's first byte
+// other than white space, and leaves the body as it was.
+func isBatch(r *http.Request) bool {
+	if v := r.Header.Get(protocolVersionHeader); v != "" && v >= "2025-06-18" {
+		return false
+	}
+	br := bufio.NewReaderSize(r.Body, 64)
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{br, r.Body}
+	for i := 1; i <= 64; i++ {
+		b, err := br.Peek(i)
+		if len(b) < i {
+			return false
+		}
+		switch c := b[i-1]; c {
+		case ' ', '\t', '\r', '\n':
+			if err != nil {
+				return false
+			}
+			continue
+		default:
+			return c == '['
+		}
+	}
+	return false
 }
 
 // withVerdict returns ctx with the verdict of the HTTP request req came

@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"context"
 	"hash/maphash"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -268,27 +269,51 @@ type asked struct {
 	name string
 }
 
-// providerReviewTimeout bounds what a review waits for a Provider's
-// answers about the names a change concerns; past it, the listeners
-// waiting for them are told, as when nothing can be judged.
+// providerReviewTimeout bounds what a review waits for the Providers'
+// answers about the names a change concerns: past it, the listeners not
+// judged yet are told, as when nothing can be judged.
 const providerReviewTimeout = 30 * time.Second
 
 // askProviders finishes the review of a change from old to st for the
 // names in ask, which a Provider may decide for their listeners' callers:
-// it asks the Providers, outside the server's lock and on a context of its
-// own, so that a Provider that is slow or down never holds up a change,
-// and tells the listeners whose view changed (or could not be judged).
+// it asks the Providers outside the server's lock, on contexts of its own
+// that end together at one deadline, so that a Provider that is slow or
+// down never holds up a change, nor the listeners longer than the bound;
+// then it tells the listeners whose view changed or was not judged in
+// time.
 func (s *Server) askProviders(old, st *state, ask []asked) {
+	deadline := time.Now().Add(providerReviewTimeout)
+	var mu sync.Mutex
+	judged := make([]bool, len(ask))  // by the deadline
+	changed := make([]bool, len(ask)) // and found changed
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i, a := range ask {
+			ctx, cancel := context.WithDeadline(a.l.ctx, deadline)
+			before, _ := s.view(ctx, old, a.l.caller, a.name, false)
+			after, _ := s.view(ctx, st, a.l.caller, a.name, false)
+			late := ctx.Err() != nil
+			cancel()
+			mu.Lock()
+			judged[i], changed[i] = !late, before != after
+			mu.Unlock()
+		}
+	}()
+	timer := time.NewTimer(time.Until(deadline))
+	select {
+	case <-done:
+		timer.Stop()
+	case <-timer.C:
+	}
+	mu.Lock()
 	var tell []asked
-	for _, a := range ask {
-		ctx, cancel := context.WithTimeout(a.l.ctx, providerReviewTimeout)
-		before, _ := s.view(ctx, old, a.l.caller, a.name, false)
-		after, _ := s.view(ctx, st, a.l.caller, a.name, false)
-		if before != after || ctx.Err() != nil {
+	for i, a := range ask {
+		if !judged[i] || changed[i] {
 			tell = append(tell, a)
 		}
-		cancel()
 	}
+	mu.Unlock()
 	if len(tell) == 0 {
 		return
 	}
@@ -356,7 +381,7 @@ func (s *Server) tellAll() bool {
 // view returns a digest of what tools/list shows c under name in st: 0
 // when c is listed nothing under it, else a digest of the versions c sees,
 // the first of which is listed, with the others in its _meta. A version
-// stands for the definition it was made of (entry.key): what c is listed
+// stands for its definition (entry.fingerprint): what c is listed
 // under name can change only when this digest does. Digests of distinct
 // versions are combined with XOR, so that a listener's digest of a whole
 // list can be updated by one name's change. With blind set, no Provider
@@ -371,7 +396,7 @@ func (s *Server) view(ctx context.Context, st *state, c Caller, name string, bli
 		return 0, false
 	}
 	for _, e := range es {
-		d ^= maphash.Comparable(s.seed, e.key)
+		d ^= e.fingerprint(s.seed)
 	}
 	return d, false
 }

@@ -201,16 +201,35 @@ type mountView struct {
 	child *state
 }
 
-func (mv *mountView) served(name string) string { return mv.m.prefix + name }
+// served returns the names under which the child serves the tool whose
+// identity is id (its registered names of that identity, and what its own
+// sources may serve it under), each behind the mount's prefix.
+func (mv *mountView) served(id ToolID) []string {
+	var out []string
+	es, _ := mv.child.byID.Get(idKey(id))
+	for _, e := range es {
+		out = append(out, mv.m.prefix+e.tool.Name)
+	}
+	for _, src := range mv.child.sources {
+		for _, name := range src.served(id) {
+			out = append(out, mv.m.prefix+name)
+		}
+	}
+	return out
+}
 
 // offer returns the versions of the child's tool that name stands for,
 // among those the child serves c, as entries of the parent.
-func (mv *mountView) offer(ctx context.Context, st *state, c Caller, name string) []*entry {
+func (mv *mountView) offer(ctx context.Context, st *state, c Caller, name string, blind bool) ([]*entry, bool) {
 	cname, ok := mv.m.childName(name)
 	if !ok {
-		return nil
+		return nil, false
 	}
-	return mv.entries(st, mv.m.child.seen(ctx, mv.child, c, cname))
+	var ces []*entry
+	if _, _, blocked := mv.m.child.walk(ctx, mv.child, c, cname, pin{}, &ces, blind); blocked {
+		return nil, true
+	}
+	return mv.entries(st, ces), false
 }
 
 // entries returns the parent's entries of the child's entries ces.

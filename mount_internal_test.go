@@ -16,7 +16,7 @@ func TestMountKeepsItsTools(t *testing.T) {
 	c := &Request{Call: &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "m_t"}}}
 	lookup := func() *Tool {
 		st := parent.state.Load()
-		es := st.sources[0].offer(ctx, st, c, "m_t")
+		es, _ := st.sources[0].offer(ctx, st, c, "m_t", false)
 		if len(es) != 1 {
 			t.Fatalf("the mount offers %d versions of m_t, want 1", len(es))
 		}

@@ -123,7 +123,9 @@ type source interface {
 	// offer returns the versions of name that the source offers c,
 	// highest first, as entries of the server whose state is st: made,
 	// transformed and enabled, but not yet asked whether c may see them.
-	offer(ctx context.Context, st *state, c Caller, name string) []*entry
+	// With blind set it asks no Provider, and reports blocked when it
+	// would have had to.
+	offer(ctx context.Context, st *state, c Caller, name string, blind bool) (es []*entry, blocked bool)
 
 	// page returns the source's page for c after the name after, at most
 	// limit names when limit is positive: each name with the versions c
@@ -131,9 +133,9 @@ type source interface {
 	// none).
 	page(ctx context.Context, st *state, c Caller, after string, limit int) listPage
 
-	// served returns the name under which the source serves a tool it
-	// knows as name.
-	served(name string) string
+	// served returns the names under which the source may serve the tool
+	// whose identity is id, without asking a Provider.
+	served(id ToolID) []string
 }
 
 // providerSource is a Provider as the route asks it.
@@ -142,32 +144,37 @@ type providerSource struct {
 	p Provider
 }
 
-func (ps *providerSource) served(name string) string { return name }
+func (ps *providerSource) served(id ToolID) []string { return []string{id.Name} }
 
-func (ps *providerSource) offer(ctx context.Context, st *state, c Caller, name string) []*entry {
+func (ps *providerSource) offer(ctx context.Context, st *state, c Caller, name string, blind bool) ([]*entry, bool) {
+	if blind {
+		return nil, true
+	}
 	t := ps.lookup(ctx, c, name)
 	if t == nil || t.Name != name {
-		return nil
+		return nil, false
 	}
-	e := ps.s.provide(st, t, t)
+	e := ps.s.provide(st, t, nil)
 	if e == nil {
-		return nil
+		return nil, false
 	}
-	return []*entry{e}
+	return []*entry{e}, false
 }
 
 func (ps *providerSource) page(ctx context.Context, st *state, c Caller, after string, limit int) listPage {
-	ts := ps.list(ctx, c, after, limit)
 	var pg listPage
-	if limit > 0 && len(ts) >= limit {
-		ts, pg.more = ts[:limit], true
-	}
-	for _, t := range ts {
-		if t == nil || t.Name <= after || t.Name <= pg.last && pg.last != "" {
-			continue // out of order: a provider that breaks its contract
+	n := 0 // the tools of the page, in order after after
+	for _, t := range ps.list(ctx, c, after, limit) {
+		if t == nil || t.Name <= after || n > 0 && t.Name <= pg.last {
+			continue // a provider that breaks its contract: out of order, or not after after
 		}
+		if limit > 0 && n == limit {
+			pg.more = true
+			break
+		}
+		n++
 		pg.last = t.Name
-		e := ps.s.provide(st, t, t)
+		e := ps.s.provide(st, t, nil)
 		if e == nil || !st.sees(ctx, c, e) {
 			continue
 		}
@@ -177,6 +184,8 @@ func (ps *providerSource) page(ctx context.Context, st *state, c Caller, after s
 		}
 		pg.items = append(pg.items, it)
 	}
+	// A full page may have more after it; a short one has not.
+	pg.more = pg.more || limit > 0 && n == limit
 	return pg
 }
 

@@ -88,8 +88,8 @@ func (st *state) pick(ctx context.Context, c Caller, es []*entry, p pin, all *[]
 // walk is the route: it asks the registered versions of name, then each
 // source in order, until one offers c a version it sees; that one decides,
 // by the pin rule, and seen is set. With blind set (a review of listeners,
-// which never calls a provider), it stops at the first Provider, setting
-// blocked.
+// which never calls a Provider under the server's lock), it stops where a
+// Provider would be asked (a mounted server's too), setting blocked.
 func (s *Server) walk(ctx context.Context, st *state, c Caller, name string, p pin, all *[]*entry, blind bool) (e *entry, seen, blocked bool) {
 	if n, ok := st.byName.Get(name); ok {
 		if e, seen := st.pick(ctx, c, n.versions, p, all); seen {
@@ -97,10 +97,11 @@ func (s *Server) walk(ctx context.Context, st *state, c Caller, name string, p p
 		}
 	}
 	for _, src := range st.sources {
-		if _, isProvider := src.(*providerSource); isProvider && blind {
+		es, blocked := src.offer(ctx, st, c, name, blind)
+		if blocked {
 			return nil, false, true
 		}
-		if e, seen := st.pick(ctx, c, src.offer(ctx, st, c, name), p, all); seen {
+		if e, seen := st.pick(ctx, c, es, p, all); seen {
 			return e, true, false
 		}
 	}
@@ -112,14 +113,6 @@ func (s *Server) walk(ctx context.Context, st *state, c Caller, name string, p p
 func (s *Server) reach(ctx context.Context, st *state, c Caller, name string, p pin) *entry {
 	e, _, _ := s.walk(ctx, st, c, name, p, nil, false)
 	return e
-}
-
-// seen returns the versions of name that c sees in st, highest first, from
-// the registered tools or the source that decides the name for c.
-func (s *Server) seen(ctx context.Context, st *state, c Caller, name string) []*entry {
-	var es []*entry
-	s.walk(ctx, st, c, name, pin{}, &es, false)
-	return es
 }
 
 // registeredSeen reports whether c sees a registered version of name in
@@ -190,7 +183,7 @@ func listedOf(es []*entry) *Tool {
 		return nil
 	}
 	first := es[0].tool
-	if all, _ := first.Meta[MetaKeyVersions].([]string); first.Version == "" || len(all) <= len(es) {
+	if first.Version == "" {
 		return first
 	}
 	listed := make([]string, 0, len(es))
@@ -198,6 +191,9 @@ func listedOf(es []*entry) *Tool {
 		if e.tool.Version != "" {
 			listed = append(listed, e.tool.Version)
 		}
+	}
+	if all, _ := first.Meta[MetaKeyVersions].([]string); slices.Equal(all, listed) {
+		return first
 	}
 	return withVersionMeta(first, listed)
 }
@@ -356,11 +352,12 @@ func (r resolved) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolRes
 // Reaches reports whether a call from c can reach the tool whose identity
 // is id (see [Tool.ID]), under whichever name and version it is served:
 // whether some registered tool of that identity is visible to c, or, when
-// none is, whether a call of id's name pinned to id's version (under a
-// mount, the mounted name) reaches a provided tool of that identity. It
-// costs a map lookup plus the per-request [Visibility] of the tools of
-// that identity, and a route through the sources when no registered tool
-// of it is visible.
+// none is, whether a call pinned to id's version, of a name a source may
+// serve it under (a provider's, id's name; a mounted server's, the names
+// it serves that identity under, behind the mount's prefix), reaches a
+// tool of that identity. It costs a map lookup plus the per-request
+// [Visibility] of the tools of that identity, and a route through the
+// sources when no registered tool of it is visible.
 func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
 	st := s.state.Load()
 	es, _ := st.byID.Get(idKey(id))
@@ -369,15 +366,16 @@ func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
 			return true
 		}
 	}
-	tried := ""
+	tried := map[string]bool{}
 	for _, src := range st.sources {
-		name := src.served(id.Name)
-		if name == tried {
-			continue
-		}
-		tried = name
-		if e := s.reach(ctx, st, c, name, pin{version: id.Version, set: true}); e != nil && e.tool.ID() == id {
-			return true
+		for _, name := range src.served(id) {
+			if tried[name] {
+				continue
+			}
+			tried[name] = true
+			if e := s.reach(ctx, st, c, name, pin{version: id.Version, set: true}); e != nil && e.tool.ID() == id {
+				return true
+			}
 		}
 	}
 	return false

@@ -68,7 +68,7 @@ func (s *Server) search(ctx context.Context, st *state, src source, c Caller, qu
 		if t == nil {
 			continue
 		}
-		if e := s.provide(st, t, t); e != nil && st.sees(ctx, c, e) {
+		if e := s.provide(st, t, nil); e != nil && st.sees(ctx, c, e) {
 			items = append(items, listItem{name: t.Name, group: []*entry{e}})
 		}
 	}

@@ -2,6 +2,8 @@ package mcpkit
 
 import (
 	"context"
+	"encoding/json"
+	"hash/maphash"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,7 +67,7 @@ func (n *toolName) listable() bool {
 type entry struct {
 	tool     *Tool // as listed and as Request.Tool: after transforms, with its version's _meta
 	derived  *Tool // what the transforms made of the registered or provided tool; the chain was built for it
-	key      *Tool // what stands for the definition in listeners' digests: derived, or what a source made it of
+	key      *Tool // what stands for the definition in listeners' digests (see fingerprint): derived, a mounted server's key, or nil for a Provider's tool
 	chain    *chain
 	listed   []string // the versions of the name, highest first, when it has versions
 	provided bool     // made of a source's tool, not a registered one
@@ -78,6 +80,27 @@ type entry struct {
 
 	paramsOnce sync.Once
 	params     []paramheader.Param // the arguments its input schema mirrors into headers
+
+	printOnce sync.Once
+	print     uint64 // the digest of its definition, for an entry without a key
+}
+
+// fingerprint returns what stands for e's definition in the digests of
+// what listeners see (see Server.view): its key's pointer, which is the
+// same as long as the definition is, or, for a Provider's tool (which a
+// Provider may make anew for each request), a digest of the definition.
+func (e *entry) fingerprint(seed maphash.Seed) uint64 {
+	if e.key != nil {
+		return maphash.Comparable(seed, e.key)
+	}
+	e.printOnce.Do(func() {
+		data, err := json.Marshal(&e.tool.Tool)
+		if err != nil {
+			data = []byte(e.tool.Name)
+		}
+		e.print = maphash.Bytes(seed, data)
+	})
+	return e.print
 }
 
 // paramHeaders returns the arguments e's input schema mirrors into HTTP
