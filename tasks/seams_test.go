@@ -6,6 +6,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -14,8 +15,9 @@ import (
 	"github.com/mcpkit/mcpkit/tasks"
 )
 
-// Tests found by attacking the seams between tasks and the rest of the
-// engine, each through a real client.
+// Tests found by trying the seams between tasks and the rest of the engine
+// as an outsider would, each through a real client. Each failed before the
+// fix it came with.
 
 // TestTaskUpdateAckNotReplacedByRoundRefusal: Ada confirms her delete task
 // with a token lacking the admin scope. The round (background work) is
@@ -67,5 +69,53 @@ func TestTaskUpdateAckNotReplacedByRoundRefusal(t *testing.T) {
 		t.Errorf("tasks/update of a task whose round is refused: %v; want the acknowledgement every tasks/update gets (the round's refusal belongs to the task)", err)
 	} else if json.Unmarshal(res, &ack) != nil || ack.ResultType != "complete" {
 		t.Errorf("tasks/update = %s, want the acknowledgement", res)
+	}
+}
+
+// TestTaskCreationNotReplacedByWorkRefusal: a task tool requires the
+// admin scope inside the task (ToolOptions.Middleware). Ada calls it with
+// a plain token: a task is created and its work, refused at once, runs on
+// the call's context; the client gets the CreateTaskResult, and the
+// refusal is the task's own outcome, never the call's HTTP 403.
+func TestTaskCreationNotReplacedByWorkRefusal(t *testing.T) {
+	srv, m := bindingServer(t)
+	refused := make(chan struct{})
+	var once sync.Once
+	seeRefusal := func(next mcpkit.Handler) mcpkit.Handler {
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			res, err := next.ServeTool(ctx, req)
+			if errors.Is(err, mcpkit.ErrInsufficientScope) {
+				once.Do(func() { close(refused) })
+			}
+			return res, err
+		})
+	}
+	work := mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deleted"}}}, nil
+	})
+	tl := tasks.Tool(&mcpkit.Tool{Tool: mcp.Tool{Name: "delete", InputSchema: objectSchema}, Handler: work}, m,
+		&tasks.ToolOptions{Middleware: []mcpkit.Middleware{seeRefusal, mcpkit.RequireScopes("admin")}})
+	if err := srv.Add(tl); err != nil {
+		t.Fatal(err)
+	}
+	// The call returns once the work was refused: a scheduling that a
+	// loaded server may well have (the work refuses at once).
+	srv.Use(func(next mcpkit.Handler) mcpkit.Handler {
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			res, err := next.ServeTool(ctx, req)
+			select {
+			case <-refused:
+			case <-time.After(10 * time.Second): // a bound: the work refuses at once
+			}
+			return res, err
+		})
+	})
+	url := serveBinding(t, srv)
+	raw := mcpkittest.RawClient{Endpoint: url, Token: "ada-plain-token",
+		Capabilities: map[string]any{"extensions": map[string]any{tasks.ExtensionID: map[string]any{}}}}
+	res, err := raw.Call(t.Context(), "tools/call", map[string]any{"name": "delete", "arguments": map[string]any{}})
+	var created struct{ ResultType string }
+	if err != nil || json.Unmarshal(res, &created) != nil || created.ResultType != "task" {
+		t.Errorf("tools/call delete (a task tool whose work requires admin) with a plain token = %s, %v; want the CreateTaskResult: the refusal is the task's outcome", res, err)
 	}
 }
