@@ -60,6 +60,11 @@ func (s *Server) commit(st *state, c change) {
 	old := s.state.Load()
 	if st == nil {
 		st = old
+	} else if c.whole || c.reask || c.principal != nil || len(c.reviewed) > 0 {
+		// The entries of provided tools hold what the sources and the
+		// Visibility answered when they were made: such a change drops
+		// them (st is not published yet).
+		st.provided = newProvidedCache()
 	}
 	// The SDK's table holds every registered name (see call): a name is
 	// added to it before the state that serves it is in place, and taken
@@ -139,7 +144,6 @@ func (s *Server) mountChanged(m *mount, child *state, c change, reviewed []strin
 	srcs[i] = &mountView{m: m, child: child}
 	next := *cur
 	next.sources = srcs
-	next.provided = nil
 	s.finish(&next)
 	pc := change{whole: c.whole, principal: c.principal, reask: true}
 	for _, name := range reviewed {
@@ -148,13 +152,11 @@ func (s *Server) mountChanged(m *mount, child *state, c change, reviewed []strin
 	s.commit(&next, pc)
 }
 
-// refreshed returns the current state completed anew with the server's
-// sources, transforms, middleware and Visibility, with an empty cache of
-// provided tools: the entries of that cache hold what the Visibility and
-// the sources answered when they were made. s.mu is held.
+// refreshed returns a copy of the current state completed anew with the
+// server's sources, transforms, middleware, Visibility and list
+// middleware. s.mu is held.
 func (s *Server) refreshed() *state {
 	next := *s.state.Load()
-	next.provided, next.lister = nil, nil
 	s.finish(&next)
 	return &next
 }

@@ -139,7 +139,7 @@ func (s *Server) RefreshTools(names ...string) {
 func (s *Server) revisit() {
 	s.freeze()
 	names := s.reenable()
-	s.commit(s.reasked(names), change{names: names, whole: true})
+	s.commit(s.update(names), change{names: names, whole: true})
 }
 
 // revisitNames is revisit for a change that concerns the tools names
@@ -172,7 +172,7 @@ func (s *Server) revisitNames(names []string) {
 		}
 	}
 	changedNames := slices.Sorted(maps.Keys(changed))
-	st := s.reasked(changedNames)
+	st := s.update(changedNames)
 	if !exact {
 		s.commit(st, change{names: changedNames, whole: true})
 		return
@@ -210,15 +210,6 @@ func selectedNames(src source, names []string, prefix string, served map[string]
 	for _, inner := range mv.child.sources {
 		selectedNames(inner, names, prefix, served)
 	}
-}
-
-// reasked returns the state with names built again from s.groups, after
-// the Visibility was asked again, without the entries of provided tools
-// made before: they hold what the Visibility answered then. s.mu is held.
-func (s *Server) reasked(names []string) *state {
-	st := s.update(names)
-	st.provided = newProvidedCache()
-	return st
 }
 
 // freeze takes the snapshot of the Visibility that the states made from
