@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,7 +74,7 @@ func (u *Upstream) load(ctx context.Context, cs *mcp.ClientSession) error {
 	u.problems = problems
 	u.mu.Unlock()
 	u.catalog.Store(next)
-	if old != nil && !sameCatalog(old, next) {
+	if !sameCatalog(old, next) {
 		u.changed()
 	}
 	return nil
@@ -126,9 +125,17 @@ func sameDefinition(a, b *mcp.Tool) bool {
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
-// sameCatalog reports whether two catalogs serve the same tools.
+// sameCatalog reports whether two catalogs serve the same tools; nil is
+// the empty catalog.
 func sameCatalog(a, b *catalog) bool {
-	return slices.Equal(a.tools, b.tools)
+	var x, y []*mcpkit.Tool
+	if a != nil {
+		x = a.tools
+	}
+	if b != nil {
+		y = b.tools
+	}
+	return slices.Equal(x, y)
 }
 
 // wantRefresh asks the refresh loop to read the catalog again.
@@ -142,14 +149,20 @@ func (u *Upstream) wantRefresh() {
 // refreshLoop reads the catalog again each time it is asked to, one read
 // at a time: asks that come during a read make one more read.
 //
-// A read that fails while the upstream is down is tried again after a
-// delay, from minRetry doubling up to maxRetry, until it succeeds: so an
-// upstream whose tools are dropped while it is away (and so are not
-// called, which would reconnect) comes back on its own.
-func (u *Upstream) refreshLoop() {
+// A read that fails while the upstream is down, or before any catalog was
+// read, is tried again after a delay, from minRetry doubling up to
+// maxRetry, until it succeeds: so an upstream that was down when New ran,
+// or whose tools are dropped while it is away (and so are not called,
+// which would reconnect), comes back on its own. retrying says New's own
+// attempt failed.
+func (u *Upstream) refreshLoop(retrying bool) {
 	defer u.loops.Done()
 	var retry <-chan time.Time
 	delay := minRetry
+	if retrying {
+		retry = time.After(delay)
+		delay *= 2
+	}
 	for {
 		select {
 		case <-u.done:
@@ -158,10 +171,7 @@ func (u *Upstream) refreshLoop() {
 		case <-retry:
 		}
 		retry = nil
-		ctx, cancel := u.ctx, context.CancelFunc(func() {})
-		if d := u.opts.Timeout; d >= 0 {
-			ctx, cancel = context.WithTimeout(u.ctx, cmp.Or(d, DefaultTimeout))
-		}
+		ctx, cancel := u.ownContext()
 		cs, err := u.current(ctx)
 		if err == nil {
 			err = u.load(ctx, cs)
@@ -174,11 +184,11 @@ func (u *Upstream) refreshLoop() {
 		if errors.Is(err, ErrClosed) {
 			return
 		}
-		u.logger.Warn("proxy: could not read the upstream's catalog again", "upstream", u.name, "error", err)
+		u.logger.Warn("proxy: could not read the upstream's catalog", "upstream", u.name, "error", err)
 		u.mu.Lock()
-		down := u.down
+		again := u.down || u.catalog.Load() == nil
 		u.mu.Unlock()
-		if down {
+		if again {
 			retry = time.After(delay)
 			delay = min(2*delay, maxRetry)
 		}

@@ -79,21 +79,16 @@ type credentialsKey struct{}
 // bounds it: a cancelled call is cancelled upstream.
 func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	u := f.u
+	var creds http.Header
 	if u.opts.Credentials != nil {
 		h, err := u.opts.Credentials(ctx, req)
 		if err != nil {
 			return nil, &UpstreamError{Upstream: u.name, Tool: f.name, Err: fmt.Errorf("no credentials: %s", clip(err.Error()))}
 		}
 		if len(h) > 0 {
+			creds = h
 			ctx = context.WithValue(ctx, credentialsKey{}, h)
 		}
-	}
-	cs, err := u.current(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, u.unavailable(f.name, err)
 	}
 	params := &mcp.CallToolParams{Name: f.name}
 	if len(req.Arguments) > 0 {
@@ -116,26 +111,70 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 		u.progress.Store(token, ctx)
 		defer u.progress.Delete(token)
 	}
+	ctx, over := withSizeWatch(ctx)
+	// An upstream that forgot the session (it restarted) did not run the
+	// call: it is sent once more on a new one.
+	for try := 0; ; try++ {
+		res, err := f.send(ctx, creds, params)
+		if errors.Is(err, mcp.ErrSessionMissing) && try == 0 && ctx.Err() == nil {
+			continue
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			if e := over.err(); e != nil {
+				return nil, &UpstreamError{Upstream: u.name, Tool: f.name, Err: e}
+			}
+			var wire *jsonrpc.Error
+			if errors.As(err, &wire) && !sdkTransportCode(wire.Code) {
+				if wire.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(wire.Message, "unknown tool") {
+					u.wantRefresh() // the tool left: the catalog is stale
+				}
+				return nil, &UpstreamError{Upstream: u.name, Tool: f.name, Code: wire.Code, Err: errors.New(clip(wire.Message))}
+			}
+			return nil, u.unavailable(f.name, err)
+		}
+		return res, nil
+	}
+}
+
+// send sends one call to the upstream: on the session of the credentials
+// creds when the upstream keeps sessions and the call has credentials of
+// its own, on the proxy's connection otherwise. A connection that broke
+// is forgotten, so that the next call connects again.
+func (f *forward) send(ctx context.Context, creds http.Header, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	u := f.u
+	cs, err := u.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var caller *callerSession
+	if len(creds) > 0 && cs.ID() != "" {
+		if caller, err = u.sessions.acquire(ctx, creds); err != nil {
+			return nil, err
+		}
+		defer u.sessions.release(caller)
+		cs = caller.cs
+	}
 	res, err := cs.CallTool(ctx, params)
 	if err == nil && res == nil {
 		err = errors.New("no result")
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		var wire *jsonrpc.Error
-		if errors.As(err, &wire) && !sdkTransportCode(wire.Code) {
-			if wire.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(wire.Message, "unknown tool") {
-				u.wantRefresh() // the tool left: the catalog is stale
-			}
-			return nil, &UpstreamError{Upstream: u.name, Tool: f.name, Code: wire.Code, Err: errors.New(clip(wire.Message))}
-		}
-		// Anything else broke the connection, or left it in doubt.
-		u.lost(cs)
-		return nil, u.unavailable(f.name, err)
+	if err == nil || ctx.Err() != nil {
+		return res, err
 	}
-	return res, nil
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && !sdkTransportCode(wire.Code) {
+		return nil, err // the upstream answered
+	}
+	// Anything else broke the connection, or left it in doubt.
+	if caller != nil {
+		u.sessions.forget(caller)
+	} else {
+		u.lost(cs)
+	}
+	return nil, err
 }
 
 // sdkTransportCode reports whether code is one the SDK's JSON-RPC layer

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -110,6 +111,23 @@ type Options struct {
 	// call with a retryable error that does not reach the upstream.
 	Credentials func(ctx context.Context, req *mcpkit.Request) (http.Header, error)
 
+	// MaxSessions bounds the sessions the proxy keeps open with an
+	// upstream that keeps sessions, one per set of [Options.Credentials]
+	// headers. Such an upstream binds a session to the user who opened it
+	// and refuses any other's calls on it ("session user mismatch"), so a
+	// call with credentials of its own goes on a session opened with them
+	// (its first call waits for the upstream's initialize). Past the bound
+	// the session let go the longest ago is closed; when every one is
+	// serving a call, the call is refused with a retryable error
+	// ([ErrTooManySessions]). Zero means DefaultMaxSessions. An upstream
+	// without sessions (protocol 2026-07-28, or a stateless endpoint)
+	// serves every caller on the proxy's one connection.
+	MaxSessions int
+
+	// SessionIdle is how long a caller's session (see MaxSessions) stays
+	// open with no call; zero means DefaultSessionIdle.
+	SessionIdle time.Duration
+
 	// ProtocolVersion is the protocol version the proxy's client asks the
 	// upstream for; empty means the newest the SDK speaks (2026-07-28),
 	// which falls back to what an older upstream supports.
@@ -158,16 +176,16 @@ type Upstream struct {
 	servers  []*mcpkit.Server
 	problems []error
 
-	// connecting is closed when the connection attempt under way ends; nil
-	// when none is.
-	connecting chan struct{}
+	// connecting is the connection attempt under way, nil when none is.
+	connecting *attempt
 
 	refresh   chan struct{}   // a catalog refresh is wanted (buffered, 1)
 	done      chan struct{}   // closed by Close
 	ctx       context.Context // the values of New's context; cancelled by Close
 	cancel    context.CancelFunc
 	loops     sync.WaitGroup
-	progress  sync.Map // upstream progress token -> context of the local call
+	sessions  *sessions // per-caller sessions, for an upstream that keeps sessions
+	progress  sync.Map  // upstream progress token -> context of the local call
 	nextToken atomic.Uint64
 }
 
@@ -181,10 +199,15 @@ type catalog struct {
 // ErrClosed is returned by the calls of an [Upstream] that was closed.
 var ErrClosed = errors.New("proxy: upstream closed")
 
-// New connects to the upstream server that dial reaches, reads its catalog
-// and returns the Upstream serving it. It fails if the upstream cannot be
-// reached or its catalog read, within ctx; later failures are contained
-// (see [Options]). Only the context's values are kept past New's return.
+// New returns the Upstream serving the tools of the server that dial
+// reaches. It connects and reads the catalog before it returns, within
+// ctx and [Options.Timeout]; an upstream that is down, hangs or fails then
+// is not an error: New logs it and returns an Upstream with no tools yet,
+// which keeps trying in the background (from one second apart, doubling
+// up to a minute) and tells the servers it was added to when its tools
+// appear. New fails only on a nil dial or an error of dial itself (a
+// command that cannot start). Only the context's values are kept past
+// New's return, and the proxy's own connection carries no others.
 func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
 	if dial == nil {
 		return nil, errors.New("proxy: New: nil dial")
@@ -208,28 +231,53 @@ func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
 		// the local client answers; see elicit.
 		ElicitationHandler: u.elicit,
 	})
-	cs, err := u.connect(ctx)
-	if err != nil {
+	u.sessions = newSessions(u)
+
+	// The first attempt runs on the proxy's own context, bounded by ctx too.
+	own, cancel := u.ownContext()
+	stop := context.AfterFunc(ctx, cancel)
+	cs, err := u.connect(own)
+	stop()
+	var dialErr *dialError
+	if errors.As(err, &dialErr) {
+		cancel()
 		u.cancel()
 		return nil, err
 	}
 	u.name = u.opts.Name
 	if u.name == "" {
-		if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil && r.ServerInfo.Name != "" {
-			u.name = r.ServerInfo.Name
-		} else {
-			u.name = "upstream"
+		u.name = "upstream"
+		if cs != nil {
+			if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil && r.ServerInfo.Name != "" {
+				u.name = r.ServerInfo.Name
+			}
 		}
 	}
 	u.mw = u.middleware()
-	u.startWatch(cs)
-	if err := u.load(ctx, cs); err != nil {
-		u.Close()
-		return nil, err
+	if cs != nil {
+		u.startWatch(cs)
+		err = u.load(own, cs)
+	}
+	cancel()
+	if err != nil {
+		u.mu.Lock()
+		u.down = u.session == nil
+		u.mu.Unlock()
+		u.logger.Warn("proxy: the upstream is not served yet; trying again in the background", "upstream", u.name, "error", err)
 	}
 	u.loops.Add(1)
-	go u.refreshLoop()
+	go u.refreshLoop(err != nil)
 	return u, nil
+}
+
+// ownContext returns the context of one of the proxy's own exchanges with
+// the upstream (a connection, a catalog read): the values of New's context
+// only, cancelled by Close, bounded by [Options.Timeout].
+func (u *Upstream) ownContext() (context.Context, context.CancelFunc) {
+	if d := u.opts.Timeout; d >= 0 {
+		return context.WithTimeout(u.ctx, cmp.Or(d, DefaultTimeout))
+	}
+	return context.WithCancel(u.ctx)
 }
 
 // middleware returns the layers every proxied tool runs, outermost first:
@@ -351,24 +399,26 @@ func (u *Upstream) Close() error {
 	if cs != nil {
 		err = cs.Close()
 	}
+	u.sessions.close()
 	u.loops.Wait()
 	return err
 }
 
+// A dialError is the failure of the Dial itself, as opposed to the
+// upstream's: [New] returns it.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
 // connect dials the upstream and connects the proxy's client to it, as
-// the current session.
+// the current session. ctx must be one of the proxy's own (see
+// ownContext): the SDK keeps its values for the session's life, and sends
+// its requests (initialize, discovery, the event stream) with them.
 func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
-	t, err := u.dial(ctx)
+	cs, err := u.dialSession(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("proxy: dial %s: %w", u.label(), err)
-	}
-	var copts *mcp.ClientSessionOptions
-	if u.opts.ProtocolVersion != "" {
-		copts = &mcp.ClientSessionOptions{ProtocolVersion: u.opts.ProtocolVersion}
-	}
-	cs, err := u.client.Connect(ctx, t, copts)
-	if err != nil {
-		return nil, fmt.Errorf("proxy: connect to %s: %w", u.label(), err)
+		return nil, err
 	}
 	u.mu.Lock()
 	if u.closed {
@@ -384,14 +434,37 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	if old != nil {
 		old.Close()
 	}
-	if u.name != "" {
-		u.startWatch(cs)
-	}
 	if wasDown {
 		u.wantRefresh()
 		if u.opts.DropWhenDown {
 			u.changed()
 		}
+	}
+	return cs, nil
+}
+
+// dialSession dials the upstream and connects a client session to it,
+// with the headers h on each of its requests when h is not empty (a
+// caller's session, see sessions), and without an event stream of its
+// own then.
+func (u *Upstream) dialSession(ctx context.Context, h http.Header) (*mcp.ClientSession, error) {
+	t, err := u.dial(ctx)
+	if err != nil {
+		return nil, &dialError{fmt.Errorf("proxy: dial %s: %w", u.label(), err)}
+	}
+	if len(h) > 0 {
+		ctx = context.WithValue(ctx, credentialsKey{}, h)
+		if st, ok := t.(*mcp.StreamableClientTransport); ok {
+			st.DisableStandaloneSSE = true
+		}
+	}
+	var copts *mcp.ClientSessionOptions
+	if u.opts.ProtocolVersion != "" {
+		copts = &mcp.ClientSessionOptions{ProtocolVersion: u.opts.ProtocolVersion}
+	}
+	cs, err := u.client.Connect(ctx, t, copts)
+	if err != nil {
+		return nil, fmt.Errorf("proxy: connect to %s: %w", u.label(), err)
 	}
 	return cs, nil
 }
@@ -407,8 +480,7 @@ func (u *Upstream) label() string {
 	return "upstream"
 }
 
-// startWatch watches cs until it ends. New starts the first watch once
-// the upstream's name is known, which the watch reads.
+// startWatch watches cs until it ends.
 func (u *Upstream) startWatch(cs *mcp.ClientSession) {
 	u.loops.Add(1)
 	go u.watch(cs)
@@ -443,45 +515,61 @@ func (u *Upstream) lost(cs *mcp.ClientSession) {
 	u.wantRefresh() // reconnect in the background
 }
 
-// current returns the session to send a call on, connecting when there is
-// none. Concurrent callers share one connection attempt.
+// An attempt is one connection attempt, which callers share.
+type attempt struct {
+	done chan struct{} // closed when the attempt ends
+	cs   *mcp.ClientSession
+	err  error
+}
+
+// current returns the session to send a call on. When there is none, it
+// starts a connection attempt, or joins the one under way, and waits for
+// it as long as ctx allows. The attempt is the proxy's own: it runs on
+// the proxy's context, with its protocol version and credentials, never
+// the caller's, and goes on when the caller stops waiting.
 func (u *Upstream) current(ctx context.Context) (*mcp.ClientSession, error) {
-	for {
-		u.mu.Lock()
-		switch {
-		case u.closed:
-			u.mu.Unlock()
-			return nil, ErrClosed
-		case u.session != nil:
-			cs := u.session
-			u.mu.Unlock()
-			return cs, nil
-		case u.connecting != nil:
-			wait := u.connecting
-			u.mu.Unlock()
-			select {
-			case <-wait:
-				continue
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
-		}
-		done := make(chan struct{})
-		u.connecting = done
+	u.mu.Lock()
+	switch {
+	case u.closed:
 		u.mu.Unlock()
-		cs, err := u.connect(ctx)
-		u.mu.Lock()
-		u.connecting = nil
-		if err != nil && !u.closed {
-			u.down = true
-		}
+		return nil, ErrClosed
+	case u.session != nil:
+		cs := u.session
 		u.mu.Unlock()
-		close(done)
-		if err != nil {
-			return nil, err
-		}
 		return cs, nil
 	}
+	a := u.connecting
+	if a == nil {
+		a = &attempt{done: make(chan struct{})}
+		u.connecting = a
+		u.loops.Add(1)
+		go u.reconnect(a)
+	}
+	u.mu.Unlock()
+	select {
+	case <-a.done:
+		return a.cs, a.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// reconnect makes the connection attempt a.
+func (u *Upstream) reconnect(a *attempt) {
+	defer u.loops.Done()
+	ctx, cancel := u.ownContext()
+	defer cancel()
+	a.cs, a.err = u.connect(ctx)
+	if a.err == nil {
+		u.startWatch(a.cs)
+	}
+	u.mu.Lock()
+	u.connecting = nil
+	if a.err != nil && !u.closed {
+		u.down = true
+	}
+	u.mu.Unlock()
+	close(a.done)
 }
 
 // changed tells the servers u was added to that its catalog changed.

@@ -2,14 +2,20 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"os/exec"
+	"regexp"
+	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -94,17 +100,224 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp.Body = &limitedBody{r: resp.Body, left: t.limit}
+	b := &bound{req: req, limit: t.limit}
+	switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
+	case "text/event-stream":
+		resp.Body = &eventFilter{bound: b, r: bufio.NewReader(resp.Body), body: resp.Body}
+	case "application/json":
+		resp.Body = b.whole(resp)
+		resp.ContentLength = -1
+		resp.Header.Del("Content-Length")
+	default:
+		resp.Body = &limitedBody{r: resp.Body, left: t.limit}
+	}
 	return resp, nil
 }
 
-// CloseIdleConnections lets [http.Client.CloseIdleConnections] reach the
-// wrapped transport.
-func (t *roundTripper) CloseIdleConnections() {
-	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
-		c.CloseIdleConnections()
-	}
+// A ResponseTooLargeError reports an answer of the upstream larger than
+// the proxy reads ([HTTPOptions.MaxResponseBytes]). The call it answered
+// fails with it, at once; the other calls on the connection go on. It
+// matches [ErrResponseTooLarge] with errors.Is.
+type ResponseTooLargeError struct {
+	// Size is the answer's size in bytes when the upstream said it
+	// (Content-Length), or 0 when it is only known to be over Limit.
+	Size int64
+	// Limit is the bound, in bytes.
+	Limit int64
 }
+
+func (e *ResponseTooLargeError) Error() string {
+	if e.Size > 0 {
+		return fmt.Sprintf("the upstream's answer is %d bytes, over the proxy's limit of %d bytes (HTTPOptions.MaxResponseBytes)", e.Size, e.Limit)
+	}
+	return fmt.Sprintf("the upstream's answer is over the proxy's limit of %d bytes (HTTPOptions.MaxResponseBytes)", e.Limit)
+}
+
+// Is reports whether target is [ErrResponseTooLarge].
+func (e *ResponseTooLargeError) Is(target error) bool { return target == ErrResponseTooLarge }
+
+// sizeWatchKey carries the *sizeWatch of a forwarded call.
+type sizeWatchKey struct{}
+
+// A sizeWatch records that an answer to a forwarded call was over the
+// bound, which the SDK only sees as the JSON-RPC error put in its place.
+type sizeWatch struct {
+	mu  sync.Mutex
+	hit *ResponseTooLargeError
+}
+
+// withSizeWatch returns ctx carrying a new sizeWatch, and the watch.
+func withSizeWatch(ctx context.Context) (context.Context, *sizeWatch) {
+	w := &sizeWatch{}
+	return context.WithValue(ctx, sizeWatchKey{}, w), w
+}
+
+func (w *sizeWatch) set(e *ResponseTooLargeError) {
+	w.mu.Lock()
+	w.hit = e
+	w.mu.Unlock()
+}
+
+// err returns the recorded error, or nil.
+func (w *sizeWatch) err() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.hit == nil {
+		return nil
+	}
+	return w.hit
+}
+
+// bound is the size bound of one response, and what replaces an answer
+// over it: a JSON-RPC error for the request's ID, so that only the call
+// it answers fails, and the connection, with every other call on it,
+// goes on.
+type bound struct {
+	req   *http.Request
+	limit int64
+}
+
+// refusal returns the JSON-RPC error message that replaces an answer over
+// the bound, or nil when the request has no single ID to answer (a
+// notification, a batch, the event stream of a GET), and records the
+// refusal for the call.
+func (b *bound) refusal(size int64) []byte {
+	id := requestID(b.req)
+	if id == nil {
+		return nil
+	}
+	e := &ResponseTooLargeError{Size: size, Limit: b.limit}
+	if w, ok := b.req.Context().Value(sizeWatchKey{}).(*sizeWatch); ok {
+		w.set(e)
+	}
+	msg, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error":   map[string]any{"code": jsonrpc.CodeInternalError, "message": e.Error()},
+	})
+	return msg
+}
+
+// whole reads a JSON answer within the bound. Over it, the answer is
+// replaced by its refusal or, when there is none, fails past the bound.
+func (b *bound) whole(resp *http.Response) io.ReadCloser {
+	if resp.ContentLength > b.limit {
+		if msg := b.refusal(resp.ContentLength); msg != nil {
+			resp.Body.Close()
+			return io.NopCloser(bytes.NewReader(msg))
+		}
+		return &limitedBody{r: resp.Body, left: b.limit}
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, b.limit+1))
+	switch {
+	case err != nil:
+		resp.Body.Close()
+		return io.NopCloser(io.MultiReader(bytes.NewReader(data), errReader{err}))
+	case int64(len(data)) <= b.limit:
+		resp.Body.Close()
+		return io.NopCloser(bytes.NewReader(data))
+	}
+	if msg := b.refusal(0); msg != nil {
+		resp.Body.Close()
+		return io.NopCloser(bytes.NewReader(msg))
+	}
+	return &limitedBody{r: readCloser{io.MultiReader(bytes.NewReader(data), resp.Body), resp.Body}, left: b.limit}
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// requestID returns the JSON-RPC ID of the request req carries, or nil
+// when it carries no single request.
+func requestID(req *http.Request) json.RawMessage {
+	if req.Method != http.MethodPost || req.GetBody == nil {
+		return nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer body.Close()
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.NewDecoder(body).Decode(&msg) != nil || msg.Method == "" || len(msg.ID) == 0 || string(msg.ID) == "null" {
+		return nil
+	}
+	return msg.ID
+}
+
+// eventFilter passes an event stream through event by event. An event
+// over the bound is left out: in a stream that answers a request, it is
+// replaced by the refusal and the stream ends (the answer is the last
+// event the request waits for); in the stream of a GET, it is dropped.
+type eventFilter struct {
+	*bound
+	r    *bufio.Reader
+	body io.Closer
+
+	event    []byte // the event read so far
+	size     int64  // its size, counted on when it is over the bound
+	midLine  bool   // the last chunk read did not end its line
+	out      []byte // what to pass on next
+	finished bool
+}
+
+func (f *eventFilter) Read(p []byte) (int, error) {
+	for len(f.out) == 0 {
+		if f.finished {
+			return 0, io.EOF
+		}
+		chunk, err := f.r.ReadSlice('\n')
+		blank := !f.midLine && (len(chunk) == 1 || len(chunk) == 2 && chunk[0] == '\r') && chunk[len(chunk)-1] == '\n'
+		f.midLine = err == bufio.ErrBufferFull
+		f.size += int64(len(chunk))
+		if f.size <= f.limit {
+			f.event = append(f.event, chunk...)
+		} else {
+			f.event = nil // over: dropped, and counted on
+		}
+		if blank {
+			f.endEvent()
+		}
+		switch {
+		case err == nil, err == bufio.ErrBufferFull:
+		case err == io.EOF:
+			f.endEvent()
+			f.finished = true
+		default:
+			return 0, err
+		}
+	}
+	n := copy(p, f.out)
+	f.out = f.out[n:]
+	return n, nil
+}
+
+// endEvent passes the event read on, or its refusal when it was over the
+// bound.
+func (f *eventFilter) endEvent() {
+	if f.size > f.limit {
+		if msg := f.refusal(0); msg != nil {
+			f.out = append(f.out, "event: message\ndata: "...)
+			f.out = append(f.out, msg...)
+			f.out = append(f.out, "\n\n"...)
+			f.finished = true
+		}
+	} else {
+		f.out = append(f.out, f.event...)
+	}
+	f.event, f.size = f.event[:0], 0
+}
+
+func (f *eventFilter) Close() error { return f.body.Close() }
 
 // limitedBody fails a read past its limit, instead of returning a short
 // body that would parse as something else.
@@ -205,28 +418,105 @@ func (p *process) Close() error {
 	return nil
 }
 
-// lineLimiter passes bytes through, failing once a line exceeds its limit.
+// lineLimiter passes the lines of a stdio upstream through, each within
+// its limit. A longer line is left out: when it is an answer whose ID can
+// be read at its start or its end (where SDKs write it), a JSON-RPC error
+// for that ID saying the size and the limit takes its place, so that its
+// call fails at once; otherwise it is dropped. The connection, with every
+// other call on it, goes on.
 type lineLimiter struct {
-	r    *bufio.Reader
-	max  int
-	line int // bytes of the current line so far
+	r   *bufio.Reader
+	max int
+
+	line    []byte // the line read so far, while within the limit
+	size    int    // its size, counted on past the limit
+	over    bool   // the line is past the limit
+	head    []byte // the first idWindow bytes of a line past the limit
+	tail    []byte // its last idWindow bytes
+	out     []byte // what to pass on next
+	readErr error  // the error that ended the input
 }
+
+// idWindow is how much of the start and of the end of a line past the
+// limit is kept to find its ID.
+const idWindow = 256
 
 func newLineLimiter(r io.Reader, max int) *lineLimiter {
 	return &lineLimiter{r: bufio.NewReader(r), max: max}
 }
 
 func (l *lineLimiter) Read(p []byte) (int, error) {
-	n, err := l.r.Read(p)
-	for _, c := range p[:n] {
-		if c == '\n' {
-			l.line = 0
-			continue
+	for len(l.out) == 0 {
+		if l.readErr != nil {
+			return 0, l.readErr
 		}
-		l.line++
-		if l.line > l.max {
-			return 0, ErrResponseTooLarge
+		chunk, err := l.r.ReadSlice('\n')
+		body := bytes.TrimSuffix(chunk, []byte("\n"))
+		l.size += len(body)
+		switch {
+		case l.size <= l.max:
+			l.line = append(l.line, chunk...)
+		case !l.over:
+			// Just past the limit: keep the ends, forget the rest.
+			l.over = true
+			whole := append(l.line, body...)
+			l.head = append(l.head[:0], whole[:min(len(whole), idWindow)]...)
+			l.tail = append(l.tail[:0], whole[max(0, len(whole)-idWindow):]...)
+			l.line = l.line[:0]
+		default:
+			l.tail = append(l.tail, body...)
+			l.tail = l.tail[max(0, len(l.tail)-idWindow):]
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+		case err == nil:
+			l.endLine()
+		default:
+			l.endLine()
+			l.readErr = err
 		}
 	}
-	return n, err
+	n := copy(p, l.out)
+	l.out = l.out[n:]
+	return n, nil
 }
+
+// endLine passes the line read on, or what takes its place.
+func (l *lineLimiter) endLine() {
+	if !l.over {
+		l.out = append(l.out, l.line...)
+	} else if id := answerID(l.head, l.tail); id != nil {
+		msg, _ := json.Marshal(map[string]any{
+			"jsonrpc": "2.0",
+			"id":      id,
+			"error": map[string]any{"code": jsonrpc.CodeInternalError,
+				"message": (&ResponseTooLargeError{Size: int64(l.size), Limit: int64(l.max)}).stdioError()},
+		})
+		l.out = append(append(l.out, msg...), '\n')
+	}
+	l.line, l.over, l.size = l.line[:0], false, 0
+}
+
+// stdioError is the text of e for a stdio upstream, whose bound is
+// CommandOptions.MaxMessageBytes.
+func (e *ResponseTooLargeError) stdioError() string {
+	return fmt.Sprintf("the upstream's answer is %d bytes, over the proxy's limit of %d bytes (CommandOptions.MaxMessageBytes)", e.Size, e.Limit)
+}
+
+// answerID finds the ID of a JSON-RPC answer from the start of its line,
+// {"jsonrpc":"2.0","id":ID, as the Go SDK writes it, or from its end,
+// "id":ID} as the TypeScript SDK does; nil when neither shows one.
+func answerID(head, tail []byte) json.RawMessage {
+	if m := headID.FindSubmatch(head); m != nil {
+		return json.RawMessage(m[1])
+	}
+	if m := tailID.FindSubmatch(tail); m != nil {
+		return json.RawMessage(m[1])
+	}
+	return nil
+}
+
+var (
+	headID = regexp.MustCompile(`^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?[0-9]{1,20}|"[^"\\]{0,128}")\s*,`)
+	tailID = regexp.MustCompile(`[,{]\s*"id"\s*:\s*(-?[0-9]{1,20}|"[^"\\]{0,128}")\s*\}\s*\r?$`)
+)
