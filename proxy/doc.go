@@ -7,7 +7,7 @@
 //	up, err := proxy.New(ctx, proxy.HTTP("https://crm.internal/mcp", &proxy.HTTPOptions{
 //		Header: http.Header{"Authorization": {"Bearer " + proxyToken}}, // the proxy's own credentials
 //	}), &proxy.Options{Prefix: "crm_", Timeout: 10 * time.Second, MaxConcurrent: 16})
-//	if err != nil {
+//	if err != nil { // a Dial that fails; an upstream down at start is retried
 //		return err
 //	}
 //	defer up.Close()
@@ -42,7 +42,8 @@
 //     answer past the size bounds, and an upstream that cannot be reached
 //     or breaks off mid-call are an [*UpstreamError]: a result with
 //     isError set, retryable, counted by the breaker; never a hang and
-//     never a JSON-RPC error of the local server;
+//     never a JSON-RPC error of the local server. An answer past the size
+//     bounds fails its own call only: the calls beside it go on;
 //   - a call the upstream does not answer in time is the time limit's
 //     retryable error, and the upstream's handler is cancelled.
 //
@@ -55,7 +56,12 @@
 // never waits for the upstream. While the upstream is unreachable, its
 // tools are listed from the last catalog, or left out with
 // [Options.DropWhenDown]; the local server's other tools are served as
-// ever, and the next call reconnects.
+// ever, and the next call reconnects. An upstream that is down when [New]
+// runs is retried in the background, and its tools appear when it comes
+// up. Every connection the proxy makes is its own: the proxy's context,
+// protocol version and credentials, never a caller's. An upstream that
+// keeps sessions gets a session per caller's credentials (see
+// [Options.MaxSessions]).
 //
 // A tool's identity is its local name (the prefix and the upstream's
 // name), the same on every route, so that visibility rules, ForTools
