@@ -39,16 +39,19 @@ type UpstreamError struct {
 }
 
 func (e *UpstreamError) Error() string {
+	if errors.Is(e.Err, ErrResponseTooLarge) {
+		return fmt.Sprintf("upstream %q answered tool %q with too much: %v", e.Upstream, e.Tool, e.Err)
+	}
 	if e.Code != 0 {
 		return fmt.Sprintf("upstream %q failed tool %q: JSON-RPC error %d: %v", e.Upstream, e.Tool, e.Code, e.Err)
 	}
 	return fmt.Sprintf("upstream %q is unavailable for tool %q: %v", e.Upstream, e.Tool, e.Err)
 }
 
-// Unwrap returns Err and, when the upstream gave no JSON-RPC error,
-// [ErrUnavailable].
+// Unwrap returns Err and, when the upstream gave no JSON-RPC error and
+// was not merely too talkative, [ErrUnavailable].
 func (e *UpstreamError) Unwrap() []error {
-	if e.Code != 0 {
+	if e.Code != 0 || errors.Is(e.Err, ErrResponseTooLarge) {
 		return []error{e.Err}
 	}
 	return []error{e.Err, ErrUnavailable}
