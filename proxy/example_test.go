@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -130,4 +131,60 @@ func ExampleCommand() {
 	// files_ask
 	// files_die
 	// files_echo
+}
+
+// A gateway starts while its upstream is down: New returns, the gateway
+// serves its own tools, and the upstream's appear, with list_changed to
+// listening clients, once it comes up (the proxy tries again from a
+// second after New, doubling the delay).
+func ExampleNew_upstreamDownAtStart() {
+	ctx := context.Background()
+	ln, _ := net.Listen("tcp", "127.0.0.1:0") // an address where nothing listens yet
+	addr := ln.Addr().String()
+	ln.Close()
+
+	up, err := proxy.New(ctx, proxy.HTTP("http://"+addr, nil), &proxy.Options{Name: "crm", Prefix: "crm_"})
+	if err != nil {
+		fmt.Println(err) // only a Dial that fails
+		return
+	}
+	defer up.Close()
+	gateway := mcpkit.NewServer(&mcp.Implementation{Name: "gateway"}, nil)
+	up.AddTo(gateway)
+	changed := make(chan struct{}, 1)
+	cs, _ := mcpkittest.ConnectInMemory(ctx, gateway, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+	}})
+	defer cs.Close()
+	list := func() {
+		res, _ := cs.ListTools(ctx, nil)
+		fmt.Println("tools:", len(res.Tools))
+	}
+	list()
+
+	// The upstream comes up at that address.
+	remote := mcpkit.NewServer(&mcp.Implementation{Name: "crm"}, nil)
+	remote.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "search", InputSchema: objectSchema("")},
+		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return text("found"), nil })})
+	if ln, err = net.Listen("tcp", addr); err != nil {
+		fmt.Println(err)
+		return
+	}
+	srv := &http.Server{Handler: remote.HTTPHandler(nil)}
+	go srv.Serve(ln)
+	defer srv.Close()
+
+	<-changed
+	list()
+	res, _ := cs.CallTool(ctx, &mcp.CallToolParams{Name: "crm_search"})
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
+	// Output:
+	// tools: 0
+	// tools: 1
+	// found
 }
