@@ -91,7 +91,6 @@ func progressToken(call *mcp.CallToolRequest) (any, bool) {
 // holds the call's whole message.
 type progress struct {
 	token any
-	stop  func() bool // stops watching the call's context for a cancel
 
 	mu      sync.Mutex
 	ss      *mcp.ServerSession              // nil once the sending has ended
@@ -116,8 +115,11 @@ func withProgress(ctx context.Context, call *mcp.CallToolRequest) (context.Conte
 		return ctx, func() {}
 	}
 	p := &progress{ss: call.Session, token: token, ctx: ctx}
-	p.stop = context.AfterFunc(ctx, func() { p.end() })
-	return context.WithValue(ctx, progressKey{}, p), p.close
+	stop := context.AfterFunc(ctx, func() { p.end() })
+	return context.WithValue(ctx, progressKey{}, p), func() {
+		stop()
+		p.close()
+	}
 }
 
 func (p *progress) report(done, total float64, message string) {
@@ -170,7 +172,6 @@ func (p *progress) end() (*mcp.ProgressNotificationParams, *mcp.ServerSession, c
 // sent has gone, it sends the report still pending, if the call has not
 // been cancelled; the call's result follows.
 func (p *progress) close() {
-	p.stop()
 	p.sendMu.Lock()
 	defer p.sendMu.Unlock()
 	if n, ss, ctx := p.end(); n != nil && ctx.Err() == nil {
