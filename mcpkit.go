@@ -235,22 +235,19 @@ func (r *Request) sdkCall() *mcp.CallToolRequest {
 }
 
 // NotifyProgress sends the client one progress notification now, if it
-// asked for progress by sending a progress token; otherwise, and for
-// requests without a session, it does nothing and returns nil. Total is
-// zero when unknown; progress should increase with each notification.
-// It waits for the notification to be sent and coalesces nothing: most
-// handlers want [ReportProgress] instead, which also tells middleware
-// watching progress (an idle timeout) that the call is alive.
+// asked for progress with a progress token the spec allows (a string or a
+// number, as for [ReportProgress]); otherwise, and for requests without a
+// session, it does nothing and returns nil. Total is zero when unknown;
+// progress should increase with each notification. It waits for the
+// notification to be sent and coalesces nothing: most handlers want
+// [ReportProgress] instead, which also tells middleware watching progress
+// (an idle timeout) that the call is alive.
 func (r *Request) NotifyProgress(ctx context.Context, progress, total float64, message string) error {
-	ss := r.Session()
-	if ss == nil || r.Call.Params == nil {
+	token, ok := progressToken(r.Call)
+	if !ok {
 		return nil
 	}
-	token := r.Call.Params.GetProgressToken()
-	if token == nil {
-		return nil
-	}
-	return ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+	return r.Call.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: token,
 		Progress:      progress,
 		Total:         total,

@@ -22,9 +22,12 @@ const ProgressInterval = 100 * time.Millisecond
 // progress with a progressToken (a string or a number; any other token is
 // ignored, as the spec allows only those). Reports closer together than
 // ProgressInterval are coalesced: the latest is sent at the end of the
-// interval, so a tight loop cannot flood the stream. ReportProgress never
-// blocks on the client: notifications are sent from a goroutine of the
-// call's own, one at a time, and none is sent once the call has returned.
+// interval, so a tight loop cannot flood the stream. The report still
+// pending when the handler returns is sent at once, before the result, so
+// the client hears the last report. ReportProgress never blocks on the
+// client: notifications are sent from a goroutine of the call's own, one
+// at a time, and none is sent once the call has been answered or its
+// client has cancelled it, whatever the handler goes on reporting.
 //
 // Middleware that watches progress sees every report, coalesced or not:
 // middleware.Timeout's idle limit starts again at each one. Outside a tool
@@ -66,45 +69,63 @@ func watchersOf(ctx context.Context) *watcher {
 
 type progressKey struct{}
 
+// progressToken returns the progress token of call, if it has one that
+// the spec allows (a string or a number) and a session to send on.
+func progressToken(call *mcp.CallToolRequest) (any, bool) {
+	if call == nil || call.Session == nil || call.Params == nil {
+		return nil, false
+	}
+	token := call.Params.GetProgressToken()
+	switch token.(type) {
+	case string, float64, int, int32, int64, uint, uint32, uint64:
+		return token, true
+	}
+	return nil, false
+}
+
 // progress sends the progress notifications of one call to its client,
-// coalesced, from a goroutine of its own.
+// coalesced, from a goroutine of its own, until the call is answered or
+// cancelled. Then it lets go of the call's session and context: work the
+// call started that outlives it (a task's) may keep the progress in its
+// context, and must not keep the session, which on a stateless server
+// holds the call's whole message.
 type progress struct {
-	ss    *mcp.ServerSession
 	token any
-	ctx   context.Context // the call's values, without its end
 
 	mu      sync.Mutex
+	ss      *mcp.ServerSession              // nil once the sending has ended
+	ctx     context.Context                 // the call's; nil once the sending has ended
 	pending *mcp.ProgressNotificationParams // the latest report not sent yet
 	sending bool                            // a goroutine sends or waits out the interval
-	closed  bool
+	ended   bool
 
-	// sendMu is held while a notification is being sent, so that close
-	// waits for it: none may follow the call's result.
+	// sendMu is held while a report is taken from pending and sent, so
+	// that close, which takes it too, sends the last report after every
+	// other, and none after the result.
 	sendMu sync.Mutex
 }
 
 // withProgress returns ctx with the progress sender of call, when its
 // client asked for progress with a valid token and there is a session to
 // send on; ctx itself otherwise. The returned function ends the sending,
-// when the call returns.
+// when the call returns, after sending the report still pending.
 func withProgress(ctx context.Context, call *mcp.CallToolRequest) (context.Context, func()) {
-	if call == nil || call.Session == nil || call.Params == nil {
+	token, ok := progressToken(call)
+	if !ok {
 		return ctx, func() {}
 	}
-	token := call.Params.GetProgressToken()
-	switch token.(type) {
-	case string, float64, int, int32, int64, uint, uint32, uint64:
-	default:
-		return ctx, func() {}
+	p := &progress{ss: call.Session, token: token, ctx: ctx}
+	stop := context.AfterFunc(ctx, func() { p.end() })
+	return context.WithValue(ctx, progressKey{}, p), func() {
+		stop()
+		p.close()
 	}
-	p := &progress{ss: call.Session, token: token, ctx: context.WithoutCancel(ctx)}
-	return context.WithValue(ctx, progressKey{}, p), p.close
 }
 
 func (p *progress) report(done, total float64, message string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed {
+	if p.ended {
 		return
 	}
 	p.pending = &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: done, Total: total, Message: message}
@@ -118,33 +139,42 @@ func (p *progress) report(done, total float64, message string) {
 // report that came meanwhile, if any, until there is none.
 func (p *progress) send() {
 	for {
+		p.sendMu.Lock()
 		p.mu.Lock()
-		n := p.pending
+		n, ss, ctx := p.pending, p.ss, p.ctx
 		p.pending = nil
-		if n == nil || p.closed {
+		if n == nil || p.ended {
 			p.sending = false
 			p.mu.Unlock()
+			p.sendMu.Unlock()
 			return
 		}
 		p.mu.Unlock()
-		p.sendMu.Lock()
-		p.mu.Lock()
-		closed := p.closed
-		p.mu.Unlock()
-		if !closed {
-			p.ss.NotifyProgress(p.ctx, n) // an error means the client has gone: nothing to do
-		}
+		ss.NotifyProgress(ctx, n) // an error means the client has gone: nothing to do
 		p.sendMu.Unlock()
 		time.Sleep(ProgressInterval)
 	}
 }
 
-// close ends the sending, once a notification being sent has gone: the
-// call's result follows.
-func (p *progress) close() {
-	p.sendMu.Lock() // wait out a notification being sent
-	defer p.sendMu.Unlock()
+// end ends the sending for good, and returns the report still pending and
+// what to send it with (nil if the sending had ended already). It runs
+// when the call's context ends (its client cancelled it, or went away),
+// and when the call returns.
+func (p *progress) end() (*mcp.ProgressNotificationParams, *mcp.ServerSession, context.Context) {
 	p.mu.Lock()
-	p.closed, p.pending = true, nil
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	n, ss, ctx := p.pending, p.ss, p.ctx
+	p.ended, p.pending, p.ss, p.ctx = true, nil, nil, nil
+	return n, ss, ctx
+}
+
+// close ends the sending when the call returns: once a notification being
+// sent has gone, it sends the report still pending, if the call has not
+// been cancelled; the call's result follows.
+func (p *progress) close() {
+	p.sendMu.Lock()
+	defer p.sendMu.Unlock()
+	if n, ss, ctx := p.end(); n != nil && ctx.Err() == nil {
+		ss.NotifyProgress(ctx, n)
+	}
 }

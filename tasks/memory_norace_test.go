@@ -8,6 +8,7 @@ package tasks_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -68,36 +69,45 @@ func TestTaskArgumentsAllocatedOnce(t *testing.T) {
 
 // TestTaskArgumentsRetainedOnce calls a task tool over streamable HTTP,
 // statelessly, with n bytes of arguments, and measures what stays on the
-// heap while the tasks run: about one copy of the arguments per task. The
-// work kept the call's session, which keeps the message the arguments
-// were decoded from, and the store kept a copy of its own: three copies.
+// heap while the tasks run: about one copy of the arguments per task, also
+// when the call asked for progress. The work kept the call's session,
+// which keeps the message the arguments were decoded from, and the store
+// kept a copy of its own: three copies; then, with a progress token, the
+// progress sender kept the session: two.
 func TestTaskArgumentsRetainedOnce(t *testing.T) {
 	const n, tasksMade = 1 << 20, 8
-	caps := &mcp.ServerCapabilities{}
-	caps.AddExtension(tasks.ExtensionID, map[string]any{})
-	srv := mcpkit.NewServer(&mcp.Implementation{Name: "memory"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{Capabilities: caps}})
-	m := tasks.NewManager(nil)
-	if err := m.Attach(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer m.Shutdown(context.Background())
-	if err := srv.Add(parked(m)); err != nil {
-		t.Fatal(err)
-	}
-	ts := mcpkittest.NewStatelessServer(t, srv, nil)
-	c := rpc{url: ts.URL, declared: true}
-	params := map[string]any{"name": "parked", "arguments": json.RawMessage(bigArguments(n))}
-	c.create(t, "parked") // the server's and client's buffers and pools are warm
-	_, retained := memDelta(func() {
-		for range tasksMade {
-			res := c.mustCall(t, "tools/call", params)
-			if res["resultType"] != "task" {
-				t.Fatalf("not a task: %v", res)
+	for _, token := range []any{nil, "p-1"} {
+		t.Run(fmt.Sprint(token), func(t *testing.T) {
+			caps := &mcp.ServerCapabilities{}
+			caps.AddExtension(tasks.ExtensionID, map[string]any{})
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "memory"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{Capabilities: caps}})
+			m := tasks.NewManager(nil)
+			if err := m.Attach(srv); err != nil {
+				t.Fatal(err)
 			}
-		}
-	})
-	t.Logf("per running task of %d bytes of arguments: %d bytes retained", n, retained/tasksMade)
-	if retained/tasksMade > n*3/2 {
-		t.Errorf("per running task of %d bytes of arguments: %d bytes retained, want at most %d", n, retained/tasksMade, n*3/2)
+			defer m.Shutdown(context.Background())
+			if err := srv.Add(parked(m)); err != nil {
+				t.Fatal(err)
+			}
+			ts := mcpkittest.NewStatelessServer(t, srv, nil)
+			c := rpc{url: ts.URL, declared: true}
+			params := map[string]any{"name": "parked", "arguments": json.RawMessage(bigArguments(n))}
+			if token != nil {
+				params["_meta"] = map[string]any{"progressToken": token}
+			}
+			c.create(t, "parked") // the server's and client's buffers and pools are warm
+			_, retained := memDelta(func() {
+				for range tasksMade {
+					res := c.mustCall(t, "tools/call", params)
+					if res["resultType"] != "task" {
+						t.Fatalf("not a task: %v", res)
+					}
+				}
+			})
+			t.Logf("per running task of %d bytes of arguments: %d bytes retained", n, retained/tasksMade)
+			if retained/tasksMade > n*3/2 {
+				t.Errorf("per running task of %d bytes of arguments: %d bytes retained, want at most %d", n, retained/tasksMade, n*3/2)
+			}
+		})
 	}
 }
