@@ -140,6 +140,7 @@ const (
 	metaPath       = "/.well-known/oauth-authorization-server"
 	keysPath       = "/keys"
 	introspectPath = "/introspect"
+	tokenPath      = "/token"
 )
 
 // newFakeIssuer returns an issuer at http://addr; it is down (nothing
@@ -202,7 +203,7 @@ func (f *fakeIssuer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]any{
 			"issuer":                           f.URL,
 			"authorization_endpoint":           f.URL + "/authorize",
-			"token_endpoint":                   f.URL + "/token",
+			"token_endpoint":                   f.URL + tokenPath,
 			"jwks_uri":                         f.URL + keysPath,
 			"introspection_endpoint":           f.URL + introspectPath,
 			"code_challenge_methods_supported": []string{"S256"},
@@ -218,6 +219,17 @@ func (f *fakeIssuer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(map[string]any{
 			"active": true, "iss": f.URL, "aud": fakeResource, "sub": "user-" + r.PostForm.Get("token"),
 			"exp": time.Now().Add(time.Hour).Unix(), "scope": "repo:read",
+		})
+	case tokenPath: // token exchange only: the exchanged token names the subject token
+		r.ParseForm()
+		if r.PostForm.Get("grant_type") != grantTokenExchange || r.PostForm.Get("subject_token") == "" {
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"error": "invalid_request"})
+			return
+		}
+		json.NewEncoder(w).Encode(map[string]any{
+			"access_token": "exchanged-" + r.PostForm.Get("subject_token"), "issued_token_type": accessTokenType,
+			"token_type": "Bearer", "expires_in": 300,
 		})
 	default:
 		http.NotFound(w, r)
