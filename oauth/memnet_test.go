@@ -120,7 +120,8 @@ func (n *memNet) serve(t testing.TB, addr string, h http.Handler) *httptest.Serv
 }
 
 // fakeIssuer is an authorization server with its metadata (RFC 8414), a
-// JWKS and an introspection endpoint, on a memNet, whose endpoints the
+// JWKS, an introspection endpoint (every token is active but "inactive")
+// and a token endpoint for token exchange, on a memNet, whose endpoints the
 // test can make hang: a hung request is accepted and never answered, until
 // its client gives up or the test ends.
 type fakeIssuer struct {
@@ -133,7 +134,6 @@ type fakeIssuer struct {
 	hang     map[string]bool // by path
 	hits     map[string]int  // by path
 	released chan struct{}   // closed at the test's end
-	active   map[string]any  // the introspection answer for every token but "inactive"
 }
 
 const (
