@@ -22,7 +22,7 @@ func BenchmarkJWT(b *testing.B) {
 	const resource = "https://mcp.example.com/mcp"
 	o := newTestOP(b, opClients(resource))
 	start := time.Now()
-	v := newVerifier(b, o.URL, resource, &JWTOptions{Now: func() time.Time { return start }})
+	v := newVerifier(b, o.URL, resource, &JWTOptions{Now: func() time.Time { return start }, AcceptPlainJWT: true})
 	token := o.token(b, "agent", "", "repo:read")
 	if _, err := v.Verify(b.Context(), token, nil); err != nil {
 		b.Fatal(err)

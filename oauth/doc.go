@@ -9,6 +9,15 @@
 //     one audience: this server's canonical URI.
 //   - [IntrospectionVerifier] verifies opaque tokens by asking the
 //     issuer's introspection endpoint (RFC 7662), with a bounded cache.
+//   - [TokenExchange] is the other side, for a gateway: it exchanges a
+//     caller's verified token for one for an upstream server (RFC 8693),
+//     as the Credentials of a proxy.Upstream.
+//
+// Nothing is fetched at construction: an issuer down at start delays
+// nothing but the tokens that need it, which are refused within
+// [DefaultTimeout], and tokens verify once it answers. Every request to
+// the issuer runs apart from the client requests that wait for it, with
+// a deadline; a token of a known key never waits for one.
 //
 // Both put every claim of a token in auth.TokenInfo.Extra, the issuer
 // under mcpkit.TokenIssuerKey, so that mcpkit.Principal tells the same
@@ -20,7 +29,7 @@
 // A server behind a JWT issuer:
 //
 //	const resource = "https://mcp.example.com/mcp"
-//	v, err := oauth.NewJWTVerifier(ctx, "https://idp.example.com", resource, nil)
+//	v, err := oauth.NewJWTVerifier(ctx, "https://idp.example.com", resource, nil) // the IdP may be down yet
 //	...
 //	meta, _ := oauth.MetadataURL(resource)
 //	mux.Handle(oauth.MetadataPath(resource), auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{

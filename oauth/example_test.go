@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/oauth"
+	"github.com/mcpkit/mcpkit/proxy"
 )
 
 // An MCP server at https://mcp.example.com/mcp that accepts the JWT access
@@ -52,6 +53,37 @@ func ExampleNewIntrospectionVerifier() {
 		log.Fatal(err)
 	}
 	_ = auth.RequireBearerToken(verifier.Verify, nil)
+}
+
+// A gateway that serves the tools of https://crm.internal/mcp to its own
+// callers, sending each call with a token the issuer gave for the upstream
+// in exchange for the caller's (RFC 8693). (Not run: it needs the issuer.)
+func ExampleNewTokenExchange() {
+	const issuer = "https://idp.example.com"
+	exchange, err := oauth.NewTokenExchange(issuer, &oauth.TokenExchangeOptions{
+		ClientID:     "gateway",
+		ClientSecret: "from-your-secret-store",
+		Resource:     "https://crm.internal/mcp",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	up, err := proxy.New(context.Background(), proxy.HTTP("https://crm.internal/mcp", &proxy.HTTPOptions{
+		Header: http.Header{"Authorization": {"Bearer " + "the gateway's own token, for the catalog"}},
+	}), &proxy.Options{Prefix: "crm_", Credentials: exchange.Credentials})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer up.Close()
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
+	up.AddTo(srv)
+	// Callers' tokens for the gateway are verified before a call reaches
+	// the exchange: it exchanges only verified tokens.
+	verifier, err := oauth.NewJWTVerifier(context.Background(), issuer, "https://gateway.example.com/mcp", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	log.Fatal(http.ListenAndServe(":8080", auth.RequireBearerToken(verifier.Verify, nil)(srv.HTTPHandler(nil))))
 }
 
 func ExampleMetadataURL() {

@@ -1,7 +1,6 @@
 package oauth
 
 import (
-	"container/list"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -16,11 +15,14 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/sync/singleflight"
 )
 
 // Defaults of [IntrospectionOptions].
 const (
-	// DefaultCacheSize is how many answers an IntrospectionVerifier keeps.
+	// DefaultCacheSize is how many answers an IntrospectionVerifier keeps,
+	// and how many exchanged tokens a TokenExchange keeps.
 	DefaultCacheSize = 10000
 	// DefaultCacheTTL is how long an IntrospectionVerifier reuses an answer.
 	DefaultCacheTTL = time.Minute
@@ -34,7 +36,8 @@ const maxIntrospectionBytes = 64 << 10
 // the resource servers that ask it (RFC 7662, section 2.1).
 type IntrospectionOptions struct {
 	// Endpoint is the issuer's introspection endpoint; empty means the
-	// introspection_endpoint of its metadata (see JWTOptions.JWKSURL).
+	// introspection_endpoint of its metadata (see JWTOptions.JWKSURL),
+	// found when the first token needs it.
 	Endpoint string
 
 	// ClientID and ClientSecret are this server's credentials at the
@@ -53,7 +56,13 @@ type IntrospectionOptions struct {
 	// ClockSkew is the leeway given to exp and nbf; zero means none.
 	ClockSkew time.Duration
 
-	// HTTPClient asks the issuer; nil means http.DefaultClient.
+	// Timeout bounds each request to the issuer (its metadata, a
+	// question), and so the time a token waits for an answer; zero means
+	// [DefaultTimeout].
+	Timeout time.Duration
+
+	// HTTPClient asks the issuer; nil means a client with a time limit of
+	// Timeout.
 	HTTPClient *http.Client
 
 	// Now is the verifier's clock; nil means time.Now.
@@ -66,25 +75,25 @@ type IntrospectionOptions struct {
 // concurrent use.
 type IntrospectionVerifier struct {
 	issuer, audience string
-	endpoint         string
+	endpoint         *endpoint
 	id, secret       string
 	client           *http.Client
+	ctx              context.Context // the verifier's own, for its questions
+	timeout          time.Duration
 	now              func() time.Time
 	ttl, skew        time.Duration
 
+	cache   *lru[[sha256.Size]byte, verdict] // by the token's SHA-256: the token itself is not kept
+	flights singleflight.Group               // the questions under way, by the token's SHA-256
+
 	mu    sync.Mutex
-	size  int
-	lru   *list.List // of *cached, most recent first
-	byKey map[[sha256.Size]byte]*list.Element
 	asked int // for tests: how many times the issuer was asked
 }
 
-// cached is one answer: a token's info, or the error it was refused with.
-type cached struct {
-	key   [sha256.Size]byte // the token's SHA-256: the token itself is not kept
-	info  *auth.TokenInfo
-	err   error
-	until time.Time
+// verdict is one answer: a token's info, or the error it was refused with.
+type verdict struct {
+	info *auth.TokenInfo
+	err  error
 }
 
 // NewIntrospectionVerifier returns a verifier of the tokens that issuer
@@ -94,6 +103,13 @@ type cached struct {
 // (when it names an issuer) and has audience in its aud (an answer
 // without aud is refused: a token must be bound to this server), and the
 // clock is within its exp and nbf, give or take the ClockSkew.
+//
+// NewIntrospectionVerifier asks the issuer nothing: without an Endpoint,
+// its metadata is fetched when the first token needs it, so a verifier
+// can be made while the issuer is down. Questions run on a context of the
+// verifier's own (ctx's values without its cancellation), with a deadline
+// of Timeout. It returns an error for a missing argument or credential, a
+// URL that cannot be fetched, or an option out of range.
 func NewIntrospectionVerifier(ctx context.Context, issuer, audience string, opts *IntrospectionOptions) (*IntrospectionVerifier, error) {
 	if issuer == "" || audience == "" {
 		return nil, errors.New("oauth: NewIntrospectionVerifier: issuer and audience are required")
@@ -101,43 +117,41 @@ func NewIntrospectionVerifier(ctx context.Context, issuer, audience string, opts
 	if opts == nil || opts.ClientID == "" || opts.ClientSecret == "" {
 		return nil, errors.New("oauth: NewIntrospectionVerifier: ClientID and ClientSecret are required")
 	}
-	if opts.CacheSize < 0 || opts.CacheTTL < 0 || opts.ClockSkew < 0 {
-		return nil, errors.New("oauth: NewIntrospectionVerifier: negative CacheSize, CacheTTL or ClockSkew")
+	if opts.CacheSize < 0 || opts.CacheTTL < 0 || opts.ClockSkew < 0 || opts.Timeout < 0 {
+		return nil, errors.New("oauth: NewIntrospectionVerifier: negative CacheSize, CacheTTL, ClockSkew or Timeout")
 	}
-	v := &IntrospectionVerifier{
+	if opts.Endpoint != "" {
+		if err := checkURL("Endpoint", opts.Endpoint, false); err != nil {
+			return nil, fmt.Errorf("oauth: NewIntrospectionVerifier: %w", err)
+		}
+	} else if err := checkURL("issuer", issuer, true); err != nil {
+		return nil, fmt.Errorf("oauth: NewIntrospectionVerifier: %w", err)
+	}
+	timeout := timeoutOr(opts.Timeout)
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	size := opts.CacheSize
+	if size == 0 {
+		size = DefaultCacheSize
+	}
+	client := httpClient(opts.HTTPClient, timeout)
+	return &IntrospectionVerifier{
 		issuer:   issuer,
 		audience: audience,
-		endpoint: opts.Endpoint,
-		id:       opts.ClientID,
-		secret:   opts.ClientSecret,
-		client:   opts.HTTPClient,
-		now:      opts.Now,
-		ttl:      cmpOr(opts.CacheTTL, DefaultCacheTTL),
-		skew:     opts.ClockSkew,
-		size:     opts.CacheSize,
-		lru:      list.New(),
-		byKey:    map[[sha256.Size]byte]*list.Element{},
-	}
-	if v.size == 0 {
-		v.size = DefaultCacheSize
-	}
-	if v.client == nil {
-		v.client = http.DefaultClient
-	}
-	if v.now == nil {
-		v.now = time.Now
-	}
-	if v.endpoint == "" {
-		meta, err := auth.GetAuthServerMetadata(ctx, issuer, v.client)
-		if err != nil {
-			return nil, fmt.Errorf("oauth: NewIntrospectionVerifier: the issuer's metadata: %w", err)
-		}
-		if meta == nil || meta.IntrospectionEndpoint == "" {
-			return nil, fmt.Errorf("oauth: NewIntrospectionVerifier: the issuer %q publishes no metadata with an introspection_endpoint", issuer)
-		}
-		v.endpoint = meta.IntrospectionEndpoint
-	}
-	return v, nil
+		endpoint: newEndpoint(ctx, issuer, opts.Endpoint, "introspection_endpoint",
+			func(m *oauthex.AuthServerMeta) string { return m.IntrospectionEndpoint }, client, timeout, now),
+		id:      opts.ClientID,
+		secret:  opts.ClientSecret,
+		client:  client,
+		ctx:     context.WithoutCancel(ctx),
+		timeout: timeout,
+		now:     now,
+		ttl:     cmpOr(opts.CacheTTL, DefaultCacheTTL),
+		skew:    opts.ClockSkew,
+		cache:   newLRU[[sha256.Size]byte, verdict](size),
+	}, nil
 }
 
 // Verify verifies token as [NewIntrospectionVerifier] says, from the cache
@@ -146,7 +160,10 @@ func NewIntrospectionVerifier(ctx context.Context, issuer, audience string, opts
 // Extra (iss under mcpkit.TokenIssuerKey). The TokenInfo of a cached
 // answer is shared by the requests that present the token: do not modify
 // it. A refused token's error wraps auth.ErrInvalidToken (401); an issuer
-// that cannot be asked gives another error (500), which is not cached.
+// that cannot be asked, or does not answer within the Timeout, gives
+// another error (500), which is not cached. Requests that present one
+// token at once share one question; a request that gives up does not
+// cancel it, so its answer is cached for the next.
 //
 // It has the signature of an auth.TokenVerifier; r is not used.
 func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
@@ -155,7 +172,7 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 	}
 	key := sha256.Sum256([]byte(token))
 	now := v.now()
-	if c, ok := v.lookup(key, now); ok {
+	if c, ok := v.cache.get(key, now); ok {
 		if c.err != nil {
 			return nil, c.err
 		}
@@ -164,61 +181,49 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 		}
 		return c.info, nil
 	}
-	answer, err := v.ask(ctx, token)
+	u, err := v.endpoint.get(ctx)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("oauth: introspection: %w", err)
 	}
-	info, err := v.judge(answer, now)
-	until := now.Add(v.ttl)
-	if info != nil && info.Expiration.Add(v.skew).Before(until) {
-		until = info.Expiration.Add(v.skew)
-	}
-	v.store(&cached{key: key, info: info, err: err, until: until})
-	return info, err
-}
-
-// lookup returns the unexpired answer for key.
-func (v *IntrospectionVerifier) lookup(key [sha256.Size]byte, now time.Time) (*cached, bool) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	e, ok := v.byKey[key]
-	if !ok {
-		return nil, false
-	}
-	c := e.Value.(*cached)
-	if !now.Before(c.until) {
-		v.lru.Remove(e)
-		delete(v.byKey, key)
-		return nil, false
-	}
-	v.lru.MoveToFront(e)
-	return c, true
-}
-
-// store keeps c, dropping the least recently used answer when full.
-func (v *IntrospectionVerifier) store(c *cached) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	if e, ok := v.byKey[c.key]; ok {
-		e.Value = c
-		v.lru.MoveToFront(e)
-		return
-	}
-	v.byKey[c.key] = v.lru.PushFront(c)
-	for v.lru.Len() > v.size {
-		old := v.lru.Back()
-		v.lru.Remove(old)
-		delete(v.byKey, old.Value.(*cached).key)
+	answer := v.flights.DoChan(string(key[:]), func() (any, error) {
+		ctx, cancel := context.WithTimeout(v.ctx, v.timeout)
+		defer cancel()
+		a, err := v.ask(ctx, u, token)
+		if err != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				err = fmt.Errorf("%w (no answer within %s)", err, v.timeout)
+			}
+			return nil, err
+		}
+		now := v.now()
+		info, err := v.judge(a, now)
+		until := now.Add(v.ttl)
+		if info != nil && info.Expiration.Add(v.skew).Before(until) {
+			until = info.Expiration.Add(v.skew)
+		}
+		c := verdict{info, err}
+		v.cache.put(key, c, until)
+		return c, nil
+	})
+	select {
+	case res := <-answer:
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		c := res.Val.(verdict)
+		return c.info, c.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("oauth: introspection: %w", ctx.Err())
 	}
 }
 
-// ask posts token to the introspection endpoint and returns its answer.
-func (v *IntrospectionVerifier) ask(ctx context.Context, token string) (map[string]any, error) {
+// ask posts token to the introspection endpoint u and returns its answer.
+func (v *IntrospectionVerifier) ask(ctx context.Context, u, token string) (map[string]any, error) {
 	v.mu.Lock()
 	v.asked++
 	v.mu.Unlock()
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, v.endpoint, strings.NewReader(form.Encode()))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, fmt.Errorf("oauth: introspection: %w", err)
 	}

@@ -90,6 +90,8 @@ func TestNewIntrospectionVerifierRefuses(t *testing.T) {
 		{"no options", nil},
 		{"no secret", &IntrospectionOptions{Endpoint: "https://idp/introspect", ClientID: "rs"}},
 		{"negative size", &IntrospectionOptions{Endpoint: "https://idp/introspect", ClientID: "rs", ClientSecret: "s", CacheSize: -1}},
+		{"negative timeout", &IntrospectionOptions{Endpoint: "https://idp/introspect", ClientID: "rs", ClientSecret: "s", Timeout: -1}},
+		{"endpoint not a URL", &IntrospectionOptions{Endpoint: "idp/introspect", ClientID: "rs", ClientSecret: "s"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := NewIntrospectionVerifier(t.Context(), "https://idp", "https://a/mcp", tc.opts); err == nil || !strings.HasPrefix(err.Error(), "oauth: ") {

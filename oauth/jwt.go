@@ -2,6 +2,8 @@ package oauth
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -60,16 +62,27 @@ type JWTOptions struct {
 	ClockSkew time.Duration
 
 	// MinRefreshInterval is the least time between two fetches of the
-	// issuer's keys caused by tokens signed with a key not in the set:
-	// zero means [DefaultMinRefreshInterval].
+	// issuer's keys, however many tokens signed with keys not in the set
+	// arrive, once the issuer gave some; before that, failed attempts back
+	// off from a second up to it. Zero means [DefaultMinRefreshInterval].
 	MinRefreshInterval time.Duration
 
 	// MaxKeyAge is how long fetched keys are used before they are fetched
 	// again; zero means [DefaultMaxKeyAge].
 	MaxKeyAge time.Duration
 
-	// HTTPClient fetches the issuer's metadata and keys; nil means
-	// http.DefaultClient.
+	// Timeout bounds each fetch of the issuer's metadata and keys, and so
+	// the time a token waits for one; zero means [DefaultTimeout].
+	Timeout time.Duration
+
+	// AcceptPlainJWT accepts, besides tokens typed at+jwt, those typed JWT
+	// and untyped ones: for issuers that do not type their access tokens
+	// as RFC 9068 asks (zitadel/oidc's OP, among others). Tokens of other
+	// types (id_token+jwt, dpop+jwt, ...) are refused either way.
+	AcceptPlainJWT bool
+
+	// HTTPClient fetches the issuer's metadata and keys; nil means a
+	// client with a time limit of Timeout.
 	HTTPClient *http.Client
 
 	// Now is the verifier's clock; nil means time.Now.
@@ -81,6 +94,7 @@ type JWTOptions struct {
 // the SDK's auth.RequireBearerToken. It is safe for concurrent use.
 type JWTVerifier struct {
 	issuer, audience string
+	plain            bool // AcceptPlainJWT
 	skew             time.Duration
 	now              func() time.Time
 	keys             *keySet
@@ -97,13 +111,19 @@ type JWTVerifier struct {
 //   - its iss is issuer, and its aud is, or contains, audience: a token
 //     issued for another resource is refused, so it cannot be passed
 //     through;
+//   - its typ header is at+jwt (RFC 9068), or JWT or none with
+//     AcceptPlainJWT: an ID token or a DPoP proof is no access token;
 //   - it has an exp, and the verifier's clock is within exp and nbf,
 //     give or take the ClockSkew.
 //
-// NewJWTVerifier fetches the issuer's metadata when opts has no JWKSURL;
-// the keys are fetched on the first verification. It returns an error
-// when issuer or audience is empty, when an algorithm is not allowed, or
-// when the metadata cannot be had.
+// NewJWTVerifier fetches nothing: the issuer's metadata (when opts has no
+// JWKSURL) and keys are fetched when the first token needs them, so a
+// verifier can be made while the issuer is down, and tokens verify once
+// it answers. The fetches run on a context of the verifier's own, which
+// keeps ctx's values but not its cancellation. NewJWTVerifier returns an
+// error when issuer or audience is empty, when a URL cannot be fetched
+// (the JWKSURL, or an issuer to discover that is not https or loopback),
+// or when an option is out of range.
 func NewJWTVerifier(ctx context.Context, issuer, audience string, opts *JWTOptions) (*JWTVerifier, error) {
 	if issuer == "" || audience == "" {
 		return nil, errors.New("oauth: NewJWTVerifier: issuer and audience are required")
@@ -121,38 +141,34 @@ func NewJWTVerifier(ctx context.Context, issuer, audience string, opts *JWTOptio
 			return nil, fmt.Errorf("oauth: NewJWTVerifier: algorithm %q is not allowed: only asymmetric signatures (RS*, PS*, ES*, EdDSA)", clip(a))
 		}
 	}
-	if o.ClockSkew < 0 {
-		return nil, errors.New("oauth: NewJWTVerifier: negative ClockSkew")
+	if o.ClockSkew < 0 || o.Timeout < 0 {
+		return nil, errors.New("oauth: NewJWTVerifier: negative ClockSkew or Timeout")
 	}
-	client := o.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
+	if o.JWKSURL != "" {
+		if err := checkURL("JWKSURL", o.JWKSURL, false); err != nil {
+			return nil, fmt.Errorf("oauth: NewJWTVerifier: %w", err)
+		}
+	} else if err := checkURL("issuer", issuer, true); err != nil {
+		return nil, fmt.Errorf("oauth: NewJWTVerifier: %w", err)
 	}
+	timeout := timeoutOr(o.Timeout)
 	now := o.Now
 	if now == nil {
 		now = time.Now
 	}
-	jwksURL := o.JWKSURL
-	if jwksURL == "" {
-		meta, err := auth.GetAuthServerMetadata(ctx, issuer, client)
-		if err != nil {
-			return nil, fmt.Errorf("oauth: NewJWTVerifier: the issuer's metadata: %w", err)
-		}
-		if meta == nil || meta.JWKSURI == "" {
-			return nil, fmt.Errorf("oauth: NewJWTVerifier: the issuer %q publishes no metadata with a jwks_uri", issuer)
-		}
-		jwksURL = meta.JWKSURI
-	}
+	minRefresh := cmpOr(o.MinRefreshInterval, DefaultMinRefreshInterval)
 	ks := &keySet{
-		url:        jwksURL,
-		client:     client,
-		now:        now,
-		minRefresh: cmpOr(o.MinRefreshInterval, DefaultMinRefreshInterval),
-		maxAge:     cmpOr(o.MaxKeyAge, DefaultMaxKeyAge),
+		issuer:  issuer,
+		url:     o.JWKSURL,
+		client:  httpClient(o.HTTPClient, timeout),
+		now:     now,
+		maxAge:  cmpOr(o.MaxKeyAge, DefaultMaxKeyAge),
+		fetches: newFetcher(ctx, timeout, minRefresh, now),
 	}
 	return &JWTVerifier{
 		issuer:   issuer,
 		audience: audience,
+		plain:    o.AcceptPlainJWT,
 		skew:     o.ClockSkew,
 		now:      now,
 		keys:     ks,
@@ -179,12 +195,17 @@ func cmpOr(d, def time.Duration) time.Duration {
 // principal of the caller names the issuer; JSON numbers as float64) for
 // visibility predicates and requirements to read. An error wraps
 // auth.ErrInvalidToken, so that auth.RequireBearerToken answers 401; its
-// text is short and echoes no more than a clipped claim.
+// text is short and echoes no more than a clipped claim. A token whose
+// keys cannot be had (the issuer down or hung, before its first keys or
+// for a key not yet known) is refused so too, within the Timeout.
 //
 // It has the signature of an auth.TokenVerifier; r is not used.
 func (v *JWTVerifier) Verify(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 	if len(token) > maxTokenBytes {
 		return nil, invalid("the token exceeds %d bytes", maxTokenBytes)
+	}
+	if err := checkType(token, v.plain); err != nil {
+		return nil, err
 	}
 	idt, err := v.oidc.Verify(ctx, token)
 	if err != nil {
@@ -212,6 +233,40 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, r *http.Request)
 		UserID:     idt.Subject,
 		Extra:      claims,
 	}, nil
+}
+
+// checkType refuses a token whose typ header is not at+jwt (RFC 9068,
+// section 4: "application/" may precede it, and media types have no case),
+// or, with plain, JWT or none. A header that cannot be read is refused
+// here, so that no parser more lenient than this one sees it.
+func checkType(token string, plain bool) error {
+	head, _, ok := strings.Cut(token, ".")
+	if !ok {
+		return invalid("malformed token: not a JWS")
+	}
+	b, err := base64.RawURLEncoding.DecodeString(head)
+	if err != nil {
+		return invalid("malformed token: its header is not base64url")
+	}
+	var h struct {
+		Typ any `json:"typ"`
+	}
+	if err := json.Unmarshal(b, &h); err != nil {
+		return invalid("malformed token: its header is not a JSON object")
+	}
+	if h.Typ == nil {
+		if plain {
+			return nil
+		}
+		return invalid("the token has no typ; an access token's is at+jwt (RFC 9068)")
+	}
+	typ, _ := h.Typ.(string)
+	t := strings.ToLower(typ)
+	t = strings.TrimPrefix(t, "application/")
+	if t == "at+jwt" || plain && t == "jwt" {
+		return nil
+	}
+	return invalid("the token's typ is %q, not at+jwt (RFC 9068)", clip(fmt.Sprint(h.Typ)))
 }
 
 // scopesOf returns the scopes a token's claims grant: "scope", a string

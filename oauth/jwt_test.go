@@ -60,6 +60,9 @@ func opClients(resource string) map[string]testClient {
 	}
 }
 
+// newVerifier returns a verifier or fails the test. The test OP, zitadel's,
+// types its access tokens JWT, not at+jwt: the verifiers of its tokens are
+// given AcceptPlainJWT.
 func newVerifier(t testing.TB, issuer, audience string, opts *JWTOptions) *JWTVerifier {
 	t.Helper()
 	v, err := NewJWTVerifier(context.Background(), issuer, audience, opts)
@@ -76,7 +79,7 @@ func newVerifier(t testing.TB, issuer, audience string, opts *JWTOptions) *JWTVe
 func TestJWTVerifierAgainstOP(t *testing.T) {
 	const resource = "https://mcp.example.com/mcp"
 	o := newTestOP(t, opClients(resource))
-	v := newVerifier(t, o.URL, resource, nil) // keys from the OP's discovery document
+	v := newVerifier(t, o.URL, resource, &JWTOptions{AcceptPlainJWT: true}) // keys from the OP's discovery document
 
 	info, err := v.Verify(t.Context(), o.token(t, "agent", "", "repo:read", "repo:admin"), nil)
 	if err != nil {
@@ -94,7 +97,7 @@ func TestJWTVerifierAgainstOP(t *testing.T) {
 	}
 
 	// Signed by the right keys, for another issuer.
-	wrongIss := newVerifier(t, "https://idp.example.com", resource, &JWTOptions{JWKSURL: o.URL + "/keys"})
+	wrongIss := newVerifier(t, "https://idp.example.com", resource, &JWTOptions{JWKSURL: o.URL + "/keys", AcceptPlainJWT: true})
 	if _, err := wrongIss.Verify(t.Context(), o.token(t, "agent", "", "repo:read"), nil); err == nil || !strings.Contains(err.Error(), "issued by a different provider") {
 		t.Errorf("a token of another issuer: %v", err)
 	}
@@ -180,7 +183,7 @@ func TestJWTRefusedOverHTTP(t *testing.T) {
 	o := newTestOP(t, opClients(resource))
 	other := newTestOP(t, opClients(resource)) // another issuer, same client names
 	clock := &testClock{t: time.Now()}
-	v := newVerifier(t, o.URL, resource, &JWTOptions{Now: clock.Now})
+	v := newVerifier(t, o.URL, resource, &JWTOptions{Now: clock.Now, AcceptPlainJWT: true})
 	meta, err := MetadataURL(resource)
 	if err != nil {
 		t.Fatal(err)
@@ -236,13 +239,13 @@ func TestJWTRefusedOverHTTP(t *testing.T) {
 		}
 	})
 	t.Run("expired within the skew", func(t *testing.T) {
-		lenient := newVerifier(t, o.URL, resource, &JWTOptions{Now: func() time.Time { return clock.Now().Add(6 * time.Minute) }, ClockSkew: 2 * time.Minute})
+		lenient := newVerifier(t, o.URL, resource, &JWTOptions{Now: func() time.Time { return clock.Now().Add(6 * time.Minute) }, ClockSkew: 2 * time.Minute, AcceptPlainJWT: true})
 		if _, err := lenient.Verify(t.Context(), good, nil); err != nil {
 			t.Errorf("Verify: %v", err)
 		}
 	})
 	t.Run("not yet valid", func(t *testing.T) {
-		early := newVerifier(t, o.URL, resource, &JWTOptions{Now: func() time.Time { return clock.Now().Add(-time.Hour) }})
+		early := newVerifier(t, o.URL, resource, &JWTOptions{Now: func() time.Time { return clock.Now().Add(-time.Hour) }, AcceptPlainJWT: true})
 		if _, err := early.Verify(t.Context(), good, nil); err == nil || !errors.Is(err, auth.ErrInvalidToken) {
 			t.Errorf("Verify: %v, want a token not valid yet", err)
 		}
@@ -294,7 +297,7 @@ func TestJWKSRotation(t *testing.T) {
 	const resource = "https://mcp.example.com/mcp"
 	o := newTestOP(t, opClients(resource))
 	clock := &testClock{t: time.Now()}
-	v := newVerifier(t, o.URL, resource, &JWTOptions{Now: clock.Now, MinRefreshInterval: time.Minute})
+	v := newVerifier(t, o.URL, resource, &JWTOptions{Now: clock.Now, MinRefreshInterval: time.Minute, AcceptPlainJWT: true})
 	fetches := func() int64 { return o.jwksHits.Load() }
 
 	old := o.token(t, "agent", "", "repo:read")
@@ -376,6 +379,12 @@ func TestNewJWTVerifierRefuses(t *testing.T) {
 		{"HMAC", "https://idp", "https://a/mcp", &JWTOptions{JWKSURL: "https://idp/keys", Algorithms: []string{"HS256"}}, "not allowed"},
 		{"none", "https://idp", "https://a/mcp", &JWTOptions{JWKSURL: "https://idp/keys", Algorithms: []string{"none"}}, "not allowed"},
 		{"negative skew", "https://idp", "https://a/mcp", &JWTOptions{JWKSURL: "https://idp/keys", ClockSkew: -1}, "negative"},
+		{"negative timeout", "https://idp", "https://a/mcp", &JWTOptions{JWKSURL: "https://idp/keys", Timeout: -1}, "negative"},
+		{"issuer not a URL", "idp.example.com", "https://a/mcp", nil, "not an absolute http(s) URL"},
+		{"issuer unparsable", "https://idp.example.com/%zz", "https://a/mcp", nil, "invalid URL escape"},
+		{"issuer over plain http", "http://idp.example.com", "https://a/mcp", nil, "needs https"},
+		{"issuer with a query", "https://idp.example.com?tenant=a", "https://a/mcp", nil, "query"},
+		{"JWKS URL not a URL", "https://idp", "https://a/mcp", &JWTOptions{JWKSURL: "/keys"}, "not an absolute http(s) URL"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := NewJWTVerifier(t.Context(), tc.issuer, tc.audience, tc.opts)
@@ -441,7 +450,7 @@ func TestJWKSIssuerDown(t *testing.T) {
 		return true
 	})
 	clock := &testClock{t: time.Now()}
-	v := newVerifier(t, o.URL, resource, &JWTOptions{JWKSURL: proxy.URL, Now: clock.Now, MinRefreshInterval: time.Minute, MaxKeyAge: 2 * time.Minute})
+	v := newVerifier(t, o.URL, resource, &JWTOptions{JWKSURL: proxy.URL, Now: clock.Now, MinRefreshInterval: time.Minute, MaxKeyAge: 2 * time.Minute, AcceptPlainJWT: true})
 	good := o.token(t, "agent", "", "repo:read")
 
 	down.Store(true)
@@ -465,6 +474,7 @@ func TestJWKSIssuerDown(t *testing.T) {
 			t.Fatalf("with the old keys while the issuer is down: %v", err)
 		}
 	}
+	v.keys.fetches.idle() // the refresh of the aged keys runs apart from the tokens
 	if n := hits.Load(); n != 3 {
 		t.Errorf("%d fetches, want 3 (one while down, one when back, one for the aged keys)", n)
 	}
@@ -491,7 +501,7 @@ func TestKnownKeyDoesNotWaitForAFetch(t *testing.T) {
 	})
 	defer close(release)
 	clock := &testClock{t: time.Now()}
-	v := newVerifier(t, o.URL, resource, &JWTOptions{JWKSURL: proxy.URL, Now: clock.Now, MinRefreshInterval: time.Minute, MaxKeyAge: time.Hour})
+	v := newVerifier(t, o.URL, resource, &JWTOptions{JWKSURL: proxy.URL, Now: clock.Now, MinRefreshInterval: time.Minute, MaxKeyAge: time.Hour, AcceptPlainJWT: true})
 	good := o.token(t, "agent", "", "repo:read")
 	if _, err := v.Verify(t.Context(), good, nil); err != nil {
 		t.Fatal(err)

@@ -15,33 +15,43 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 // maxJWKSBytes bounds a JWKS document read from an issuer.
 const maxJWKSBytes = 1 << 20
 
-// keySet is the JWKS of an issuer, fetched when first needed and cached:
-// a token signed with a key it does not hold (the issuer rotated its keys)
-// makes it fetch the set again, at most once per minRefresh however many
-// such tokens arrive (concurrent ones wait for the one fetch), so that
-// tokens with made-up key IDs cannot make the server fetch per request; a
-// token signed with a key it holds never waits for a fetch. A
-// set older than maxAge is fetched again on the next verification, so that
-// keys the issuer withdrew stop verifying; while the issuer does not
-// answer, the keys it last gave keep verifying, and it is asked again
-// after minRefresh. It implements go-oidc's KeySet.
+// keySet is the JWKS of an issuer, fetched when first needed and cached.
+// A fetch runs apart from the requests that need it (see fetcher): on the
+// verifier's own context, with a deadline, one at a time.
+//
+//   - A token signed with a key the set holds never waits for a fetch: when
+//     the set is older than maxAge, the token is verified with it while
+//     the set is fetched again (stale-while-revalidate), so that keys the
+//     issuer withdrew stop verifying once the issuer answers; while it does
+//     not, the keys it last gave keep verifying.
+//   - A token signed with a key the set does not hold (the issuer rotated
+//     its keys) has the set fetched again and waits for that one fetch, at
+//     most its timeout; fetches are minRefresh apart however many such
+//     tokens arrive, so that made-up key IDs cannot make the server fetch
+//     per request, and a token that finds none allowed is refused at once.
+//   - Before the first keys were had, the JWKS URL is discovered from the
+//     issuer's metadata if it was not given, and failed attempts back off
+//     from a second up to minRefresh: an issuer down at start is asked again
+//     soon after, and tokens verify once it answers.
+//
+// It implements go-oidc's KeySet.
 type keySet struct {
-	url        string
-	client     *http.Client
-	now        func() time.Time
-	minRefresh time.Duration
-	maxAge     time.Duration
+	issuer  string // whose metadata names the JWKS, when url is empty
+	client  *http.Client
+	now     func() time.Time
+	maxAge  time.Duration
+	fetches *fetcher
 
-	fetchMu sync.Mutex // held across a fetch: concurrent misses wait for it
 	mu      sync.Mutex // guards what follows; never held across a fetch
+	url     string
 	keys    []jose.JSONWebKey
 	fetched time.Time // when keys were fetched; zero before the first fetch
-	tried   time.Time // when a fetch was last attempted
 }
 
 // errNoKey is the answer for a token whose key the issuer does not have.
@@ -72,60 +82,65 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 }
 
 // candidates returns the keys that may have signed a token with key ID kid
-// and algorithm alg, fetching the set again when it has none (or is older
-// than maxAge) and the last attempt to fetch it was minRefresh ago or more.
+// and algorithm alg, as keySet says: from the set, or after the one fetch
+// that a key not in it may start or join.
 func (s *keySet) candidates(ctx context.Context, kid, alg string) ([]jose.JSONWebKey, error) {
-	if ks, ok := s.known(kid, alg); ok {
-		return ks, nil // the common case: a verification never waits for a fetch
-	}
-	s.fetchMu.Lock()
-	defer s.fetchMu.Unlock()
-	if ks, ok := s.known(kid, alg); ok {
-		return ks, nil // fetched while this one waited
-	}
-	s.mu.Lock()
-	now := s.now()
-	if !s.tried.IsZero() && now.Sub(s.tried) < s.minRefresh {
-		// Asked lately: the key is not there, or the issuer did not
-		// answer; keep to what we have.
-		defer s.mu.Unlock()
-		if ks := match(s.keys, kid, alg); len(ks) > 0 {
-			return ks, nil
+	if ks, fresh := s.lookup(kid, alg); len(ks) > 0 {
+		if !fresh {
+			s.fetches.start(s.fetch) // the token need not wait for it
 		}
-		return nil, errNoKey
+		return ks, nil
 	}
-	s.tried = now
-	s.mu.Unlock()
-	keys, err := s.get(ctx)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err == nil {
-		s.keys, s.fetched = keys, now
+	if done := s.fetches.start(s.fetch); done != nil {
+		if err := await(ctx, done); err != nil {
+			return nil, fmt.Errorf("waiting for the issuer's keys: %w", err)
+		}
 	}
-	if ks := match(s.keys, kid, alg); len(ks) > 0 {
-		return ks, nil // with an unreachable issuer, the keys we had
+	if ks, _ := s.lookup(kid, alg); len(ks) > 0 {
+		return ks, nil // fetched now, or by a fetch that ended meanwhile
 	}
-	if err != nil {
+	if err := s.fetches.lastErr(); err != nil {
 		return nil, err
 	}
 	return nil, errNoKey
 }
 
-// known returns the keys of the set, fetched less than maxAge ago, that
-// may have signed a token with key ID kid and algorithm alg, and whether
-// there are any.
-func (s *keySet) known(kid, alg string) ([]jose.JSONWebKey, bool) {
+// lookup returns the keys of the set that may have signed a token with key
+// ID kid and algorithm alg, and whether the set is younger than maxAge.
+func (s *keySet) lookup(kid, alg string) (ks []jose.JSONWebKey, fresh bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.fetched.IsZero() || s.now().Sub(s.fetched) >= s.maxAge {
-		return nil, false
-	}
-	ks := match(s.keys, kid, alg)
-	return ks, len(ks) > 0
+	return match(s.keys, kid, alg), !s.fetched.IsZero() && s.now().Sub(s.fetched) < s.maxAge
 }
 
-func (s *keySet) get(ctx context.Context) ([]jose.JSONWebKey, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url, nil)
+// fetch fetches the set, discovering where it is first if need be; the
+// fetcher runs one at a time.
+func (s *keySet) fetch(ctx context.Context) error {
+	s.mu.Lock()
+	u := s.url
+	s.mu.Unlock()
+	if u == "" {
+		var err error
+		u, err = discover(ctx, s.client, s.issuer, "jwks_uri", func(m *oauthex.AuthServerMeta) string { return m.JWKSURI })
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.url = u
+		s.mu.Unlock()
+	}
+	keys, err := s.get(ctx, u)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.keys, s.fetched = keys, s.now()
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *keySet) get(ctx context.Context, u string) ([]jose.JSONWebKey, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("fetching the issuer's keys: %w", err)
 	}

@@ -47,6 +47,7 @@ type testOP struct {
 	issued     map[string]issuedToken // by token ID
 	jwksHits   atomic.Int64
 	introspect atomic.Int64
+	exchanges  atomic.Int64 // token exchange requests (RFC 8693)
 }
 
 type testClient struct {
@@ -101,6 +102,15 @@ func newTestOP(t testing.TB, clients map[string]testClient) *testOP {
 			// The resource indicator, for ClientCredentialsTokenRequest.
 			if err := r.ParseForm(); err == nil {
 				r = r.WithContext(context.WithValue(r.Context(), resourceKey{}, r.PostForm["resource"]))
+				// zitadel's token exchange makes the audience parameter
+				// the token's aud, and keeps resource apart: an exchange
+				// for a resource gets a token for it.
+				if r.PostForm.Get("grant_type") == string(oidc.GrantTypeTokenExchange) {
+					o.exchanges.Add(1)
+					if res := r.PostForm["resource"]; len(res) > 0 && r.Form.Get("audience") == "" {
+						r.Form["audience"] = res
+					}
+				}
 			}
 		}
 		provider.ServeHTTP(w, r)
@@ -243,6 +253,38 @@ func (o *testOP) SetIntrospectionFromToken(ctx context.Context, resp *oidc.Intro
 	resp.Issuer = o.URL
 	resp.ClientID = tok.Subject
 	return nil
+}
+
+// GetClientByClientID returns the test's clients, for the token exchange
+// grant, which looks up the client that asks.
+func (o *testOP) GetClientByClientID(ctx context.Context, id string) (op.Client, error) {
+	if c, ok := o.clients[id]; ok {
+		return ccClient{storage.WebClient(id, c.secret), c.opaque}, nil
+	}
+	return o.Storage.GetClientByClientID(ctx, id)
+}
+
+// ValidateTokenExchangeRequest lets a client exchange any valid access
+// token of the OP for an access token (RFC 8693): the subject stays the
+// subject token's, and the client becomes the actor.
+func (o *testOP) ValidateTokenExchangeRequest(_ context.Context, req op.TokenExchangeRequest) error {
+	if req.GetRequestedTokenType() == "" {
+		req.SetRequestedTokenType(oidc.AccessTokenType)
+	}
+	if req.GetRequestedTokenType() != oidc.AccessTokenType {
+		return oidc.ErrInvalidRequest().WithDescription("only access tokens are issued")
+	}
+	return nil
+}
+
+// GetPrivateClaimsFromTokenExchangeRequest writes the scope claim, and
+// the client that exchanged the token as its actor (RFC 8693, act).
+func (o *testOP) GetPrivateClaimsFromTokenExchangeRequest(_ context.Context, req op.TokenExchangeRequest) (map[string]any, error) {
+	claims := map[string]any{"act": map[string]any{"sub": req.GetClientID()}}
+	if s := req.GetScopes(); len(s) > 0 {
+		claims["scope"] = strings.Join(s, " ")
+	}
+	return claims, nil
 }
 
 // token gets an access token for client with scopes, asking for resource

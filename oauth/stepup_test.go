@@ -33,7 +33,7 @@ func newResourceServer(t testing.TB, o func(resource string) *testOP) (*resource
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := newVerifier(t, op.URL, resource, nil)
+	v := newVerifier(t, op.URL, resource, &JWTOptions{AcceptPlainJWT: true})
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "repos", Version: "1"}, nil)
 	srv.Use(mcpkit.ForTools(mcpkit.Named("delete_repo"), mcpkit.RequireScopes("repo:admin")))
 	srv.Add(echoTool("read_repo"), echoTool("delete_repo"))

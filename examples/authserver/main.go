@@ -58,14 +58,9 @@ func run(ctx context.Context, out io.Writer, serve bool) error {
 	issuer := "http://" + idpLn.Addr().String()
 	resource := "http://" + mcpLn.Addr().String() + "/mcp"
 
-	idp, err := newProvider(issuer, map[string]client{"agent": {secret: "agent-secret", resource: resource}})
-	if err != nil {
-		return err
-	}
-	idpSrv := &http.Server{Handler: idp}
-	go idpSrv.Serve(idpLn)
-	defer idpSrv.Close()
-
+	// The MCP server first: its verifier fetches nothing until a token
+	// needs the provider's keys, so it starts whether or not the provider
+	// is up yet.
 	h, err := newHandler(ctx, issuer, resource)
 	if err != nil {
 		return err
@@ -73,6 +68,14 @@ func run(ctx context.Context, out io.Writer, serve bool) error {
 	mcpSrv := &http.Server{Handler: h}
 	go mcpSrv.Serve(mcpLn)
 	defer mcpSrv.Close()
+
+	idp, err := newProvider(issuer, map[string]client{"agent": {secret: "agent-secret", resource: resource}})
+	if err != nil {
+		return err
+	}
+	idpSrv := &http.Server{Handler: idp}
+	go idpSrv.Serve(idpLn)
+	defer idpSrv.Close()
 
 	fmt.Fprintf(out, "provider   %s (client \"agent\", secret \"agent-secret\", client-credentials grant)\n", issuer)
 	fmt.Fprintf(out, "MCP server %s\n", resource)
@@ -86,7 +89,9 @@ func run(ctx context.Context, out io.Writer, serve bool) error {
 // newHandler returns the MCP server's handler: the endpoint behind the
 // bearer-token check, and its protected resource metadata next to it.
 func newHandler(ctx context.Context, issuer, resource string) (http.Handler, error) {
-	verifier, err := oauth.NewJWTVerifier(ctx, issuer, resource, nil)
+	// zitadel's provider types its access tokens "JWT", not "at+jwt" as
+	// RFC 9068 asks: without AcceptPlainJWT they would all be refused.
+	verifier, err := oauth.NewJWTVerifier(ctx, issuer, resource, &oauth.JWTOptions{AcceptPlainJWT: true})
 	if err != nil {
 		return nil, err
 	}
