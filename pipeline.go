@@ -114,9 +114,33 @@ type pipeline struct {
 	// requirements are the RequireToken layers of the chain, innermost
 	// first as they are built (buildChain reverses them).
 	requirements []*requirement
+
+	// named are the tool names the chain's ForTools selections were
+	// written with, for the report of those that select no tool.
+	named []namedUse
+}
+
+// A namedUse is where a user wrote tool names: a ForTools selection, a
+// Visibility, a catalog transform.
+type namedUse struct {
+	names []string
+	in    string // "mcpkit.ForTools(middleware.Bulkhead)", "*visibility.Rules"
 }
 
 func (p *pipeline) len() int { return len(p.layers) }
+
+// noteNames records the names of a ForTools selection whose layers are
+// those recorded from the n-th on (innermost first).
+func (p *pipeline) noteNames(names []string, n int) {
+	if len(names) == 0 {
+		return
+	}
+	var in []string
+	for i := p.len() - 1; i >= n; i-- {
+		in = append(in, p.layers[i].Name)
+	}
+	p.named = append(p.named, namedUse{names: names, in: "mcpkit.ForTools(" + strings.Join(in, ", ") + ")"})
+}
 
 func (p *pipeline) add(m Middleware, skipped bool) {
 	p.layers = append(p.layers, Layer{Name: funcName(m), From: p.from, Skipped: skipped})
@@ -185,10 +209,11 @@ func NamedMiddleware(name string, m Middleware) Middleware {
 	}
 }
 
-// funcName names the function that made m, such as "middleware.Timeout"
-// for the closure that middleware.Timeout returns (see [Layer.Name]).
-func funcName(m Middleware) string {
-	f := runtime.FuncForPC(reflect.ValueOf(m).Pointer())
+// funcName names the function that made fn (a Middleware, a
+// CatalogTransform), such as "middleware.Timeout" for the closure that
+// middleware.Timeout returns (see [Layer.Name]).
+func funcName(fn any) string {
+	f := runtime.FuncForPC(reflect.ValueOf(fn).Pointer())
 	if f == nil {
 		return "?"
 	}
