@@ -113,14 +113,15 @@ func RequireScopes(scopes ...string) Middleware {
 		panic("mcpkit: RequireScopes: no scope")
 	}
 	scopes = slices.Clone(scopes)
-	return RequireToken(func(_ context.Context, info *auth.TokenInfo) bool {
+	// Named for itself in Server.Pipeline, which lists its scopes.
+	return NamedMiddleware("mcpkit.RequireScopes", RequireToken(func(_ context.Context, info *auth.TokenInfo) bool {
 		for _, s := range scopes {
 			if !slices.Contains(info.Scopes, s) {
 				return false
 			}
 		}
 		return true
-	}, scopes...)
+	}, scopes...))
 }
 
 // RequireToken returns a Middleware that lets a call through only when the
@@ -168,6 +169,15 @@ type requirement struct {
 	check  func(context.Context, *auth.TokenInfo) bool
 	scopes []string
 	next   Handler
+}
+
+// LayerSettings shows the scopes a call needs, space-separated as the
+// challenge names them; none when the requirement names none.
+func (h *requirement) LayerSettings() []Setting {
+	if len(h.scopes) == 0 {
+		return nil
+	}
+	return []Setting{{Name: "scopes", Value: strings.Join(h.scopes, " ")}}
 }
 
 func (h *requirement) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {

@@ -453,3 +453,40 @@ func TestRequireScopesBeforeTheBody(t *testing.T) {
 		t.Errorf("the SDK saw %d calls, want 2", n)
 	}
 }
+
+// TestRefusalEndsSDKSession checks what docs/testing.md says of the go-sdk
+// client, so that the page changes when the SDK does: a call refused with
+// 403 ends the client's session, and the next call on it fails whatever
+// its tool, on both protocol versions; a session per token goes on.
+func TestRefusalEndsSDKSession(t *testing.T) {
+	tokens := map[string]*auth.TokenInfo{
+		"reader": {UserID: "ada", Scopes: []string{"orders:read"}, Expiration: time.Now().Add(time.Hour)},
+		"admin":  {UserID: "root", Scopes: []string{"orders:read", "orders:admin"}, Expiration: time.Now().Add(time.Hour)},
+	}
+	newServer := func() *mcpkit.Server {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "orders"}, nil)
+		srv.Use(mcpkit.ForTools(mcpkit.Named("deleteOrder"), mcpkit.RequireScopes("orders:admin")))
+		if err := srv.Add(tool("deleteOrder", reply("deleted")), tool("listOrders", reply("[]"))); err != nil {
+			t.Fatal(err)
+		}
+		return srv
+	}
+	for name, start := range map[string]func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server{
+		"stateless": mcpkittest.NewStatelessServer,
+		"sessions":  mcpkittest.NewServer,
+	} {
+		t.Run(name, func(t *testing.T) {
+			ts := start(t, newServer(), &mcpkittest.Options{Tokens: tokens, Token: "reader"})
+			if _, err := ts.CallTool(t.Context(), "deleteOrder", nil); err == nil || !strings.Contains(err.Error(), "Forbidden") {
+				t.Fatalf("a call without the scope: %v, want Forbidden", err)
+			}
+			if _, err := ts.CallTool(t.Context(), "listOrders", nil); err == nil || !strings.Contains(err.Error(), "connection closed") {
+				t.Errorf("a call after the refusal, on the same session: %v; docs/testing.md says the session is closed", err)
+			}
+			admin := start(t, newServer(), &mcpkittest.Options{Tokens: tokens, Token: "admin"})
+			if res, err := admin.CallTool(t.Context(), "deleteOrder", nil); err != nil || resultText(t, res) != "deleted" {
+				t.Errorf("a session of its own for the better token: %v, %v", res, err)
+			}
+		})
+	}
+}

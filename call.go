@@ -20,6 +20,7 @@ import (
 // every other method goes to the SDK untouched.
 func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		s.firstServe()
 		switch r := req.(type) {
 		case *mcp.ListToolsRequest:
 			if method == "tools/list" {
@@ -176,7 +177,7 @@ func (s *Server) serve(ctx context.Context, e *entry, req *Request) (res *mcp.Ca
 	return finishAs(e.tool.Name, res, e.wrapping(req.ProtocolVersion()))
 }
 
-// wireResult applies the error table of the package documentation to err,
+// wireResult applies the error table (docs/concepts.md, "Errors") to err,
 // which came out of the chain of the tool called name.
 func wireResult(name string, err error) (*mcp.CallToolResult, error) {
 	outcome, class := Classify(nil, err)

@@ -87,6 +87,8 @@ func (s *Server) commit(st *state, c change) {
 	if len(gone) > 0 {
 		s.sdk.RemoveTools(gone...)
 	}
+	// A rule's name may select nothing any more, or be new.
+	s.judgeChange(st, c)
 	local := st != old
 	if local {
 		// The generation moves on once the state is in place, with the

@@ -4,7 +4,7 @@ import "github.com/modelcontextprotocol/go-sdk/mcp"
 
 // InputResponse returns the client's answer to the input request the tool
 // made under key in an earlier round of the call (see "Asking the client
-// for input" in the package documentation), and whether there is one of
+// for input" in docs/concepts.md), and whether there is one of
 // type T: [*mcp.ElicitResult] for an elicitation, and for sampling and roots
 // (deprecated by protocol 2026-07-28, SEP-2577) the SDK's
 // CreateMessageWithToolsResult (which the SDK delivers for every sampling

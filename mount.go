@@ -84,8 +84,24 @@ func (s *Server) Mount(namespace string, child *Server) (unmount func(), err err
 		return nil, fmt.Errorf("%w: the server mounted under %q already serves, through its mounts, the server it would be mounted into", ErrMountCycle, namespace)
 	}
 	m := &mount{parent: s, child: child, prefix: namespace + mountSeparator}
+	serving, err := s.attach(m)
+	if err != nil {
+		return nil, err
+	}
+	if serving {
+		// A server mounted into one that serves serves too.
+		child.firstServe()
+	}
+	var once sync.Once
+	return func() { once.Do(m.unmount) }, nil
+}
+
+// attach makes the mount m a source of s, and reports whether s serves
+// already. mountMu is held.
+func (s *Server) attach(m *mount) (serving bool, err error) {
 	// The child's lock first, as the child's commits take it before the
 	// parent's: from here on, each change of child reaches s.
+	child := m.child
 	child.mu.Lock()
 	defer child.mu.Unlock()
 	s.mu.Lock()
@@ -94,12 +110,11 @@ func (s *Server) Mount(namespace string, child *Server) (unmount func(), err err
 		other, ok := src.(*mountView)
 		return ok && other.m.prefix == m.prefix
 	}) {
-		return nil, fmt.Errorf("mcpkit: Mount: a server is already mounted under %q", namespace)
+		return false, fmt.Errorf("mcpkit: Mount: a server is already mounted under %q", strings.TrimSuffix(m.prefix, mountSeparator))
 	}
 	child.mountedIn = append(slices.Clone(child.mountedIn), m)
 	s.setSources(append(slices.Clone(s.sources), &mountView{m: m, child: child.state.Load()}))
-	var once sync.Once
-	return func() { once.Do(m.unmount) }, nil
+	return s.names.serving, nil
 }
 
 // reaches reports whether from is to or mounts it, directly or through

@@ -1,11 +1,17 @@
 package mcpkit
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"os"
+	pathpkg "path"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -21,10 +27,12 @@ const (
 type Layer struct {
 	// Name names the middleware: the name given to [NamedMiddleware], or
 	// else the function that made it, such as "middleware.Timeout": the
-	// last element of its package's import path ("main" for a command)
-	// and the function's name. Authors need do nothing to have their
-	// middleware named, and the name does not depend on where the source
-	// sits. The server's validation of arguments is "mcpkit.Validation".
+	// last element of its package's import path ("main" for a command,
+	// also in its tests) and the function's name. Authors need do nothing
+	// to have their middleware named, and the name does not depend on
+	// where the source sits. The server's validation of arguments is
+	// "mcpkit.Validation"; [RequireScopes] is "mcpkit.RequireScopes", with
+	// its scopes in Settings.
 	Name string `json:"name"`
 	// From is FromServer or FromTool.
 	From string `json:"from"`
@@ -39,7 +47,8 @@ type Layer struct {
 
 // A Setting is one setting of a layer, as [Server.Pipeline] shows it.
 type Setting struct {
-	// Name says what is set: "timeout", "argumentBytes", "concurrency".
+	// Name says what is set: "timeout", "argumentBytes", "concurrency",
+	// "scopes".
 	Name string `json:"name"`
 	// Value is the setting as configured: "30s", "1048576", "2".
 	Value string `json:"value"`
@@ -105,9 +114,33 @@ type pipeline struct {
 	// requirements are the RequireToken layers of the chain, innermost
 	// first as they are built (buildChain reverses them).
 	requirements []*requirement
+
+	// named are the tool names the chain's ForTools selections were
+	// written with, for the report of those that select no tool.
+	named []namedUse
+}
+
+// A namedUse is where a user wrote tool names: a ForTools selection, a
+// Visibility, a catalog transform.
+type namedUse struct {
+	names []string
+	in    string // "mcpkit.ForTools(middleware.Bulkhead)", "*visibility.Rules"
 }
 
 func (p *pipeline) len() int { return len(p.layers) }
+
+// noteNames records the names of a ForTools selection whose layers are
+// those recorded from the n-th on (innermost first).
+func (p *pipeline) noteNames(names []string, n int) {
+	if len(names) == 0 {
+		return
+	}
+	var in []string
+	for i := p.len() - 1; i >= n; i-- {
+		in = append(in, p.layers[i].Name)
+	}
+	p.named = append(p.named, namedUse{names: names, in: "mcpkit.ForTools(" + strings.Join(in, ", ") + ")"})
+}
 
 func (p *pipeline) add(m Middleware, skipped bool) {
 	p.layers = append(p.layers, Layer{Name: funcName(m), From: p.from, Skipped: skipped})
@@ -176,45 +209,161 @@ func NamedMiddleware(name string, m Middleware) Middleware {
 	}
 }
 
-// funcName names the function that made m, such as "middleware.Timeout"
-// for the closure that middleware.Timeout returns: the last element of its
-// package's import path ("main" for a command) and its innermost named
-// function, both read from the symbol, so that the name is the same
-// wherever the source was checked out. One case needs the file: a
-// constructor inlined into a caller in another package names its closures
-// after the caller ("main.main.Timeout.func1"); there the closure's own
-// package is the directory of the file that defines it, by convention the
-// package's name.
-func funcName(m Middleware) string {
-	f := runtime.FuncForPC(reflect.ValueOf(m).Pointer())
+// funcName names the function that made fn (a Middleware, a
+// CatalogTransform), such as "middleware.Timeout" for the closure that
+// middleware.Timeout returns (see [Layer.Name]).
+func funcName(fn any) string {
+	f := runtime.FuncForPC(reflect.ValueOf(fn).Pointer())
 	if f == nil {
 		return "?"
 	}
-	sym := strings.TrimSuffix(f.Name(), "-fm")
-	pkg, rest := sym, ""
+	file, _ := f.FileLine(f.Entry())
+	return layerName(f.Name(), file, mainPackage(), packageClause)
+}
+
+// layerName names a function by its symbol sym and the file that defines
+// it: the last element of its package's import path and its innermost
+// named function, both read from the symbol, so that the name is the same
+// wherever the source was checked out. mainPath is the import path of the
+// binary's main package (under go test, of the package tested), and
+// clause reads the package clause of a file ("" when it cannot).
+//
+// Two cases need the file. A constructor inlined into a caller in another
+// package names its closures after the caller ("main.main.Timeout.func1"):
+// there the closure's own package is the directory of its file, by
+// convention the package's name. And the code of a command is "main",
+// which its symbols say in a build ("main.audit.func1") but not in its
+// tests, nor when its own constructor is inlined into main: there the
+// file's package clause says whether it is a command's, or, when the
+// source is not at hand in a binary built with -trimpath, whether the
+// file sits in the main package's import path.
+func layerName(sym, file, mainPath string, clause func(file string) string) string {
+	sym = strings.TrimSuffix(sym, "-fm")
+	pkgPath, rest := sym, ""
 	if i := strings.IndexByte(sym[strings.LastIndexByte(sym, '/')+1:], '.'); i >= 0 {
 		i += strings.LastIndexByte(sym, '/') + 1
-		pkg, rest = sym[:i], sym[i+1:]
+		pkgPath, rest = sym[:i], sym[i+1:]
 	}
-	pkg = pkg[strings.LastIndexByte(pkg, '/')+1:]
+	pkg := pkgPath[strings.LastIndexByte(pkgPath, '/')+1:]
 	parts := strings.Split(rest, ".")
 	named := len(parts)
 	for named > 1 && isClosureSuffix(parts[named-1]) {
 		named--
 	}
 	name := parts[named-1]
-	if named >= 2 && named < len(parts) && !strings.HasPrefix(parts[0], "(") {
+	inlined := named >= 2 && named < len(parts) && !strings.HasPrefix(parts[0], "(")
+	ofMain := pkgPath == "main" || pkgPath == mainPath
+	command := func() bool {
+		return clause(file) == "main" ||
+			pkgPath == "main" && mainPath != "" && pathpkg.Dir(filepath.ToSlash(file)) == mainPath
+	}
+	switch {
+	case inlined && ofMain && command():
+		return "main." + name
+	case inlined:
 		// A closure of a function inside another function: the inner one
 		// was inlined into the outer, perhaps from another package.
-		file, _ := f.FileLine(f.Entry())
 		if dir := filepath.Base(filepath.Dir(file)); dir != pkg && dir != "." && dir != string(filepath.Separator) {
 			if i := strings.IndexByte(dir, '@'); i > 0 {
 				dir = dir[:i] // a module cache directory: mcpkit@v1.2.3
 			}
 			pkg = dir
 		}
+	case ofMain && pkgPath != "main" && command():
+		pkg = "main" // a command's code in its tests
 	}
 	return pkg + "." + name
+}
+
+// mainPackage returns the import path of the binary's main package (under
+// go test, of the package tested), or "".
+var mainPackage = sync.OnceValue(func() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	return bi.Path
+})
+
+// packageClauses holds the package name of each source file packageClause
+// read: facts of the binary, read once each.
+var packageClauses sync.Map // file name -> package name
+
+// packageClause returns the name in the package clause of the Go source
+// file, or "" when it cannot be read.
+func packageClause(file string) string {
+	if v, ok := packageClauses.Load(file); ok {
+		return v.(string)
+	}
+	name := ""
+	if f, err := os.Open(file); err == nil {
+		name = readPackageClause(bufio.NewReader(io.LimitReader(f, 1<<16)))
+		f.Close()
+	}
+	packageClauses.Store(file, name)
+	return name
+}
+
+// readPackageClause returns the package name of the Go source r, after its
+// comments (a license, build constraints), or "".
+func readPackageClause(r *bufio.Reader) string {
+	var word []byte
+	for {
+		c, err := r.ReadByte()
+		if err != nil {
+			return ""
+		}
+		switch {
+		case c == '/':
+			next, _ := r.ReadByte()
+			switch next {
+			case '/':
+				if _, err := r.ReadString('\n'); err != nil {
+					return ""
+				}
+			case '*':
+				for prev := byte(0); ; {
+					c, err := r.ReadByte()
+					if err != nil {
+						return ""
+					}
+					if prev == '*' && c == '/' {
+						break
+					}
+					prev = c
+				}
+			default:
+				return ""
+			}
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			if len(word) > 0 {
+				if string(word) != "package" {
+					return ""
+				}
+				return readIdent(r)
+			}
+		default:
+			word = append(word, c)
+			if len(word) > len("package") {
+				return ""
+			}
+		}
+	}
+}
+
+// readIdent returns the identifier that comes next in r, after blanks.
+func readIdent(r *bufio.Reader) string {
+	var id []byte
+	for {
+		c, err := r.ReadByte()
+		switch {
+		case err == nil && (c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80):
+			id = append(id, c)
+		case err == nil && len(id) == 0 && (c == ' ' || c == '\t'):
+		default:
+			return string(id)
+		}
+	}
 }
 
 // isClosureSuffix reports whether s is a part the compiler adds to the name

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -67,6 +70,64 @@ func TestPipeline(t *testing.T) {
 	layers, _ := srv.Pipeline("other")
 	if got := describe(layers); !strings.HasSuffix(got, "server:mcpkit_test.audit server:mcpkit.Validation") {
 		t.Errorf("after Use: %s", got)
+	}
+}
+
+// TestPipelineRequirements checks that a requirement is listed by the
+// function the user wrote, with the scopes it needs: RequireScopes as
+// mcpkit.RequireScopes (also where a selection skips it), RequireToken as
+// itself.
+func TestPipelineRequirements(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "pipe"}, nil)
+	srv.Use(mcpkit.ForTools(mcpkit.Named("delete"), mcpkit.RequireScopes("orders:write", "orders:admin")))
+	srv.Use(mcpkit.ForTools(mcpkit.Named("audit"), mcpkit.RequireToken(func(context.Context, *auth.TokenInfo) bool { return true }, "audit")))
+	if err := srv.Add(tool("delete", reply("x")), tool("audit", reply("x"))); err != nil {
+		t.Fatal(err)
+	}
+	settings := func(name string) string {
+		layers, _ := srv.Pipeline(name)
+		var out []string
+		for _, l := range layers {
+			s := l.Name
+			if l.Skipped {
+				s += "(skipped)"
+			}
+			for _, st := range l.Settings {
+				s += " " + st.Name + "=" + st.Value
+			}
+			out = append(out, s)
+		}
+		return strings.Join(out, "; ")
+	}
+	for name, want := range map[string]string{
+		"delete": "mcpkit.RequireScopes scopes=orders:write orders:admin; mcpkit.RequireToken(skipped); mcpkit.Validation",
+		"audit":  "mcpkit.RequireScopes(skipped); mcpkit.RequireToken scopes=audit; mcpkit.Validation",
+	} {
+		if got := settings(name); got != want {
+			t.Errorf("%s: %s\nwant %s", name, got, want)
+		}
+	}
+}
+
+// TestPipelineNamesCommand builds and runs a command (testdata/mainlayers)
+// whose own middleware, one made by a constructor inlined into main, is
+// listed under "main", as Layer.Name says, not under its directory's name.
+func TestPipelineNamesCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a command with the go command; skipped with -short")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command:", err)
+	}
+	cmd := exec.Command(goCmd, "run", "./testdata/mainlayers")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go run ./testdata/mainlayers: %v\n%s", err, out)
+	}
+	if got, want := strings.Fields(string(out)), []string{"main.audit", "main.tenant", "mcpkit.Validation"}; !slices.Equal(got, want) {
+		t.Errorf("layers of a command: %q, want %q", got, want)
 	}
 }
 

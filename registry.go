@@ -477,6 +477,7 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 	if c == nil {
 		c = buildChain(d, s.use, s.checks[d])
 		s.built[d] = c
+		s.noteChain(c)
 		for _, m := range moot(c.layers) {
 			in, out := c.layers[m.inner], c.layers[m.outer]
 			args := []any{"tool", d.Name}

@@ -19,6 +19,11 @@ import (
 // chain is built, and a tool it does not select gets no layer at all: the
 // middleware costs nothing on its calls. Applied outside a Server (a chain
 // built by hand in a test), match is called with req.Tool on each call.
+// ForTools also calls match once itself, with a tool of no name, to learn
+// the names it selects by (see [SelectorNames]).
+//
+// A name given to [Named] in match that selects no tool once the server
+// serves is reported in the server's log (see [SelectorNames]).
 //
 // ForTools panics if match or an entry of mw is nil.
 func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
@@ -26,17 +31,22 @@ func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
 		panic("mcpkit: ForTools: nil match")
 	}
 	inner := Chain(mw...)
+	names := SelectorNames(match)
 	return func(next Handler) Handler {
 		b, ok := next.(boundHandler)
 		if !ok {
 			return &selected{match: match, on: inner(next), off: next}
 		}
+		n := b.rec.len()
 		if match(b.tool) {
-			return inner(next)
+			h := inner(next)
+			b.rec.noteNames(names, n)
+			return h
 		}
 		for _, m := range mw {
 			b.rec.addSkipped(m, b.tool)
 		}
+		b.rec.noteNames(names, n)
 		return next
 	}
 }
@@ -68,6 +78,10 @@ const maxLineage = 64
 func Named(names ...string) func(*Tool) bool {
 	names = slices.Clone(names)
 	return func(t *Tool) bool {
+		if t.probe != nil {
+			t.probe.names = append(t.probe.names, names...)
+			return false
+		}
 		for o, depth := t, 0; o != nil && depth <= maxLineage; o, depth = o.Origin, depth+1 {
 			if slices.Contains(names, o.Name) {
 				return true
@@ -75,6 +89,45 @@ func Named(names ...string) func(*Tool) bool {
 		}
 		return false
 	}
+}
+
+// SelectorNames returns the tool names by which match selects tools, as
+// they were written: those given to [Named] within it, also under [Not]
+// and in the rules by name of package visibility, sorted, each once; nil
+// for a match function that selects otherwise (by tag, by annotation).
+// A Server asks it of what it is given ([ForTools] selections, its
+// [Visibility] through a method ToolNames() []string, its catalog
+// transforms), and logs a warning, once it serves, for each such name
+// that selects no tool: registered, mounted, or that a provider looks up
+// for a caller without credentials. A misspelt name in a rule protects
+// nothing, silently otherwise.
+//
+// SelectorNames calls match once, with a tool that is no real tool (no
+// name, no schema), to which Named answers false and reports its names; a
+// match function that panics on it (reading a field it takes for granted)
+// selects by no name.
+func SelectorNames(match func(*Tool) bool) []string {
+	if match == nil {
+		return nil
+	}
+	return probeNames(func(t *Tool) { match(t) })
+}
+
+// nameProbe collects the names Named selects by, for SelectorNames.
+type nameProbe struct{ names []string }
+
+// probeNames calls ask with a probe tool and returns the names Named
+// reported to it, sorted, each once. A panic of ask is taken for no name.
+func probeNames(ask func(*Tool)) []string {
+	p := &Tool{probe: &nameProbe{}}
+	func() {
+		defer func() { _ = recover() }()
+		ask(p)
+	}()
+	if len(p.probe.names) == 0 {
+		return nil
+	}
+	return slices.Compact(slices.Sorted(slices.Values(p.probe.names)))
 }
 
 // Tagged returns a match function for [ForTools] that selects the tools
@@ -146,5 +199,5 @@ func buildChain(t *Tool, use []Middleware, c *checker) *chain {
 	}
 	slices.Reverse(rec.layers)
 	slices.Reverse(rec.requirements)
-	return &chain{handler: b, layers: rec.layers, require: rec.requirements}
+	return &chain{handler: b, layers: rec.layers, require: rec.requirements, named: rec.named}
 }

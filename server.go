@@ -115,6 +115,8 @@ type Server struct {
 	// setCacheable is the SDK option of that name, when s created the SDK
 	// server, for the lists that s answers without asking the SDK.
 	setCacheable func(context.Context, mcp.Request, *mcp.Cacheable)
+
+	names nameCheck // the report of names that select no tool (see judgeNames)
 }
 
 // NewServer returns a Server on a new SDK server for impl, configured by

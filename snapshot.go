@@ -115,6 +115,7 @@ type chain struct {
 	handler Handler
 	layers  []Layer        // for Server.Pipeline
 	require []*requirement // the RequireToken layers, outermost first (see refusedEarly)
+	named   []namedUse     // the tool names its ForTools selections were written with (see judgeNames)
 }
 
 // defCache keeps, for a name, the definitions listed to callers who see

@@ -63,6 +63,10 @@ type Tool struct {
 	// whichever way a call came in: see [Tool.ID]. The origin is shared
 	// and must not be modified.
 	Origin *Tool
+
+	// probe is set on the tool alone that SelectorNames gives a match
+	// function, to learn the names it selects by (see Named).
+	probe *nameProbe
 }
 
 // A ToolID is the identity of a tool: the name and version of the tool it

@@ -123,8 +123,8 @@
 // # Errors
 //
 // Middleware report failures as Go errors and leave it to the server to map
-// them onto the wire once, after the outermost middleware (see the mcpkit
-// package documentation); they decide what a call's outcome was with
+// them onto the wire once, after the outermost middleware (the error table
+// of docs/concepts.md); they decide what a call's outcome was with
 // [mcpkit.Classify]. Rejections meant for the model (limits, time limits)
 // are [*mcpkit.ToolError] values, which are shown and never masked, of class
 // Retryable, and never JSON-RPC errors; their chains hold a sentinel or

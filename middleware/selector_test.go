@@ -191,7 +191,7 @@ func mustNotContain(t *testing.T, secret string, texts map[string]string) {
 	}
 }
 
-// TestForToolsTimeouts is the per-tool setting the package documentation
+// TestForToolsTimeouts is the per-tool setting docs/concepts.md
 // shows: 30s for every tool, 5 minutes for report, as two selections.
 func TestForToolsTimeouts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

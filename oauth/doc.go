@@ -45,4 +45,18 @@
 // algorithm allowlist, over github.com/go-jose/go-jose/v4), with this
 // package's key cache and its own exp/nbf checks with a configurable
 // skew. Options are structs, nil meaning the defaults, as in the SDK.
+//
+// # Adding the module
+//
+// Until mcpkit is published, go get github.com/mcpkit/mcpkit/oauth fails
+// (403 Forbidden from the module proxy). With a checkout of the repository
+// at ../mcpkit, require this module and the root module with replace
+// directives of their own:
+//
+//	go mod edit -require=github.com/mcpkit/mcpkit@v0.0.0 -replace=github.com/mcpkit/mcpkit=../mcpkit
+//	go mod edit -require=github.com/mcpkit/mcpkit/oauth@v0.0.0 -replace=github.com/mcpkit/mcpkit/oauth=../mcpkit/oauth
+//	go mod tidy # once your code imports it
+//
+// The repository's README.md ("Use it in your module") has the go.work
+// alternative and its limits.
 package oauth

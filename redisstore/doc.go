@@ -45,6 +45,20 @@
 // The stores log through the *slog.Logger of their options, if any; go-redis
 // itself logs some connection failures through its own logger, which
 // [redis.SetLogger] replaces.
+//
+// # Adding the module
+//
+// Until mcpkit is published, go get github.com/mcpkit/mcpkit/redisstore fails
+// (403 Forbidden from the module proxy). With a checkout of the repository
+// at ../mcpkit, require this module and the root module with replace
+// directives of their own:
+//
+//	go mod edit -require=github.com/mcpkit/mcpkit@v0.0.0 -replace=github.com/mcpkit/mcpkit=../mcpkit
+//	go mod edit -require=github.com/mcpkit/mcpkit/redisstore@v0.0.0 -replace=github.com/mcpkit/mcpkit/redisstore=../mcpkit/redisstore
+//	go mod tidy # once your code imports it
+//
+// The repository's README.md ("Use it in your module") has the go.work
+// alternative and its limits.
 package redisstore
 
 import (

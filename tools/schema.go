@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -53,8 +54,10 @@ func schemaFor(t reflect.Type, output bool, overrides map[reflect.Type]*jsonsche
 		defs:      make(map[string]*jsonschema.Schema),
 	}
 	s, err := g.schema(t)
-	if err != nil {
-		return nil, err
+	if err != nil || len(g.tagErrs) > 0 {
+		// Every tag problem at once, so that a struct with several
+		// misspelt tags is fixed in one run.
+		return nil, errors.Join(append(g.tagErrs, err)...)
 	}
 	if s.Ref != "" {
 		// The root type is itself recursive: advertise it inline (MCP wants
@@ -74,6 +77,7 @@ type inferrer struct {
 	onStack   map[reflect.Type]bool
 	recursive map[reflect.Type]string // type -> its name under $defs
 	defs      map[string]*jsonschema.Schema
+	tagErrs   []error // the tag problems found so far (see checkTag), each once
 }
 
 func (g *inferrer) schema(t reflect.Type) (*jsonschema.Schema, error) {
@@ -254,6 +258,12 @@ func (g *inferrer) object(t reflect.Type) (*jsonschema.Schema, error) {
 		if f.quoted {
 			fs = quotedSchema(fs)
 		}
+		for _, e := range checkTag(f.tag) {
+			e = fmt.Errorf("field %s.%s: %w", t, f.goName, e)
+			if !slices.ContainsFunc(g.tagErrs, func(x error) bool { return x.Error() == e.Error() }) {
+				g.tagErrs = append(g.tagErrs, e)
+			}
+		}
 		required, err := g.applyTags(fs, f)
 		if err != nil {
 			return nil, fmt.Errorf("field %s.%s: %w", t, f.goName, err)
@@ -274,9 +284,6 @@ func (g *inferrer) object(t reflect.Type) (*jsonschema.Schema, error) {
 // field is required.
 func (g *inferrer) applyTags(fs *jsonschema.Schema, f jsonField) (required bool, err error) {
 	tag := f.tag
-	if err := checkTag(tag); err != nil {
-		return false, err
-	}
 	required = !f.omitEmpty && !f.omitZero
 	if !g.output && f.typ.Kind() == reflect.Pointer {
 		required = false

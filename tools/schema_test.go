@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"net/netip"
@@ -411,6 +412,46 @@ func TestSchemaErrors(t *testing.T) {
 				t.Fatalf("error = %v, want one mentioning %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestSchemaTagTyposAllAtOnce checks that every misspelt tag of a type is
+// reported by one call, each naming its field, so that a struct with
+// several typos is fixed in one run.
+func TestSchemaTagTyposAllAtOnce(t *testing.T) {
+	type inner struct {
+		Q string `json:"q" descripton:"A query."`
+	}
+	type typos struct {
+		N int    `json:"n" mininum:"1" maxinum:"9"`
+		S string `json:"s" patern:"^a"`
+		//lint:ignore SA5008 the misspelt option is what the test is about
+		M     int   `json:"m,omitempy"`
+		Inner inner `json:"inner"`
+		Again inner `json:"again"`
+		Fine  int   `json:"fine" minimum:"0"`
+	}
+	_, err := New("typos", func(context.Context, typos) (string, error) { return "", nil }, nil)
+	if err == nil {
+		t.Fatal("New accepted misspelt tags")
+	}
+	want := []string{
+		`field tools.typos.N: tag key "mininum" is not one tools.New reads: did you mean "minimum"?`,
+		`field tools.typos.N: tag key "maxinum" is not one tools.New reads: did you mean "maximum"?`,
+		`field tools.typos.S: tag key "patern" is not one tools.New reads: did you mean "pattern"?`,
+		`field tools.typos.M: json tag option "omitempy" is not one encoding/json knows: did you mean "omitempty"?`,
+		`field tools.inner.Q: tag key "descripton" is not one tools.New reads: did you mean "description"?`,
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error lacks %q:\n%v", w, err)
+		}
+	}
+	if n := strings.Count(err.Error(), "descripton"); n != 1 {
+		t.Errorf("the typo of a type used twice is reported %d times, want once:\n%v", n, err)
+	}
+	if strings.Contains(err.Error(), "Fine") {
+		t.Errorf("a well-spelt field is reported:\n%v", err)
 	}
 }
 

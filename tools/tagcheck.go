@@ -31,19 +31,20 @@ var jsonOptions = []string{"omitempty", "omitzero", "string", "inline", "unknown
 // silently and wrongly: a tag key that is a near miss of one New reads
 // (`mininum:"1"`, `jsn:"n"`), and a json option encoding/json does not know
 // (`json:"n,omitempy"`). Keys of other libraries (yaml, db, validate) are
-// left alone.
-func checkTag(tag reflect.StructTag) error {
+// left alone. It returns every problem of the tag.
+func checkTag(tag reflect.StructTag) []error {
+	var errs []error
 	for _, key := range structTagKeys(tag) {
 		if slices.Contains(otherTagKeys, key) {
 			continue
 		}
 		if want, ok := spell.Suggest(key, tagKeys); ok {
-			return fmt.Errorf("tag key %q is not one tools.New reads: did you mean %q?", key, want)
+			errs = append(errs, fmt.Errorf("tag key %q is not one tools.New reads: did you mean %q?", key, want))
 		}
 	}
 	v, ok := tag.Lookup("json")
 	if !ok {
-		return nil
+		return errs
 	}
 	_, opts, _ := strings.Cut(v, ",")
 	for _, o := range strings.Split(opts, ",") {
@@ -54,11 +55,12 @@ func checkTag(tag reflect.StructTag) error {
 			continue
 		}
 		if want, ok := spell.Suggest(o, jsonOptions); ok {
-			return fmt.Errorf("json tag option %q is not one encoding/json knows: did you mean %q?", o, want)
+			errs = append(errs, fmt.Errorf("json tag option %q is not one encoding/json knows: did you mean %q?", o, want))
+			continue
 		}
-		return fmt.Errorf("json tag option %q is not one encoding/json knows (%s)", o, strings.Join(jsonOptions, ", "))
+		errs = append(errs, fmt.Errorf("json tag option %q is not one encoding/json knows (%s)", o, strings.Join(jsonOptions, ", ")))
 	}
-	return nil
+	return errs
 }
 
 // structTagKeys returns the keys of tag, in the conventional format

@@ -192,8 +192,8 @@ func (e *ValueError) Unwrap() error { return e.Err }
 // their exact text.
 // The derived tool's Origin is (a copy of) t: it has t's identity
 // ([mcpkit.Tool.ID]), so that visibility rules, selectors, limits and keys
-// about t hold for it too (see the mcpkit package documentation, "A call
-// is judged by the tool it reaches").
+// about t hold for it too (see "A call is judged by the tool it reaches"
+// in docs/concepts.md).
 // The derived tool keeps t's Validation mode, middleware (after
 // spec.Middleware) and, unless spec says otherwise, everything else; its
 // output schema is t's.

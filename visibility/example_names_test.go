@@ -111,3 +111,17 @@ func ExampleRules_Snapshot() {
 	// Output:
 	// true false false
 }
+
+// ToolNames lists the tool names the rules were written with, which a
+// server checks once it serves: a name that selects no tool is logged,
+// with the name it most likely meant.
+func ExampleRules_ToolNames() {
+	rules := visibility.New(
+		visibility.DisableNames("deploy"),
+		visibility.Require(mcpkit.Not(mcpkit.Named("search")), visibility.Authenticated()),
+		visibility.Disable(mcpkit.Tagged("beta")),
+	)
+	fmt.Println(rules.ToolNames())
+	// Output:
+	// [deploy search]
+}

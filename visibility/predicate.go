@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/mcpkit/mcpkit"
 )
@@ -78,6 +79,15 @@ func Users(ids ...string) Predicate {
 // values, Claim holds when the claim is present and not null; note that
 // this includes a claim that is false.
 //
+// A value matches a claim of another JSON type that it spells, since
+// issuers differ in how they write a flag or a level: the string "true"
+// matches the boolean true (and "false" false), a string that is a JSON
+// number ("42", "1.5") matches that number, and the other way round, true
+// matches the string "true" and 42 the string "42". Claim("admin", "true")
+// and Claim("admin", true) hold alike for {"admin": true} and for
+// {"admin": "true"}. No other text is taken for a boolean or a number:
+// "yes", "1" for true, " 42".
+//
 // Claim panics if a value is not a string, a bool or a number.
 func Claim(name string, values ...any) Predicate {
 	var want claimValues
@@ -93,6 +103,14 @@ func Claim(name string, values ...any) Predicate {
 				panic(fmt.Sprintf("visibility: Claim: value %d is a %T, not a string, bool or number", i, v))
 			}
 			want.numbers = append(want.numbers, f)
+		}
+		if s, ok := v.(string); ok {
+			// The boolean or number the string spells, if any.
+			if b, ok := jsonBool(s); ok {
+				want.bools[boolIndex(b)] = true
+			} else if f, ok := jsonNumber(s); ok {
+				want.numbers = append(want.numbers, f)
+			}
 		}
 	}
 	present := len(values) == 0
@@ -118,7 +136,7 @@ func Claim(name string, values ...any) Predicate {
 			return false
 		case []string:
 			for _, e := range v {
-				if slices.Contains(want.strings, e) {
+				if want.match(e) {
 					return true
 				}
 			}
@@ -129,7 +147,8 @@ func Claim(name string, values ...any) Predicate {
 }
 
 // claimValues are the values a Claim accepts, by kind, so that matching
-// needs no allocation.
+// needs no allocation. A string that spells a boolean or a number is also
+// held as that boolean or number.
 type claimValues struct {
 	strings []string
 	numbers []float64
@@ -139,12 +158,74 @@ type claimValues struct {
 func (w *claimValues) match(v any) bool {
 	switch v := v.(type) {
 	case string:
-		return slices.Contains(w.strings, v)
+		if slices.Contains(w.strings, v) {
+			return true
+		}
+		// A claim that spells a boolean or a number matches it.
+		if b, ok := jsonBool(v); ok {
+			return w.bools[boolIndex(b)]
+		}
+		f, ok := jsonNumber(v)
+		return ok && slices.Contains(w.numbers, f)
 	case bool:
 		return w.bools[boolIndex(v)]
 	}
 	f, ok := number(v)
 	return ok && slices.Contains(w.numbers, f)
+}
+
+// jsonBool returns the boolean s spells as a JSON literal: "true" or
+// "false", nothing else.
+func jsonBool(s string) (b, ok bool) {
+	switch s {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// jsonNumber returns the number s spells as a JSON number: an optional
+// minus, digits without a leading zero, an optional fraction and
+// exponent; no blanks, no "+", no hex, no "NaN" or "Inf".
+func jsonNumber(s string) (float64, bool) {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	start := i
+	if n := digits(); n == 0 || n > 1 && s[start] == '0' {
+		return 0, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	if i != len(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return f, err == nil
 }
 
 func boolIndex(b bool) int {

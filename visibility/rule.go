@@ -27,6 +27,11 @@ type Rule struct {
 	// tools (see [EnableNames]): every tool it selects has one of them in
 	// its lineage, so a change of the rule concerns those tools alone.
 	names []string
+
+	// written are the tool names the rule was written with (names, or
+	// those of its match function: see mcpkit.SelectorNames), for the
+	// server's report of those that select no tool.
+	written []string
 }
 
 type effect int
@@ -45,7 +50,7 @@ func Enable(match func(*mcpkit.Tool) bool) *Rule {
 	if match == nil {
 		panic("visibility: Enable: nil match")
 	}
-	return &Rule{effect: enable, match: match}
+	return &Rule{effect: enable, match: match, written: mcpkit.SelectorNames(match)}
 }
 
 // Disable returns a Rule that stops serving the tools match selects, to
@@ -56,7 +61,7 @@ func Disable(match func(*mcpkit.Tool) bool) *Rule {
 	if match == nil {
 		panic("visibility: Disable: nil match")
 	}
-	return &Rule{effect: disable, match: match}
+	return &Rule{effect: disable, match: match, written: mcpkit.SelectorNames(match)}
 }
 
 // Require returns a Rule that shows the tools match selects only to the
@@ -66,7 +71,9 @@ func Disable(match func(*mcpkit.Tool) bool) *Rule {
 //
 // The match function is asked once per tool version, when the tool is
 // first seen after a change of rules, and p once per request for each
-// tool that match selected.
+// tool that match selected. Require, Enable and Disable also ask match
+// once, with a tool of no name, for the names it selects by (see
+// [mcpkit.SelectorNames]): a server logs those that select no tool.
 func Require(match func(*mcpkit.Tool) bool, p Predicate) *Rule {
 	if match == nil {
 		panic("visibility: Require: nil match")
@@ -74,7 +81,7 @@ func Require(match func(*mcpkit.Tool) bool, p Predicate) *Rule {
 	if p == nil {
 		panic("visibility: Require: nil predicate")
 	}
-	return &Rule{effect: require, check: func(t *mcpkit.Tool) Predicate {
+	return &Rule{effect: require, written: mcpkit.SelectorNames(match), check: func(t *mcpkit.Tool) Predicate {
 		if match(t) {
 			return p
 		}
@@ -145,7 +152,11 @@ func ReadOnly(t *mcpkit.Tool) bool {
 // tool served as name with version ver ("" for an unversioned tool), and
 // the tools derived from it (see [mcpkit.Tool.Lineage]).
 func Key(name, ver string) func(*mcpkit.Tool) bool {
+	named := mcpkit.Named(name) // which also tells mcpkit.SelectorNames the name
 	return func(t *mcpkit.Tool) bool {
+		if !named(t) {
+			return false
+		}
 		for o, depth := t, 0; o != nil && depth <= maxLineage; o, depth = o.Origin, depth+1 {
 			if o.Name == name && o.Version == ver {
 				return true
@@ -182,7 +193,7 @@ func VersionRange(min, max string) func(*mcpkit.Tool) bool {
 // in large catalogs.
 func EnableNames(names ...string) *Rule {
 	names = slices.Clone(names)
-	return &Rule{effect: enable, match: mcpkit.Named(names...), names: nonNil(names)}
+	return &Rule{effect: enable, match: mcpkit.Named(names...), names: nonNil(names), written: names}
 }
 
 // DisableNames returns a Rule that stops serving the tools served under
@@ -191,7 +202,7 @@ func EnableNames(names ...string) *Rule {
 // tools: see [EnableNames].
 func DisableNames(names ...string) *Rule {
 	names = slices.Clone(names)
-	return &Rule{effect: disable, match: mcpkit.Named(names...), names: nonNil(names)}
+	return &Rule{effect: disable, match: mcpkit.Named(names...), names: nonNil(names), written: names}
 }
 
 // DisableVersion returns a Rule that stops serving one version of one
@@ -199,7 +210,7 @@ func DisableNames(names ...string) *Rule {
 // version ver ("" for an unversioned tool), and the tools derived from it.
 // Its cost is in proportion to the versions of name: see [EnableNames].
 func DisableVersion(name, ver string) *Rule {
-	return &Rule{effect: disable, match: Key(name, ver), names: []string{name}}
+	return &Rule{effect: disable, match: Key(name, ver), names: []string{name}, written: []string{name}}
 }
 
 // RequireNames returns a Rule that shows the tools served under one of the

@@ -229,6 +229,20 @@ func (s *ruleSet) allowed(ctx context.Context, t *mcpkit.Tool, c mcpkit.Caller) 
 	return true
 }
 
+// ToolNames returns the tool names that r's rules in effect were written
+// with: those of its rules by name, and those given to [mcpkit.Named]
+// within the match functions of the others (see
+// [mcpkit.SelectorNames]), sorted, each once. A server asks, once it
+// serves and after each change of the rules, and logs a warning for each
+// name that selects no tool, with the name it most likely meant.
+func (r *Rules) ToolNames() []string {
+	var names []string
+	for _, rule := range r.set.Load().rules {
+		names = append(names, rule.written...)
+	}
+	return slices.Compact(slices.Sorted(slices.Values(names)))
+}
+
 // Snapshot returns a Visibility that answers as r does with the rules in
 // effect now, whatever rules are added to r or removed from it later; the
 // predicates of its Require rules are still asked per request. A server

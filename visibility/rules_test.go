@@ -105,6 +105,7 @@ func TestPredicates(t *testing.T) {
 	claims := token(nil, "", map[string]any{
 		"tenant": "acme", "groups": []any{"ops", 7.0, true}, "roles": []string{"dev"},
 		"level": 3.0, "count": 2, "big": json.Number("12"), "admin": true, "off": false, "none": nil,
+		"verified": "true", "tier": "42", "flags": []string{"beta", "7"}, "zip": "01234",
 	})
 	tests := []struct {
 		name string
@@ -131,7 +132,22 @@ func TestPredicates(t *testing.T) {
 		{"claim int, float wanted", visibility.Claim("count", 2.0), claims, true},
 		{"claim json.Number", visibility.Claim("big", uint8(12)), claims, true},
 		{"claim number, other", visibility.Claim("level", 4), claims, false},
-		{"claim number is not a string", visibility.Claim("level", "3"), claims, false},
+		// A value matches a claim of another JSON type that it spells.
+		{"claim number, spelt as a string", visibility.Claim("level", "3"), claims, true},
+		{"claim number, spelt otherwise", visibility.Claim("level", "3.0"), claims, true},
+		{"claim number, spelt as another", visibility.Claim("level", "4"), claims, false},
+		{"claim json.Number, spelt as a string", visibility.Claim("big", "12"), claims, true},
+		{"claim bool, spelt as a string", visibility.Claim("admin", "true"), claims, true},
+		{"claim false, spelt as a string", visibility.Claim("off", "false"), claims, true},
+		{"claim bool, spelt as the other", visibility.Claim("admin", "false"), claims, false},
+		{"claim bool in list, spelt as a string", visibility.Claim("groups", "true", "x"), claims, true},
+		{"claim number in list, spelt as a string", visibility.Claim("groups", "7"), claims, true},
+		{"claim string spelling a bool", visibility.Claim("verified", true), claims, true},
+		{"claim string spelling a number", visibility.Claim("tier", 42), claims, true},
+		{"claim string list spelling a number", visibility.Claim("flags", 7), claims, true},
+		{"claim bool is not any text", visibility.Claim("admin", "yes", "1", "True"), claims, false},
+		{"claim number is not any text", visibility.Claim("level", " 3", "+3", "03", "3.", "0x3"), claims, false},
+		{"claim text with a leading zero is no number", visibility.Claim("zip", 1234), claims, false},
 		{"claim bool", visibility.Claim("admin", true), claims, true},
 		{"claim bool, other", visibility.Claim("off", true), claims, false},
 		{"claim present", visibility.Claim("tenant"), claims, true},

@@ -1,0 +1,331 @@
+package mcpkit
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mcpkit/mcpkit/internal/spell"
+)
+
+// The report of names that select no tool.
+//
+// A tool name a user writes in a rule (Named in a ForTools selection, a
+// Bulkhead pool, a visibility rule, transform.Select) that is misspelt
+// selects nothing and protects nothing, silently. A Server reports each
+// such name once, as a warning naming the tool it most likely meant. It
+// judges when it first serves (its first request, or the first time its
+// tools are reached through a mount), since tools come from providers
+// and mounts as well as from Add, and again when what it serves changes:
+// the names of chains built since, those of its Visibility and catalog
+// transforms after they change, and the names whose tools went away. A
+// name is known when a registered tool, or a tool derived from one, has
+// it in its lineage, when a mounted server serves a tool by it (with the
+// mount's prefix or without it), or when a Provider looks it up for a
+// caller without credentials; the providers are asked in the background,
+// with a deadline of their own. A report is a log record, never an
+// error: a catalog that changes may well serve the name later.
+
+// nameCheck is what a Server keeps for the report. Its fields but first
+// are guarded by the Server's mu.
+type nameCheck struct {
+	first sync.Once // the judgement at the first serve
+
+	serving  bool              // the first judgement was made
+	written  map[string]string // the names judged, with where the first was written
+	reported map[string]bool   // the names reported, or being looked up in providers
+	pending  []namedUse        // written in the chains built since the last judgement
+}
+
+// providerLookupTimeout bounds the lookups in providers of the names that
+// select no registered or mounted tool.
+const providerLookupTimeout = 30 * time.Second
+
+// firstServe makes, once, the first judgement of the names written in s's
+// rules, then has each server mounted in s make its own. It is called on
+// every request, and costs an atomic load after the first.
+func (s *Server) firstServe() {
+	s.names.first.Do(func() {
+		s.mu.Lock()
+		s.names.serving = true
+		s.judgeNames(s.state.Load(), s.writtenNames())
+		var children []*Server
+		for _, src := range s.sources {
+			if mv, ok := src.(*mountView); ok {
+				children = append(children, mv.m.child)
+			}
+		}
+		s.mu.Unlock()
+		// Without s.mu: a child's lock comes before its parents'.
+		for _, c := range children {
+			c.firstServe()
+		}
+	})
+}
+
+// writtenNames returns where tool names were written in s's chains,
+// Visibility and catalog transforms. s.mu is held.
+func (s *Server) writtenNames() []namedUse {
+	var uses []namedUse
+	for _, c := range s.built {
+		uses = append(uses, c.named...)
+	}
+	if len(s.built) == 0 && len(s.use) > 0 {
+		// No registered tool has a chain to read them from: build the
+		// server-wide chain of no tool, for its names alone.
+		rec := &pipeline{from: FromServer}
+		b := boundHandler{tool: &Tool{probe: &nameProbe{}}, rec: rec, next: probe{}}
+		func() {
+			defer func() { _ = recover() }()
+			for i := len(s.use) - 1; i >= 0; i-- {
+				b = apply(s.use[i], b)
+			}
+		}()
+		uses = append(uses, rec.named...)
+	}
+	return append(uses, s.ruleNames()...)
+}
+
+// ruleNames returns the names written in s's Visibility (one with a method
+// ToolNames) and catalog transforms. s.mu is held.
+func (s *Server) ruleNames() []namedUse {
+	var uses []namedUse
+	if v, ok := s.visibility.(interface{ ToolNames() []string }); ok {
+		if names := v.ToolNames(); len(names) > 0 {
+			uses = append(uses, namedUse{names: names, in: fmt.Sprintf("%T", s.visibility)})
+		}
+	}
+	for _, tr := range s.transforms {
+		if names := probeNames(func(t *Tool) { _, _ = tr(t) }); len(names) > 0 {
+			uses = append(uses, namedUse{names: names, in: "mcpkit.CatalogTransform(" + funcName(tr) + ")"})
+		}
+	}
+	return uses
+}
+
+// judgeChange judges again, once s serves, what the change c that made st
+// may have made a name select no more, or written anew. s.mu is held.
+func (s *Server) judgeChange(st *state, c change) {
+	if !s.names.serving {
+		return
+	}
+	uses := s.names.pending
+	s.names.pending = nil
+	if c.whole || c.reask {
+		uses = append(uses, s.ruleNames()...)
+	}
+	for _, name := range c.names {
+		if in, ok := s.names.written[name]; ok {
+			uses = append(uses, namedUse{names: []string{name}, in: in})
+		}
+	}
+	if len(uses) > 0 {
+		s.judgeNames(st, uses)
+	}
+}
+
+// noteChain keeps the names of a chain built once s serves, for the
+// judgement of the change that built it. s.mu is held.
+func (s *Server) noteChain(c *chain) {
+	if s.names.serving && len(c.named) > 0 {
+		s.names.pending = append(s.names.pending, c.named...)
+	}
+}
+
+// A nameUse is one name written in one place.
+type nameUse struct{ name, in string }
+
+// judgeNames reports the names of uses that select no tool of st and
+// were not reported before: at once when no provider could serve them,
+// else once the providers were asked. s.mu is held.
+func (s *Server) judgeNames(st *state, uses []namedUse) {
+	var unknown []nameUse
+	for _, u := range uses {
+		for _, name := range u.names {
+			if _, ok := s.names.written[name]; !ok {
+				if s.names.written == nil {
+					s.names.written = make(map[string]string)
+				}
+				s.names.written[name] = u.in
+			}
+			if s.names.reported[name] || s.knows(st, name) {
+				continue
+			}
+			if s.names.reported == nil {
+				s.names.reported = make(map[string]bool)
+			}
+			s.names.reported[name] = true
+			unknown = append(unknown, nameUse{name, u.in})
+		}
+	}
+	if len(unknown) == 0 {
+		return
+	}
+	known := s.knownNames(st)
+	providers := providersOf(st.sources, "")
+	if len(providers) == 0 {
+		s.reportNames(unknown, known)
+		return
+	}
+	go s.lookUpNames(providers, unknown, known)
+}
+
+// knows reports whether name selects a tool of s (as Named selects): a
+// registered one, a tool derived from one, or a tool of a mounted server.
+// s.mu is held.
+func (s *Server) knows(st *state, name string) bool {
+	return len(s.versions[name]) > 0 || len(s.lineage[name]) > 0 || mountsKnow(st.sources, name)
+}
+
+// mountsKnow reports whether a mounted server among srcs serves a tool
+// under name, or one with name in its lineage: its own name, behind the
+// mount's prefix or not.
+func mountsKnow(srcs []source, name string) bool {
+	for _, src := range srcs {
+		mv, ok := src.(*mountView)
+		if !ok {
+			continue
+		}
+		if stateKnows(mv.child, name) {
+			return true
+		}
+		if cname, ok := mv.m.childName(name); ok && stateKnows(mv.child, cname) {
+			return true
+		}
+	}
+	return false
+}
+
+// stateKnows reports whether st serves a tool called name, or one whose
+// identity has that name, or a mounted server of it does.
+func stateKnows(st *state, name string) bool {
+	if _, ok := st.byName.Get(name); ok {
+		return true
+	}
+	key := idKey(ToolID{Name: name})
+	if _, ok := st.byID.Get(key); ok {
+		return true
+	}
+	for k := range st.byID.After(key) {
+		if strings.HasPrefix(k, key) {
+			return true
+		}
+		break
+	}
+	return mountsKnow(st.sources, name)
+}
+
+// knownNames returns the names a misspelt name may have meant: those of
+// the registered tools and their lineages, and those mounted servers
+// serve, sorted. s.mu is held.
+func (s *Server) knownNames(st *state) []string {
+	set := make(map[string]bool, len(s.versions)+len(s.lineage))
+	for name := range s.versions {
+		set[name] = true
+	}
+	for name := range s.lineage {
+		set[name] = true
+	}
+	mountedNames(st.sources, set)
+	return slices.Sorted(maps.Keys(set))
+}
+
+// mountedNames adds to set the names the mounted servers among srcs serve
+// tools under, with their prefixes and without.
+func mountedNames(srcs []source, set map[string]bool) {
+	for _, src := range srcs {
+		mv, ok := src.(*mountView)
+		if !ok {
+			continue
+		}
+		inner := map[string]bool{}
+		for n := range mv.child.byName.All() {
+			inner[n.name] = true
+			for _, e := range n.versions {
+				for o, i := e.tool, 0; o != nil && i <= maxOrigins; o, i = o.Origin, i+1 {
+					inner[o.Name] = true
+				}
+			}
+		}
+		mountedNames(mv.child.sources, inner)
+		for name := range inner {
+			set[name] = true
+			set[mv.m.prefix+name] = true
+		}
+	}
+}
+
+// A prefixedProvider is a Provider among a state's sources, with the
+// prefix of the mounts it is reached through.
+type prefixedProvider struct {
+	ps     *providerSource
+	prefix string
+}
+
+// providersOf returns the Providers among srcs and among the sources of
+// the mounted servers among them.
+func providersOf(srcs []source, prefix string) []prefixedProvider {
+	var out []prefixedProvider
+	for _, src := range srcs {
+		switch src := src.(type) {
+		case *providerSource:
+			out = append(out, prefixedProvider{src, prefix})
+		case *mountView:
+			out = append(out, providersOf(src.child.sources, prefix+src.m.prefix)...)
+		}
+	}
+	return out
+}
+
+// lookUpNames asks the providers about the names that select no other
+// tool, as a caller without credentials, and reports those that none of
+// them serves. It runs in the background, on a context of its own.
+func (s *Server) lookUpNames(providers []prefixedProvider, unknown []nameUse, known []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), providerLookupTimeout)
+	defer cancel()
+	var anonymous headerCaller
+	var left []nameUse
+	for _, u := range unknown {
+		found := false
+		for _, p := range providers {
+			if name, ok := strings.CutPrefix(u.name, p.prefix); ok && name != "" && p.ps.lookup(ctx, anonymous, name) != nil {
+				found = true
+				break
+			}
+		}
+		if !found {
+			left = append(left, u)
+		}
+	}
+	if len(left) == 0 {
+		return
+	}
+	// What the providers list, for the names they may have meant.
+	for _, p := range providers {
+		for _, t := range p.ps.list(ctx, anonymous, "", s.pageSize) {
+			if t != nil {
+				known = append(known, p.prefix+t.Name)
+			}
+		}
+	}
+	slices.Sort(known)
+	s.reportNames(left, slices.Compact(known))
+}
+
+// reportNames logs a warning for each name that selects no tool, with the
+// known name it most likely meant.
+func (s *Server) reportNames(unknown []nameUse, known []string) {
+	for _, u := range unknown {
+		msg := fmt.Sprintf("mcpkit: tool name %q selects no tool", u.name)
+		args := []any{"name", u.name, "in", u.in}
+		if want, ok := spell.Suggest(u.name, known); ok {
+			msg += fmt.Sprintf(": did you mean %q?", want)
+			args = append(args, "didYouMean", want)
+		}
+		s.logger.Warn(msg, args...)
+	}
+}
