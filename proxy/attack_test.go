@@ -5,10 +5,12 @@ package proxy_test
 // of the library, reported, not fixed here.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -1097,5 +1099,144 @@ func TestAttackNameWhenDownAtStart(t *testing.T) {
 	}
 	if up.Name() != "crm" {
 		t.Errorf("Name() = %q once the upstream is up; want the name it gives itself, %q", up.Name(), "crm")
+	}
+}
+
+// TestAttackProgressStopsAtCancelThroughProxy: the local client cancels a
+// proxied call whose upstream handler ignores its context and goes on
+// reporting progress; the local client hears nothing after the cancel.
+func TestAttackProgressStopsAtCancelThroughProxy(t *testing.T) {
+	upstream := mcpkit.NewServer(&mcp.Implementation{Name: "chatty"}, nil)
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	upstream.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "chatty", InputSchema: objectSchema("")},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+			for i := 1; i <= 100; i++ {
+				mcpkit.ReportProgress(ctx, float64(i), 100, "")
+				select {
+				case <-stop:
+					return nil, nil
+				case <-time.After(20 * time.Millisecond):
+				}
+			}
+			return text("done"), nil
+		})})
+	up := newProxy(t, inMemory(upstream), &proxy.Options{Prefix: "p_"})
+	local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+	up.AddTo(local)
+	var mu sync.Mutex
+	var cancelled bool
+	after := 0
+	first := make(chan struct{}, 1)
+	ts := mcpkittest.NewInMemoryServer(t, local, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			if cancelled {
+				after++
+			}
+			mu.Unlock()
+			select {
+			case first <- struct{}{}:
+			default:
+			}
+		},
+	}})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := ts.Session.CallTool(ctx, &mcp.CallToolParams{Name: "p_chatty", Meta: mcp.Meta{"progressToken": "c"}})
+		done <- err
+	}()
+	<-first
+	time.Sleep(300 * time.Millisecond)
+	mu.Lock()
+	cancelled = true
+	mu.Unlock()
+	cancel()
+	<-done
+	time.Sleep(800 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if after > 1 { // one may have been on its way
+		t.Errorf("%d progress notifications after the cancel", after)
+	}
+}
+
+// TestAttackProgressTokenOfAnotherCall: the proxy's progress tokens are a
+// counter ("mcpkit-proxy-1", -2, ...) and onProgress accepts a token from
+// any stream or session. An upstream answering bob's call can thus put a
+// progress message into ada's call in flight: a notification should reach
+// only the call whose request stream (or session) it came on.
+func TestAttackProgressTokenOfAnotherCall(t *testing.T) {
+	var mu sync.Mutex
+	var adaToken string
+	adaStarted, release := make(chan struct{}), make(chan struct{})
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The calls carry the token in params._meta; peek at it.
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var msg struct {
+			Method string
+			Params struct {
+				Name      string
+				Arguments map[string]string
+				Meta      map[string]any `json:"_meta"`
+			}
+		}
+		json.Unmarshal(body, &msg)
+		if msg.Method != "tools/call" {
+			scriptedUpstream(nil).ServeHTTP(w, r)
+			return
+		}
+		scriptedUpstream(func(w http.ResponseWriter, id json.RawMessage) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			if msg.Params.Arguments["who"] == "ada" {
+				mu.Lock()
+				adaToken, _ = msg.Params.Meta["progressToken"].(string)
+				mu.Unlock()
+				w.WriteHeader(http.StatusOK)
+				w.(http.Flusher).Flush()
+				close(adaStarted)
+				<-release
+				sseAnswer(w, id, "ada done", "\n")
+				return
+			}
+			mu.Lock()
+			tok := adaToken
+			mu.Unlock()
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":%q,\"progress\":1,\"message\":\"bob's data\"}}\n\n", tok)
+			fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"bob done\"}]}}\n\n", id)
+		}).ServeHTTP(w, r)
+	}))
+	up := newProxy(t, proxy.HTTP(s.url(), &proxy.HTTPOptions{MaxRetries: -1}), &proxy.Options{Prefix: "s_", ProtocolVersion: "2025-11-25", NoBreaker: true})
+	local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+	up.AddTo(local)
+	var heard []string
+	ada := mcpkittest.NewInMemoryServer(t, local, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, n *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			heard = append(heard, n.Params.Message)
+			mu.Unlock()
+		},
+	}})
+	bob := mcpkittest.NewInMemoryServer(t, local, nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ada.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "s_t", Arguments: map[string]any{"who": "ada"}, Meta: mcp.Meta{"progressToken": "ada-1"}})
+	}()
+	<-adaStarted
+	if _, err := bob.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "s_t", Arguments: map[string]any{"who": "bob"}, Meta: mcp.Meta{"progressToken": "bob-1"}}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // ada's client hears a notification on its own goroutine
+	close(release)
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	for _, m := range heard {
+		if m == "bob's data" {
+			t.Errorf("ada's call heard a progress notification sent on bob's call: %q", m)
+		}
 	}
 }
