@@ -52,7 +52,7 @@ func (u *Upstream) load(ctx context.Context, cs *mcp.ClientSession) error {
 		}
 		if err != nil {
 			problems = append(problems, err)
-			u.logger.Warn("proxy: an upstream tool is left out", "upstream", u.name, "error", err)
+			u.logger.Warn("proxy: an upstream tool is left out", "upstream", u.Name(), "error", err)
 			continue
 		}
 		if t == nil {
@@ -110,7 +110,7 @@ func (u *Upstream) tool(d *mcp.Tool) (t *mcpkit.Tool, warn, err error) {
 			if u.opts.Unenforceable == mcpkit.DefaultValidation {
 				return nil, nil, err
 			}
-			u.logger.Warn("proxy: an upstream tool is served with another validation", "upstream", u.name, "error", err)
+			u.logger.Warn("proxy: an upstream tool is served with another validation", "upstream", u.Name(), "error", err)
 			t.Validation = u.opts.Unenforceable
 			return t, err, nil
 		}
@@ -153,8 +153,10 @@ func (u *Upstream) wantRefresh() {
 // read, is tried again after a delay, from minRetry doubling up to
 // maxRetry, until it succeeds: so an upstream that was down when New ran,
 // or whose tools are dropped while it is away (and so are not called,
-// which would reconnect), comes back on its own. retrying says New's own
-// attempt failed.
+// which would reconnect), comes back on its own. A session lost soon
+// after it began is reconnected on the same schedule, so that an upstream
+// that drops every session cannot make the proxy reconnect in a loop.
+// retrying says New's own attempt failed.
 func (u *Upstream) refreshLoop(retrying bool) {
 	defer u.loops.Done()
 	var retry <-chan time.Time
@@ -168,23 +170,40 @@ func (u *Upstream) refreshLoop(retrying bool) {
 		case <-u.done:
 			return
 		case <-u.refresh:
+			u.mu.Lock()
+			lost, flapping := u.session == nil, u.flapping
+			u.flapping = false
+			u.mu.Unlock()
+			switch {
+			case lost && flapping:
+				// Its sessions end as they begin: reach it again on the
+				// schedule of an upstream that is down.
+				if retry == nil {
+					retry = time.After(delay)
+					delay = min(2*delay, maxRetry)
+				}
+				continue
+			case lost:
+				delay = minRetry // a session that lasted: start over
+			}
 		case <-retry:
 		}
 		retry = nil
 		ctx, cancel := u.ownContext()
 		cs, err := u.current(ctx)
 		if err == nil {
-			err = u.load(ctx, cs)
+			if err = u.load(ctx, cs); err != nil && u.broken(err) {
+				u.lost(cs)
+			}
 		}
 		cancel()
 		if err == nil {
-			delay = minRetry
 			continue
 		}
 		if errors.Is(err, ErrClosed) {
 			return
 		}
-		u.logger.Warn("proxy: could not read the upstream's catalog", "upstream", u.name, "error", err)
+		u.logger.Warn("proxy: could not read the upstream's catalog", "upstream", u.Name(), "error", err)
 		u.mu.Lock()
 		again := u.down || u.catalog.Load() == nil
 		u.mu.Unlock()

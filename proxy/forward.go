@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -86,39 +85,39 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 	if u.opts.Credentials != nil {
 		h, err := u.opts.Credentials(ctx, req)
 		if err != nil {
-			return nil, &UpstreamError{Upstream: u.name, Tool: f.name, Err: fmt.Errorf("no credentials: %s", clip(err.Error()))}
+			// The caller's problem, not the upstream's: a tool error, which
+			// the upstream's circuit breaker does not count.
+			return nil, mcpkit.NewToolError(fmt.Errorf("proxy: no credentials for upstream %q: %s", u.Name(), clip(err.Error())), mcpkit.Retryable)
 		}
 		if len(h) > 0 {
-			creds = h
-			ctx = context.WithValue(ctx, credentialsKey{}, h)
+			creds = canonical(h)
+			ctx = context.WithValue(ctx, credentialsKey{}, creds)
 		}
 	}
 	params := &mcp.CallToolParams{Name: f.name}
 	if len(req.Arguments) > 0 {
 		params.Arguments = req.Arguments
 	}
-	var wantsProgress bool
+	var mark callMark
 	if req.Call != nil && req.Call.Params != nil {
 		p := req.Call.Params
 		params.Meta = passMeta(p.Meta)
 		params.InputResponses = p.InputResponses
 		params.RequestState = p.RequestState
-		wantsProgress = p.GetProgressToken() != nil
-	}
-	if wantsProgress {
-		token := "mcpkit-proxy-" + strconv.FormatUint(u.nextToken.Add(1), 10)
-		if params.Meta == nil {
-			params.Meta = mcp.Meta{}
+		if p.GetProgressToken() != nil {
+			mark.route = openProgress(ctx)
+			defer mark.route.close()
+			if params.Meta == nil {
+				params.Meta = mcp.Meta{}
+			}
+			params.Meta["progressToken"] = mark.route.token
 		}
-		params.Meta["progressToken"] = token
-		u.progress.Store(token, ctx)
-		defer u.progress.Delete(token)
 	}
-	ctx, over := withSizeWatch(ctx)
+	ctx = context.WithValue(ctx, callKey{}, mark)
 	// An upstream that forgot the session (it restarted) did not run the
 	// call: it is sent once more on a new one.
 	for try := 0; ; try++ {
-		res, err := f.send(ctx, creds, params)
+		res, err := f.send(ctx, creds, params, mark.route)
 		if errors.Is(err, mcp.ErrSessionMissing) && try == 0 && ctx.Err() == nil {
 			continue
 		}
@@ -126,15 +125,19 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
-			if e := over.err(); e != nil {
-				return nil, &UpstreamError{Upstream: u.name, Tool: f.name, Err: e}
+			var refused *toolRefusal
+			if errors.As(err, &refused) {
+				return nil, refused.err
 			}
 			var wire *jsonrpc.Error
 			if errors.As(err, &wire) && !sdkTransportCode(wire.Code) {
+				if e := tooLarge(wire); e != nil {
+					return nil, &UpstreamError{Upstream: u.Name(), Tool: f.name, Err: e}
+				}
 				if wire.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(wire.Message, "unknown tool") {
 					u.wantRefresh() // the tool left: the catalog is stale
 				}
-				return nil, &UpstreamError{Upstream: u.name, Tool: f.name, Code: wire.Code, Err: errors.New(clip(wire.Message))}
+				return nil, &UpstreamError{Upstream: u.Name(), Tool: f.name, Code: wire.Code, Err: errors.New(clip(wire.Message))}
 			}
 			return nil, u.unavailable(f.name, err)
 		}
@@ -142,11 +145,19 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 	}
 }
 
+// A toolRefusal is a refusal of the proxy's own that is no failure of the
+// upstream (a caller's session cannot be had): err, a tool error, goes to
+// the caller as it is.
+type toolRefusal struct{ err error }
+
+func (r *toolRefusal) Error() string { return r.err.Error() }
+
 // send sends one call to the upstream: on the session of the credentials
 // creds when the upstream keeps sessions and the call has credentials of
-// its own, on the proxy's connection otherwise. A connection that broke
-// is forgotten, so that the next call connects again.
-func (f *forward) send(ctx context.Context, creds http.Header, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+// its own, on the proxy's connection otherwise. A session the upstream
+// forgot is forgotten too, so that the next call opens another; a broken
+// connection is found by its watch (see Upstream.watch, sessions.open).
+func (f *forward) send(ctx context.Context, creds http.Header, params *mcp.CallToolParams, route *progressRoute) (*mcp.CallToolResult, error) {
 	u := f.u
 	cs, err := u.current(ctx)
 	if err != nil {
@@ -155,29 +166,44 @@ func (f *forward) send(ctx context.Context, creds http.Header, params *mcp.CallT
 	var caller *callerSession
 	if len(creds) > 0 && cs.ID() != "" {
 		if caller, err = u.sessions.acquire(ctx, creds); err != nil {
+			if errors.Is(err, ErrTooManySessions) {
+				return nil, &toolRefusal{mcpkit.NewToolError(err, mcpkit.Retryable)}
+			}
 			return nil, err
 		}
 		defer u.sessions.release(caller)
 		cs = caller.cs
 	}
+	if route != nil {
+		route.session.Store(cs)
+	}
 	res, err := cs.CallTool(ctx, params)
 	if err == nil && res == nil {
 		err = errors.New("no result")
 	}
-	if err == nil || ctx.Err() != nil {
-		return res, err
+	if err != nil && u.broken(err) {
+		if caller != nil {
+			u.sessions.forget(caller)
+		} else {
+			u.lost(cs)
+		}
+	}
+	return res, err
+}
+
+// broken reports whether err, the failure of a call, says that the
+// session it went on is of no more use: the upstream forgot it, the
+// connection closed, or, on a transport other than streamable HTTP (where
+// one request may fail alone), anything but an answer of the upstream.
+func (u *Upstream) broken(err error) bool {
+	if errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return true
 	}
 	var wire *jsonrpc.Error
 	if errors.As(err, &wire) && !sdkTransportCode(wire.Code) {
-		return nil, err // the upstream answered
+		return false // the upstream answered
 	}
-	// Anything else broke the connection, or left it in doubt.
-	if caller != nil {
-		u.sessions.forget(caller)
-	} else {
-		u.lost(cs)
-	}
-	return nil, err
+	return !u.streamable.Load()
 }
 
 // sdkTransportCode reports whether code is one the SDK's JSON-RPC layer
@@ -189,9 +215,9 @@ func sdkTransportCode(code int64) bool {
 
 func (u *Upstream) unavailable(tool string, err error) error {
 	if errors.Is(err, ErrClosed) {
-		return &UpstreamError{Upstream: u.name, Tool: tool, Err: ErrClosed}
+		return &UpstreamError{Upstream: u.Name(), Tool: tool, Err: ErrClosed}
 	}
-	return &UpstreamError{Upstream: u.name, Tool: tool, Err: errors.New(clip(err.Error()))}
+	return &UpstreamError{Upstream: u.Name(), Tool: tool, Err: errors.New(clip(err.Error()))}
 }
 
 // passMeta returns the entries of a call's _meta that travel on to the
@@ -212,21 +238,6 @@ func passMeta(m mcp.Meta) mcp.Meta {
 		out[k] = v
 	}
 	return out
-}
-
-// onProgress reports the upstream's progress of a forwarded call on the
-// local call, which the proxy's token names.
-func (u *Upstream) onProgress(_ context.Context, n *mcp.ProgressNotificationClientRequest) {
-	if n == nil || n.Params == nil {
-		return
-	}
-	token, ok := n.Params.ProgressToken.(string)
-	if !ok {
-		return
-	}
-	if ctx, ok := u.progress.Load(token); ok {
-		mcpkit.ReportProgress(ctx.(context.Context), n.Params.Progress, n.Params.Total, n.Params.Message)
-	}
 }
 
 // elicit answers an upstream that asks for input over its session, as

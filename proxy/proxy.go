@@ -160,7 +160,7 @@ type Options struct {
 // Create one with [New] and end it with [Upstream.Close]. An Upstream is
 // safe for concurrent use.
 type Upstream struct {
-	name   string
+	name   atomic.Pointer[string] // see Name
 	dial   Dial
 	opts   Options
 	client *mcp.Client
@@ -169,24 +169,25 @@ type Upstream struct {
 
 	catalog atomic.Pointer[catalog]
 
-	mu       sync.Mutex
-	session  *mcp.ClientSession // nil while disconnected
-	down     bool               // the last attempt to reach the upstream failed
-	closed   bool
-	servers  []*mcpkit.Server
-	problems []error
+	mu        sync.Mutex
+	session   *mcp.ClientSession // nil while disconnected
+	connected time.Time          // when session connected
+	flapping  bool               // the last session lost ended soon after it began
+	down      bool               // the last attempt to reach the upstream failed
+	closed    bool
+	servers   []*mcpkit.Server
+	problems  []error
 
 	// connecting is the connection attempt under way, nil when none is.
 	connecting *attempt
 
-	refresh   chan struct{}   // a catalog refresh is wanted (buffered, 1)
-	done      chan struct{}   // closed by Close
-	ctx       context.Context // the values of New's context; cancelled by Close
-	cancel    context.CancelFunc
-	loops     sync.WaitGroup
-	sessions  *sessions // per-caller sessions, for an upstream that keeps sessions
-	progress  sync.Map  // upstream progress token -> context of the local call
-	nextToken atomic.Uint64
+	refresh    chan struct{}   // a catalog refresh is wanted (buffered, 1)
+	done       chan struct{}   // closed by Close
+	ctx        context.Context // the values of New's context; cancelled by Close
+	cancel     context.CancelFunc
+	loops      sync.WaitGroup
+	sessions   *sessions   // per-caller sessions, for an upstream that keeps sessions
+	streamable atomic.Bool // the Dial's transport is streamable HTTP
 }
 
 // catalog is one copy of the upstream's tools, as served locally: sorted
@@ -232,38 +233,32 @@ func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
 		ElicitationHandler: u.elicit,
 	})
 	u.sessions = newSessions(u)
+	name := u.opts.Name
+	if name == "" {
+		name = "upstream" // until the upstream says its own
+	}
+	u.name.Store(&name)
+	u.mw = u.middleware()
 
-	// The first attempt runs on the proxy's own context, bounded by ctx too.
+	// The first attempt is the proxy's own (see current), and New waits for
+	// it, and for the catalog, at most Timeout and as long as ctx allows.
 	own, cancel := u.ownContext()
 	stop := context.AfterFunc(ctx, cancel)
-	cs, err := u.connect(own)
-	stop()
+	cs, err := u.current(own)
 	var dialErr *dialError
 	if errors.As(err, &dialErr) {
+		stop()
 		cancel()
-		u.cancel()
+		u.Close()
 		return nil, err
 	}
-	u.name = u.opts.Name
-	if u.name == "" {
-		u.name = "upstream"
-		if cs != nil {
-			if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil && r.ServerInfo.Name != "" {
-				u.name = r.ServerInfo.Name
-			}
-		}
-	}
-	u.mw = u.middleware()
-	if cs != nil {
-		u.startWatch(cs)
+	if err == nil {
 		err = u.load(own, cs)
 	}
+	stop()
 	cancel()
 	if err != nil {
-		u.mu.Lock()
-		u.down = u.session == nil
-		u.mu.Unlock()
-		u.logger.Warn("proxy: the upstream is not served yet; trying again in the background", "upstream", u.name, "error", err)
+		u.logger.Warn("proxy: the upstream is not served yet; trying again in the background", "upstream", u.Name(), "error", err)
 	}
 	u.loops.Add(1)
 	go u.refreshLoop(err != nil)
@@ -290,8 +285,7 @@ func (u *Upstream) middleware() []mcpkit.Middleware {
 		if u.opts.Breaker != nil {
 			b = *u.opts.Breaker
 		}
-		name := u.name
-		b.Key = func(*mcpkit.Request) string { return name }
+		b.Key = func(*mcpkit.Request) string { return u.Name() }
 		mw = append(mw, middleware.CircuitBreaker(&b))
 	}
 	if u.opts.MaxConcurrent > 0 {
@@ -314,8 +308,10 @@ func (u *Upstream) middleware() []mcpkit.Middleware {
 	return append(mw, u.opts.Middleware...)
 }
 
-// Name returns the upstream's name, as errors and logs give it.
-func (u *Upstream) Name() string { return u.name }
+// Name returns the upstream's name, as errors and logs give it:
+// [Options.Name], or else the name the upstream gives itself once the
+// proxy has reached it ("upstream" until then).
+func (u *Upstream) Name() string { return *u.name.Load() }
 
 // AddTo adds u to srv as a [mcpkit.Provider] and tells srv of every later
 // change of u's catalog, so that srv's listening clients receive
@@ -428,11 +424,18 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	old := u.session
 	u.session = cs
+	u.connected = time.Now()
 	wasDown := u.down
 	u.down = false
 	u.mu.Unlock()
 	if old != nil {
-		old.Close()
+		go old.Close()
+	}
+	if u.opts.Name == "" {
+		if r := cs.InitializeResult(); r != nil && r.ServerInfo != nil && r.ServerInfo.Name != "" {
+			name := r.ServerInfo.Name
+			u.name.Store(&name)
+		}
 	}
 	if wasDown {
 		u.wantRefresh()
@@ -452,9 +455,14 @@ func (u *Upstream) dialSession(ctx context.Context, h http.Header) (*mcp.ClientS
 	if err != nil {
 		return nil, &dialError{fmt.Errorf("proxy: dial %s: %w", u.label(), err)}
 	}
+	st, streamable := t.(*mcp.StreamableClientTransport)
+	u.streamable.Store(streamable)
+	if !streamable {
+		t = countingTransport{t}
+	}
 	if len(h) > 0 {
 		ctx = context.WithValue(ctx, credentialsKey{}, h)
-		if st, ok := t.(*mcp.StreamableClientTransport); ok {
+		if streamable {
 			st.DisableStandaloneSSE = true
 		}
 	}
@@ -469,19 +477,18 @@ func (u *Upstream) dialSession(ctx context.Context, h http.Header) (*mcp.ClientS
 	return cs, nil
 }
 
-// label names the upstream before its name is known.
+// label names the upstream in errors.
 func (u *Upstream) label() string {
-	if u.name != "" {
-		return fmt.Sprintf("upstream %q", u.name)
-	}
-	if u.opts.Name != "" {
-		return fmt.Sprintf("upstream %q", u.opts.Name)
-	}
-	return "upstream"
+	return fmt.Sprintf("upstream %q", u.Name())
 }
 
-// startWatch watches cs until it ends.
+// startWatch watches cs until it ends, unless u is closed.
 func (u *Upstream) startWatch(cs *mcp.ClientSession) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed {
+		return
+	}
 	u.loops.Add(1)
 	go u.watch(cs)
 }
@@ -496,7 +503,8 @@ func (u *Upstream) watch(cs *mcp.ClientSession) {
 }
 
 // lost forgets cs, when it is the current session, so that the next call
-// connects again, and marks the upstream down.
+// connects again, and marks the upstream down. It closes cs without
+// waiting: closing waits for the calls in flight on it.
 func (u *Upstream) lost(cs *mcp.ClientSession) {
 	u.mu.Lock()
 	if u.session != cs || u.closed {
@@ -504,16 +512,22 @@ func (u *Upstream) lost(cs *mcp.ClientSession) {
 		return
 	}
 	u.session = nil
+	u.flapping = time.Since(u.connected) < stableAfter
 	wasDown := u.down
 	u.down = true
 	u.mu.Unlock()
-	cs.Close()
-	u.logger.Warn("proxy: lost the upstream", "upstream", u.name)
+	go cs.Close()
+	u.logger.Warn("proxy: lost the upstream", "upstream", u.Name())
 	if !wasDown && u.opts.DropWhenDown {
 		u.changed()
 	}
 	u.wantRefresh() // reconnect in the background
 }
+
+// stableAfter is how long a session must last for its loss to be
+// reconnected at once: an upstream whose sessions end sooner is reached
+// again on the schedule of an upstream that is down.
+const stableAfter = 10 * time.Second
 
 // An attempt is one connection attempt, which callers share.
 type attempt struct {
@@ -542,7 +556,6 @@ func (u *Upstream) current(ctx context.Context) (*mcp.ClientSession, error) {
 	if a == nil {
 		a = &attempt{done: make(chan struct{})}
 		u.connecting = a
-		u.loops.Add(1)
 		go u.reconnect(a)
 	}
 	u.mu.Unlock()
@@ -554,9 +567,10 @@ func (u *Upstream) current(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 }
 
-// reconnect makes the connection attempt a.
+// reconnect makes the connection attempt a. Close does not wait for it:
+// the SDK may hold a connection attempt to a hung upstream for a while
+// after its context ends, and a session it makes after Close is closed.
 func (u *Upstream) reconnect(a *attempt) {
-	defer u.loops.Done()
 	ctx, cancel := u.ownContext()
 	defer cancel()
 	a.cs, a.err = u.connect(ctx)

@@ -66,12 +66,23 @@ func newSessions(u *Upstream) *sessions {
 	return s
 }
 
-// sessionKey names a set of credentials: a digest of the headers, so
-// that no token is kept as a map key.
+// canonical returns h with its keys in canonical form, the values of keys
+// that differ only in case together.
+func canonical(h http.Header) http.Header {
+	out := make(http.Header, len(h))
+	for k, vs := range h {
+		ck := http.CanonicalHeaderKey(k)
+		out[ck] = append(out[ck], vs...)
+	}
+	return out
+}
+
+// sessionKey names a set of credentials, h in canonical form: a digest of
+// the headers, so that no token is kept as a map key.
 func sessionKey(h http.Header) string {
 	keys := make([]string, 0, len(h))
 	for k := range h {
-		keys = append(keys, http.CanonicalHeaderKey(k))
+		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	d := sha256.New()
@@ -160,7 +171,7 @@ func (s *sessions) open(c *callerSession, h http.Header) {
 		cs.Close()
 		return
 	}
-	s.u.logger.Debug("proxy: opened an upstream session for a caller", "upstream", s.u.name, "session", cs.ID())
+	s.u.logger.Debug("proxy: opened an upstream session for a caller", "upstream", s.u.Name(), "session", cs.ID())
 	go func() {
 		defer s.u.loops.Done()
 		cs.Wait()
@@ -169,13 +180,14 @@ func (s *sessions) open(c *callerSession, h http.Header) {
 }
 
 // forget removes c, whose session ended or was refused, so that the next
-// call of its credentials opens another.
+// call of its credentials opens another, and closes it without waiting
+// (closing waits for the calls in flight on it).
 func (s *sessions) forget(c *callerSession) {
 	s.mu.Lock()
 	s.drop(c)
 	s.mu.Unlock()
 	if c.cs != nil {
-		c.cs.Close()
+		go c.cs.Close()
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os/exec"
 	"regexp"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -115,87 +114,89 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // A ResponseTooLargeError reports an answer of the upstream larger than
-// the proxy reads ([HTTPOptions.MaxResponseBytes]). The call it answered
-// fails with it, at once; the other calls on the connection go on. It
-// matches [ErrResponseTooLarge] with errors.Is.
+// the proxy reads ([HTTPOptions.MaxResponseBytes],
+// [CommandOptions.MaxMessageBytes]). The call it answered fails with it,
+// at once; the other calls on the connection go on. It matches
+// [ErrResponseTooLarge] with errors.Is.
 type ResponseTooLargeError struct {
-	// Size is the answer's size in bytes when the upstream said it
-	// (Content-Length), or 0 when it is only known to be over Limit.
-	Size int64
+	// Size is the answer's size in bytes when it is known (a
+	// Content-Length, a line read to its end), or 0 when it is only known
+	// to be over Limit.
+	Size int64 `json:"size,omitempty"`
 	// Limit is the bound, in bytes.
-	Limit int64
+	Limit int64 `json:"limit"`
+	// Option names the option that sets the bound.
+	Option string `json:"option"`
 }
 
 func (e *ResponseTooLargeError) Error() string {
 	if e.Size > 0 {
-		return fmt.Sprintf("the upstream's answer is %d bytes, over the proxy's limit of %d bytes (HTTPOptions.MaxResponseBytes)", e.Size, e.Limit)
+		return fmt.Sprintf("the upstream's answer is %d bytes, over the proxy's limit of %d bytes (%s)", e.Size, e.Limit, e.Option)
 	}
-	return fmt.Sprintf("the upstream's answer is over the proxy's limit of %d bytes (HTTPOptions.MaxResponseBytes)", e.Limit)
+	return fmt.Sprintf("the upstream's answer is over the proxy's limit of %d bytes (%s)", e.Limit, e.Option)
 }
 
 // Is reports whether target is [ErrResponseTooLarge].
 func (e *ResponseTooLargeError) Is(target error) bool { return target == ErrResponseTooLarge }
 
-// sizeWatchKey carries the *sizeWatch of a forwarded call.
-type sizeWatchKey struct{}
-
-// A sizeWatch records that an answer to a forwarded call was over the
-// bound, which the SDK only sees as the JSON-RPC error put in its place.
-type sizeWatch struct {
-	mu  sync.Mutex
-	hit *ResponseTooLargeError
+// standIn returns the request that takes the place of an upstream's
+// request, of ID id, over the bound: the same ID, a method no client
+// serves.
+func standIn(id json.RawMessage) []byte {
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "io.github.mcpkit/proxy.requestTooLarge"})
+	return msg
 }
 
-// withSizeWatch returns ctx carrying a new sizeWatch, and the watch.
-func withSizeWatch(ctx context.Context) (context.Context, *sizeWatch) {
-	w := &sizeWatch{}
-	return context.WithValue(ctx, sizeWatchKey{}, w), w
+// refusalMark marks, in the data of the JSON-RPC error that takes the
+// place of an answer over the bound, that the proxy put it there.
+const refusalMark = "io.github.mcpkit/proxy.responseTooLarge"
+
+// refusal returns the JSON-RPC error message, for the request id, that
+// takes the place of an answer over the bound e.
+func refusal(id json.RawMessage, e *ResponseTooLargeError) []byte {
+	msg, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error": map[string]any{
+			"code":    jsonrpc.CodeInternalError,
+			"message": e.Error(),
+			"data":    map[string]any{refusalMark: e},
+		},
+	})
+	return msg
 }
 
-func (w *sizeWatch) set(e *ResponseTooLargeError) {
-	w.mu.Lock()
-	w.hit = e
-	w.mu.Unlock()
-}
-
-// err returns the recorded error, or nil.
-func (w *sizeWatch) err() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.hit == nil {
+// tooLarge returns the error of a refusal put in place of an answer, or
+// nil when wire is another error.
+func tooLarge(wire *jsonrpc.Error) *ResponseTooLargeError {
+	if wire.Code != jsonrpc.CodeInternalError || !bytes.Contains(wire.Data, []byte(refusalMark)) {
 		return nil
 	}
-	return w.hit
+	var data map[string]*ResponseTooLargeError
+	if json.Unmarshal(wire.Data, &data) != nil || data[refusalMark] == nil {
+		return nil
+	}
+	return data[refusalMark]
 }
 
-// bound is the size bound of one response, and what replaces an answer
-// over it: a JSON-RPC error for the request's ID, so that only the call
-// it answers fails, and the connection, with every other call on it,
-// goes on.
+// bound is the size bound of one HTTP response, and what takes the place
+// of an answer over it: a JSON-RPC error for the request's ID, so that
+// only the call it answers fails, and the connection, with every other
+// call on it, goes on.
 type bound struct {
 	req   *http.Request
 	limit int64
 }
 
-// refusal returns the JSON-RPC error message that replaces an answer over
-// the bound, or nil when the request has no single ID to answer (a
-// notification, a batch, the event stream of a GET), and records the
-// refusal for the call.
+// refusal returns the error message that takes the place of an answer
+// over the bound, or nil when the request has no single ID to answer (a
+// notification, a batch, the event stream of a GET).
 func (b *bound) refusal(size int64) []byte {
 	id := requestID(b.req)
 	if id == nil {
 		return nil
 	}
-	e := &ResponseTooLargeError{Size: size, Limit: b.limit}
-	if w, ok := b.req.Context().Value(sizeWatchKey{}).(*sizeWatch); ok {
-		w.set(e)
-	}
-	msg, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"error":   map[string]any{"code": jsonrpc.CodeInternalError, "message": e.Error()},
-	})
-	return msg
+	return refusal(id, &ResponseTooLargeError{Size: size, Limit: b.limit, Option: "HTTPOptions.MaxResponseBytes"})
 }
 
 // whole reads a JSON answer within the bound. Over it, the answer is
@@ -254,21 +255,85 @@ func requestID(req *http.Request) json.RawMessage {
 	return msg.ID
 }
 
+// A message's kind, as far as the start of it tells.
+const (
+	unknownKind = iota
+	answerKind  // a response: result or error
+	askingKind  // a request or a notification: method
+)
+
+// kindOf tells from head, the start of a JSON-RPC message (possibly cut
+// short), whether it is an answer or a request or notification, by the
+// first of "result", "error" and "method" among its top-level keys, and
+// returns the ID when it comes before that key.
+//
+// An answer over the bound is replaced by its refusal; a request, by a
+// request of the same ID for a method no client has (see standIn), which
+// the proxy's client answers "method not found", so that the upstream's
+// request fails at once rather than waits; a notification is dropped.
+func kindOf(head []byte) (kind int, id json.RawMessage) {
+	d := json.NewDecoder(bytes.NewReader(head))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return unknownKind, nil
+	}
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return unknownKind, nil
+		}
+		key, _ := t.(string)
+		switch key {
+		case "result", "error":
+			return answerKind, id
+		case "method":
+			return askingKind, id
+		}
+		var v json.RawMessage
+		if d.Decode(&v) != nil {
+			return unknownKind, nil
+		}
+		if key == "id" {
+			id = v
+		}
+	}
+	return unknownKind, nil
+}
+
+// eventData returns the data of an event, its data lines joined.
+func eventData(event []byte) []byte {
+	var data []byte
+	for _, line := range bytes.SplitAfter(event, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok {
+			rest = bytes.TrimPrefix(rest, []byte(" "))
+			data = append(data, bytes.TrimRight(rest, "\r\n")...)
+		}
+	}
+	return data
+}
+
 // eventFilter passes an event stream through event by event. An event
-// over the bound is left out: in a stream that answers a request, it is
-// replaced by the refusal and the stream ends (the answer is the last
-// event the request waits for); in the stream of a GET, it is dropped.
+// over the bound is left out: when it is the answer of the stream's
+// request, its refusal takes its place and the stream ends (the answer is
+// the last event the request waits for); any other is dropped. On the
+// stream of a forwarded call, progress under another call's token is
+// dropped too: an upstream speaks to each call of its own; the progress
+// passed on is counted for its call (see progressRoute).
 type eventFilter struct {
 	*bound
 	r    *bufio.Reader
 	body io.Closer
 
-	event    []byte // the event read so far
-	size     int64  // its size, counted on when it is over the bound
+	event    []byte // the event read so far, while within the bound
+	head     []byte // the start of an event over the bound
+	size     int64  // its size, counted on over the bound
 	midLine  bool   // the last chunk read did not end its line
 	out      []byte // what to pass on next
 	finished bool
 }
+
+// eventHead is how much of an event over the bound is kept to tell what it
+// is.
+const eventHead = 512
 
 func (f *eventFilter) Read(p []byte) (int, error) {
 	for len(f.out) == 0 {
@@ -279,10 +344,13 @@ func (f *eventFilter) Read(p []byte) (int, error) {
 		blank := !f.midLine && (len(chunk) == 1 || len(chunk) == 2 && chunk[0] == '\r') && chunk[len(chunk)-1] == '\n'
 		f.midLine = err == bufio.ErrBufferFull
 		f.size += int64(len(chunk))
-		if f.size <= f.limit {
+		switch {
+		case f.size <= f.limit:
 			f.event = append(f.event, chunk...)
-		} else {
-			f.event = nil // over: dropped, and counted on
+		case f.head == nil:
+			whole := append(f.event, chunk...)
+			f.head = append([]byte(nil), whole[:min(len(whole), eventHead)]...)
+			f.event = f.event[:0]
 		}
 		if blank {
 			f.endEvent()
@@ -290,7 +358,13 @@ func (f *eventFilter) Read(p []byte) (int, error) {
 		switch {
 		case err == nil, err == bufio.ErrBufferFull:
 		case err == io.EOF:
-			f.endEvent()
+			// An event the stream ends in the middle of is not dispatched
+			// (as the event stream format says), but an answer over the
+			// bound is refused all the same.
+			if f.size > f.limit {
+				f.endEvent()
+			}
+			f.event, f.head, f.size = f.event[:0], nil, 0
 			f.finished = true
 		default:
 			return 0, err
@@ -301,20 +375,33 @@ func (f *eventFilter) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// endEvent passes the event read on, or its refusal when it was over the
-// bound.
+// endEvent passes the event read on, or what takes its place.
 func (f *eventFilter) endEvent() {
+	defer func() { f.event, f.head, f.size = f.event[:0], nil, 0 }()
 	if f.size > f.limit {
-		if msg := f.refusal(0); msg != nil {
+		switch kind, id := kindOf(eventData(f.head)); {
+		case kind == answerKind:
+			if msg := f.refusal(0); msg != nil {
+				f.out = append(f.out, "event: message\ndata: "...)
+				f.out = append(f.out, msg...)
+				f.out = append(f.out, "\n\n"...)
+				f.finished = true
+			}
+		case kind == askingKind && id != nil:
 			f.out = append(f.out, "event: message\ndata: "...)
-			f.out = append(f.out, msg...)
+			f.out = append(f.out, standIn(id)...)
 			f.out = append(f.out, "\n\n"...)
-			f.finished = true
 		}
-	} else {
-		f.out = append(f.out, f.event...)
+		return
 	}
-	f.event, f.size = f.event[:0], 0
+	if token := proxyProgressToken(f.event); token != "" {
+		mark, ours := f.req.Context().Value(callKey{}).(callMark)
+		if ours && (mark.route == nil || mark.route.token != token) {
+			return // another call's progress on this call's stream
+		}
+		passedProgress(token)
+	}
+	f.out = append(f.out, f.event...)
 }
 
 func (f *eventFilter) Close() error { return f.body.Close() }
@@ -483,40 +570,31 @@ func (l *lineLimiter) Read(p []byte) (int, error) {
 
 // endLine passes the line read on, or what takes its place.
 func (l *lineLimiter) endLine() {
+	defer func() { l.line, l.over, l.size = l.line[:0], false, 0 }()
 	if !l.over {
 		l.out = append(l.out, l.line...)
-	} else if id := answerID(l.head, l.tail); id != nil {
-		msg, _ := json.Marshal(map[string]any{
-			"jsonrpc": "2.0",
-			"id":      id,
-			"error": map[string]any{"code": jsonrpc.CodeInternalError,
-				"message": (&ResponseTooLargeError{Size: int64(l.size), Limit: int64(l.max)}).stdioError()},
-		})
-		l.out = append(append(l.out, msg...), '\n')
+		return
 	}
-	l.line, l.over, l.size = l.line[:0], false, 0
-}
-
-// stdioError is the text of e for a stdio upstream, whose bound is
-// CommandOptions.MaxMessageBytes.
-func (e *ResponseTooLargeError) stdioError() string {
-	return fmt.Sprintf("the upstream's answer is %d bytes, over the proxy's limit of %d bytes (CommandOptions.MaxMessageBytes)", e.Size, e.Limit)
-}
-
-// answerID finds the ID of a JSON-RPC answer from the start of its line,
-// {"jsonrpc":"2.0","id":ID, as the Go SDK writes it, or from its end,
-// "id":ID} as the TypeScript SDK does; nil when neither shows one.
-func answerID(head, tail []byte) json.RawMessage {
-	if m := headID.FindSubmatch(head); m != nil {
-		return json.RawMessage(m[1])
+	kind, id := kindOf(l.head)
+	if kind == unknownKind && headAnswer.Match(l.head) {
+		kind = answerKind // keys the decoder could not read past, but an answer
 	}
-	if m := tailID.FindSubmatch(tail); m != nil {
-		return json.RawMessage(m[1])
+	if id == nil && kind != unknownKind {
+		if m := tailID.FindSubmatch(l.tail); m != nil {
+			id = json.RawMessage(m[1])
+		}
 	}
-	return nil
+	switch {
+	case id == nil: // a notification, or no telling: dropped
+	case kind == answerKind:
+		e := &ResponseTooLargeError{Size: int64(l.size), Limit: int64(l.max), Option: "CommandOptions.MaxMessageBytes"}
+		l.out = append(append(l.out, refusal(id, e)...), '\n')
+	case kind == askingKind:
+		l.out = append(append(l.out, standIn(id)...), '\n')
+	}
 }
 
 var (
-	headID = regexp.MustCompile(`^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?[0-9]{1,20}|"[^"\\]{0,128}")\s*,`)
-	tailID = regexp.MustCompile(`[,{]\s*"id"\s*:\s*(-?[0-9]{1,20}|"[^"\\]{0,128}")\s*\}\s*\r?$`)
+	headAnswer = regexp.MustCompile(`^\s*\{\s*"(result|error)"\s*:`)
+	tailID     = regexp.MustCompile(`[,{]\s*"id"\s*:\s*(-?[0-9]{1,20}|"[^"\\]{0,128}")\s*\}\s*\r?$`)
 )
