@@ -2,6 +2,9 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,13 +56,15 @@ type TokenExchangeOptions struct {
 	Scopes []string
 
 	// CacheSize bounds how many exchanged tokens are kept, one per
-	// principal (the least recently used go first); zero means
+	// caller's token (the least recently used go first); zero means
 	// [DefaultCacheSize].
 	CacheSize int
 
 	// ExpiryMargin is how long before its expiry an exchanged token stops
 	// being reused; zero means [DefaultExpiryMargin]. A token that expires
-	// sooner, or whose expiry the issuer does not tell, serves one call.
+	// sooner serves one call. The expiry is the issuer's expires_in, or
+	// else the exp of a JWT, or else [DefaultUnknownLifetime] from the
+	// exchange.
 	ExpiryMargin time.Duration
 
 	// Timeout bounds each request to the issuer (its metadata, an
@@ -82,6 +87,7 @@ type TokenExchangeOptions struct {
 // [TokenExchange.Credentials] is a proxy.Options.Credentials. It is safe
 // for concurrent use.
 type TokenExchange struct {
+	issuer             string
 	endpoint           *endpoint
 	id, secret         string
 	resource, audience string
@@ -90,8 +96,8 @@ type TokenExchange struct {
 	timeout, margin    time.Duration
 	now                func() time.Time
 
-	cache   *lru[string, exchanged] // by principal
-	flights singleflight.Group      // the exchanges under way, by principal
+	cache   *lru[string, exchanged] // by principal and subject token (see exchangeKey)
+	flights singleflight.Group      // the exchanges under way, by the same key
 }
 
 // exchanged is a token the issuer gave, with when it expires.
@@ -140,6 +146,7 @@ func NewTokenExchange(issuer string, opts *TokenExchangeOptions) (*TokenExchange
 	}
 	client := httpClient(opts.HTTPClient, timeout)
 	return &TokenExchange{
+		issuer: issuer,
 		endpoint: newEndpoint(context.Background(), issuer, opts.TokenURL, "token_endpoint",
 			func(m *oauthex.AuthServerMeta) string { return m.TokenEndpoint }, client, timeout, now),
 		id:       opts.ClientID,
@@ -164,14 +171,18 @@ var errNoSubject = errors.New("oauth: token exchange: the call has no verified b
 // HTTP request, which auth.RequireBearerToken verified, and which is
 // never sent anywhere but to the issuer. A call without a verified
 // principal ([mcpkit.VerifiedPrincipal]) or without that token (stdio,
-// in-memory) gets an error: a TokenExchange never lets a call through
-// with no one's credentials.
+// in-memory) gets an error, and so does a token its verifier says another
+// issuer issued (under [mcpkit.TokenIssuerKey]): it is not sent to this
+// one. A TokenExchange never lets a call through with no one's
+// credentials.
 //
-// The exchanged token is reused for the caller's calls, whatever token the
-// caller presents meanwhile, until ExpiryMargin before its expiry; the
-// first calls of a caller at once share one exchange, which a call that
-// gives up does not cancel. An exchange that fails is not cached: the next
-// call tries again.
+// The exchanged token is reused for the calls that present the same token
+// as the caller's, until ExpiryMargin before its expiry: a caller that
+// presents another token (a narrower one from another client, a wider one
+// after a step-up) gets a token exchanged for that one. The first calls
+// with a token at once share one exchange, which a call that gives up
+// does not cancel. An exchange that fails is not cached: the next call
+// tries again.
 //
 // It has the signature of proxy.Options.Credentials.
 func (x *TokenExchange) Credentials(ctx context.Context, req *mcpkit.Request) (http.Header, error) {
@@ -180,10 +191,16 @@ func (x *TokenExchange) Credentials(ctx context.Context, req *mcpkit.Request) (h
 	if principal == "" || !ok {
 		return nil, errNoSubject
 	}
-	if t, ok := x.cache.get(principal, x.now()); ok {
+	if info := req.TokenInfo(); info != nil {
+		if iss, _ := info.Extra[mcpkit.TokenIssuerKey].(string); iss != "" && strings.TrimSuffix(iss, "/") != strings.TrimSuffix(x.issuer, "/") {
+			return nil, fmt.Errorf("oauth: token exchange: the caller's token was issued by %q, not by the exchange's issuer", clip(iss))
+		}
+	}
+	key := exchangeKey(principal, subject)
+	if t, ok := x.cache.get(key, x.now()); ok {
 		return bearerHeader(t.token), nil
 	}
-	res := x.flights.DoChan(principal, func() (any, error) {
+	res := x.flights.DoChan(key, func() (any, error) {
 		// Its own context: the calls that wait for it may give up.
 		ctx, cancel := context.WithTimeout(context.Background(), x.timeout)
 		defer cancel()
@@ -195,7 +212,7 @@ func (x *TokenExchange) Credentials(ctx context.Context, req *mcpkit.Request) (h
 			return nil, err
 		}
 		if until := t.exp.Add(-x.margin); !t.exp.IsZero() && x.now().Before(until) {
-			x.cache.put(principal, t, until)
+			x.cache.put(key, t, until)
 		}
 		return t, nil
 	})
@@ -285,11 +302,49 @@ func (x *TokenExchange) exchange(ctx context.Context, subject string) (exchanged
 		return exchanged{}, fmt.Errorf("oauth: token exchange: issued_token_type %q, want an access token", clip(a.IssuedTokenType))
 	}
 	t := exchanged{token: a.AccessToken}
-	if a.ExpiresIn > 0 {
-		const year = 365 * 24 * 3600 // no token is reused longer; nor does a Duration overflow
+	const year = 365 * 24 * 3600 // no token is reused longer; nor does a Duration overflow
+	switch exp, ok := jwtExpiry(a.AccessToken); {
+	case a.ExpiresIn > 0:
 		t.exp = sent.Add(time.Duration(min(a.ExpiresIn, year)) * time.Second)
+	case ok:
+		t.exp = exp
+	default:
+		t.exp = sent.Add(DefaultUnknownLifetime)
 	}
 	return t, nil
+}
+
+// DefaultUnknownLifetime is how long an exchanged token is taken to live
+// when the issuer does not say (no expires_in) and the token does not
+// either (not a JWT with exp).
+const DefaultUnknownLifetime = time.Minute
+
+// jwtExpiry returns the exp claim of token when it is a JWT that has one.
+// The token is read, not verified: it is for the upstream to verify, and
+// its expiry only bounds how long the gateway reuses it.
+func jwtExpiry(token string) (time.Time, bool) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return time.Time{}, false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return time.Time{}, false
+	}
+	var claims struct {
+		Exp float64 `json:"exp"`
+	}
+	if json.Unmarshal(payload, &claims) != nil || claims.Exp <= 0 || claims.Exp > 1<<40 {
+		return time.Time{}, false
+	}
+	return time.Unix(int64(claims.Exp), 0), true
+}
+
+// exchangeKey is the key of the exchanges for a caller's token: the
+// principal and a digest of the token, so that no token is kept as a key.
+func exchangeKey(principal, subject string) string {
+	d := sha256.Sum256([]byte(subject))
+	return principal + "\x00" + hex.EncodeToString(d[:])
 }
 
 func bearerHeader(token string) http.Header {

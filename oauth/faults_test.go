@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -125,8 +124,8 @@ func TestJWTIssuerDownAtStart(t *testing.T) {
 		good := iss.mint(t, "at+jwt")
 		start := time.Now()
 		for range 95 { // a token every second
-			if d, err := verifyTimed(v.Verify, good); err == nil || d != 0 || !errors.Is(err, auth.ErrInvalidToken) {
-				t.Fatalf("a token while the issuer is down: %v after %s, want an invalid token at once", err, d)
+			if d, err := verifyTimed(v.Verify, good); err == nil || d != 0 || !errors.Is(err, ErrIssuerUnavailable) || errors.Is(err, auth.ErrInvalidToken) {
+				t.Fatalf("a token while the issuer is down: %v after %s, want ErrIssuerUnavailable (not an invalid token) at once", err, d)
 			}
 			time.Sleep(time.Second)
 		}
@@ -139,14 +138,15 @@ func TestJWTIssuerDownAtStart(t *testing.T) {
 			t.Errorf("attempts at %v, want %v", at, want)
 		}
 
-		// Over HTTP: the SDK's bearer check answers 401 with the challenge.
+		// Over HTTP: the SDK's bearer check answers 500, not 401: nothing
+		// says the token is bad, and a 401 makes a client throw it away.
 		rec := httptest.NewRecorder()
 		req := httptest.NewRequest(http.MethodPost, "/mcp", nil)
 		req.Header.Set("Authorization", "Bearer "+good)
 		auth.RequireBearerToken(v.Verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"})(
 			http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Error("the request went through") })).ServeHTTP(rec, req)
-		if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Header().Get("WWW-Authenticate"), "resource_metadata=") {
-			t.Errorf("over HTTP: %d %q, want 401 with the challenge", rec.Code, rec.Header().Get("WWW-Authenticate"))
+		if rec.Code != http.StatusInternalServerError {
+			t.Errorf("over HTTP: %d %q, want 500", rec.Code, rec.Header().Get("WWW-Authenticate"))
 		}
 
 		iss.start(t, n)
@@ -176,8 +176,8 @@ func TestJWTIssuerHungAtStart(t *testing.T) {
 			t.Errorf("tokens during a hung discovery waited up to %s, want %s", d, DefaultTimeout)
 		}
 		for _, err := range errs {
-			if !errors.Is(err, auth.ErrInvalidToken) {
-				t.Errorf("a token during a hung discovery: %v, want an invalid token", err)
+			if !errors.Is(err, ErrIssuerUnavailable) {
+				t.Errorf("a token during a hung discovery: %v, want ErrIssuerUnavailable", err)
 			}
 		}
 		if h := iss.hitsOf(metaPath); h != 1 {

@@ -84,6 +84,7 @@ type IntrospectionVerifier struct {
 	ttl, skew        time.Duration
 
 	cache   *lru[[sha256.Size]byte, verdict] // by the token's SHA-256: the token itself is not kept
+	asking  chan struct{}                    // a slot per question in flight (see maxQuestions)
 	flights singleflight.Group               // the questions under way, by the token's SHA-256
 
 	mu    sync.Mutex
@@ -151,8 +152,14 @@ func NewIntrospectionVerifier(ctx context.Context, issuer, audience string, opts
 		ttl:     cmpOr(opts.CacheTTL, DefaultCacheTTL),
 		skew:    opts.ClockSkew,
 		cache:   newLRU[[sha256.Size]byte, verdict](size),
+		asking:  make(chan struct{}, maxQuestions),
 	}, nil
 }
+
+// maxQuestions bounds the questions to the issuer in flight at once, over
+// all tokens: past it, a token that is not cached is refused (500) at
+// once, rather than hold one more connection to an issuer that may hang.
+const maxQuestions = 128
 
 // Verify verifies token as [NewIntrospectionVerifier] says, from the cache
 // or by asking the issuer, and returns what it grants: the scope of the
@@ -163,7 +170,9 @@ func NewIntrospectionVerifier(ctx context.Context, issuer, audience string, opts
 // that cannot be asked, or does not answer within the Timeout, gives
 // another error (500), which is not cached. Requests that present one
 // token at once share one question; a request that gives up does not
-// cancel it, so its answer is cached for the next.
+// cancel it, so its answer is cached for the next. A request that has
+// given up already asks nothing, and at most 128 questions are in flight
+// at once (past that, a token not cached is refused with a 500).
 //
 // It has the signature of an auth.TokenVerifier; r is not used.
 func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
@@ -181,11 +190,20 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 		}
 		return c.info, nil
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("oauth: introspection: %w", err) // gone: ask nothing for it
+	}
 	u, err := v.endpoint.get(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("oauth: introspection: %w", err)
 	}
 	answer := v.flights.DoChan(string(key[:]), func() (any, error) {
+		select {
+		case v.asking <- struct{}{}:
+			defer func() { <-v.asking }()
+		default:
+			return nil, fmt.Errorf("oauth: introspection: %d questions to the issuer are in flight already", cap(v.asking))
+		}
 		ctx, cancel := context.WithTimeout(v.ctx, v.timeout)
 		defer cancel()
 		a, err := v.ask(ctx, u, token)

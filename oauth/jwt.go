@@ -209,6 +209,12 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, r *http.Request)
 	}
 	idt, err := v.oidc.Verify(ctx, token)
 	if err != nil {
+		if v.keys.never() {
+			// No key of the issuer's was ever had (it is down or hung since
+			// start): nothing says the token is bad, and a 401 would make
+			// clients throw it away. auth.RequireBearerToken answers 500.
+			return nil, ErrIssuerUnavailable
+		}
 		return nil, invalid("%s", clip(strings.TrimPrefix(err.Error(), "oidc: ")))
 	}
 	var claims map[string]any
@@ -235,6 +241,15 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, r *http.Request)
 	}, nil
 }
 
+// ErrIssuerUnavailable is the error of a token that cannot be verified
+// because the issuer's keys were never had: the issuer has been down, or
+// hung, since the verifier was made. It does not wrap
+// auth.ErrInvalidToken, so auth.RequireBearerToken answers 500, and a
+// client keeps its token and tries again, rather than 401, which would
+// make it throw the token away and send its user to an issuer that is
+// down.
+var ErrIssuerUnavailable = errors.New("oauth: the token's issuer cannot be reached to verify it")
+
 // checkType refuses a token whose typ header is not at+jwt (RFC 9068,
 // section 4: "application/" may precede it, and media types have no case),
 // or, with plain, JWT or none. A header that cannot be read is refused
@@ -248,11 +263,17 @@ func checkType(token string, plain bool) error {
 	if err != nil {
 		return invalid("malformed token: its header is not base64url")
 	}
-	var h struct {
-		Typ any `json:"typ"`
-	}
-	if err := json.Unmarshal(b, &h); err != nil {
+	// The header's names are matched exactly, as JOSE says (encoding/json
+	// would match "TYP" and "Typ" too).
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
 		return invalid("malformed token: its header is not a JSON object")
+	}
+	var h struct{ Typ any }
+	if raw, ok := fields["typ"]; ok {
+		if err := json.Unmarshal(raw, &h.Typ); err != nil {
+			return invalid("malformed token: its typ cannot be read")
+		}
 	}
 	if h.Typ == nil {
 		if plain {

@@ -105,6 +105,14 @@ func (s *keySet) candidates(ctx context.Context, kid, alg string) ([]jose.JSONWe
 	return nil, errNoKey
 }
 
+// never reports whether no key was ever had, after a fetch that failed.
+func (s *keySet) never() bool {
+	s.mu.Lock()
+	fetched := s.fetched
+	s.mu.Unlock()
+	return fetched.IsZero() && s.fetches.lastErr() != nil
+}
+
 // lookup returns the keys of the set that may have signed a token with key
 // ID kid and algorithm alg, and whether the set is younger than maxAge.
 func (s *keySet) lookup(kid, alg string) (ks []jose.JSONWebKey, fresh bool) {
@@ -167,16 +175,21 @@ func (s *keySet) get(ctx context.Context, u string) ([]jose.JSONWebKey, error) {
 // other uses, symmetric keys and keys go-jose cannot read are left out (a
 // set holding one bad key still serves its good ones): a symmetric key in
 // a public document is no secret, so a token "signed" with it proves
-// nothing.
+// nothing. A document with no "keys" array, or none of whose keys can
+// sign, is an error, so that the keys in hand keep verifying: an issuer's
+// error page answered with 200 is no rotation.
 func parseJWKS(body []byte) ([]jose.JSONWebKey, error) {
 	var doc struct {
-		Keys []json.RawMessage `json:"keys"`
+		Keys *[]json.RawMessage `json:"keys"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
 		return nil, fmt.Errorf("the issuer's key set is not a JWKS: %w", err)
 	}
+	if doc.Keys == nil {
+		return nil, errors.New(`the issuer's key set is not a JWKS: no "keys" array`)
+	}
 	var keys []jose.JSONWebKey
-	for _, raw := range doc.Keys {
+	for _, raw := range *doc.Keys {
 		var k jose.JSONWebKey
 		if k.UnmarshalJSON(raw) != nil || !k.Valid() || !k.IsPublic() || k.Use != "" && k.Use != "sig" {
 			continue
@@ -185,6 +198,9 @@ func parseJWKS(body []byte) ([]jose.JSONWebKey, error) {
 		case *rsa.PublicKey, *ecdsa.PublicKey, ed25519.PublicKey:
 			keys = append(keys, k)
 		}
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("the issuer's key set has no public signing key")
 	}
 	return keys, nil
 }
