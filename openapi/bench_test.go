@@ -4,12 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpkit/mcpkit"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/mcpkit/mcpkit"
 
 	"github.com/mcpkit/mcpkit/openapi"
 )
@@ -128,6 +130,88 @@ func BenchmarkCall(b *testing.B) {
 			res, err := tools[0].Handler.ServeTool(context.Background(), req)
 			if err != nil || res.IsError {
 				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkStripe measures a large and connected document: Stripe's API
+// (452 operations whose answers reach most of its 1,300 components).
+// Load parses it; Tools builds the tools; Server.Add registers them,
+// compiling their schemas; List is one tools/list of them all through a
+// client on an in-memory transport. The schema sizes are reported.
+func BenchmarkStripe(b *testing.B) {
+	data := realSpec(b, stripeDoc)
+	b.Run("Load", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := openapi.Load(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	opts := &openapi.Options{Handler: http.NotFoundHandler(), OnSkip: func(*openapi.Operation, error) {}}
+	var tools []*mcpkit.Tool
+	b.Run("Tools", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			doc, err := openapi.Load(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if tools, err = doc.Tools(opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var in, out int
+		for _, t := range tools {
+			in += len(t.InputSchema.(json.RawMessage))
+			if t.OutputSchema != nil {
+				out += len(t.OutputSchema.(json.RawMessage))
+			}
+		}
+		b.ReportMetric(float64(in), "input-schema-bytes")
+		b.ReportMetric(float64(out), "output-schema-bytes")
+	})
+	if tools == nil {
+		b.Skip("Tools did not run")
+	}
+	var srv *mcpkit.Server
+	b.Run("Server.Add", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			srv = mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)
+			if err := srv.Add(tools...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	if srv == nil {
+		b.Skip("Server.Add did not run")
+	}
+	b.Run("List", func(b *testing.B) {
+		ctx := context.Background()
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ss.Close()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(res.Tools) != len(tools) {
+				b.Fatalf("%d tools listed, want %d", len(res.Tools), len(tools))
 			}
 		}
 	})

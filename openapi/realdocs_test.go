@@ -1,0 +1,72 @@
+package openapi_test
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/mcpkit/mcpkit/openapi"
+)
+
+// Real public documents in testdata (testdata/README.md says where each
+// comes from and under which license), gzipped.
+const (
+	stripeDoc     = "stripe.com.json.gz"         // OpenAPI 3.0, 452 operations; form bodies, deepObject
+	linodeDoc     = "linode.com.json.gz"         // OpenAPI 3.0, 350 operations; lookahead patterns
+	kubernetesDoc = "kubernetes-apps-v1.json.gz" // OpenAPI 3.0, 77 operations; default {} over required fields
+	oryDoc        = "ory-kratos.json.gz"         // OpenAPI 3.0, 60 operations; discriminated bodies
+	openaiDoc     = "openai.json.gz"             // OpenAPI 3.1, 288 operations; $recursiveRef, max_items
+)
+
+var (
+	realMu   sync.Mutex
+	realData = map[string][]byte{}
+	realDocs = map[string]*openapi.Document{}
+)
+
+// realSpec returns the JSON of a gzipped document in testdata, read once
+// per test binary.
+func realSpec(t testing.TB, name string) []byte {
+	t.Helper()
+	realMu.Lock()
+	defer realMu.Unlock()
+	if data, ok := realData[name]; ok {
+		return data
+	}
+	f, err := os.Open("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	realData[name] = data
+	return data
+}
+
+// realDoc returns the loaded document, loaded once per test binary: a
+// Document is not safe for concurrent use, so a test that uses one does
+// not run in parallel with another that uses the same.
+func realDoc(t testing.TB, name string) *openapi.Document {
+	t.Helper()
+	data := realSpec(t, name)
+	realMu.Lock()
+	defer realMu.Unlock()
+	if doc, ok := realDocs[name]; ok {
+		return doc
+	}
+	doc, err := openapi.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	realDocs[name] = doc
+	return doc
+}
