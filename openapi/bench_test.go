@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"net/http"
@@ -136,12 +137,26 @@ func BenchmarkCall(b *testing.B) {
 }
 
 // BenchmarkStripe measures a large and connected document: Stripe's API
-// (452 operations whose answers reach most of its 1,300 components).
+// (452 operations whose answers reach most of its 775 components).
 // Load parses it; Tools builds the tools; Server.Add registers them,
-// compiling their schemas; List is one tools/list of them all through a
-// client on an in-memory transport. The schema sizes are reported.
+// compiling their schemas; List is one tools/list of them all on an
+// in-memory transport, the server's answer read as JSON-RPC (its size
+// reported), and ListClient the same through the SDK's client, which
+// decodes every schema. Tools reports the schemas' sizes.
 func BenchmarkStripe(b *testing.B) {
 	data := realSpec(b, stripeDoc)
+	opts := &openapi.Options{Handler: http.NotFoundHandler(), OnSkip: func(*openapi.Operation, error) {}}
+	build := func() []*mcpkit.Tool {
+		doc, err := openapi.Load(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tools, err := doc.Tools(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return tools
+	}
 	b.Run("Load", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -150,10 +165,9 @@ func BenchmarkStripe(b *testing.B) {
 			}
 		}
 	})
-	opts := &openapi.Options{Handler: http.NotFoundHandler(), OnSkip: func(*openapi.Operation, error) {}}
-	var tools []*mcpkit.Tool
 	b.Run("Tools", func(b *testing.B) {
 		b.ReportAllocs()
+		var tools []*mcpkit.Tool
 		for b.Loop() {
 			b.StopTimer()
 			doc, err := openapi.Load(data)
@@ -175,23 +189,68 @@ func BenchmarkStripe(b *testing.B) {
 		b.ReportMetric(float64(in), "input-schema-bytes")
 		b.ReportMetric(float64(out), "output-schema-bytes")
 	})
-	if tools == nil {
-		b.Skip("Tools did not run")
-	}
-	var srv *mcpkit.Server
 	b.Run("Server.Add", func(b *testing.B) {
+		tools := build()
 		b.ReportAllocs()
 		for b.Loop() {
-			srv = mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)
 			if err := srv.Add(tools...); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
-	if srv == nil {
-		b.Skip("Server.Add did not run")
-	}
 	b.Run("List", func(b *testing.B) {
+		tools := build()
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)
+		if err := srv.Add(tools...); err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ss.Close()
+		conn, err := ct.Connect(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close()
+		id := int64(0)
+		roundTrip := func(method, params string) json.RawMessage {
+			id++
+			rid, _ := jsonrpc.MakeID(float64(id))
+			if err := conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: json.RawMessage(params)}); err != nil {
+				b.Fatal(err)
+			}
+			msg, err := conn.Read(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			resp, ok := msg.(*jsonrpc.Response)
+			if !ok || resp.Error != nil {
+				b.Fatalf("%s: %#v", method, msg)
+			}
+			return resp.Result
+		}
+		roundTrip("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
+		if err := conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)}); err != nil {
+			b.Fatal(err)
+		}
+		var size int
+		b.ReportAllocs()
+		for b.Loop() {
+			size = len(roundTrip("tools/list", `{}`))
+		}
+		b.ReportMetric(float64(size), "list-bytes")
+	})
+	b.Run("ListClient", func(b *testing.B) {
+		tools := build()
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)
+		if err := srv.Add(tools...); err != nil {
+			b.Fatal(err)
+		}
 		ctx := context.Background()
 		ct, st := mcp.NewInMemoryTransports()
 		ss, err := srv.Connect(ctx, st, nil)

@@ -28,7 +28,14 @@ var (
 	// ErrBaseURL is returned by [Document.Tools] for a BaseURL that is not
 	// an absolute http or https URL (a Client needs one).
 	ErrBaseURL = errors.New("openapi: invalid base URL")
+	// ErrDegraded is matched by what [Options.OnDegrade] is told: a tool
+	// that is served with less than its operation says.
+	ErrDegraded = errors.New("openapi: served with less than the document says")
 )
+
+// DefaultMaxOutputSchemaBytes is the size an output schema is trimmed to
+// when [Options.MaxOutputSchemaBytes] is zero.
+const DefaultMaxOutputSchemaBytes = 16 << 10
 
 // DefaultMaxResponseBytes is the largest answer a tool reads from the API
 // when [Options.MaxResponseBytes] is zero.
@@ -178,11 +185,25 @@ type Options struct {
 	// of a tool with an output schema is validated against it.
 	NoOutputSchema bool
 
+	// MaxOutputSchemaBytes bounds the JSON of each output schema: past
+	// it, the components that the answer reaches through more links than
+	// fit are left as {} (any value). The components the answer refers to
+	// directly are always kept. Zero means [DefaultMaxOutputSchemaBytes];
+	// a negative value, no limit. Input schemas are never trimmed.
+	MaxOutputSchemaBytes int
+
 	// OnSkip, if set, is told about each selected operation that cannot be
 	// served as a tool (a required request body that is neither JSON nor
-	// a form, a $ref that is not followed), and why. Without it such
-	// operations make Tools fail.
+	// a form, a $ref that is not followed, a schema the server's validator
+	// refuses), and why. Without it such operations make Tools fail.
 	OnSkip func(op *Operation, err error)
+
+	// OnDegrade, if set, is told about each tool that is served with less
+	// than its operation says, once per reason: a pattern that Go's regexp
+	// cannot compile (lookahead, backreferences) is not checked, an output
+	// schema is trimmed to MaxOutputSchemaBytes. The error matches
+	// [ErrDegraded]. The tool is served either way.
+	OnDegrade func(op *Operation, err error)
 }
 
 // selects reports whether o selects op; Filter sees a copy.
@@ -228,11 +249,18 @@ func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
 		return nil, err
 	}
 	var tools []*mcpkit.Tool
+	// Each tool is registered on a server of Tools' own, so that a tool
+	// the caller's server would refuse is skipped here, with its reason,
+	// instead of failing the caller's Add of them all.
+	check := mcpkit.NewServer(&mcp.Implementation{Name: "openapi-check"}, nil)
 	for _, op := range d.ops {
 		if !opts.selects(op) {
 			continue
 		}
-		t, err := d.tool(op, be, opts)
+		t, notes, err := d.tool(op, be, opts)
+		if err == nil {
+			err = check.Add(t)
+		}
 		if err != nil {
 			err = fmt.Errorf("openapi: %s %s: %w", op.Method, clip(op.Path, 200), err)
 			if opts.OnSkip == nil {
@@ -240,6 +268,11 @@ func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
 			}
 			opts.OnSkip(op, err)
 			continue
+		}
+		if opts.OnDegrade != nil {
+			for _, n := range notes {
+				opts.OnDegrade(op, fmt.Errorf("openapi: %s %s: %w", op.Method, clip(op.Path, 200), n))
+			}
 		}
 		tools = append(tools, t)
 	}
@@ -251,19 +284,29 @@ func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
 // the model's to choose.
 var ignoredHeaders = []string{"Accept", "Content-Type", "Authorization"}
 
-// tool builds the tool of one operation.
-func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.Tool, err error) {
+// tool builds the tool of one operation, and says what its schemas leave
+// out of the document's.
+func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.Tool, notes []error, err error) {
 	defer func() {
 		// The schemas are marshalled by the parser's code: a document
 		// that makes it panic is an operation that cannot be served.
 		if v := recover(); v != nil {
-			t, err = nil, fmt.Errorf("cannot convert: %s", clip(fmt.Sprint(v), 200))
+			t, notes, err = nil, nil, fmt.Errorf("cannot convert: %s", clip(fmt.Sprint(v), 200))
 		}
 	}()
 	call := &operation{backend: be, name: op.Name, method: op.Method, path: op.Path}
 	props := make(map[string]any)
 	var required []string
 	refs := make(map[string]bool)
+	// noted adds the notes of one part of the operation, once each.
+	noted := func(part string, ns []error) {
+		for _, n := range ns {
+			n = fmt.Errorf("%s: %w", part, n)
+			if !slices.ContainsFunc(notes, func(e error) bool { return e.Error() == n.Error() }) {
+				notes = append(notes, n)
+			}
+		}
+	}
 
 	for _, p := range parameters(op) {
 		if p.In == openapi3.ParameterInHeader && slices.ContainsFunc(ignoredHeaders, func(h string) bool { return strings.EqualFold(h, p.Name) }) {
@@ -276,14 +319,15 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 				sr, arg.json = mt.Schema, true
 			}
 		}
-		s, err := d.conv.schema(sr, input, refs)
+		s, ns, err := d.conv.schema(sr, input, refs)
 		if err != nil {
-			return nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
+			return nil, nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
 		}
+		noted(fmt.Sprintf("parameter %q", clip(p.Name, 80)), ns)
 		annotate(s, p.Description, p.Deprecated)
 		sm, err := p.SerializationMethod()
 		if err != nil {
-			return nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
+			return nil, nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
 		}
 		arg.style, arg.explode = sm.Style, sm.Explode
 		arg.key = freeKey(props, p.Name, p.In)
@@ -303,10 +347,11 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		}
 		switch {
 		case mt != nil:
-			s, err := d.conv.schema(mt.Schema, input, refs)
+			s, ns, err := d.conv.schema(mt.Schema, input, refs)
 			if err != nil {
-				return nil, fmt.Errorf("request body: %w", err)
+				return nil, nil, fmt.Errorf("request body: %w", err)
 			}
+			noted("request body", ns)
 			annotate(s, rb.Value.Description, false)
 			props[bodyKey] = s
 			if rb.Value.Required {
@@ -314,7 +359,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 			}
 			call.body = media
 		case rb.Value.Required:
-			return nil, fmt.Errorf("request body: no JSON or form media type among %s", clip(strings.Join(mediaTypes(rb.Value.Content), ", "), 200))
+			return nil, nil, fmt.Errorf("request body: required, and no JSON or form media type among %s (with Options.OnSkip set, Tools skips such operations and builds the others)", clip(strings.Join(mediaTypes(rb.Value.Content), ", "), 200))
 		}
 	}
 
@@ -325,9 +370,10 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 	var out map[string]any
 	outRefs := make(map[string]bool)
 	if !opts.NoOutputSchema {
-		if s, media, err := d.output(op, outRefs); err != nil {
-			return nil, fmt.Errorf("response: %w", err)
+		if s, media, ns, err := d.output(op, outRefs); err != nil {
+			return nil, nil, fmt.Errorf("response: %w", err)
 		} else if s != nil {
+			noted("response", ns)
 			call.accept = media
 			if m, ok := s.(map[string]any); ok && m["type"] == "object" {
 				out = m
@@ -340,25 +386,42 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		}
 	}
 	// Each schema is a document of its own, with the $defs it needs.
-	defs, err := d.conv.defs(refs, input)
+	inDefs, err := d.conv.defs(refs, input, 0, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if defs != nil {
-		in["$defs"] = defs
+	if inDefs.m != nil {
+		in["$defs"] = inDefs.m
 	}
+	noted("input schema", inDefs.notes)
+	var outJSON []byte
 	if out != nil {
-		outDefs, err := d.conv.defs(outRefs, output)
-		if err != nil {
-			return nil, fmt.Errorf("response: %w", err)
+		limit := opts.MaxOutputSchemaBytes
+		if limit == 0 {
+			limit = DefaultMaxOutputSchemaBytes
 		}
-		if outDefs != nil {
-			out["$defs"] = outDefs
+		root, err := json.Marshal(out)
+		if err != nil {
+			return nil, nil, err
+		}
+		outDefs, err := d.conv.defs(outRefs, output, len(root), limit)
+		if err != nil {
+			return nil, nil, fmt.Errorf("response: %w", err)
+		}
+		if outDefs.m != nil {
+			out["$defs"] = outDefs.m
+		}
+		noted("output schema", outDefs.notes)
+		if outJSON, err = json.Marshal(out); err != nil {
+			return nil, nil, err
+		}
+		if outDefs.cut > 0 {
+			noted("output schema", []error{degraded("trimmed to %d bytes (MaxOutputSchemaBytes %d): %d components more than %d links from the answer are left as {}", len(outJSON), limit, outDefs.cut, outDefs.depth)})
 		}
 	}
 	inJSON, err := json.Marshal(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	t = &mcpkit.Tool{
@@ -374,13 +437,9 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		Tags:    slices.Clone(op.Tags),
 	}
 	if out != nil {
-		outJSON, err := json.Marshal(out)
-		if err != nil {
-			return nil, err
-		}
 		t.OutputSchema = json.RawMessage(outJSON)
 	}
-	return t, nil
+	return t, notes, nil
 }
 
 // The argument names that are not parameters.
@@ -481,11 +540,11 @@ func isJSON(media string) bool {
 }
 
 // output returns the converted schema of the operation's first 2xx
-// response with a JSON body ("200" before "201", codes before "2XX"), and
-// its media type; nil if there is none.
-func (d *Document) output(op *Operation, refs map[string]bool) (any, string, error) {
+// response with a JSON body ("200" before "201", codes before "2XX"), its
+// media type and the conversion's notes; nil if there is none.
+func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []error, error) {
 	if op.op.Responses == nil {
-		return nil, "", nil
+		return nil, "", nil, nil
 	}
 	var codes []string
 	for code := range op.op.Responses.Map() {
@@ -503,10 +562,10 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, err
 		if mt == nil || mt.Schema == nil {
 			continue
 		}
-		s, err := d.conv.schema(mt.Schema, output, refs)
-		return s, media, err
+		s, notes, err := d.conv.schema(mt.Schema, output, refs)
+		return s, media, notes, err
 	}
-	return nil, "", nil
+	return nil, "", nil, nil
 }
 
 func describe(op *Operation) string {

@@ -3,11 +3,14 @@ package openapi_test
 import (
 	"compress/gzip"
 	"io"
+	"net/http"
 	"os"
 	"sync"
 	"testing"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/openapi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Real public documents in testdata (testdata/README.md says where each
@@ -69,4 +72,31 @@ func realDoc(t testing.TB, name string) *openapi.Document {
 	}
 	realDocs[name] = doc
 	return doc
+}
+
+// TestRealDocumentsServable builds every operation of real documents into
+// tools and registers them all on a server: each tool that Tools hands out
+// is one the server accepts (its schemas compile for validation), and
+// every operation is either a tool or reported to OnSkip.
+func TestRealDocumentsServable(t *testing.T) {
+	for _, name := range []string{stripeDoc, linodeDoc, kubernetesDoc, oryDoc, openaiDoc} {
+		t.Run(name, func(t *testing.T) {
+			doc := realDoc(t, name)
+			skipped := 0
+			tools, err := doc.Tools(&openapi.Options{
+				Handler: http.NotFoundHandler(),
+				OnSkip:  func(*openapi.Operation, error) { skipped++ },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := len(tools)+skipped, len(doc.Operations()); got != want {
+				t.Errorf("%d tools and %d skipped, want %d operations", len(tools), skipped, want)
+			}
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "real"}, nil)
+			if err := srv.Add(tools...); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
 }

@@ -1,0 +1,193 @@
+package openapi_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/openapi"
+)
+
+// An api is the backend of a real document's tools in these tests: it
+// remembers each request it receives and answers with answer (or 200 {}).
+type api struct {
+	mu     sync.Mutex
+	reqs   []apiRequest
+	answer func(r *http.Request, body []byte) (int, string)
+}
+
+type apiRequest struct {
+	method, path, query, contentType, body string
+}
+
+func (a *api) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	a.mu.Lock()
+	a.reqs = append(a.reqs, apiRequest{r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Content-Type"), string(body)})
+	a.mu.Unlock()
+	status, answer := http.StatusOK, `{}`
+	if a.answer != nil {
+		status, answer = a.answer(r, body)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	io.WriteString(w, answer)
+}
+
+// requests returns what the API received, and forgets it.
+func (a *api) requests() []apiRequest {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := a.reqs
+	a.reqs = nil
+	return out
+}
+
+// serveReal serves the tools of the named operations of a real document,
+// called on backend, through an mcpkit server to an SDK client; it
+// returns the client and what OnDegrade heard.
+func serveReal(t *testing.T, doc string, backend http.Handler, opts *openapi.Options, operationIDs ...string) (*mcp.ClientSession, []error) {
+	t.Helper()
+	var degraded []error
+	if opts == nil {
+		opts = &openapi.Options{}
+	}
+	opts.Handler, opts.OperationIDs = backend, operationIDs
+	opts.OnDegrade = func(_ *openapi.Operation, err error) { degraded = append(degraded, err) }
+	tools, err := realDoc(t, doc).Tools(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools) != len(operationIDs) {
+		t.Fatalf("%d tools for %d operations", len(tools), len(operationIDs))
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "real"}, nil)
+	if err := srv.Add(tools...); err != nil {
+		t.Fatal(err)
+	}
+	return mcpkittest.NewInMemoryServer(t, srv, nil).Session, degraded
+}
+
+// TestPatternGoCannotCompile: Linode's username pattern uses a lookahead,
+// which Go's regexp does not have. The tool is served without the
+// pattern, OnDegrade says so, and the schema's other limits still hold.
+func TestPatternGoCannotCompile(t *testing.T) {
+	backend := &api{}
+	cs, degraded := serveReal(t, linodeDoc, backend, nil, "createUser")
+	if len(degraded) == 0 || !errors.Is(degraded[0], openapi.ErrDegraded) || !strings.Contains(degraded[0].Error(), "pattern") {
+		t.Fatalf("OnDegrade heard %v, want the pattern", degraded)
+	}
+	res := call(t, cs, "createUser", map[string]any{"body": map[string]any{"username": "alice_1", "email": "a@example.com"}})
+	if res.IsError {
+		t.Fatalf("a valid user is refused: %s", text(res))
+	}
+	if reqs := backend.requests(); len(reqs) != 1 || !strings.Contains(reqs[0].body, `"alice_1"`) {
+		t.Fatalf("the API received %v", reqs)
+	}
+	res = call(t, cs, "createUser", map[string]any{"body": map[string]any{"username": "al", "email": "a@example.com"}})
+	if !res.IsError || !strings.Contains(text(res), "username") {
+		t.Errorf("a username under minLength: %s", text(res))
+	}
+	if reqs := backend.requests(); len(reqs) != 0 {
+		t.Errorf("the API received %v", reqs)
+	}
+}
+
+// TestOpenAI31Keywords: OpenAI's 3.1 document nests compound filters with
+// $recursiveRef and writes a boolean exclusiveMinimum; both are enforced
+// as meant.
+func TestOpenAI31Keywords(t *testing.T) {
+	backend := &api{}
+	cs, _ := serveReal(t, openaiDoc, backend, &openapi.Options{NoOutputSchema: true}, "searchVectorStore", "createFineTuningJob")
+	filter := func(innerType string) map[string]any {
+		return map[string]any{"vector_store_id": "vs_1", "body": map[string]any{
+			"query": "q",
+			"filters": map[string]any{"type": "and", "filters": []any{
+				map[string]any{"type": innerType, "filters": []any{map[string]any{"type": "eq", "key": "k", "value": "v"}}},
+			}},
+		}}
+	}
+	if res := call(t, cs, "searchVectorStore", filter("or")); res.IsError {
+		t.Fatalf("a nested compound filter is refused: %s", text(res))
+	}
+	if res := call(t, cs, "searchVectorStore", filter("xor")); !res.IsError {
+		t.Errorf("a nested compound filter of type xor is accepted")
+	}
+	job := func(rate float64) map[string]any {
+		return map[string]any{"body": map[string]any{"model": "gpt-4o-mini", "training_file": "file-1",
+			"hyperparameters": map[string]any{"learning_rate_multiplier": rate}}}
+	}
+	if res := call(t, cs, "createFineTuningJob", job(0.5)); res.IsError {
+		t.Fatalf("learning_rate_multiplier 0.5 is refused: %s", text(res))
+	}
+	if res := call(t, cs, "createFineTuningJob", job(0)); !res.IsError {
+		t.Errorf("learning_rate_multiplier 0 is accepted (exclusiveMinimum: true over minimum: 0)")
+	}
+	if n := len(backend.requests()); n != 2 {
+		t.Errorf("the API received %d requests, want 2", n)
+	}
+}
+
+// TestConnectedDocumentBounded: Stripe's answers reach most of its
+// components, which made every output schema carry them all (171 MB for
+// 451 tools). Each output schema is now trimmed to MaxOutputSchemaBytes,
+// keeping the components the answer refers to directly, and OnDegrade
+// says which were trimmed.
+func TestConnectedDocumentBounded(t *testing.T) {
+	trimmed := 0
+	tools, err := realDoc(t, stripeDoc).Tools(&openapi.Options{
+		Handler:   http.NotFoundHandler(),
+		OnSkip:    func(*openapi.Operation, error) {},
+		OnDegrade: func(_ *openapi.Operation, err error) { trimmed += strings.Count(err.Error(), "trimmed") },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, tool := range tools {
+		if tool.OutputSchema == nil {
+			continue
+		}
+		n := len(tool.OutputSchema.(json.RawMessage))
+		total += n
+		// The answer's own component is always kept: Stripe's largest,
+		// invoice, is 24 KB.
+		if n > openapi.DefaultMaxOutputSchemaBytes+32<<10 {
+			t.Errorf("%s: output schema of %d bytes", tool.Name, n)
+		}
+	}
+	if total > 8<<20 {
+		t.Errorf("output schemas of %d bytes in all", total)
+	}
+	if trimmed < len(tools)/2 {
+		t.Errorf("OnDegrade heard of %d trimmed output schemas among %d tools", trimmed, len(tools))
+	}
+}
+
+// TestTrimmedOutputSchema: a trimmed output schema still checks the
+// answer's own fields, and accepts anything where it was cut.
+func TestTrimmedOutputSchema(t *testing.T) {
+	answer := `{}`
+	backend := &api{answer: func(*http.Request, []byte) (int, string) { return http.StatusOK, answer }}
+	cs, degraded := serveReal(t, stripeDoc, backend, &openapi.Options{MaxOutputSchemaBytes: 1}, "GetBalance")
+	if len(degraded) != 1 || !strings.Contains(degraded[0].Error(), "trimmed") {
+		t.Fatalf("OnDegrade heard %v", degraded)
+	}
+	// balance_amount is past the limit: any value is accepted in its place.
+	answer = `{"object":"balance","livemode":false,"available":[{"cut":"anything"}],"pending":[]}`
+	if res := call(t, cs, "GetBalance", nil); res.IsError {
+		t.Errorf("an answer with what was cut: %s", text(res))
+	}
+	answer = `{"object":"balance","livemode":"no","available":[],"pending":[]}`
+	if res := call(t, cs, "GetBalance", nil); !res.IsError || !strings.Contains(text(res), "livemode") {
+		t.Errorf("an answer whose livemode is a string: %s", text(res))
+	}
+}
