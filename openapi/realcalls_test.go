@@ -191,3 +191,29 @@ func TestTrimmedOutputSchema(t *testing.T) {
 		t.Errorf("an answer whose livemode is a string: %s", text(res))
 	}
 }
+
+// TestNullableWithoutType: Stripe writes nullable: true beside anyOf,
+// without a type, which OpenAPI 3.0.3 says to ignore; its authors mean
+// that null is allowed, and a real charge has "application": null.
+func TestNullableWithoutType(t *testing.T) {
+	application := `null`
+	backend := &api{answer: func(*http.Request, []byte) (int, string) {
+		return http.StatusOK, `{"id":"ch_1","object":"charge","amount":100,"amount_captured":100,"amount_refunded":0,` +
+			`"billing_details":{"address":null,"email":null,"name":null,"phone":null},"captured":true,` +
+			`"created":1700000000,"currency":"eur","disputed":false,"livemode":false,"metadata":{},"paid":true,` +
+			`"refunded":false,"status":"succeeded","application":` + application + `}`
+	}}
+	// Untrimmed, so that the application component is checked.
+	cs, _ := serveReal(t, stripeDoc, backend, &openapi.Options{MaxOutputSchemaBytes: -1}, "GetChargesCharge")
+	if res := call(t, cs, "GetChargesCharge", map[string]any{"charge": "ch_1"}); res.IsError {
+		t.Errorf("a charge whose application is null: %s", text(res))
+	}
+	application = `"ca_1"`
+	if res := call(t, cs, "GetChargesCharge", map[string]any{"charge": "ch_1"}); res.IsError {
+		t.Errorf("a charge whose application is an ID: %s", text(res))
+	}
+	application = `5`
+	if res := call(t, cs, "GetChargesCharge", map[string]any{"charge": "ch_1"}); !res.IsError || !strings.Contains(text(res), "application") {
+		t.Errorf("a charge whose application is 5: %s", text(res))
+	}
+}
