@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -28,6 +29,10 @@ var (
 	// ErrBaseURL is returned by [Document.Tools] for a BaseURL that is not
 	// an absolute http or https URL (a Client needs one).
 	ErrBaseURL = errors.New("openapi: invalid base URL")
+	// ErrSwagger2 is returned by [Load] for a Swagger 2.0 (OpenAPI 2.0)
+	// document: convert it to OpenAPI 3 first, as its text says.
+	ErrSwagger2 = errors.New("openapi: a Swagger 2.0 document; convert it to OpenAPI 3 first: " +
+		"openapi2conv.ToV3 of github.com/getkin/kin-openapi converts a parsed openapi2.T, as does the swagger2openapi command")
 	// ErrDegraded is matched by what [Options.OnDegrade] is told: a tool
 	// that is served with less than its operation says.
 	ErrDegraded = errors.New("openapi: served with less than the document says")
@@ -91,6 +96,9 @@ func Load(data []byte) (d *Document, err error) {
 	}()
 	loader := openapi3.NewLoader() // external refs are refused by default
 	doc, err := loader.LoadFromData(data)
+	if (err != nil || doc.OpenAPI == "") && isSwagger2(data) {
+		return nil, ErrSwagger2
+	}
 	if err != nil {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
@@ -127,6 +135,24 @@ func Load(data []byte) (d *Document, err error) {
 		d.ops[i].Name = name
 	}
 	return d, nil
+}
+
+// isSwagger2 reports whether data, JSON or YAML, is a Swagger 2.0
+// document: its top level says swagger: "2.0".
+func isSwagger2(data []byte) bool {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		var top struct {
+			Swagger any `json:"swagger"`
+		}
+		return json.Unmarshal(t, &top) == nil && fmt.Sprint(top.Swagger) == "2.0"
+	}
+	for line := range bytes.Lines(data) {
+		v, ok := bytes.CutPrefix(line, []byte("swagger:"))
+		if ok {
+			return string(bytes.Trim(bytes.TrimSpace(v), `"'`)) == "2.0"
+		}
+	}
+	return false
 }
 
 // Operations returns the document's operations, sorted by path and then
