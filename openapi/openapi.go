@@ -105,6 +105,7 @@ func Load(data []byte) (d *Document, err error) {
 	if !strings.HasPrefix(doc.OpenAPI, "3.") {
 		return nil, fmt.Errorf("openapi: version %q: want an OpenAPI 3.0 or 3.1 document", clip(doc.OpenAPI, 40))
 	}
+	fix(doc)
 	d = &Document{doc: doc, conv: newConverter(doc)}
 	if doc.Paths != nil {
 		for _, p := range doc.Paths.Keys() {

@@ -217,3 +217,86 @@ func TestNullableWithoutType(t *testing.T) {
 		t.Errorf("a charge whose application is 5: %s", text(res))
 	}
 }
+
+// TestDiscriminatedBody: Ory's login body is a oneOf of ten methods told
+// apart only by the discriminator "method"; every branch accepts a
+// password login, so it matched none as a oneOf ("want exactly one").
+// The discriminator picks the branch: in the advertised schema, and in
+// validation, and the API receives the login.
+func TestDiscriminatedBody(t *testing.T) {
+	backend := &api{answer: func(*http.Request, []byte) (int, string) {
+		return http.StatusOK, `{"session":{"id":"s1"},"session_token":"t1"}`
+	}}
+	cs, _ := serveReal(t, oryDoc, backend, nil, "updateLoginFlow")
+	login := func(body map[string]any) *mcp.CallToolResult {
+		return call(t, cs, "updateLoginFlow", map[string]any{"flow": "f1", "body": body})
+	}
+	res := login(map[string]any{"method": "password", "identifier": "a@example.com", "password": "s3cret"})
+	if res.IsError {
+		t.Fatalf("a password login is refused: %s", text(res))
+	}
+	reqs := backend.requests()
+	if len(reqs) != 1 || reqs[0].method != http.MethodPost || reqs[0].path != "/self-service/login" || reqs[0].query != "flow=f1" ||
+		reqs[0].contentType != "application/json" || !strings.Contains(reqs[0].body, `"method":"password"`) {
+		t.Fatalf("the API received %+v", reqs)
+	}
+	// The branch the discriminator picks is the one checked.
+	if res := login(map[string]any{"method": "password", "identifier": "a@example.com"}); !res.IsError {
+		t.Errorf("a password login without a password is accepted")
+	}
+	if res := login(map[string]any{"method": "telepathy", "identifier": "a@example.com"}); !res.IsError || !strings.Contains(text(res), "body/method") {
+		t.Errorf("an unknown method: %s", text(res))
+	}
+	if n := len(backend.requests()); n != 0 {
+		t.Errorf("the API received %d invalid logins", n)
+	}
+	// The advertised schema says which value picks which branch.
+	list, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, _ := json.Marshal(list.Tools[0].InputSchema)
+	if !strings.Contains(string(schema), `"enum":["password"]`) {
+		t.Errorf("the input schema does not say that method password picks the password branch")
+	}
+}
+
+// TestDefaultThatCannotHold: Kubernetes gives status a default of {} over
+// a schema that requires replicas. The server fills in defaults before it
+// validates, so creating a ReplicaSet without a status was refused; such
+// a default is not filled, and the API receives the ReplicaSet as sent.
+func TestDefaultThatCannotHold(t *testing.T) {
+	backend := &api{answer: func(_ *http.Request, body []byte) (int, string) {
+		var rs map[string]any
+		if err := json.Unmarshal(body, &rs); err != nil || rs["kind"] != "ReplicaSet" {
+			return http.StatusBadRequest, `{"kind":"Status","message":"not a ReplicaSet"}`
+		}
+		if _, ok := rs["status"]; ok {
+			return http.StatusUnprocessableEntity, `{"kind":"Status","message":"status is the server's"}`
+		}
+		return http.StatusCreated, string(body)
+	}}
+	cs, _ := serveReal(t, kubernetesDoc, backend, nil, "createAppsV1NamespacedReplicaSet")
+	rs := map[string]any{
+		"apiVersion": "apps/v1", "kind": "ReplicaSet",
+		"metadata": map[string]any{"name": "web"},
+		"spec": map[string]any{
+			"replicas": 2,
+			"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{
+				"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec":     map[string]any{"containers": []any{map[string]any{"name": "web", "image": "nginx:1.27"}}},
+			},
+		},
+	}
+	res := call(t, cs, "createAppsV1NamespacedReplicaSet", map[string]any{"namespace": "default", "body": rs})
+	if res.IsError {
+		t.Fatalf("creating a ReplicaSet: %s", text(res))
+	}
+	if got := structured(t, res)["metadata"]; got == nil {
+		t.Errorf("the answer is %s", text(res))
+	}
+	if reqs := backend.requests(); len(reqs) != 1 || reqs[0].path != "/apis/apps/v1/namespaces/default/replicasets" {
+		t.Errorf("the API received %+v", reqs)
+	}
+}
