@@ -367,9 +367,10 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 
 	if rb := op.op.RequestBody; rb != nil && rb.Value != nil {
 		mt, media := jsonMedia(rb.Value.Content)
-		if mt == nil {
-			if f := rb.Value.Content.Get("application/x-www-form-urlencoded"); f != nil {
-				mt, media = f, "application/x-www-form-urlencoded"
+		for _, other := range []string{formMedia, multipartMedia} {
+			if f := rb.Value.Content[other]; mt == nil && f != nil {
+				mt, media = f, other
+				call.fields = fields(f)
 			}
 		}
 		switch {
@@ -386,7 +387,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 			}
 			call.body = media
 		case rb.Value.Required:
-			return nil, nil, fmt.Errorf("request body: required, and no JSON or form media type among %s (with Options.OnSkip set, Tools skips such operations and builds the others)", clip(strings.Join(mediaTypes(rb.Value.Content), ", "), 200))
+			return nil, nil, fmt.Errorf("request body: required, and no JSON, form or multipart media type among %s (with Options.OnSkip set, Tools skips such operations and builds the others)", clip(strings.Join(mediaTypes(rb.Value.Content), ", "), 200))
 		}
 	}
 
@@ -529,6 +530,48 @@ func annotate(s any, desc string, deprecated bool) {
 	if deprecated {
 		m["deprecated"] = true
 	}
+}
+
+// fields returns how the properties of a form or multipart body are sent:
+// the media type's encoding object, and which properties are files.
+func fields(mt *openapi3.MediaType) map[string]field {
+	out := make(map[string]field)
+	for name, e := range mt.Encoding {
+		if e == nil {
+			continue
+		}
+		f := field{contentType: e.ContentType}
+		if e.Style != "" || e.Explode != nil {
+			sm := e.SerializationMethod()
+			f.style, f.explode = sm.Style, sm.Explode
+		}
+		out[name] = f
+	}
+	if mt.Schema == nil || mt.Schema.Value == nil {
+		return out
+	}
+	for _, part := range append(openapi3.SchemaRefs{mt.Schema}, mt.Schema.Value.AllOf...) {
+		if part == nil || part.Value == nil {
+			continue
+		}
+		for name, p := range part.Value.Properties {
+			if p == nil || p.Value == nil {
+				continue
+			}
+			if s := p.Value; isFile(s) || s.Items != nil && s.Items.Value != nil && isFile(s.Items.Value) {
+				f := out[name]
+				f.binary = true
+				out[name] = f
+			}
+		}
+	}
+	return out
+}
+
+// isFile reports whether a schema describes a file's content rather than
+// text: format binary (OpenAPI 3.0) or a contentMediaType (3.1).
+func isFile(s *openapi3.Schema) bool {
+	return s.Format == "binary" || s.ContentMediaType != "" && s.ContentEncoding == ""
 }
 
 // jsonMedia returns the JSON media type of content, preferring

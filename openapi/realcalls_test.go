@@ -1,10 +1,15 @@
 package openapi_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
+	"mime/multipart"
 	"net/http"
+	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -298,5 +303,94 @@ func TestDefaultThatCannotHold(t *testing.T) {
 	}
 	if reqs := backend.requests(); len(reqs) != 1 || reqs[0].path != "/apis/apps/v1/namespaces/default/replicasets" {
 		t.Errorf("the API received %+v", reqs)
+	}
+}
+
+// TestFormEncoding: Stripe's bodies are forms whose encoding object sends
+// nested values in the deepObject style; the API receives
+// address[city]=Paris, not JSON text.
+func TestFormEncoding(t *testing.T) {
+	backend := &api{answer: func(*http.Request, []byte) (int, string) {
+		return http.StatusOK, `{"id":"cus_1","object":"customer","created":1700000000,"livemode":false}`
+	}}
+	cs, _ := serveReal(t, stripeDoc, backend, nil, "PostCustomers")
+	res := call(t, cs, "PostCustomers", map[string]any{"body": map[string]any{
+		"name":              "Ada",
+		"address":           map[string]any{"city": "Paris", "country": "FR"},
+		"metadata":          map[string]any{"order": "6735"},
+		"expand":            []any{"tax"},
+		"preferred_locales": []any{"fr", "en"},
+		"tax_id_data":       []any{map[string]any{"type": "eu_vat", "value": "FR123"}},
+	}})
+	if res.IsError {
+		t.Fatalf("PostCustomers: %s", text(res))
+	}
+	reqs := backend.requests()
+	if len(reqs) != 1 || reqs[0].contentType != "application/x-www-form-urlencoded" {
+		t.Fatalf("the API received %+v", reqs)
+	}
+	got, err := url.ParseQuery(reqs[0].body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := url.Values{
+		"name": {"Ada"}, "address[city]": {"Paris"}, "address[country]": {"FR"}, "metadata[order]": {"6735"},
+		"expand[0]": {"tax"}, "preferred_locales[0]": {"fr"}, "preferred_locales[1]": {"en"},
+		"tax_id_data[0][type]": {"eu_vat"}, "tax_id_data[0][value]": {"FR123"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the API received the form %s, want %s", reqs[0].body, want.Encode())
+	}
+}
+
+// TestMultipartBody: OpenAI's file upload and Stripe's are multipart
+// bodies. A file (format binary) is a file part of its own, other values
+// are parts named after them, and Stripe's deepObject encoding holds in
+// multipart as in forms.
+func TestMultipartBody(t *testing.T) {
+	var parts map[string]string
+	var fileName string
+	backend := &api{answer: func(r *http.Request, body []byte) (int, string) {
+		parts, fileName = map[string]string{}, ""
+		_, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		mr := multipart.NewReader(bytes.NewReader(body), params["boundary"])
+		for {
+			p, err := mr.NextPart()
+			if err != nil {
+				break
+			}
+			b, _ := io.ReadAll(p)
+			parts[p.FormName()] = string(b)
+			if p.FileName() != "" {
+				fileName = p.FormName() + ":" + p.FileName()
+			}
+		}
+		switch r.URL.Path {
+		case "/files":
+			return http.StatusOK, `{"id":"file-1","object":"file","bytes":11,"created_at":1700000000,"filename":"file","purpose":"fine-tune","status":"uploaded"}`
+		}
+		return http.StatusOK, `{"id":"file_1","object":"file","created":1700000000,"purpose":"dispute_evidence","size":5}`
+	}}
+	openai, _ := serveReal(t, openaiDoc, backend, nil, "createFile")
+	res := call(t, openai, "createFile", map[string]any{"body": map[string]any{"file": `{"a":1}` + "\n", "purpose": "fine-tune"}})
+	if res.IsError {
+		t.Fatalf("createFile: %s", text(res))
+	}
+	if reqs := backend.requests(); len(reqs) != 1 || !strings.HasPrefix(reqs[0].contentType, "multipart/form-data; boundary=") {
+		t.Fatalf("the API received %+v", reqs)
+	}
+	if want := map[string]string{"file": `{"a":1}` + "\n", "purpose": "fine-tune"}; !reflect.DeepEqual(parts, want) || fileName != "file:file" {
+		t.Errorf("the API received the parts %q (file %q), want %q as the file part file", parts, fileName, want)
+	}
+
+	stripe, _ := serveReal(t, stripeDoc, backend, nil, "PostFiles")
+	res = call(t, stripe, "PostFiles", map[string]any{"body": map[string]any{
+		"file": "hello", "purpose": "dispute_evidence", "file_link_data": map[string]any{"create": true},
+	}})
+	if res.IsError {
+		t.Fatalf("PostFiles: %s", text(res))
+	}
+	if want := map[string]string{"file": "hello", "purpose": "dispute_evidence", "file_link_data[create]": "true"}; !reflect.DeepEqual(parts, want) {
+		t.Errorf("the API received the parts %q, want %q", parts, want)
 	}
 }
