@@ -394,3 +394,30 @@ func TestMultipartBody(t *testing.T) {
 		t.Errorf("the API received the parts %q, want %q", parts, want)
 	}
 }
+
+// TestRefIntoComponent: Linode's answers refer to the properties of a
+// component ("#/components/schemas/PaginationEnvelope/properties/page"),
+// which left 104 of its 350 operations without a tool. Such a $ref is
+// followed like one to a component, and checked.
+func TestRefIntoComponent(t *testing.T) {
+	answer := `{"data":[],"page":1,"pages":1,"results":0}`
+	backend := &api{answer: func(*http.Request, []byte) (int, string) { return http.StatusOK, answer }}
+	cs, _ := serveReal(t, linodeDoc, backend, nil, "getEvents")
+	if res := call(t, cs, "getEvents", nil); res.IsError {
+		t.Fatalf("getEvents: %s", text(res))
+	}
+	answer = `{"data":[],"page":"first","pages":1,"results":0}`
+	if res := call(t, cs, "getEvents", nil); !res.IsError || !strings.Contains(text(res), "page") {
+		t.Errorf("an answer whose page is a string: %s", text(res))
+	}
+	skipped := 0
+	if _, err := realDoc(t, linodeDoc).Tools(&openapi.Options{
+		Handler: http.NotFoundHandler(),
+		OnSkip:  func(*openapi.Operation, error) { skipped++ },
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if skipped != 1 { // the thumbnail upload, an image/png body
+		t.Errorf("%d of Linode's operations skipped, want 1", skipped)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -32,6 +33,7 @@ var errUnsupportedRef = errors.New("unsupported $ref")
 type converter struct {
 	doc   *openapi3.T
 	comps map[compKey]*component // by component name and direction
+	raw   any                    // the document as JSON values, for lookup
 }
 
 // A direction says which way a schema's data goes: into the API (the
@@ -205,30 +207,37 @@ func (c *converter) component(name string, dir direction) *component {
 	}
 	comp := &component{}
 	c.comps[key] = comp
-	var s *openapi3.SchemaRef
-	if c.doc.Components != nil {
-		s = c.doc.Components.Schemas[name]
-	}
-	if s == nil || s.Value == nil && s.Ref == "" {
-		comp.err = fmt.Errorf("%w: no schema %q in components", errUnsupportedRef, clip(name, 80))
-		return comp
-	}
-	// The component itself, not a $ref to it: marshal its value.
-	var raw []byte
-	var err error
-	if s.Ref != "" {
-		raw, err = json.Marshal(s) // an alias of another component
-	} else {
-		raw, err = json.Marshal(s.Value)
-	}
-	if err != nil {
-		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
-		return comp
-	}
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
-		return comp
+	if strings.HasPrefix(name, "/") {
+		// A place in the document other than a component: Linode's
+		// "#/components/schemas/X/properties/y", bundlers' "#/paths/...".
+		if v, comp.err = c.lookup(name); comp.err != nil {
+			return comp
+		}
+	} else {
+		var s *openapi3.SchemaRef
+		if c.doc.Components != nil {
+			s = c.doc.Components.Schemas[name]
+		}
+		if s == nil || s.Value == nil && s.Ref == "" {
+			comp.err = fmt.Errorf("%w: no schema %q in components", errUnsupportedRef, clip(name, 80))
+			return comp
+		}
+		// The component itself, not a $ref to it: marshal its value.
+		var raw []byte
+		var err error
+		if s.Ref != "" {
+			raw, err = json.Marshal(s) // an alias of another component
+		} else {
+			raw, err = json.Marshal(s.Value)
+		}
+		if err == nil {
+			err = json.Unmarshal(raw, &v)
+		}
+		if err != nil {
+			comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
+			return comp
+		}
 	}
 	w := &walk{dir: dir, comp: name}
 	out, err := c.rewrite(v, w, 0)
@@ -532,18 +541,62 @@ var annotationKeywords = map[string]bool{
 	"writeOnly": true, "examples": true, "$comment": true,
 }
 
-// componentName returns the component schema a $ref names, or an error
-// for any other $ref.
+// componentName returns the name in $defs of what a $ref inside the
+// document refers to: a component schema's name or, for another place of
+// the document, its JSON Pointer ("/components/schemas/X/properties/y",
+// which no component's name starts with). A $ref to another document is
+// an error.
 func componentName(ref string) (string, error) {
 	tail, ok := strings.CutPrefix(ref, componentPrefix)
 	if !ok || tail == "" || strings.Contains(tail, "/") {
-		return "", fmt.Errorf("%w %q: only refs to #/components/schemas/... are followed", errUnsupportedRef, clip(ref, 80))
+		ptr, local := strings.CutPrefix(ref, "#")
+		if !local || !strings.HasPrefix(ptr, "/") {
+			return "", fmt.Errorf("%w %q: only refs inside the document are followed", errUnsupportedRef, clip(ref, 80))
+		}
+		if u, err := url.PathUnescape(ptr); err == nil {
+			ptr = u
+		}
+		return ptr, nil
 	}
 	tail = strings.ReplaceAll(strings.ReplaceAll(tail, "~1", "/"), "~0", "~")
 	if u, err := url.PathUnescape(tail); err == nil {
 		tail = u
 	}
 	return tail, nil
+}
+
+// lookup returns the JSON value at the pointer ptr in the document.
+func (c *converter) lookup(ptr string) (any, error) {
+	if c.raw == nil {
+		data, err := json.Marshal(c.doc)
+		if err == nil {
+			err = json.Unmarshal(data, &c.raw)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	v := c.raw
+	for tok := range strings.SplitSeq(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch cur := v.(type) {
+		case map[string]any:
+			v = cur[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(cur) {
+				v = nil
+			} else {
+				v = cur[i]
+			}
+		default:
+			v = nil
+		}
+		if v == nil {
+			return nil, fmt.Errorf("%w: nothing at %q in the document", errUnsupportedRef, clip(ptr, 80))
+		}
+	}
+	return v, nil
 }
 
 // escapePointer escapes name as a JSON Pointer token, and what a URI
