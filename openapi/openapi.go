@@ -264,9 +264,11 @@ func (o *Options) selects(op *Operation) bool {
 // order, over the whole document: an operation's tool has the same name
 // ([Operation.Name]) whichever operations are selected with it. The
 // tool's arguments are the operation's path, query, header and
-// cookie parameters by name, and its JSON (or form) request body as the
-// argument "body"; see the package documentation for the schemas and
-// errors.
+// cookie parameters by name, and its JSON, form or multipart request body
+// as the argument "body"; see the package documentation for the schemas
+// and errors. Each tool is registered on a server of Tools' own before it
+// is returned: one that a server would refuse is reported to
+// [Options.OnSkip] instead.
 func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
 	if opts == nil {
 		opts = &Options{}
