@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -52,7 +53,7 @@ func discriminate(s *openapi3.Schema) {
 		return
 	}
 	byRef := make(map[string][]any)
-	for _, key := range slices.Sorted(mapKeys(d.Mapping)) {
+	for _, key := range slices.Sorted(maps.Keys(d.Mapping)) {
 		ref := d.Mapping[key].Ref
 		if ref != "" && !strings.Contains(ref, "/") {
 			ref = componentPrefix + ref // the mapping may name a component
@@ -105,16 +106,6 @@ func constrains(s *openapi3.Schema, name string) bool {
 		}
 	}
 	return false
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // allSchemas returns every schema of the document once: those of its

@@ -446,7 +446,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 			return nil, nil, err
 		}
 		if outDefs.cut > 0 {
-			noted("output schema", []error{degraded("trimmed to %d bytes (MaxOutputSchemaBytes %d): %d components more than %d links from the answer are left as {}", len(outJSON), limit, outDefs.cut, outDefs.depth)})
+			noted("output schema", []error{degraded("trimmed to %d bytes (MaxOutputSchemaBytes %d): the %d components reached through more than %d $refs accept any value", len(outJSON), limit, outDefs.cut, outDefs.depth)})
 		}
 	}
 	inJSON, err := json.Marshal(in)

@@ -251,14 +251,14 @@ func (c *converter) component(name string, dir direction) *component {
 }
 
 // Keywords whose value is a schema, a map of schemas, or a list of
-// schemas: the places rewrite descends into. Every other keyword's value
+// schemas: the places rewrite descends into (and items and
+// additionalItems, which it handles itself). Every other keyword's value
 // is data (enum, const, default, required, ...) and is kept as it is.
 var (
 	schemaKeywords = map[string]bool{
-		"items": true, "additionalProperties": true, "not": true, "contains": true,
+		"additionalProperties": true, "not": true, "contains": true,
 		"propertyNames": true, "if": true, "then": true, "else": true,
-		"unevaluatedItems": true, "unevaluatedProperties": true, "additionalItems": true,
-		"contentSchema": true,
+		"unevaluatedItems": true, "unevaluatedProperties": true, "contentSchema": true,
 	}
 	schemaMapKeywords  = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true}
 	schemaListKeywords = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true}
