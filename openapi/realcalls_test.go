@@ -267,6 +267,28 @@ func TestDiscriminatedBody(t *testing.T) {
 	}
 }
 
+// TestDiscriminatedBodyManyValues: DigitalOcean's droplet actions by tag
+// are a oneOf of two branches, the second an allOf of the first, and
+// seven discriminator values pick the first: every action matched both.
+func TestDiscriminatedBodyManyValues(t *testing.T) {
+	backend := &api{answer: func(*http.Request, []byte) (int, string) { return http.StatusCreated, `{"actions":[]}` }}
+	cs, _ := serveReal(t, doDoc, backend, nil, "dropletActions_post_byTag")
+	for _, body := range []map[string]any{{"type": "power_on"}, {"type": "snapshot", "name": "nightly"}} {
+		res := call(t, cs, "dropletActions_post_byTag", map[string]any{"tag_name": "web", "body": body})
+		if res.IsError {
+			t.Fatalf("%v: %s", body, text(res))
+		}
+		reqs := backend.requests()
+		if len(reqs) != 1 || reqs[0].path != "/v2/droplets/actions" || reqs[0].query != "tag_name=web" || !strings.Contains(reqs[0].body, `"type":"`+body["type"].(string)+`"`) {
+			t.Fatalf("the API received %+v", reqs)
+		}
+	}
+	// reboot is an action of a single droplet, which no value here picks.
+	if res := call(t, cs, "dropletActions_post_byTag", map[string]any{"tag_name": "web", "body": map[string]any{"type": "reboot"}}); !res.IsError || !strings.Contains(text(res), "body/type") {
+		t.Errorf("a reboot by tag: %s", text(res))
+	}
+}
+
 // TestDefaultThatCannotHold: Kubernetes gives status a default of {} over
 // a schema that requires replicas. The server fills in defaults before it
 // validates, so creating a ReplicaSet without a status was refused; such

@@ -22,6 +22,7 @@ const (
 	kubernetesDoc = "kubernetes-apps-v1.json.gz" // OpenAPI 3.0, 77 operations; default {} over required fields
 	oryDoc        = "ory-kratos.json.gz"         // OpenAPI 3.0, 60 operations; discriminated bodies
 	openaiDoc     = "openai.json.gz"             // OpenAPI 3.1, 288 operations; $recursiveRef, max_items
+	doDoc         = "digitalocean.json.gz"       // OpenAPI 3.0, 659 operations; discriminated bodies
 )
 
 var (
@@ -90,6 +91,7 @@ func TestRealDocumentsServable(t *testing.T) {
 		{kubernetesDoc, nil},
 		{oryDoc, nil},
 		{openaiDoc, nil},
+		{doDoc, []string{"inference_upload_batch_file"}}, // an application/octet-stream body
 	} {
 		t.Run(tc.doc, func(t *testing.T) {
 			doc := realDoc(t, tc.doc)
