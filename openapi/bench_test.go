@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpkit/mcpkit"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/mcpkit/mcpkit"
 
 	"github.com/mcpkit/mcpkit/openapi"
 )
@@ -128,6 +131,146 @@ func BenchmarkCall(b *testing.B) {
 			res, err := tools[0].Handler.ServeTool(context.Background(), req)
 			if err != nil || res.IsError {
 				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkStripe measures a large and connected document: Stripe's API
+// (452 operations whose answers reach most of its 775 components).
+// Load parses it; Tools builds the tools; Server.Add registers them,
+// compiling their schemas; List is one tools/list of them all on an
+// in-memory transport, the server's answer read as JSON-RPC (its size
+// reported), and ListClient the same through the SDK's client, which
+// decodes every schema. Tools reports the schemas' sizes.
+func BenchmarkStripe(b *testing.B) {
+	data := realSpec(b, stripeDoc)
+	opts := &openapi.Options{Handler: http.NotFoundHandler(), OnSkip: func(*openapi.Operation, error) {}}
+	build := func() []*mcpkit.Tool {
+		doc, err := openapi.Load(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		tools, err := doc.Tools(opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return tools
+	}
+	b.Run("Load", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := openapi.Load(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Tools", func(b *testing.B) {
+		b.ReportAllocs()
+		var tools []*mcpkit.Tool
+		for b.Loop() {
+			b.StopTimer()
+			doc, err := openapi.Load(data)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if tools, err = doc.Tools(opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+		var in, out int
+		for _, t := range tools {
+			in += len(t.InputSchema.(json.RawMessage))
+			if t.OutputSchema != nil {
+				out += len(t.OutputSchema.(json.RawMessage))
+			}
+		}
+		b.ReportMetric(float64(in), "input-schema-bytes")
+		b.ReportMetric(float64(out), "output-schema-bytes")
+	})
+	b.Run("Server.Add", func(b *testing.B) {
+		tools := build()
+		b.ReportAllocs()
+		for b.Loop() {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)
+			if err := srv.Add(tools...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("List", func(b *testing.B) {
+		tools := build()
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)
+		if err := srv.Add(tools...); err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ss.Close()
+		conn, err := ct.Connect(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer conn.Close()
+		id := int64(0)
+		roundTrip := func(method, params string) json.RawMessage {
+			id++
+			rid, _ := jsonrpc.MakeID(float64(id))
+			if err := conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: json.RawMessage(params)}); err != nil {
+				b.Fatal(err)
+			}
+			msg, err := conn.Read(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
+			resp, ok := msg.(*jsonrpc.Response)
+			if !ok || resp.Error != nil {
+				b.Fatalf("%s: %#v", method, msg)
+			}
+			return resp.Result
+		}
+		roundTrip("initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}`)
+		if err := conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)}); err != nil {
+			b.Fatal(err)
+		}
+		var size int
+		b.ReportAllocs()
+		for b.Loop() {
+			size = len(roundTrip("tools/list", `{}`))
+		}
+		b.ReportMetric(float64(size), "list-bytes")
+	})
+	b.Run("ListClient", func(b *testing.B) {
+		tools := build()
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)
+		if err := srv.Add(tools...); err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer ss.Close()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cs.Close()
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(res.Tools) != len(tools) {
+				b.Fatalf("%d tools listed, want %d", len(res.Tools), len(tools))
 			}
 		}
 	})

@@ -2,11 +2,15 @@ package openapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"mime/multipart"
 	"net/http"
+	"net/textproto"
 	"net/url"
 	"slices"
 	"strconv"
@@ -48,9 +52,19 @@ type operation struct {
 	*backend
 	name, method, path string
 	params             []param
-	body               string // the request body's media type; "" for none
-	accept             string // the media type of the answer's schema
-	wrap               bool   // the structured content is {"result": answer}
+	body               string           // the request body's media type; "" for none
+	fields             map[string]field // how a form or multipart body's properties are sent
+	accept             string           // the media type of the answer's schema
+	wrap               bool             // the structured content is {"result": answer}
+}
+
+// A field says how one property of a form or multipart body is sent: what
+// the media type's encoding object says of it, and whether it is a file.
+type field struct {
+	style       string // form, spaceDelimited, pipeDelimited or deepObject; "" when the encoding gives none
+	explode     bool
+	contentType string // the encoding's contentType, if any
+	binary      bool   // a file (format binary): a multipart part of its own, with a filename
 }
 
 // An HTTPError is an answer of the API with a status other than 2xx. The
@@ -182,12 +196,13 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 	u.RawQuery = strings.Join(query, "&")
 
 	var body io.Reader
+	contentType := o.body
 	if raw, ok := vals[bodyKey]; ok && o.body != "" {
-		b, err := encodeBody(o.body, raw)
+		b, ct, err := encodeBody(o.body, o.fields, raw)
 		if err != nil {
 			return nil, mcpkit.ToolErrorf("argument %q: %v", bodyKey, err)
 		}
-		body = bytes.NewReader(b)
+		body, contentType = bytes.NewReader(b), ct
 	}
 	hreq, err := http.NewRequestWithContext(ctx, o.method, u.String(), body)
 	if err != nil {
@@ -195,7 +210,7 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 	}
 	hreq.Header = header
 	if body != nil {
-		hreq.Header.Set("Content-Type", o.body)
+		hreq.Header.Set("Content-Type", contentType)
 	}
 	if o.accept != "" {
 		hreq.Header.Set("Accept", o.accept)
@@ -368,32 +383,157 @@ func queryValue(a param, v any) []string {
 	return []string{name + "=" + esc(scalar(v))}
 }
 
-// encodeBody writes the body argument in the operation's media type.
-func encodeBody(media string, raw json.RawMessage) ([]byte, error) {
-	if media != "application/x-www-form-urlencoded" {
+// Media types of request bodies other than JSON.
+const (
+	formMedia      = "application/x-www-form-urlencoded"
+	multipartMedia = "multipart/form-data"
+)
+
+// encodeBody writes the body argument in the operation's media type, and
+// returns it with the Content-Type that says so.
+func encodeBody(media string, fields map[string]field, raw json.RawMessage) ([]byte, string, error) {
+	if media != formMedia && media != multipartMedia {
 		var b bytes.Buffer
 		err := json.Compact(&b, raw)
-		return b.Bytes(), err
+		return b.Bytes(), media, err
 	}
 	v, err := decode(raw, false)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("a form body must be an object")
+		return nil, "", fmt.Errorf("a %s body must be an object", media)
 	}
-	form := make(url.Values, len(m))
-	for k, val := range m {
-		if arr, ok := val.([]any); ok {
-			for _, e := range arr {
-				form.Add(k, scalar(e))
+	if media == multipartMedia {
+		return encodeMultipart(m, fields)
+	}
+	return []byte(encodeForm(m, fields)), media, nil
+}
+
+// encodeForm writes a form body. Each property is sent as its field's
+// style says (form by default, exploded: k=a&k=b for an array;
+// deepObject: k[a]=1&k[b][0]=2, nested to any depth), and one whose
+// encoding gives no style by its type: a scalar as its text, an array as
+// one pair per element, an object as JSON text.
+func encodeForm(m map[string]any, fields map[string]field) string {
+	var pairs []string
+	add := func(k, v string) { pairs = append(pairs, url.QueryEscape(k)+"="+url.QueryEscape(v)) }
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		val, f := m[k], fields[k]
+		switch {
+		case f.style == "deepObject":
+			deepPairs(k, val, add)
+		case f.style != "":
+			pairs = append(pairs, queryValue(param{name: k, style: f.style, explode: f.explode}, val)...)
+		default:
+			if arr, ok := val.([]any); ok {
+				for _, e := range arr {
+					add(k, scalar(e))
+				}
+				continue
 			}
-			continue
+			add(k, scalar(val))
 		}
-		form.Set(k, scalar(val))
 	}
-	return []byte(form.Encode()), nil
+	return strings.Join(pairs, "&")
+}
+
+// deepPairs adds the pairs of v under key in the deepObject style as APIs
+// read it at any depth: k[a]=1 for an object's property, k[0]=x for an
+// array's element (indexed, so that the elements of an array of objects
+// stay apart), k=v for a scalar.
+func deepPairs(key string, v any, add func(k, v string)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			deepPairs(key+"["+k+"]", v[k], add)
+		}
+	case []any:
+		for i, e := range v {
+			deepPairs(key+"["+strconv.Itoa(i)+"]", e, add)
+		}
+	default:
+		add(key, scalar(v))
+	}
+}
+
+// encodeMultipart writes a multipart/form-data body: one part per
+// property (per element, for an array), a file's text as a file part
+// named after its property, an object as JSON, a scalar as text, unless
+// the field's encoding says another content type or the deepObject style
+// (whose pairs are then parts of their own).
+func encodeMultipart(m map[string]any, fields map[string]field) ([]byte, string, error) {
+	var b bytes.Buffer
+	w := multipart.NewWriter(&b)
+	part := func(name, filename, contentType, value string) error {
+		h := make(textproto.MIMEHeader)
+		disp := "form-data; name=" + strconv.Quote(name)
+		if filename != "" {
+			disp += "; filename=" + strconv.Quote(filename)
+		}
+		h.Set("Content-Disposition", disp)
+		if contentType != "" {
+			h.Set("Content-Type", contentType)
+		}
+		pw, err := w.CreatePart(h)
+		if err == nil {
+			_, err = io.WriteString(pw, value)
+		}
+		return err
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		f := fields[k]
+		var err error
+		one := func(v any) {
+			if err != nil {
+				return
+			}
+			switch {
+			case f.binary:
+				err = part(k, k, cmp.Or(f.contentType, "application/octet-stream"), scalar(v))
+			case f.contentType != "":
+				if _, isString := v.(string); !isString || strings.Contains(f.contentType, "json") {
+					b, _ := json.Marshal(v)
+					err = part(k, "", f.contentType, string(b))
+					return
+				}
+				err = part(k, "", f.contentType, scalar(v))
+			default:
+				switch v.(type) {
+				case map[string]any, []any:
+					b, _ := json.Marshal(v)
+					err = part(k, "", "application/json", string(b))
+				default:
+					err = part(k, "", "", scalar(v))
+				}
+			}
+		}
+		val := m[k]
+		arr, isArray := val.([]any)
+		_, isObject := val.(map[string]any)
+		switch {
+		case f.style == "deepObject" && (isArray || isObject):
+			deepPairs(k, val, func(name, v string) {
+				if err == nil {
+					err = part(name, "", "", v)
+				}
+			})
+		case isArray:
+			for _, e := range arr {
+				one(e)
+			}
+		default:
+			one(val)
+		}
+		if err != nil {
+			return nil, "", err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", err
+	}
+	return b.Bytes(), w.FormDataContentType(), nil
 }
 
 // send serves req with the Handler or sends it with the Client, and

@@ -1,13 +1,19 @@
 package openapi_test
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 
+	"github.com/getkin/kin-openapi/openapi2"
+	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -160,4 +166,86 @@ func ExampleDocument_Operations() {
 	// Output:
 	// POST /admin/reset reset [admin]
 	// GET /greetings/{name} getGreeting [greetings]
+}
+
+// Build the tools of a real document, Linode's API, hearing which
+// operations cannot be served and which tools serve less than the
+// document says, and why.
+func ExampleOptions_onDegrade() {
+	doc, err := openapi.Load(gunzip("testdata/linode.com.json.gz"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	tools, err := doc.Tools(&openapi.Options{
+		Handler:      http.NotFoundHandler(),
+		OperationIDs: []string{"createUser", "setClientThumbnail"},
+		OnSkip: func(op *openapi.Operation, err error) {
+			fmt.Println("skipped:", op.OperationID)
+		},
+		OnDegrade: func(op *openapi.Operation, err error) {
+			fmt.Println("degraded:", err)
+		},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(tools), "tools")
+	// Output:
+	// skipped: setClientThumbnail
+	// degraded: openapi: POST /account/users: input schema: pattern "^[a-zA-Z0-9]((?![_-]{2,})[a-zA-Z0-9-_])+[a-zA-Z0-9]$" is not checked: Go's regexp cannot compile it
+	// degraded: openapi: POST /account/users: output schema: pattern "^[a-zA-Z0-9]((?![_-]{2,})[a-zA-Z0-9-_])+[a-zA-Z0-9]$" is not checked: Go's regexp cannot compile it
+	// 1 tools
+}
+
+// Load a Swagger 2.0 document: Load refuses it with ErrSwagger2, and
+// kin-openapi's openapi2conv converts it to OpenAPI 3.
+func ExampleErrSwagger2() {
+	data, err := os.ReadFile("testdata/petstore-2.0.json")
+	if err != nil {
+		log.Fatal(err)
+	}
+	doc, err := openapi.Load(data)
+	if errors.Is(err, openapi.ErrSwagger2) {
+		doc, err = openapi.Load(toV3(data))
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(doc.Operations()), "operations")
+	// Output: 20 operations
+}
+
+// toV3 converts a Swagger 2.0 document to OpenAPI 3.
+func toV3(data []byte) []byte {
+	var v2 openapi2.T
+	if err := json.Unmarshal(data, &v2); err != nil {
+		log.Fatal(err)
+	}
+	v3, err := openapi2conv.ToV3(&v2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	converted, err := json.Marshal(v3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return converted
+}
+
+// gunzip returns the content of a gzipped file.
+func gunzip(name string) []byte {
+	f, err := os.Open(name)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	data, err := io.ReadAll(z)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return data
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/openapi"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // maxErrorText bounds what any error of this package says, whatever the
@@ -44,6 +45,10 @@ func FuzzLoad(f *testing.F) {
 				t.Errorf("%s: input schema is not JSON", tool.Name)
 			}
 		}
+		// Every tool handed out is one a server accepts.
+		if err := mcpkit.NewServer(&mcp.Implementation{Name: "fuzz"}, nil).Add(tools...); err != nil {
+			t.Errorf("a server refuses the tools: %v", err)
+		}
 	})
 }
 
@@ -72,6 +77,42 @@ func FuzzCall(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		for _, tool := range tools {
+			res, err := tool.Handler.ServeTool(context.Background(), &mcpkit.Request{Tool: tool, Arguments: args})
+			if err != nil {
+				var te *mcpkit.ToolError
+				if !errors.As(err, &te) {
+					t.Errorf("%s: error %v is not a tool error", tool.Name, err)
+				}
+				if len(err.Error()) > maxErrorText {
+					t.Errorf("%s: error of %d bytes", tool.Name, len(err.Error()))
+				}
+				continue
+			}
+			if res == nil {
+				t.Fatalf("%s: nil result and nil error", tool.Name)
+			}
+		}
+	})
+}
+
+// FuzzBody feeds arguments to the tools of real form and multipart
+// bodies (Stripe's customers, with deepObject fields, and its file
+// upload; OpenAI's): building the body may fail but not panic, and what
+// it says is bounded.
+func FuzzBody(f *testing.F) {
+	f.Add([]byte(`{"body":{"name":"Ada","address":{"city":"Paris"},"expand":["tax"],"tax_id_data":[{"type":"eu_vat","value":"x"}]}}`))
+	f.Add([]byte(`{"body":{"file":"hello","purpose":"dispute_evidence","file_link_data":{"create":true,"metadata":{"a":[1,{"b":null}]}}}}`))
+	f.Add([]byte(`{"body":["not","an","object"]}`))
+	var tools []*mcpkit.Tool
+	for doc, ids := range map[string][]string{stripeDoc: {"PostCustomers", "PostFiles"}, openaiDoc: {"createFile"}} {
+		ts, err := realDoc(f, doc).Tools(&openapi.Options{Handler: &api{}, OperationIDs: ids})
+		if err != nil {
+			f.Fatal(err)
+		}
+		tools = append(tools, ts...)
+	}
+	f.Fuzz(func(t *testing.T, args []byte) {
 		for _, tool := range tools {
 			res, err := tool.Handler.ServeTool(context.Background(), &mcpkit.Request{Tool: tool, Arguments: args})
 			if err != nil {

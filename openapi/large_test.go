@@ -32,6 +32,7 @@ const githubOperations = 1223
 // description into a tool, and checks that an mcpkit server accepts them
 // all: valid, distinct names, and schemas its validator compiles.
 func TestGitHubDescription(t *testing.T) {
+	skipWholeDocumentsUnderRace(t)
 	data, err := githubSpec()
 	if err != nil {
 		t.Fatal(err)

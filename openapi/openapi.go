@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -28,7 +29,18 @@ var (
 	// ErrBaseURL is returned by [Document.Tools] for a BaseURL that is not
 	// an absolute http or https URL (a Client needs one).
 	ErrBaseURL = errors.New("openapi: invalid base URL")
+	// ErrSwagger2 is returned by [Load] for a Swagger 2.0 (OpenAPI 2.0)
+	// document: convert it to OpenAPI 3 first, as its text says.
+	ErrSwagger2 = errors.New("openapi: a Swagger 2.0 document; convert it to OpenAPI 3 first: " +
+		"openapi2conv.ToV3 of github.com/getkin/kin-openapi converts a parsed openapi2.T, as does the swagger2openapi command")
+	// ErrDegraded is matched by what [Options.OnDegrade] is told: a tool
+	// that is served with less than its operation says.
+	ErrDegraded = errors.New("openapi: served with less than the document says")
 )
+
+// DefaultMaxOutputSchemaBytes is the size an output schema is trimmed to
+// when [Options.MaxOutputSchemaBytes] is zero.
+const DefaultMaxOutputSchemaBytes = 16 << 10
 
 // DefaultMaxResponseBytes is the largest answer a tool reads from the API
 // when [Options.MaxResponseBytes] is zero.
@@ -84,12 +96,16 @@ func Load(data []byte) (d *Document, err error) {
 	}()
 	loader := openapi3.NewLoader() // external refs are refused by default
 	doc, err := loader.LoadFromData(data)
+	if (err != nil || doc.OpenAPI == "") && isSwagger2(data) {
+		return nil, ErrSwagger2
+	}
 	if err != nil {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
 	if !strings.HasPrefix(doc.OpenAPI, "3.") {
 		return nil, fmt.Errorf("openapi: version %q: want an OpenAPI 3.0 or 3.1 document", clip(doc.OpenAPI, 40))
 	}
+	fix(doc)
 	d = &Document{doc: doc, conv: newConverter(doc)}
 	if doc.Paths != nil {
 		for _, p := range doc.Paths.Keys() {
@@ -120,6 +136,24 @@ func Load(data []byte) (d *Document, err error) {
 		d.ops[i].Name = name
 	}
 	return d, nil
+}
+
+// isSwagger2 reports whether data, JSON or YAML, is a Swagger 2.0
+// document: its top level says swagger: "2.0".
+func isSwagger2(data []byte) bool {
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
+		var top struct {
+			Swagger any `json:"swagger"`
+		}
+		return json.Unmarshal(t, &top) == nil && fmt.Sprint(top.Swagger) == "2.0"
+	}
+	for line := range bytes.Lines(data) {
+		v, ok := bytes.CutPrefix(line, []byte("swagger:"))
+		if ok {
+			return string(bytes.Trim(bytes.TrimSpace(v), `"'`)) == "2.0"
+		}
+	}
+	return false
 }
 
 // Operations returns the document's operations, sorted by path and then
@@ -178,11 +212,25 @@ type Options struct {
 	// of a tool with an output schema is validated against it.
 	NoOutputSchema bool
 
+	// MaxOutputSchemaBytes bounds the JSON of each output schema: past
+	// it, the components that the answer reaches through more links than
+	// fit are left as {} (any value). The components the answer refers to
+	// directly are always kept. Zero means [DefaultMaxOutputSchemaBytes];
+	// a negative value, no limit. Input schemas are never trimmed.
+	MaxOutputSchemaBytes int
+
 	// OnSkip, if set, is told about each selected operation that cannot be
 	// served as a tool (a required request body that is neither JSON nor
-	// a form, a $ref that is not followed), and why. Without it such
-	// operations make Tools fail.
+	// a form, a $ref that is not followed, a schema the server's validator
+	// refuses), and why. Without it such operations make Tools fail.
 	OnSkip func(op *Operation, err error)
+
+	// OnDegrade, if set, is told about each tool that is served with less
+	// than its operation says, once per reason: a pattern that Go's regexp
+	// cannot compile (lookahead, backreferences) is not checked, an output
+	// schema is trimmed to MaxOutputSchemaBytes. The error matches
+	// [ErrDegraded]. The tool is served either way.
+	OnDegrade func(op *Operation, err error)
 }
 
 // selects reports whether o selects op; Filter sees a copy.
@@ -216,9 +264,11 @@ func (o *Options) selects(op *Operation) bool {
 // order, over the whole document: an operation's tool has the same name
 // ([Operation.Name]) whichever operations are selected with it. The
 // tool's arguments are the operation's path, query, header and
-// cookie parameters by name, and its JSON (or form) request body as the
-// argument "body"; see the package documentation for the schemas and
-// errors.
+// cookie parameters by name, and its JSON, form or multipart request body
+// as the argument "body"; see the package documentation for the schemas
+// and errors. Each tool is registered on a server of Tools' own before it
+// is returned: one that a server would refuse is reported to
+// [Options.OnSkip] instead.
 func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -228,11 +278,18 @@ func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
 		return nil, err
 	}
 	var tools []*mcpkit.Tool
+	// Each tool is registered on a server of Tools' own, so that a tool
+	// the caller's server would refuse is skipped here, with its reason,
+	// instead of failing the caller's Add of them all.
+	check := mcpkit.NewServer(&mcp.Implementation{Name: "openapi-check"}, nil)
 	for _, op := range d.ops {
 		if !opts.selects(op) {
 			continue
 		}
-		t, err := d.tool(op, be, opts)
+		t, notes, err := d.tool(op, be, opts)
+		if err == nil {
+			err = check.Add(t)
+		}
 		if err != nil {
 			err = fmt.Errorf("openapi: %s %s: %w", op.Method, clip(op.Path, 200), err)
 			if opts.OnSkip == nil {
@@ -240,6 +297,11 @@ func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
 			}
 			opts.OnSkip(op, err)
 			continue
+		}
+		if opts.OnDegrade != nil {
+			for _, n := range notes {
+				opts.OnDegrade(op, fmt.Errorf("openapi: %s %s: %w", op.Method, clip(op.Path, 200), n))
+			}
 		}
 		tools = append(tools, t)
 	}
@@ -251,19 +313,29 @@ func (d *Document) Tools(opts *Options) ([]*mcpkit.Tool, error) {
 // the model's to choose.
 var ignoredHeaders = []string{"Accept", "Content-Type", "Authorization"}
 
-// tool builds the tool of one operation.
-func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.Tool, err error) {
+// tool builds the tool of one operation, and says what its schemas leave
+// out of the document's.
+func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.Tool, notes []error, err error) {
 	defer func() {
 		// The schemas are marshalled by the parser's code: a document
 		// that makes it panic is an operation that cannot be served.
 		if v := recover(); v != nil {
-			t, err = nil, fmt.Errorf("cannot convert: %s", clip(fmt.Sprint(v), 200))
+			t, notes, err = nil, nil, fmt.Errorf("cannot convert: %s", clip(fmt.Sprint(v), 200))
 		}
 	}()
 	call := &operation{backend: be, name: op.Name, method: op.Method, path: op.Path}
 	props := make(map[string]any)
 	var required []string
 	refs := make(map[string]bool)
+	// noted adds the notes of one part of the operation, once each.
+	noted := func(part string, ns []error) {
+		for _, n := range ns {
+			n = fmt.Errorf("%s: %w", part, n)
+			if !slices.ContainsFunc(notes, func(e error) bool { return e.Error() == n.Error() }) {
+				notes = append(notes, n)
+			}
+		}
+	}
 
 	for _, p := range parameters(op) {
 		if p.In == openapi3.ParameterInHeader && slices.ContainsFunc(ignoredHeaders, func(h string) bool { return strings.EqualFold(h, p.Name) }) {
@@ -276,14 +348,15 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 				sr, arg.json = mt.Schema, true
 			}
 		}
-		s, err := d.conv.schema(sr, input, refs)
+		s, ns, err := d.conv.schema(sr, input, refs)
 		if err != nil {
-			return nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
+			return nil, nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
 		}
+		noted(fmt.Sprintf("parameter %q", clip(p.Name, 80)), ns)
 		annotate(s, p.Description, p.Deprecated)
 		sm, err := p.SerializationMethod()
 		if err != nil {
-			return nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
+			return nil, nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
 		}
 		arg.style, arg.explode = sm.Style, sm.Explode
 		arg.key = freeKey(props, p.Name, p.In)
@@ -296,17 +369,19 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 
 	if rb := op.op.RequestBody; rb != nil && rb.Value != nil {
 		mt, media := jsonMedia(rb.Value.Content)
-		if mt == nil {
-			if f := rb.Value.Content.Get("application/x-www-form-urlencoded"); f != nil {
-				mt, media = f, "application/x-www-form-urlencoded"
+		for _, other := range []string{formMedia, multipartMedia} {
+			if f := rb.Value.Content[other]; mt == nil && f != nil {
+				mt, media = f, other
+				call.fields = fields(f)
 			}
 		}
 		switch {
 		case mt != nil:
-			s, err := d.conv.schema(mt.Schema, input, refs)
+			s, ns, err := d.conv.schema(mt.Schema, input, refs)
 			if err != nil {
-				return nil, fmt.Errorf("request body: %w", err)
+				return nil, nil, fmt.Errorf("request body: %w", err)
 			}
+			noted("request body", ns)
 			annotate(s, rb.Value.Description, false)
 			props[bodyKey] = s
 			if rb.Value.Required {
@@ -314,7 +389,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 			}
 			call.body = media
 		case rb.Value.Required:
-			return nil, fmt.Errorf("request body: no JSON or form media type among %s", clip(strings.Join(mediaTypes(rb.Value.Content), ", "), 200))
+			return nil, nil, fmt.Errorf("request body: required, and no JSON, form or multipart media type among %s (with Options.OnSkip set, Tools skips such operations and builds the others)", clip(strings.Join(mediaTypes(rb.Value.Content), ", "), 200))
 		}
 	}
 
@@ -325,9 +400,10 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 	var out map[string]any
 	outRefs := make(map[string]bool)
 	if !opts.NoOutputSchema {
-		if s, media, err := d.output(op, outRefs); err != nil {
-			return nil, fmt.Errorf("response: %w", err)
+		if s, media, ns, err := d.output(op, outRefs); err != nil {
+			return nil, nil, fmt.Errorf("response: %w", err)
 		} else if s != nil {
+			noted("response", ns)
 			call.accept = media
 			if m, ok := s.(map[string]any); ok && m["type"] == "object" {
 				out = m
@@ -340,25 +416,42 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		}
 	}
 	// Each schema is a document of its own, with the $defs it needs.
-	defs, err := d.conv.defs(refs, input)
+	inDefs, err := d.conv.defs(refs, input, 0, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if defs != nil {
-		in["$defs"] = defs
+	if inDefs.m != nil {
+		in["$defs"] = inDefs.m
 	}
+	noted("input schema", inDefs.notes)
+	var outJSON []byte
 	if out != nil {
-		outDefs, err := d.conv.defs(outRefs, output)
-		if err != nil {
-			return nil, fmt.Errorf("response: %w", err)
+		limit := opts.MaxOutputSchemaBytes
+		if limit == 0 {
+			limit = DefaultMaxOutputSchemaBytes
 		}
-		if outDefs != nil {
-			out["$defs"] = outDefs
+		root, err := json.Marshal(out)
+		if err != nil {
+			return nil, nil, err
+		}
+		outDefs, err := d.conv.defs(outRefs, output, len(root), limit)
+		if err != nil {
+			return nil, nil, fmt.Errorf("response: %w", err)
+		}
+		if outDefs.m != nil {
+			out["$defs"] = outDefs.m
+		}
+		noted("output schema", outDefs.notes)
+		if outJSON, err = json.Marshal(out); err != nil {
+			return nil, nil, err
+		}
+		if outDefs.cut > 0 {
+			noted("output schema", []error{degraded("trimmed to %d bytes (MaxOutputSchemaBytes %d): the %d components reached through more than %d $refs accept any value", len(outJSON), limit, outDefs.cut, outDefs.depth)})
 		}
 	}
 	inJSON, err := json.Marshal(in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	t = &mcpkit.Tool{
@@ -374,13 +467,9 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		Tags:    slices.Clone(op.Tags),
 	}
 	if out != nil {
-		outJSON, err := json.Marshal(out)
-		if err != nil {
-			return nil, err
-		}
 		t.OutputSchema = json.RawMessage(outJSON)
 	}
-	return t, nil
+	return t, notes, nil
 }
 
 // The argument names that are not parameters.
@@ -445,6 +534,48 @@ func annotate(s any, desc string, deprecated bool) {
 	}
 }
 
+// fields returns how the properties of a form or multipart body are sent:
+// the media type's encoding object, and which properties are files.
+func fields(mt *openapi3.MediaType) map[string]field {
+	out := make(map[string]field)
+	for name, e := range mt.Encoding {
+		if e == nil {
+			continue
+		}
+		f := field{contentType: e.ContentType}
+		if e.Style != "" || e.Explode != nil {
+			sm := e.SerializationMethod()
+			f.style, f.explode = sm.Style, sm.Explode
+		}
+		out[name] = f
+	}
+	if mt.Schema == nil || mt.Schema.Value == nil {
+		return out
+	}
+	for _, part := range append(openapi3.SchemaRefs{mt.Schema}, mt.Schema.Value.AllOf...) {
+		if part == nil || part.Value == nil {
+			continue
+		}
+		for name, p := range part.Value.Properties {
+			if p == nil || p.Value == nil {
+				continue
+			}
+			if s := p.Value; isFile(s) || s.Items != nil && s.Items.Value != nil && isFile(s.Items.Value) {
+				f := out[name]
+				f.binary = true
+				out[name] = f
+			}
+		}
+	}
+	return out
+}
+
+// isFile reports whether a schema describes a file's content rather than
+// text: format binary (OpenAPI 3.0) or a contentMediaType (3.1).
+func isFile(s *openapi3.Schema) bool {
+	return s.Format == "binary" || s.ContentMediaType != "" && s.ContentEncoding == ""
+}
+
 // jsonMedia returns the JSON media type of content, preferring
 // application/json to the other JSON types (application/problem+json,
 // ...), and its name.
@@ -481,11 +612,11 @@ func isJSON(media string) bool {
 }
 
 // output returns the converted schema of the operation's first 2xx
-// response with a JSON body ("200" before "201", codes before "2XX"), and
-// its media type; nil if there is none.
-func (d *Document) output(op *Operation, refs map[string]bool) (any, string, error) {
+// response with a JSON body ("200" before "201", codes before "2XX"), its
+// media type and the conversion's notes; nil if there is none.
+func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []error, error) {
 	if op.op.Responses == nil {
-		return nil, "", nil
+		return nil, "", nil, nil
 	}
 	var codes []string
 	for code := range op.op.Responses.Map() {
@@ -503,10 +634,10 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, err
 		if mt == nil || mt.Schema == nil {
 			continue
 		}
-		s, err := d.conv.schema(mt.Schema, output, refs)
-		return s, media, err
+		s, notes, err := d.conv.schema(mt.Schema, output, refs)
+		return s, media, notes, err
 	}
-	return nil, "", nil
+	return nil, "", nil, nil
 }
 
 func describe(op *Operation) string {

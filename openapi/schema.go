@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -30,8 +32,8 @@ var errUnsupportedRef = errors.New("unsupported $ref")
 // and shared, read-only, by every tool that refers to it.
 type converter struct {
 	doc   *openapi3.T
-	v30   bool                   // OpenAPI 3.0: nullable, boolean exclusiveMinimum, ...
 	comps map[compKey]*component // by component name and direction
+	raw   any                    // the document as JSON values, for lookup
 }
 
 // A direction says which way a schema's data goes: into the API (the
@@ -52,73 +54,147 @@ type compKey struct {
 // A component is one converted component schema: its JSON and the names
 // of the components it refers to directly.
 type component struct {
-	json json.RawMessage
-	deps []string
-	err  error
+	json  json.RawMessage
+	deps  []string
+	notes []error // what the conversion left out (see [Options.OnDegrade])
+	err   error
 }
 
 func newConverter(doc *openapi3.T) *converter {
 	return &converter{
 		doc:   doc,
-		v30:   strings.HasPrefix(doc.OpenAPI, "3.0"),
 		comps: make(map[compKey]*component),
 	}
 }
 
+// A walk is one conversion: of an inline schema (comp is "") or of the
+// component schema comp. It collects the component names the schema
+// refers to and notes on what it left out.
+type walk struct {
+	dir   direction
+	comp  string
+	deps  []string
+	notes []error
+}
+
+// A degradation says what a tool's schema leaves out of its document's:
+// what [Options.OnDegrade] hears. It matches [ErrDegraded].
+type degradation struct{ msg string }
+
+func (d *degradation) Error() string        { return d.msg }
+func (d *degradation) Is(target error) bool { return target == ErrDegraded }
+
+func degraded(format string, args ...any) error {
+	return &degradation{fmt.Sprintf(format, args...)}
+}
+
+// note records that the conversion left something out, at most once per
+// text.
+func (w *walk) note(err error) {
+	if !slices.ContainsFunc(w.notes, func(e error) bool { return e.Error() == err.Error() }) {
+		w.notes = append(w.notes, err)
+	}
+}
+
 // schema converts s (the schema of a parameter, a body or a response) into
-// a JSON value, and adds to refs the component names it refers to.
-func (c *converter) schema(s *openapi3.SchemaRef, dir direction, refs map[string]bool) (any, error) {
+// a JSON value, adds to refs the component names it refers to, and
+// returns the notes on what it left out.
+func (c *converter) schema(s *openapi3.SchemaRef, dir direction, refs map[string]bool) (any, []error, error) {
 	if s == nil {
-		return map[string]any{}, nil
+		return map[string]any{}, nil, nil
 	}
 	raw, err := json.Marshal(s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var deps []string
-	out, err := c.rewrite(v, dir, &deps, 0)
+	w := &walk{dir: dir}
+	out, err := c.rewrite(v, w, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for _, d := range deps {
+	for _, d := range w.deps {
 		refs[d] = true
 	}
-	return out, nil
+	return out, w.notes, nil
 }
+
+// A defs is what a tool schema's $defs holds: the components it needs, the
+// notes of their conversions, and how many components a size limit left
+// out.
+type defs struct {
+	m     map[string]json.RawMessage
+	notes []error
+	cut   int // components left as {} by the size limit
+	depth int // the links from the root that were kept, when cut > 0
+}
+
+// stub is what a component that the size limit leaves out becomes: a
+// schema that accepts any value, so that every $ref still resolves.
+var stub = json.RawMessage(`{}`)
 
 // defs returns the $defs that the component names in refs need, with the
 // components those refer to, transitively. A component that refers to
 // itself (a tree, a linked list) is listed once.
-func (c *converter) defs(refs map[string]bool, dir direction) (map[string]json.RawMessage, error) {
+//
+// With limit > 0, the components are taken a level at a time (those refs
+// names, then those they refer to, ...) while their JSON, with base bytes
+// of the root schema, stays within limit; the first level is always
+// taken. The components of the levels past the limit that the kept ones
+// refer to become stubs.
+func (c *converter) defs(refs map[string]bool, dir direction, base, limit int) (*defs, error) {
+	out := &defs{}
 	if len(refs) == 0 {
-		return nil, nil
+		return out, nil
 	}
-	out := make(map[string]json.RawMessage)
-	queue := make([]string, 0, len(refs))
+	out.m = make(map[string]json.RawMessage)
+	level := make([]string, 0, len(refs))
 	for name := range refs {
-		queue = append(queue, name)
+		level = append(level, name)
 	}
-	slices.Sort(queue)
-	for len(queue) > 0 {
-		name := queue[0]
-		queue = queue[1:]
-		if _, ok := out[name]; ok {
-			continue
+	slices.Sort(level)
+	size := base
+	for depth := 0; len(level) > 0; depth++ {
+		comps := make([]*component, len(level))
+		grow := 0
+		for i, name := range level {
+			comps[i] = c.component(name, dir)
+			if comps[i].err != nil {
+				return nil, comps[i].err
+			}
+			grow += len(name) + len(comps[i].json) + 4
 		}
-		comp := c.component(name, dir)
-		if comp.err != nil {
-			return nil, comp.err
+		if limit > 0 && depth > 0 && size+grow > limit {
+			for _, name := range level {
+				out.m[name] = stub
+			}
+			out.cut, out.depth = len(level), depth
+			return out, nil
 		}
-		out[name] = comp.json
-		for _, d := range comp.deps {
-			if _, ok := out[d]; !ok {
-				queue = append(queue, d)
+		size += grow
+		seen := make(map[string]bool)
+		var next []string
+		for i, name := range level {
+			out.m[name] = comps[i].json
+			for _, e := range comps[i].notes {
+				if !slices.ContainsFunc(out.notes, func(n error) bool { return n.Error() == e.Error() }) {
+					out.notes = append(out.notes, e)
+				}
 			}
 		}
+		for _, comp := range comps {
+			for _, d := range comp.deps {
+				if _, ok := out.m[d]; !ok && !seen[d] {
+					seen[d] = true
+					next = append(next, d)
+				}
+			}
+		}
+		slices.Sort(next)
+		level = next
 	}
 	return out, nil
 }
@@ -131,70 +207,101 @@ func (c *converter) component(name string, dir direction) *component {
 	}
 	comp := &component{}
 	c.comps[key] = comp
-	var s *openapi3.SchemaRef
-	if c.doc.Components != nil {
-		s = c.doc.Components.Schemas[name]
-	}
-	if s == nil || s.Value == nil && s.Ref == "" {
-		comp.err = fmt.Errorf("%w: no schema %q in components", errUnsupportedRef, clip(name, 80))
-		return comp
-	}
-	// The component itself, not a $ref to it: marshal its value.
-	var raw []byte
-	var err error
-	if s.Ref != "" {
-		raw, err = json.Marshal(s) // an alias of another component
-	} else {
-		raw, err = json.Marshal(s.Value)
-	}
-	if err != nil {
-		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
-		return comp
-	}
 	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
-		return comp
+	if strings.HasPrefix(name, "/") {
+		// A place in the document other than a component: Linode's
+		// "#/components/schemas/X/properties/y", bundlers' "#/paths/...".
+		if v, comp.err = c.lookup(name); comp.err != nil {
+			return comp
+		}
+	} else {
+		var s *openapi3.SchemaRef
+		if c.doc.Components != nil {
+			s = c.doc.Components.Schemas[name]
+		}
+		if s == nil || s.Value == nil && s.Ref == "" {
+			comp.err = fmt.Errorf("%w: no schema %q in components", errUnsupportedRef, clip(name, 80))
+			return comp
+		}
+		// The component itself, not a $ref to it: marshal its value.
+		var raw []byte
+		var err error
+		if s.Ref != "" {
+			raw, err = json.Marshal(s) // an alias of another component
+		} else {
+			raw, err = json.Marshal(s.Value)
+		}
+		if err == nil {
+			err = json.Unmarshal(raw, &v)
+		}
+		if err != nil {
+			comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
+			return comp
+		}
 	}
-	out, err := c.rewrite(v, dir, &comp.deps, 0)
+	w := &walk{dir: dir, comp: name}
+	out, err := c.rewrite(v, w, 0)
 	if err != nil {
 		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
 		return comp
 	}
+	comp.deps, comp.notes = w.deps, w.notes
 	comp.json, comp.err = json.Marshal(out)
 	return comp
 }
 
 // Keywords whose value is a schema, a map of schemas, or a list of
-// schemas: the places rewrite descends into. Every other keyword's value
+// schemas: the places rewrite descends into (and items and
+// additionalItems, which it handles itself). Every other keyword's value
 // is data (enum, const, default, required, ...) and is kept as it is.
 var (
 	schemaKeywords = map[string]bool{
-		"items": true, "additionalProperties": true, "not": true, "contains": true,
+		"additionalProperties": true, "not": true, "contains": true,
 		"propertyNames": true, "if": true, "then": true, "else": true,
-		"unevaluatedItems": true, "unevaluatedProperties": true, "additionalItems": true,
-		"contentSchema": true,
+		"unevaluatedItems": true, "unevaluatedProperties": true, "contentSchema": true,
 	}
 	schemaMapKeywords  = map[string]bool{"properties": true, "patternProperties": true, "$defs": true, "definitions": true, "dependentSchemas": true}
 	schemaListKeywords = map[string]bool{"allOf": true, "anyOf": true, "oneOf": true, "prefixItems": true}
-	// OpenAPI's own annotations, which mean nothing to a JSON Schema
-	// validator or to a model and only make the schema longer.
-	droppedKeywords = map[string]bool{"xml": true, "externalDocs": true, "discriminator": true, "example": true}
+	// The other keywords of JSON Schema 2020-12 that are kept. Any keyword
+	// outside these lists (OpenAPI's example, xml, externalDocs and
+	// discriminator, x- extensions, a misspelt "max_items") is dropped: it
+	// means nothing to a validator, and a model reads the schema as one.
+	dataKeywords = map[string]bool{
+		"$schema": true, "$id": true, "$ref": true, "$anchor": true, "$dynamicRef": true, "$dynamicAnchor": true,
+		"$comment": true, "type": true, "enum": true, "const": true, "multipleOf": true, "maximum": true,
+		"exclusiveMaximum": true, "minimum": true, "exclusiveMinimum": true, "maxLength": true, "minLength": true,
+		"pattern": true, "maxItems": true, "minItems": true, "uniqueItems": true, "maxContains": true,
+		"minContains": true, "maxProperties": true, "minProperties": true, "required": true,
+		"dependentRequired": true, "title": true, "description": true, "default": true, "deprecated": true,
+		"readOnly": true, "writeOnly": true, "examples": true, "format": true, "contentEncoding": true,
+		"contentMediaType": true, "nullable": true,
+	}
+	// jsonTypes are the names "type" may give.
+	jsonTypes = []any{"null", "boolean", "object", "array", "number", "string", "integer"}
 )
 
-// rewrite returns a copy of the schema v in JSON Schema 2020-12: component
-// $refs point into $defs (their names appended to deps), OpenAPI 3.0's
-// nullable and boolean exclusiveMinimum/Maximum become their 2020-12
-// forms, OpenAPI-only annotations and x- extensions are dropped, and so
-// are the properties that do not go in dir's direction (readOnly ones in
-// the input, writeOnly ones in the output), from "required" too.
-func (c *converter) rewrite(v any, dir direction, deps *[]string, depth int) (any, error) {
+// rewrite returns a copy of the schema v in JSON Schema 2020-12, in the
+// form mcpkit's validator enforces as written: component $refs point into
+// $defs (their names appended to w.deps); OpenAPI 3.0's nullable and
+// boolean exclusiveMinimum/Maximum become their 2020-12 forms; other
+// drafts' keywords (dependencies, the array form of items, $recursiveRef)
+// become 2020-12's; keywords of no vocabulary are dropped; a pattern Go's
+// regexp cannot compile is dropped with a note; and so are the properties
+// that do not go in w's direction (readOnly ones in the input, writeOnly
+// ones in the output), from "required" too.
+func (c *converter) rewrite(v any, w *walk, depth int) (any, error) {
 	if depth > maxSchemaDepth {
 		return nil, fmt.Errorf("schema nested more than %d levels deep", maxSchemaDepth)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
 		return v, nil // true, false, or something the validator will judge
+	}
+	sub := func(v any) (any, error) {
+		if v == nil {
+			return map[string]any{}, nil // a null where a schema should be
+		}
+		return c.rewrite(v, w, depth+1)
 	}
 	out := make(map[string]any, len(m))
 	var dropped []string
@@ -206,11 +313,71 @@ func (c *converter) rewrite(v any, dir direction, deps *[]string, depth int) (an
 			if err != nil {
 				return nil, err
 			}
-			*deps = append(*deps, name)
+			w.deps = append(w.deps, name)
 			out[k] = "#/$defs/" + escapePointer(name)
-		case droppedKeywords[k] || strings.HasPrefix(k, "x-"):
+		case k == "$recursiveRef":
+			// 2019-09's recursion: OpenAPI 3.1 documents write "#" in a
+			// component for "this component".
+			if val == "#" && w.comp != "" {
+				w.deps = append(w.deps, w.comp)
+				out["$ref"] = "#/$defs/" + escapePointer(w.comp)
+			} else {
+				w.note(degraded("$recursiveRef %q outside a component schema is not checked", clip(fmt.Sprint(val), 80)))
+			}
+		case k == "pattern":
+			if p, ok := val.(string); ok {
+				if _, err := regexp.Compile(p); err != nil {
+					w.note(degraded("pattern %q is not checked: Go's regexp cannot compile it", clip(p, 80)))
+					continue
+				}
+			}
+			out[k] = val
+		case k == "dependencies":
+			// draft-07: a list is dependentRequired, a schema dependentSchemas.
+			deps, _ := val.(map[string]any)
+			for name, d := range deps {
+				kw := "dependentSchemas"
+				if _, isList := d.([]any); isList {
+					kw = "dependentRequired"
+				} else if r, err := sub(d); err != nil {
+					return nil, err
+				} else {
+					d = r
+				}
+				if out[kw] == nil {
+					out[kw] = map[string]any{}
+				}
+				if km, ok := out[kw].(map[string]any); ok {
+					km[name] = d
+				}
+			}
+		case k == "items" || k == "additionalItems":
+			if list, ok := val.([]any); ok && k == "items" {
+				// draft-07's tuple: prefixItems in 2020-12.
+				rl := make([]any, len(list))
+				for i, e := range list {
+					r, err := sub(e)
+					if err != nil {
+						return nil, err
+					}
+					rl[i] = r
+				}
+				out["prefixItems"] = rl
+				continue
+			}
+			r, err := sub(val)
+			if err != nil {
+				return nil, err
+			}
+			if k == "additionalItems" {
+				if _, tuple := m["items"].([]any); !tuple {
+					continue // means nothing without a tuple
+				}
+				k = "items"
+			}
+			out[k] = r
 		case schemaKeywords[k]:
-			r, err := c.rewrite(val, dir, deps, depth+1)
+			r, err := sub(val)
 			if err != nil {
 				return nil, err
 			}
@@ -218,40 +385,50 @@ func (c *converter) rewrite(v any, dir direction, deps *[]string, depth int) (an
 		case schemaMapKeywords[k]:
 			sm, ok := val.(map[string]any)
 			if !ok {
-				out[k] = val
 				continue
 			}
 			rm := make(map[string]any, len(sm))
-			for name, sub := range sm {
-				if k == "properties" && !goes(sub, dir) {
+			for name, s := range sm {
+				if k == "properties" && !goes(s, w.dir) {
 					dropped = append(dropped, name)
 					continue
 				}
-				r, err := c.rewrite(sub, dir, deps, depth+1)
+				if k == "patternProperties" {
+					if _, err := regexp.Compile(name); err != nil {
+						w.note(degraded("patternProperties %q is not checked: Go's regexp cannot compile it (nor additionalProperties beside it)", clip(name, 80)))
+						continue
+					}
+				}
+				r, err := sub(s)
 				if err != nil {
 					return nil, err
 				}
 				rm[name] = r
 			}
+			if k == "definitions" {
+				k = "$defs"
+			}
 			out[k] = rm
 		case schemaListKeywords[k]:
 			sl, ok := val.([]any)
 			if !ok {
-				out[k] = val
 				continue
 			}
 			rl := make([]any, len(sl))
-			for i, sub := range sl {
-				r, err := c.rewrite(sub, dir, deps, depth+1)
+			for i, s := range sl {
+				r, err := sub(s)
 				if err != nil {
 					return nil, err
 				}
 				rl[i] = r
 			}
 			out[k] = rl
-		default:
+		case dataKeywords[k]:
 			out[k] = val
 		}
+	}
+	if pp, ok := out["patternProperties"].(map[string]any); ok && len(pp) < len(asMap(m["patternProperties"])) {
+		delete(out, "additionalProperties") // what the dropped ones matched stays allowed
 	}
 	if req, ok := out["required"].([]any); ok && len(dropped) > 0 {
 		kept := make([]any, 0, len(req))
@@ -262,10 +439,12 @@ func (c *converter) rewrite(v any, dir direction, deps *[]string, depth int) (an
 		}
 		out["required"] = kept
 	}
-	if c.v30 {
-		from30(out)
-	}
-	return out, nil
+	return normalize(out), nil
+}
+
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
 }
 
 // goes reports whether a property whose schema is s belongs in a schema of
@@ -282,20 +461,15 @@ func goes(s any, dir direction) bool {
 	return m["writeOnly"] != true
 }
 
-// from30 rewrites, in place, the OpenAPI 3.0 keywords whose meaning
-// differs in JSON Schema 2020-12.
-func from30(s map[string]any) {
-	if n, ok := s["nullable"].(bool); ok {
-		delete(s, "nullable")
-		if n {
-			if t, ok := s["type"].(string); ok {
-				s["type"] = []any{t, "null"}
-			}
-			if e, ok := s["enum"].([]any); ok && !slices.Contains(e, nil) {
-				s["enum"] = append(slices.Clip(e), nil)
-			}
-		}
-	}
+// normalize rewrites, in place, the keywords whose meaning differs in
+// JSON Schema 2020-12, and returns the schema: nullable (OpenAPI 3.0's)
+// adds "null" to the type, or to the enum, or, for a schema with neither,
+// allows null besides what it says, as the document's authors meant;
+// boolean exclusiveMinimum and exclusiveMaximum (3.0's, and found in 3.1
+// documents) become the number form; a type that names no JSON type
+// ("file", of documents converted from Swagger 2.0) is a string or is
+// dropped.
+func normalize(s map[string]any) map[string]any {
 	for _, b := range [...][2]string{{"exclusiveMinimum", "minimum"}, {"exclusiveMaximum", "maximum"}} {
 		ex, ok := s[b[0]].(bool)
 		if !ok {
@@ -307,20 +481,122 @@ func from30(s map[string]any) {
 			delete(s, b[1])
 		}
 	}
+	switch t := s["type"].(type) {
+	case string:
+		if t == "file" {
+			s["type"] = "string"
+		} else if !slices.Contains(jsonTypes, any(t)) {
+			delete(s, "type")
+		}
+	case []any:
+		kept := slices.DeleteFunc(slices.Clone(t), func(e any) bool { return !slices.Contains(jsonTypes, e) })
+		if len(kept) == 0 {
+			delete(s, "type")
+		} else {
+			s["type"] = kept
+		}
+	case nil:
+	default:
+		delete(s, "type")
+	}
+	n, ok := s["nullable"].(bool)
+	delete(s, "nullable")
+	if !ok || !n {
+		return s
+	}
+	switch t := s["type"].(type) {
+	case string:
+		s["type"] = []any{t, "null"}
+	case []any:
+		if !slices.Contains(t, any("null")) {
+			s["type"] = append(t, "null")
+		}
+	}
+	if e, ok := s["enum"].([]any); ok {
+		if !slices.Contains(e, nil) {
+			s["enum"] = append(slices.Clip(e), nil)
+		}
+		return s
+	}
+	if _, typed := s["type"]; typed {
+		return s
+	}
+	// No type: null or what the schema says, its annotations kept outside.
+	inner := make(map[string]any, len(s))
+	for k, v := range s {
+		if !annotationKeywords[k] {
+			inner[k] = v
+			delete(s, k)
+		}
+	}
+	if len(inner) > 0 {
+		s["anyOf"] = []any{map[string]any{"type": "null"}, inner}
+	}
+	return s
 }
 
-// componentName returns the component schema a $ref names, or an error
-// for any other $ref.
+// annotationKeywords stay on a nullable schema that normalize wraps.
+var annotationKeywords = map[string]bool{
+	"title": true, "description": true, "default": true, "deprecated": true, "readOnly": true,
+	"writeOnly": true, "examples": true, "$comment": true,
+}
+
+// componentName returns the name in $defs of what a $ref inside the
+// document refers to: a component schema's name or, for another place of
+// the document, its JSON Pointer ("/components/schemas/X/properties/y",
+// which no component's name starts with). A $ref to another document is
+// an error.
 func componentName(ref string) (string, error) {
 	tail, ok := strings.CutPrefix(ref, componentPrefix)
 	if !ok || tail == "" || strings.Contains(tail, "/") {
-		return "", fmt.Errorf("%w %q: only refs to #/components/schemas/... are followed", errUnsupportedRef, clip(ref, 80))
+		ptr, local := strings.CutPrefix(ref, "#")
+		if !local || !strings.HasPrefix(ptr, "/") {
+			return "", fmt.Errorf("%w %q: only refs inside the document are followed", errUnsupportedRef, clip(ref, 80))
+		}
+		if u, err := url.PathUnescape(ptr); err == nil {
+			ptr = u
+		}
+		return ptr, nil
 	}
 	tail = strings.ReplaceAll(strings.ReplaceAll(tail, "~1", "/"), "~0", "~")
 	if u, err := url.PathUnescape(tail); err == nil {
 		tail = u
 	}
 	return tail, nil
+}
+
+// lookup returns the JSON value at the pointer ptr in the document.
+func (c *converter) lookup(ptr string) (any, error) {
+	if c.raw == nil {
+		data, err := json.Marshal(c.doc)
+		if err == nil {
+			err = json.Unmarshal(data, &c.raw)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	v := c.raw
+	for tok := range strings.SplitSeq(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch cur := v.(type) {
+		case map[string]any:
+			v = cur[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(cur) {
+				v = nil
+			} else {
+				v = cur[i]
+			}
+		default:
+			v = nil
+		}
+		if v == nil {
+			return nil, fmt.Errorf("%w: nothing at %q in the document", errUnsupportedRef, clip(ptr, 80))
+		}
+	}
+	return v, nil
 }
 
 // escapePointer escapes name as a JSON Pointer token, and what a URI
