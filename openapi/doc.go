@@ -63,4 +63,18 @@
 // Documents are parsed by github.com/getkin/kin-openapi, which reads
 // OpenAPI 3.0 and 3.1 with few dependencies; it lives in this module of
 // its own so that mcpkit's core does not depend on it.
+//
+// # Adding the module
+//
+// Until mcpkit is published, go get github.com/mcpkit/mcpkit/openapi
+// fails (403 Forbidden from the module proxy). With a checkout of the
+// repository at ../mcpkit, require this module and the root module with
+// replace directives of their own:
+//
+//	go mod edit -require=github.com/mcpkit/mcpkit@v0.0.0 -replace=github.com/mcpkit/mcpkit=../mcpkit
+//	go mod edit -require=github.com/mcpkit/mcpkit/openapi@v0.0.0 -replace=github.com/mcpkit/mcpkit/openapi=../mcpkit/openapi
+//	go mod tidy # once your code imports it
+//
+// The repository's README.md ("Use it in your module") has the go.work
+// alternative and its limits.
 package openapi
