@@ -281,3 +281,29 @@ func TestAttack35StatelessHarnessProgress(t *testing.T) {
 		}
 	}, opts)
 }
+
+// TestAttack35SkippedLayerNames: a layer a ForTools selection leaves out
+// is listed by Server.Pipeline as skipped, under the name of the function
+// that made it; for middleware.Bulkhead, and for a Chain of RequireScopes,
+// that is "mcpkit.Chain", which says nothing of what was skipped, while
+// the same layers are "middleware.Bulkhead" and "mcpkit.RequireScopes" for
+// the tools they apply to.
+func TestAttack35SkippedLayerNames(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "x"}, nil)
+	srv.Use(mcpkit.ForTools(mcpkit.Named("a"), middleware.Bulkhead(map[string]int{"a": 2}, nil)))
+	srv.Use(mcpkit.ForTools(mcpkit.Named("a"), mcpkit.Chain(mcpkit.RequireScopes("s:admin"))))
+	if err := srv.Add(okTool("a"), okTool("b")); err != nil {
+		t.Fatal(err)
+	}
+	names := func(tool string) []string {
+		layers, _ := srv.Pipeline(tool)
+		var out []string
+		for _, l := range layers {
+			out = append(out, fmt.Sprintf("%s skipped=%v", l.Name, l.Skipped))
+		}
+		return out
+	}
+	if got := names("b"); slices.Contains(got, "mcpkit.Chain skipped=true") {
+		t.Errorf("Pipeline(b) = %q; for a: %q", got, names("a"))
+	}
+}
