@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -105,11 +106,12 @@ func Claim(name string, values ...any) Predicate {
 			want.numbers = append(want.numbers, f)
 		}
 		if s, ok := v.(string); ok {
-			// The boolean or number the string spells, if any.
+			// The boolean or number the string spells, if any, for claims
+			// of that type (a claim that is a string is matched by text).
 			if b, ok := jsonBool(s); ok {
-				want.bools[boolIndex(b)] = true
+				want.spelledBools[boolIndex(b)] = true
 			} else if f, ok := jsonNumber(s); ok {
-				want.numbers = append(want.numbers, f)
+				want.spelled = append(want.spelled, f)
 			}
 		}
 	}
@@ -149,10 +151,17 @@ func Claim(name string, values ...any) Predicate {
 // claimValues are the values a Claim accepts, by kind, so that matching
 // needs no allocation. A string that spells a boolean or a number is also
 // held as that boolean or number.
+//
+// A string is matched against a string by its text alone: two strings
+// that spell the same number in other ways ("42" and "42.0") or that
+// spell numbers too large for a float64 to tell apart (IDs past 2^53)
+// are different strings.
 type claimValues struct {
-	strings []string
-	numbers []float64
-	bools   [2]bool // [false, true]
+	strings      []string
+	numbers      []float64 // given as numbers
+	bools        [2]bool   // given as booleans: [false, true]
+	spelled      []float64 // spelled by the strings given
+	spelledBools [2]bool   // spelled by the strings given
 }
 
 func (w *claimValues) match(v any) bool {
@@ -161,17 +170,18 @@ func (w *claimValues) match(v any) bool {
 		if slices.Contains(w.strings, v) {
 			return true
 		}
-		// A claim that spells a boolean or a number matches it.
+		// A claim that spells a boolean or a number matches the value
+		// given as that boolean or number.
 		if b, ok := jsonBool(v); ok {
 			return w.bools[boolIndex(b)]
 		}
 		f, ok := jsonNumber(v)
 		return ok && slices.Contains(w.numbers, f)
 	case bool:
-		return w.bools[boolIndex(v)]
+		return w.bools[boolIndex(v)] || w.spelledBools[boolIndex(v)]
 	}
 	f, ok := number(v)
-	return ok && slices.Contains(w.numbers, f)
+	return ok && (slices.Contains(w.numbers, f) || slices.Contains(w.spelled, f))
 }
 
 // jsonBool returns the boolean s spells as a JSON literal: "true" or
@@ -188,7 +198,9 @@ func jsonBool(s string) (b, ok bool) {
 
 // jsonNumber returns the number s spells as a JSON number: an optional
 // minus, digits without a leading zero, an optional fraction and
-// exponent; no blanks, no "+", no hex, no "NaN" or "Inf".
+// exponent; no blanks, no "+", no hex, no "NaN" or "Inf". A number a
+// float64 cannot hold exactly as an integer (past 2^53) is not taken
+// for one: such strings are IDs, which must not match their neighbours.
 func jsonNumber(s string) (float64, bool) {
 	i := 0
 	if i < len(s) && s[i] == '-' {
@@ -225,7 +237,10 @@ func jsonNumber(s string) (float64, bool) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	return f, err == nil
+	if err != nil || math.Abs(f) >= 1<<53 {
+		return 0, false
+	}
+	return f, true
 }
 
 func boolIndex(b bool) int {
