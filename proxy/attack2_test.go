@@ -1,0 +1,115 @@
+package proxy_test
+
+// Tests of a second outsider attack on the proxy under faults, after the
+// first round's defects were fixed. Each TestAttack2... test states what
+// should hold; a failing one is a defect of the library, reported, not
+// fixed here.
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/proxy"
+)
+
+// countingDial wraps dial and counts the connections it makes.
+func countingDial(dial proxy.Dial, n *atomic.Int64) proxy.Dial {
+	return func(ctx context.Context) (mcp.Transport, error) {
+		n.Add(1)
+		return dial(ctx)
+	}
+}
+
+// TestAttack2CancelKillsSharedConnection: over a transport other than
+// streamable HTTP (in memory here; stdio likewise), a caller that cancels
+// its call, or a call that reaches Options.Timeout, must fail alone. The
+// proxy takes any error that is not an answer for a broken session on
+// such a transport (forward.go, Upstream.broken), and a context error is
+// none: the cancel closes the one connection every caller shares, marks
+// the upstream down (with DropWhenDown its tools leave the catalog, and
+// other callers' calls of them fail as unknown tools) and the next call
+// dials it again (a stdio upstream's process is stopped and a new one
+// started, its state lost). The call in flight beside it survives only
+// because closing waits for it.
+func TestAttack2CancelKillsSharedConnection(t *testing.T) {
+	for _, how := range []string{"cancel", "timeout"} {
+		t.Run(how, func(t *testing.T) {
+			p := newProbe()
+			upstream := mcpkit.NewServer(&mcp.Implementation{Name: "mem"}, nil)
+			addTools(upstream, p)
+			var dials atomic.Int64
+			opts := &proxy.Options{Prefix: "m_", NoBreaker: true, DropWhenDown: true}
+			if how == "timeout" {
+				opts.Timeout = 2 * time.Second
+			}
+			up := newProxy(t, countingDial(inMemory(upstream), &dials), opts)
+			local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+			up.AddTo(local)
+			ada := mcpkittest.NewInMemoryServer(t, local, nil)
+			bob := mcpkittest.NewInMemoryServer(t, local, nil)
+
+			// Bob's call waits upstream, then is cancelled (or times out).
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			bobDone := make(chan struct{})
+			go func() {
+				defer close(bobDone)
+				bob.CallTool(ctx, "m_wait", nil)
+			}()
+			<-p.started
+			if how == "timeout" {
+				time.Sleep(1500 * time.Millisecond) // ada's call starts half a second before bob's ends
+			}
+			// Ada's call is in flight upstream when bob's ends: "steps"
+			// waits for proceed.
+			held := make(chan *mcp.CallToolResult, 1)
+			var wg sync.WaitGroup
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := ada.CallTool(t.Context(), "m_steps", nil)
+				if err != nil {
+					t.Errorf("ada: %v", err)
+				}
+				held <- res
+			}()
+			time.Sleep(100 * time.Millisecond) // ada's call reaches the upstream
+			if how == "cancel" {
+				cancel()
+			}
+			select {
+			case <-p.ended:
+			case <-time.After(10 * time.Second):
+				t.Fatal("bob's call never ended upstream")
+			}
+			<-bobDone
+			time.Sleep(200 * time.Millisecond) // what the proxy does with the failure happens now
+			if tl, _ := up.LookupTool(t.Context(), nil, "m_echo"); tl == nil {
+				t.Errorf("after bob's %s, the upstream's tools left the catalog (DropWhenDown): it was taken for down", how)
+			}
+			p.proceed <- struct{}{}
+			select {
+			case res := <-held:
+				if res == nil || resultText(res) != "done" {
+					t.Errorf("ada's call in flight when bob's call ended by %s: %q (error %v); want done", how, resultText(res), res != nil && res.IsError)
+				}
+			case <-time.After(10 * time.Second):
+				t.Error("ada's call never ended")
+			}
+			wg.Wait()
+			if res, err := ada.CallTool(t.Context(), "m_echo", map[string]any{"say": "again"}); err != nil || resultText(res) != "echo: again" {
+				t.Errorf("ada's next call: %v (%s)", err, resultText(res))
+			}
+			if n := dials.Load(); n != 1 {
+				t.Errorf("the upstream was dialled %d times; one caller's %s closed the connection all callers share", n, how)
+			}
+		})
+	}
+}
