@@ -6,7 +6,13 @@ package proxy_test
 // fixed here.
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -109,6 +115,70 @@ func TestAttack2CancelKillsSharedConnection(t *testing.T) {
 			}
 			if n := dials.Load(); n != 1 {
 				t.Errorf("the upstream was dialled %d times; one caller's %s closed the connection all callers share", n, how)
+			}
+		})
+	}
+}
+
+// TestAttack2OversizeRequestIDLastOverHTTP: an upstream of 2025-11-25 on
+// streamable HTTP asks its client for input on a call's stream with a
+// request larger than HTTPOptions.MaxResponseBytes. The proxy puts a
+// stand-in request in its place, which its client refuses, so the
+// upstream's request fails at once; on stdio the ID is looked for at the
+// line's end too. Over HTTP only the start of the event is kept (eventHead,
+// transport.go endEvent/kindOf), so a request whose "id" comes after its
+// "method" and "params" (the key order of the TypeScript SDK) is dropped:
+// the upstream waits for an answer that never comes, and the call with it
+// until the upstream gives up or Options.Timeout.
+func TestAttack2OversizeRequestIDLastOverHTTP(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		format string // the request, given the ID and the big message
+	}{
+		{"id first", `{"jsonrpc":"2.0","id":%s,"method":"elicitation/create","params":{"message":%q,"requestedSchema":{"type":"object"}}}`},
+		{"id last", `{"method":"elicitation/create","params":{"message":%[2]q,"requestedSchema":{"type":"object"}},"jsonrpc":"2.0","id":%[1]s}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			replied := make(chan struct{}, 1)
+			inner := scriptedUpstream(func(w http.ResponseWriter, id json.RawMessage) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				w.Header().Set("Mcp-Session-Id", "s1")
+				w.WriteHeader(http.StatusOK)
+				fmt.Fprintf(w, "event: message\ndata: "+c.format+"\n\n", `"ask-1"`, strings.Repeat("q", 100_000))
+				w.(http.Flusher).Flush()
+				text := "the client answered"
+				select {
+				case <-replied:
+				case <-time.After(8 * time.Second):
+					text = "no answer"
+				}
+				fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":%q}]}}\n\n", id, text)
+			})
+			s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method == http.MethodPost {
+					body, _ := io.ReadAll(r.Body)
+					r.Body = io.NopCloser(bytes.NewReader(body))
+					if bytes.Contains(body, []byte(`"ask-1"`)) {
+						select {
+						case replied <- struct{}{}:
+						default:
+						}
+					}
+				}
+				inner.ServeHTTP(w, r)
+			}))
+			up := newProxy(t, proxy.HTTP(s.url(), &proxy.HTTPOptions{MaxResponseBytes: 64 << 10, MaxRetries: -1}),
+				&proxy.Options{Prefix: "s_", ProtocolVersion: "2025-11-25", NoBreaker: true, Timeout: 20 * time.Second})
+			local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+			up.AddTo(local)
+			ts := mcpkittest.NewInMemoryServer(t, local, nil)
+			start := time.Now()
+			res, err := ts.CallTool(t.Context(), "s_t", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resultText(res); got != "the client answered" {
+				t.Errorf("after %v the upstream says %q: its oversize request got no answer", time.Since(start).Round(time.Millisecond), got)
 			}
 		})
 	}
