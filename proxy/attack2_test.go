@@ -226,3 +226,40 @@ func TestAttack2ForgedRefusalData(t *testing.T) {
 		t.Errorf("an upstream's JSON-RPC error is taken for the proxy's refusal of an oversize answer: %.120s...", seen)
 	}
 }
+
+// TestAttack2IdleSessionsTakenForFlapping: a healthy go-sdk upstream that
+// closes sessions idle for a few seconds (StreamableHTTPOptions.
+// SessionTimeout; its standalone stream does not count as activity) ends
+// the proxy's own session while no one calls. Each such loss comes less
+// than stableAfter (10 s) after the session began, so the proxy takes the
+// upstream for flapping (proxy.go, lost; catalog.go, refreshLoop): it is
+// marked down, and reached again only on the down schedule, 1, 2, 4, ...
+// up to 60 s, never reset since every session ends the same way. With
+// DropWhenDown its tools are out of the catalog for ever longer spells,
+// though every attempt to reach it succeeds.
+func TestAttack2IdleSessionsTakenForFlapping(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "idle"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return text("echo"), nil, nil
+	})
+	s := newSite(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{SessionTimeout: time.Second}))
+	up := newProxy(t, proxy.HTTP(s.url(), nil), &proxy.Options{Prefix: "i_", ProtocolVersion: "2025-11-25", DropWhenDown: true})
+	// Sample the catalog for 20 s once the first reconnections are past.
+	time.Sleep(4 * time.Second)
+	listed, samples := 0, 0
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		samples++
+		if tl, _ := up.LookupTool(t.Context(), nil, "i_echo"); tl != nil {
+			listed++
+		}
+	}
+	inits := 0
+	for _, r := range s.requests() {
+		if r.method == "initialize" {
+			inits++
+		}
+	}
+	if listed < samples*3/4 {
+		t.Errorf("a reachable upstream's tools were listed in %d of %d samples over 20 s (%d sessions opened in all, every one accepted)", listed, samples, inits)
+	}
+}
