@@ -263,3 +263,56 @@ func TestAttack2IdleSessionsTakenForFlapping(t *testing.T) {
 		t.Errorf("a reachable upstream's tools were listed in %d of %d samples over 20 s (%d sessions opened in all, every one accepted)", listed, samples, inits)
 	}
 }
+
+// TestAttack2ProgressDrainMalformed: a forwarded call waits, up to a
+// second after its answer, until the progress notifications its transport
+// counted under its token were handled (progress.go, progressRoute.close).
+// The transport counts by a pattern over the bytes (progressTokenRE); the
+// SDK hands on only what it can decode as a notification. A notification
+// the SDK drops (progress not a number; a "notification" with an id) is
+// counted and never handled, so every such call takes a second more.
+func TestAttack2ProgressDrainMalformed(t *testing.T) {
+	for _, c := range []struct{ name, format string }{
+		{"well-formed", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%q,"progress":1}}`},
+		{"progress a string", `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%q,"progress":"half"}}`},
+		{"with an id", `{"jsonrpc":"2.0","id":"n1","method":"notifications/progress","params":{"progressToken":%q,"progress":1}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				var msg struct {
+					Params struct {
+						Meta map[string]any `json:"_meta"`
+					}
+				}
+				json.Unmarshal(body, &msg)
+				token, _ := msg.Params.Meta["progressToken"].(string)
+				scriptedUpstream(func(w http.ResponseWriter, id json.RawMessage) {
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.Header().Set("Mcp-Session-Id", "s1")
+					fmt.Fprintf(w, "event: message\ndata: "+c.format+"\n\n", token)
+					fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"ok\"}]}}\n\n", id)
+				}).ServeHTTP(w, r)
+			}))
+			up := newProxy(t, proxy.HTTP(s.url(), &proxy.HTTPOptions{MaxRetries: -1}), &proxy.Options{Prefix: "s_", ProtocolVersion: "2025-11-25", NoBreaker: true})
+			local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+			up.AddTo(local)
+			ts := mcpkittest.NewInMemoryServer(t, local, &mcpkittest.Options{Client: &mcp.ClientOptions{
+				ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {},
+			}})
+			fastest := time.Hour
+			for i := range 3 {
+				start := time.Now()
+				res, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "s_t", Meta: mcp.Meta{"progressToken": fmt.Sprint(i)}})
+				if err != nil || resultText(res) != "ok" {
+					t.Fatalf("call: %v (%s)", err, resultText(res))
+				}
+				fastest = min(fastest, time.Since(start))
+			}
+			if fastest >= time.Second {
+				t.Errorf("the fastest of three calls took %v: each waited out the drain bound for a notification the SDK dropped", fastest.Round(time.Millisecond))
+			}
+		})
+	}
+}
