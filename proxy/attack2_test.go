@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -314,5 +316,85 @@ func TestAttack2ProgressDrainMalformed(t *testing.T) {
 				t.Errorf("the fastest of three calls took %v: each waited out the drain bound for a notification the SDK dropped", fastest.Round(time.Millisecond))
 			}
 		})
+	}
+}
+
+// TestAttack2ConcurrentProxiesShareRegistry: two Upstreams in one process
+// (one in memory, one over HTTP) share the registry of progress routes.
+// Callers call both at once with progress tokens; each client hears only
+// the tokens of its own calls; once done, no route is left registered;
+// after Close of both, and of the clients, the goroutines come back to
+// what they were. Run it with -race.
+func TestAttack2ConcurrentProxiesShareRegistry(t *testing.T) {
+	before := runtime.NumGoroutine()
+	func() {
+		hs := httptest.NewServer(progressUpstream().HTTPHandler(nil))
+		defer hs.Close()
+		client := &http.Client{Transport: &http.Transport{}}
+		defer client.CloseIdleConnections()
+		a, err := proxy.New(t.Context(), inMemory(progressUpstream()), &proxy.Options{Prefix: "a_"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := proxy.New(t.Context(), proxy.HTTP(hs.URL, &proxy.HTTPOptions{Client: client}), &proxy.Options{Prefix: "b_"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+		a.AddTo(local)
+		b.AddTo(local)
+		var wg sync.WaitGroup
+		for c := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				prefix := fmt.Sprintf("c%d-", c)
+				var mu sync.Mutex
+				var foreign []any
+				cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, &mcp.ClientOptions{
+					ProgressNotificationHandler: func(_ context.Context, n *mcp.ProgressNotificationClientRequest) {
+						if s, _ := n.Params.ProgressToken.(string); !strings.HasPrefix(s, prefix) {
+							mu.Lock()
+							foreign = append(foreign, n.Params.ProgressToken)
+							mu.Unlock()
+						}
+					},
+				}).Connect(t.Context(), func() mcp.Transport {
+					st, ct := mcp.NewInMemoryTransports()
+					if _, err := local.Connect(t.Context(), st, nil); err != nil {
+						t.Error(err)
+					}
+					return ct
+				}(), nil)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				defer cs.Close()
+				for i := range 10 {
+					name := []string{"a_burst", "b_burst"}[i%2]
+					res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Meta: mcp.Meta{"progressToken": fmt.Sprintf("%s%d", prefix, i)}})
+					if err != nil || resultText(res) != "done" {
+						t.Errorf("%s: %v (%s)", name, err, resultText(res))
+					}
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if len(foreign) > 0 {
+					t.Errorf("client %d heard the tokens of other calls: %v", c, foreign)
+				}
+			}()
+		}
+		wg.Wait()
+		if n := proxy.ProgressRoutes(); n != 0 {
+			t.Errorf("%d progress routes left registered after every call returned", n)
+		}
+		a.Close()
+		b.Close()
+	}()
+	if n := settleGoroutines(before); n > before {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Errorf("%d goroutines after Close, %d before:\n%s", n, before, buf)
 	}
 }
