@@ -6,9 +6,11 @@ package oauth
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -108,5 +110,47 @@ func TestProbe2IssuerBlipKeepsClientSessions(t *testing.T) {
 				t.Errorf("the same session once the issuer answers again: %v", err)
 			}
 		})
+	}
+}
+
+// TestAttack2ExchangeRotationChurnsSessions: an issuer whose exchanged
+// tokens live a minute (expires_in 60, or no lifetime said at all:
+// DefaultUnknownLifetime) has each reused for a minute less the
+// ExpiryMargin: 30 seconds. The proxy
+// keys a caller's upstream session by a digest of the credentials' values
+// (proxy/sessions.go, sessionKey), so each new exchanged token of the same
+// caller opens one more upstream session (an initialize round trip),
+// while the one before stays open until SessionIdle (5 minutes) or is
+// evicted: one steady caller holds some ten upstream sessions, and a few
+// such callers fill MaxSessions (64) and evict everyone else's. The
+// upstream binds a session to its user, not to the token: one session per
+// caller would do.
+func TestAttack2ExchangeRotationChurnsSessions(t *testing.T) {
+	iss := loopbackIssuer(t)
+	var minted atomic.Int64
+	exchangeTS := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"access_token":      fmt.Sprintf("exchanged-%d-%s", minted.Add(1), r.PostForm.Get("subject_token")),
+			"issued_token_type": accessTokenType, "token_type": "Bearer", "expires_in": 60,
+		})
+	}))
+	defer exchangeTS.Close()
+	rig := newGatewayRig(t, iss, mcpkittest.StatefulVersion, exchangeTS.URL)
+	clock := &testClock{t: time.Now()}
+	rig.exchange.now = clock.Now
+	cs := rig.connect(t, iss.mintFor(t, rig.gateway, "alice", "repo:read", nil), mcpkittest.StatelessVersion)
+	before := rig.inits.Load()
+	const minutes = 3
+	for i := range 2 * minutes {
+		if res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "whoami"}); err != nil || res.IsError {
+			t.Fatalf("call %d: %v %v", i, res, err)
+		}
+		clock.Advance(31 * time.Second)
+	}
+	t.Logf("%d initialize requests upstream, %d exchanges", rig.inits.Load()-before, minted.Load())
+	if n := rig.inits.Load() - before; n > 1 {
+		t.Errorf("one caller calling for %d minutes opened %d upstream sessions (%d exchanges), each left open until it idles out", minutes, n, minted.Load())
 	}
 }
