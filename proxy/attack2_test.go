@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -396,5 +397,90 @@ func TestAttack2ConcurrentProxiesShareRegistry(t *testing.T) {
 		buf := make([]byte, 1<<20)
 		buf = buf[:runtime.Stack(buf, true)]
 		t.Errorf("%d goroutines after Close, %d before:\n%s", n, before, buf)
+	}
+}
+
+// scopedUpstream is an mcpkit upstream behind the SDK's bearer check,
+// stateless (2026-07-28, no sessions), where "minted-for-X" is user X,
+// ada's token grants "admin" and no other does; its "admin" tool requires
+// that scope, "wait" holds until released.
+func scopedUpstream(t *testing.T, release <-chan struct{}, started chan<- string) *site {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "crm", Version: "1"}, nil)
+	srv.Use(mcpkit.ForTools(mcpkit.Named("admin"), mcpkit.RequireScopes("admin")))
+	srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "admin", InputSchema: objectSchema("")},
+		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return text("admin done"), nil })})
+	srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "wait", InputSchema: objectSchema("")},
+		Handler: mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			started <- req.TokenInfo().UserID
+			select {
+			case <-release:
+				return text("released"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})})
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		switch {
+		case token == "proxy-own":
+			return &auth.TokenInfo{UserID: "proxy", Expiration: time.Now().Add(time.Hour)}, nil
+		case strings.HasPrefix(token, "minted-for-"):
+			user := strings.TrimPrefix(token, "minted-for-")
+			info := &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}
+			if user == "ada" {
+				info.Scopes = []string{"admin"}
+			}
+			return info, nil
+		}
+		return nil, auth.ErrInvalidToken
+	}
+	return newSite(t, auth.RequireBearerToken(verify, nil)(srv.HTTPHandler(nil)))
+}
+
+// TestAttack2OneCallersRefusalBreaksSharedConnection: an upstream of
+// 2026-07-28 keeps no sessions, so the proxy sends every caller's calls on
+// its one connection, each with the caller's credentials. Bob's token
+// lacks a scope the upstream requires of a tool, and the upstream refuses
+// his call with 403 and the step-up challenge, as the authorization spec
+// says. The go-sdk client takes any 4xx but 429 on a POST for a broken
+// connection: bob's refusal ends the proxy's connection, and with it
+// ada's call in flight, which the upstream was serving. A caller's
+// refusal must fail that caller's call only.
+func TestAttack2OneCallersRefusalBreaksSharedConnection(t *testing.T) {
+	release, started := make(chan struct{}), make(chan string, 4)
+	s := scopedUpstream(t, release, started)
+	opts := gatewayOptions()
+	opts.ProtocolVersion = "" // the newest: no sessions
+	var dials atomic.Int64
+	up := newProxy(t, countingDial(proxy.HTTP(s.url(), &proxy.HTTPOptions{Header: http.Header{"Authorization": {"Bearer proxy-own"}}}), &dials), opts)
+	local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+	up.AddTo(local)
+	ada, bob := gatewayClient(t, local, "ada-secret"), gatewayClient(t, local, "bob-secret")
+	held := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		res, err := ada.CallTool(t.Context(), "crm_wait", nil)
+		if err != nil {
+			t.Errorf("ada: %v", err)
+		}
+		held <- res
+	}()
+	if who := <-started; who != "ada" {
+		t.Fatalf("the upstream served %q", who)
+	}
+	res, err := bob.CallTool(t.Context(), "crm_admin", nil)
+	if err != nil || !res.IsError {
+		t.Fatalf("bob without the scope: %v, %v", res, err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	close(release)
+	select {
+	case res := <-held:
+		if resultText(res) != "released" {
+			t.Errorf("ada's call in flight when bob was refused for scope: %q; want released", resultText(res))
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("ada's call never ended")
+	}
+	if n := dials.Load(); n != 1 {
+		t.Errorf("the upstream was dialled %d times: one caller's refusal ended the connection all callers share", n)
 	}
 }
