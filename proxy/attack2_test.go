@@ -405,6 +405,12 @@ func TestAttack2ConcurrentProxiesShareRegistry(t *testing.T) {
 // ada's token grants "admin" and no other does; its "admin" tool requires
 // that scope, "wait" holds until released.
 func scopedUpstream(t *testing.T, release <-chan struct{}, started chan<- string) *site {
+	return scopedUpstreamWith(t, release, started, nil)
+}
+
+// scopedUpstreamWith is scopedUpstream served with opts (Sessions: true
+// for an upstream that keeps sessions for older clients).
+func scopedUpstreamWith(t *testing.T, release <-chan struct{}, started chan<- string, opts *mcpkit.HTTPOptions) *site {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "crm", Version: "1"}, nil)
 	srv.Use(mcpkit.ForTools(mcpkit.Named("admin"), mcpkit.RequireScopes("admin")))
 	srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "admin", InputSchema: objectSchema("")},
@@ -433,7 +439,7 @@ func scopedUpstream(t *testing.T, release <-chan struct{}, started chan<- string
 		}
 		return nil, auth.ErrInvalidToken
 	}
-	return newSite(t, auth.RequireBearerToken(verify, nil)(srv.HTTPHandler(nil)))
+	return newSite(t, auth.RequireBearerToken(verify, nil)(srv.HTTPHandler(opts)))
 }
 
 // TestAttack2OneCallersRefusalBreaksSharedConnection: an upstream of
@@ -482,5 +488,39 @@ func TestAttack2OneCallersRefusalBreaksSharedConnection(t *testing.T) {
 	}
 	if n := dials.Load(); n != 1 {
 		t.Errorf("the upstream was dialled %d times: one caller's refusal ended the connection all callers share", n)
+	}
+}
+
+// TestAttack2OneCallersRefusalOpensBreaker: the upstream refuses bob's
+// calls of one tool for a scope his token lacks (403), a refusal about
+// bob, not about the upstream's health. The proxy reports it as an
+// *UpstreamError, which the upstream's one circuit breaker counts (the
+// first round made the proxy's own refusals tool errors, not the
+// upstream's refusals of a caller): a dozen calls of one under-privileged
+// caller open the circuit, and every other caller is refused for the
+// cooldown.
+func TestAttack2OneCallersRefusalOpensBreaker(t *testing.T) {
+	for _, ue := range upstreamEras {
+		t.Run(ue.version, func(t *testing.T) {
+			release, started := make(chan struct{}), make(chan string, 4)
+			s := scopedUpstreamWith(t, release, started, &mcpkit.HTTPOptions{Sessions: ue.sessions})
+			opts := gatewayOptions()
+			opts.ProtocolVersion = ue.version
+			opts.NoBreaker = false
+			up := newProxy(t, proxy.HTTP(s.url(), &proxy.HTTPOptions{Header: http.Header{"Authorization": {"Bearer proxy-own"}}}), opts)
+			local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+			up.AddTo(local)
+			ada, bob := gatewayClient(t, local, "ada-secret"), gatewayClient(t, local, "bob-secret")
+			for range 12 {
+				res, err := bob.CallTool(t.Context(), "crm_admin", nil)
+				if err != nil || !res.IsError {
+					t.Fatalf("bob without the scope: %v, %v", res, err)
+				}
+			}
+			res, err := ada.CallTool(t.Context(), "crm_admin", nil)
+			if err != nil || resultText(res) != "admin done" {
+				t.Errorf("ada, who has the scope, after bob was refused: %v (%s)", err, resultText(res))
+			}
+		})
 	}
 }
