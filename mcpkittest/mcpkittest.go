@@ -42,8 +42,10 @@ type Options struct {
 
 	// HTTP configures the SDK's streamable HTTP handler behind
 	// [mcpkit.Server.HTTPHandler] for [NewServer] and [NewStatelessServer]
-	// (as [mcpkit.HTTPOptions].SDK); JSONResponse is set by the
-	// constructor. It is ignored by [NewInMemoryServer].
+	// (as [mcpkit.HTTPOptions].SDK): answers stream as event streams, as
+	// srv.HTTPHandler(nil) serves them, so that the client hears a call's
+	// progress, unless JSONResponse is set. It is ignored by
+	// [NewInMemoryServer].
 	HTTP *mcp.StreamableHTTPOptions
 
 	// Header is sent with every HTTP request of the harness's client, for
@@ -171,7 +173,6 @@ func newHTTP(tb testing.TB, srv *mcpkit.Server, opts *Options, stateless bool, v
 	if opts.HTTP != nil {
 		hopts = *opts.HTTP
 	}
-	hopts.JSONResponse = stateless
 	if opts.ProtocolVersion != "" {
 		version = opts.ProtocolVersion
 	}
