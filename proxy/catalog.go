@@ -153,9 +153,10 @@ func (u *Upstream) wantRefresh() {
 // read, is tried again after a delay, from minRetry doubling up to
 // maxRetry, until it succeeds: so an upstream that was down when New ran,
 // or whose tools are dropped while it is away (and so are not called,
-// which would reconnect), comes back on its own. A session lost soon
-// after it began is reconnected on the same schedule, so that an upstream
-// that drops every session cannot make the proxy reconnect in a loop.
+// which would reconnect), comes back on its own. A lost session is
+// reconnected at once, but no sooner than minRetry after it connected, so
+// that an upstream that drops every session as it begins cannot make the
+// proxy reconnect in a loop, and one that drops idle sessions is served.
 // retrying says New's own attempt failed.
 func (u *Upstream) refreshLoop(retrying bool) {
 	defer u.loops.Done()
@@ -171,20 +172,19 @@ func (u *Upstream) refreshLoop(retrying bool) {
 			return
 		case <-u.refresh:
 			u.mu.Lock()
-			lost, flapping := u.session == nil, u.flapping
-			u.flapping = false
+			lost, lived := u.session == nil && u.down, u.lived
+			u.lived = minRetry
 			u.mu.Unlock()
-			switch {
-			case lost && flapping:
-				// Its sessions end as they begin: reach it again on the
-				// schedule of an upstream that is down.
+			if lost && lived < minRetry {
+				// Its sessions end as they begin: reconnect no sooner than
+				// minRetry after the last connection.
 				if retry == nil {
-					retry = time.After(delay)
-					delay = min(2*delay, maxRetry)
+					retry = time.After(minRetry - lived)
 				}
 				continue
-			case lost:
-				delay = minRetry // a session that lasted: start over
+			}
+			if lost {
+				delay = minRetry
 			}
 		case <-retry:
 		}

@@ -134,6 +134,12 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 				if e := tooLarge(wire); e != nil {
 					return nil, &UpstreamError{Upstream: u.Name(), Tool: f.name, Err: e}
 				}
+				if e := callerRefused(wire); e != nil {
+					// About the caller, not the upstream's health: a tool
+					// error, which the breaker does not count.
+					e.Upstream = u.Name()
+					return nil, mcpkit.NewToolError(e, mcpkit.Fatal)
+				}
 				if wire.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(wire.Message, "unknown tool") {
 					u.wantRefresh() // the tool left: the catalog is stale
 				}
@@ -181,7 +187,7 @@ func (f *forward) send(ctx context.Context, creds http.Header, params *mcp.CallT
 	if err == nil && res == nil {
 		err = errors.New("no result")
 	}
-	if err != nil && u.broken(err) {
+	if err != nil && ctx.Err() == nil && u.broken(err) {
 		if caller != nil {
 			u.sessions.forget(caller)
 		} else {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -86,19 +87,41 @@ func passedProgress(token string) {
 	}
 }
 
-var progressTokenRE = regexp.MustCompile(`"progressToken"\s*:\s*"(` + tokenPrefix + `[0-9a-f]{32})"`)
+var progressTokenRE = regexp.MustCompile(`^"progressToken":"(` + tokenPrefix + `[0-9a-f]{32})"$`)
 
-// proxyProgressToken returns the token of the proxy's that msg, a
-// notifications/progress message or its params, carries, or "" when msg
-// carries none.
+// proxyProgressToken returns the token of the proxy's that msg carries
+// when msg is a well-formed notifications/progress message (one the SDK
+// hands to its handler: no ID, a number for progress), or "".
 func proxyProgressToken(msg []byte) string {
-	if !bytes.Contains(msg, []byte(`"notifications/progress"`)) && !bytes.Contains(msg, []byte(`"progress"`)) {
+	if !bytes.Contains(msg, []byte(tokenPrefix)) || !bytes.Contains(msg, []byte(`"notifications/progress"`)) {
 		return ""
 	}
-	if m := progressTokenRE.FindSubmatch(msg); m != nil {
-		return string(m[1])
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
 	}
-	return ""
+	if json.Unmarshal(msg, &m) != nil || m.ID != nil || m.Method != "notifications/progress" {
+		return ""
+	}
+	return progressParamsToken(m.Params)
+}
+
+// progressParamsToken returns the proxy's token in params, the params of
+// a progress notification, when they are well formed, or "".
+func progressParamsToken(params []byte) string {
+	var p struct {
+		Token    any      `json:"progressToken"`
+		Progress *float64 `json:"progress"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Progress == nil {
+		return ""
+	}
+	token, _ := p.Token.(string)
+	if !progressTokenRE.MatchString(`"progressToken":"` + token + `"`) {
+		return ""
+	}
+	return token
 }
 
 // onProgress reports the upstream's progress of a forwarded call on the
@@ -146,7 +169,7 @@ type countingConn struct{ mcp.Connection }
 func (c *countingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
 	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "notifications/progress" {
-		if token := proxyProgressToken(r.Params); token != "" {
+		if token := progressParamsToken(r.Params); token != "" {
 			passedProgress(token)
 		}
 	}

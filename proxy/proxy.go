@@ -172,7 +172,7 @@ type Upstream struct {
 	mu        sync.Mutex
 	session   *mcp.ClientSession // nil while disconnected
 	connected time.Time          // when session connected
-	flapping  bool               // the last session lost ended soon after it began
+	lived     time.Duration      // how long the last session lost lasted
 	down      bool               // the last attempt to reach the upstream failed
 	closed    bool
 	servers   []*mcpkit.Server
@@ -512,7 +512,7 @@ func (u *Upstream) lost(cs *mcp.ClientSession) {
 		return
 	}
 	u.session = nil
-	u.flapping = time.Since(u.connected) < stableAfter
+	u.lived = time.Since(u.connected)
 	wasDown := u.down
 	u.down = true
 	u.mu.Unlock()
@@ -523,11 +523,6 @@ func (u *Upstream) lost(cs *mcp.ClientSession) {
 	}
 	u.wantRefresh() // reconnect in the background
 }
-
-// stableAfter is how long a session must last for its loss to be
-// reconnected at once: an upstream whose sessions end sooner is reached
-// again on the schedule of an upstream that is down.
-const stableAfter = 10 * time.Second
 
 // An attempt is one connection attempt, which callers share.
 type attempt struct {

@@ -99,6 +99,15 @@ func (t *roundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(call) > 0 && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+		// The upstream refuses this caller's credentials: that call fails,
+		// not the connection the SDK would end for it.
+		if id := requestID(req); id != nil {
+			e := &CallerRefusedError{Status: resp.StatusCode, Challenge: clip(resp.Header.Get("WWW-Authenticate"))}
+			resp.Body.Close()
+			return answer(req, errorMessage(id, e.Error(), refusedMark, e)), nil
+		}
+	}
 	b := &bound{req: req, limit: t.limit}
 	switch ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct {
 	case "text/event-stream":
@@ -147,6 +156,80 @@ func standIn(id json.RawMessage) []byte {
 	return msg
 }
 
+// A CallerRefusedError reports that the upstream refused the credentials
+// a call carried for its caller ([Options.Credentials]), with HTTP 401 or
+// 403: a caller without the scope a tool needs upstream, a token the
+// upstream does not accept. Only that call fails, with a fatal tool error
+// (the upstream's circuit breaker does not count it), and the connection
+// other callers share goes on.
+type CallerRefusedError struct {
+	Upstream  string `json:"-"`
+	Status    int    `json:"status"`              // 401 or 403
+	Challenge string `json:"challenge,omitempty"` // the upstream's WWW-Authenticate, clipped
+}
+
+func (e *CallerRefusedError) Error() string {
+	who := "the upstream"
+	if e.Upstream != "" {
+		who = fmt.Sprintf("upstream %q", e.Upstream)
+	}
+	s := fmt.Sprintf("%s refused the caller's credentials: HTTP %d", who, e.Status)
+	if e.Challenge != "" {
+		s += " (" + e.Challenge + ")"
+	}
+	return s
+}
+
+// refusedMark marks the data of a CallerRefusedError put in place of an
+// answer.
+const refusedMark = "io.github.mcpkit/proxy.callerRefused"
+
+// callerRefused returns the error of a refusal of a caller's credentials
+// put in place of an answer, or nil.
+func callerRefused(wire *jsonrpc.Error) *CallerRefusedError {
+	var data map[string]*CallerRefusedError
+	if !bytes.Contains(wire.Data, []byte(refusedMark)) || json.Unmarshal(wire.Data, &data) != nil {
+		return nil
+	}
+	e := data[refusedMark]
+	if e == nil || e.Status != http.StatusUnauthorized && e.Status != http.StatusForbidden {
+		return nil
+	}
+	e.Challenge = clip(e.Challenge)
+	return e
+}
+
+// errorMessage returns a JSON-RPC error message for id, with mark: value
+// as its data.
+func errorMessage(id json.RawMessage, text, mark string, value any) []byte {
+	msg, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"id":      id,
+		"error": map[string]any{
+			"code":    jsonrpc.CodeInternalError,
+			"message": text,
+			"data":    map[string]any{mark: value},
+		},
+	})
+	return msg
+}
+
+// answer returns an HTTP response to req whose body is the JSON message
+// msg.
+func answer(req *http.Request, msg []byte) *http.Response {
+	return &http.Response{
+		Status:        "200 OK",
+		StatusCode:    http.StatusOK,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        http.Header{"Content-Type": {"application/json"}},
+		Body:          io.NopCloser(bytes.NewReader(msg)),
+		ContentLength: int64(len(msg)),
+		Request:       req,
+	}
+}
+
 // refusalMark marks, in the data of the JSON-RPC error that takes the
 // place of an answer over the bound, that the proxy put it there.
 const refusalMark = "io.github.mcpkit/proxy.responseTooLarge"
@@ -154,16 +237,7 @@ const refusalMark = "io.github.mcpkit/proxy.responseTooLarge"
 // refusal returns the JSON-RPC error message, for the request id, that
 // takes the place of an answer over the bound e.
 func refusal(id json.RawMessage, e *ResponseTooLargeError) []byte {
-	msg, _ := json.Marshal(map[string]any{
-		"jsonrpc": "2.0",
-		"id":      id,
-		"error": map[string]any{
-			"code":    jsonrpc.CodeInternalError,
-			"message": e.Error(),
-			"data":    map[string]any{refusalMark: e},
-		},
-	})
-	return msg
+	return errorMessage(id, e.Error(), refusalMark, e)
 }
 
 // tooLarge returns the error of a refusal put in place of an answer, or
@@ -176,7 +250,12 @@ func tooLarge(wire *jsonrpc.Error) *ResponseTooLargeError {
 	if json.Unmarshal(wire.Data, &data) != nil || data[refusalMark] == nil {
 		return nil
 	}
-	return data[refusalMark]
+	// Only what the proxy writes: an upstream may send this data too.
+	switch e := data[refusalMark]; e.Option {
+	case "HTTPOptions.MaxResponseBytes", "CommandOptions.MaxMessageBytes":
+		return e
+	}
+	return nil
 }
 
 // bound is the size bound of one HTTP response, and what takes the place
@@ -325,6 +404,7 @@ type eventFilter struct {
 
 	event    []byte // the event read so far, while within the bound
 	head     []byte // the start of an event over the bound
+	tail     []byte // and its end
 	size     int64  // its size, counted on over the bound
 	midLine  bool   // the last chunk read did not end its line
 	out      []byte // what to pass on next
@@ -350,7 +430,11 @@ func (f *eventFilter) Read(p []byte) (int, error) {
 		case f.head == nil:
 			whole := append(f.event, chunk...)
 			f.head = append([]byte(nil), whole[:min(len(whole), eventHead)]...)
+			f.tail = append(f.tail[:0], whole[max(0, len(whole)-idWindow):]...)
 			f.event = f.event[:0]
+		default:
+			f.tail = append(f.tail, chunk...)
+			f.tail = f.tail[max(0, len(f.tail)-idWindow):]
 		}
 		if blank {
 			f.endEvent()
@@ -364,7 +448,7 @@ func (f *eventFilter) Read(p []byte) (int, error) {
 			if f.size > f.limit {
 				f.endEvent()
 			}
-			f.event, f.head, f.size = f.event[:0], nil, 0
+			f.event, f.head, f.tail, f.size = f.event[:0], nil, f.tail[:0], 0
 			f.finished = true
 		default:
 			return 0, err
@@ -377,9 +461,16 @@ func (f *eventFilter) Read(p []byte) (int, error) {
 
 // endEvent passes the event read on, or what takes its place.
 func (f *eventFilter) endEvent() {
-	defer func() { f.event, f.head, f.size = f.event[:0], nil, 0 }()
+	defer func() { f.event, f.head, f.tail, f.size = f.event[:0], nil, f.tail[:0], 0 }()
 	if f.size > f.limit {
-		switch kind, id := kindOf(eventData(f.head)); {
+		kind, id := kindOf(eventData(f.head))
+		if id == nil && kind == askingKind {
+			// An ID after the method (as the TypeScript SDK writes it).
+			if m := tailID.FindSubmatch(bytes.TrimRight(f.tail, "\r\n")); m != nil {
+				id = json.RawMessage(m[1])
+			}
+		}
+		switch {
 		case kind == answerKind:
 			if msg := f.refusal(0); msg != nil {
 				f.out = append(f.out, "event: message\ndata: "...)
@@ -394,7 +485,7 @@ func (f *eventFilter) endEvent() {
 		}
 		return
 	}
-	if token := proxyProgressToken(f.event); token != "" {
+	if token := proxyProgressToken(eventData(f.event)); token != "" {
 		mark, ours := f.req.Context().Value(callKey{}).(callMark)
 		if ours && (mark.route == nil || mark.route.token != token) {
 			return // another call's progress on this call's stream
