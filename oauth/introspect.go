@@ -83,7 +83,8 @@ type IntrospectionVerifier struct {
 	now              func() time.Time
 	ttl, skew        time.Duration
 
-	cache   *lru[[sha256.Size]byte, verdict] // by the token's SHA-256: the token itself is not kept
+	cache   *lru[[sha256.Size]byte, verdict] // answers that grant, by the token's SHA-256: the token itself is not kept
+	refused *lru[[sha256.Size]byte, verdict] // answers that refuse, apart, so that made-up tokens cannot evict good answers
 	asking  chan struct{}                    // a slot per question in flight (see maxQuestions)
 	flights singleflight.Group               // the questions under way, by the token's SHA-256
 
@@ -152,6 +153,7 @@ func NewIntrospectionVerifier(ctx context.Context, issuer, audience string, opts
 		ttl:     cmpOr(opts.CacheTTL, DefaultCacheTTL),
 		skew:    opts.ClockSkew,
 		cache:   newLRU[[sha256.Size]byte, verdict](size),
+		refused: newLRU[[sha256.Size]byte, verdict](size),
 		asking:  make(chan struct{}, maxQuestions),
 	}, nil
 }
@@ -181,7 +183,11 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 	}
 	key := sha256.Sum256([]byte(token))
 	now := v.now()
-	if c, ok := v.cache.get(key, now); ok {
+	c, ok := v.cache.get(key, now)
+	if !ok {
+		c, ok = v.refused.get(key, now)
+	}
+	if ok {
 		if c.err != nil {
 			return nil, c.err
 		}
@@ -220,7 +226,11 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 			until = info.Expiration.Add(v.skew)
 		}
 		c := verdict{info, err}
-		v.cache.put(key, c, until)
+		if err != nil {
+			v.refused.put(key, c, until)
+		} else {
+			v.cache.put(key, c, until)
+		}
 		return c, nil
 	})
 	select {

@@ -120,7 +120,7 @@ func (n *memNet) serve(t testing.TB, addr string, h http.Handler) *httptest.Serv
 }
 
 // fakeIssuer is an authorization server with its metadata (RFC 8414), a
-// JWKS, an introspection endpoint (every token is active but "inactive")
+// JWKS, an introspection endpoint (every token is active but those that begin "inactive")
 // and a token endpoint for token exchange, on a memNet, whose endpoints the
 // test can make hang: a hung request is accepted and never answered, until
 // its client gives up or the test ends.
@@ -212,7 +212,7 @@ func (f *fakeIssuer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{pub}})
 	case introspectPath:
 		r.ParseForm()
-		if r.PostForm.Get("token") == "inactive" {
+		if strings.HasPrefix(r.PostForm.Get("token"), "inactive") {
 			json.NewEncoder(w).Encode(map[string]any{"active": false})
 			return
 		}

@@ -117,7 +117,7 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 	// An upstream that forgot the session (it restarted) did not run the
 	// call: it is sent once more on a new one.
 	for try := 0; ; try++ {
-		res, err := f.send(ctx, creds, params, mark.route)
+		res, err := f.send(ctx, mcpkit.VerifiedPrincipal(req), creds, params, mark.route)
 		if errors.Is(err, mcp.ErrSessionMissing) && try == 0 && ctx.Err() == nil {
 			continue
 		}
@@ -158,12 +158,13 @@ type toolRefusal struct{ err error }
 
 func (r *toolRefusal) Error() string { return r.err.Error() }
 
-// send sends one call to the upstream: on the session of the credentials
-// creds when the upstream keeps sessions and the call has credentials of
-// its own, on the proxy's connection otherwise. A session the upstream
+// send sends one call to the upstream: on the session of its caller
+// (principal, or its credentials creds) when the upstream keeps sessions
+// and the call has credentials of its own, on the proxy's connection
+// otherwise; either way with creds on its request. A session the upstream
 // forgot is forgotten too, so that the next call opens another; a broken
 // connection is found by its watch (see Upstream.watch, sessions.open).
-func (f *forward) send(ctx context.Context, creds http.Header, params *mcp.CallToolParams, route *progressRoute) (*mcp.CallToolResult, error) {
+func (f *forward) send(ctx context.Context, principal string, creds http.Header, params *mcp.CallToolParams, route *progressRoute) (*mcp.CallToolResult, error) {
 	u := f.u
 	cs, err := u.current(ctx)
 	if err != nil {
@@ -171,7 +172,7 @@ func (f *forward) send(ctx context.Context, creds http.Header, params *mcp.CallT
 	}
 	var caller *callerSession
 	if len(creds) > 0 && cs.ID() != "" {
-		if caller, err = u.sessions.acquire(ctx, creds); err != nil {
+		if caller, err = u.sessions.acquire(ctx, principal, creds); err != nil {
 			if errors.Is(err, ErrTooManySessions) {
 				return nil, &toolRefusal{mcpkit.NewToolError(err, mcpkit.Retryable)}
 			}

@@ -112,8 +112,11 @@ type Options struct {
 	Credentials func(ctx context.Context, req *mcpkit.Request) (http.Header, error)
 
 	// MaxSessions bounds the sessions the proxy keeps open with an
-	// upstream that keeps sessions, one per set of [Options.Credentials]
-	// headers. Such an upstream binds a session to the user who opened it
+	// upstream that keeps sessions, one per caller: per verified principal
+	// ([mcpkit.VerifiedPrincipal]), or per set of [Options.Credentials]
+	// headers for a caller without one. A caller keeps its session when
+	// its credentials change (an exchanged token renewed): each call
+	// carries its own on its own request. Such an upstream binds a session to the user who opened it
 	// and refuses any other's calls on it ("session user mismatch"), so a
 	// call with credentials of its own goes on a session opened with them
 	// (its first call waits for the upstream's initialize). Past the bound

@@ -28,7 +28,8 @@ const (
 var ErrTooManySessions = errors.New("proxy: too many upstream sessions in use")
 
 // sessions are the upstream sessions the proxy opens for callers, one per
-// set of credentials, when the upstream keeps sessions: such an upstream
+// verified principal (or set of credentials, for a caller without one),
+// when the upstream keeps sessions: such an upstream
 // binds a session to the user who opened it and refuses another user's
 // calls on it, so the proxy's own session serves only the proxy. Each is
 // opened with the caller's credentials, has no event stream, and serves
@@ -92,11 +93,19 @@ func sessionKey(h http.Header) string {
 	return hex.EncodeToString(d.Sum(nil))
 }
 
-// acquire returns the session of the credentials h, opening it if need be,
-// held for one call until release. It waits for the opening as long as ctx
-// allows.
-func (s *sessions) acquire(ctx context.Context, h http.Header) (*callerSession, error) {
-	key := sessionKey(h)
+// acquire returns the session of the caller principal (or, without one,
+// of the credentials h), opening it with h if need be, held for one call
+// until release. It waits for the opening as long as ctx allows.
+//
+// A caller keeps its session when its credentials change (a token that
+// expired, exchanged again): the upstream binds a session to its user,
+// and each call carries its own credentials on its own request, so a
+// caller's calls go with their own token whichever opened the session.
+func (s *sessions) acquire(ctx context.Context, principal string, h http.Header) (*callerSession, error) {
+	key := "credentials:" + sessionKey(h)
+	if principal != "" {
+		key = "principal:" + principal
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
