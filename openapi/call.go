@@ -150,7 +150,7 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 	// The template is escaped before the values go in, so that the whole
 	// path is a valid encoding and is sent as built: a value's %2F stays
 	// %2F and never becomes a separator.
-	p := escapedPath(o.path)
+	var subst []string // placeholder, value: put in in one pass, never re-read
 	var query []string
 	var cookies []string
 	header := make(http.Header)
@@ -174,7 +174,7 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 				// reach another path than its operation's.
 				return nil, mcpkit.ToolErrorf("argument %q: a path parameter cannot be empty, \".\" or \"..\"", clip(a.key, 80))
 			}
-			p = strings.ReplaceAll(p, escapedPath("{"+a.name+"}"), pv)
+			subst = append(subst, escapedPath("{"+a.name+"}"), pv)
 		case "query":
 			query = append(query, queryValue(a, v)...)
 		case "header":
@@ -187,6 +187,7 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 			cookies = append(cookies, a.name+"="+simple(v, false, url.QueryEscape))
 		}
 	}
+	p := strings.NewReplacer(subst...).Replace(escapedPath(o.path))
 	u := *o.base
 	u.RawPath = strings.TrimSuffix(o.base.EscapedPath(), "/") + p
 	var err error
@@ -344,6 +345,12 @@ func pathValue(a param, v any) string {
 func queryValue(a param, v any) []string {
 	esc := url.QueryEscape
 	name := esc(a.name)
+	if a.style == "deepObject" {
+		// As form bodies send it, at any depth: k[a][b]=1, k[0]=x.
+		var out []string
+		deepPairs(a.name, v, func(k, v string) { out = append(out, esc(k)+"="+esc(v)) })
+		return out
+	}
 	switch v := v.(type) {
 	case []any:
 		parts := make([]string, len(v))
@@ -367,10 +374,6 @@ func queryValue(a param, v any) []string {
 		keys, vals := pairs(v, esc)
 		var out []string
 		switch {
-		case a.style == "deepObject":
-			for i := range keys {
-				out = append(out, name+"%5B"+keys[i]+"%5D="+vals[i])
-			}
 		case a.explode:
 			for i := range keys {
 				out = append(out, keys[i]+"="+vals[i])
