@@ -157,6 +157,7 @@ func (c *converter) defs(refs map[string]bool, dir direction, base, limit int) (
 	}
 	slices.Sort(level)
 	size := base
+	var prev []string // the last level kept
 	for depth := 0; len(level) > 0; depth++ {
 		comps := make([]*component, len(level))
 		grow := 0
@@ -168,13 +169,25 @@ func (c *converter) defs(refs map[string]bool, dir direction, base, limit int) (
 			grow += len(name) + len(comps[i].json) + 4
 		}
 		if limit > 0 && depth > 0 && size+grow > limit {
+			stubbed := make(map[string]bool, len(level))
 			for _, name := range level {
 				out.m[name] = stub
+				stubbed[name] = true
+			}
+			// A oneOf with two stubs among its branches would match every
+			// value twice, and refuse it: in the last kept level, whose
+			// components are the only ones that refer to stubs, such a
+			// oneOf becomes an anyOf.
+			for _, name := range prev {
+				if js, changed := loosenOneOf(out.m[name], stubbed); changed {
+					out.m[name] = js
+				}
 			}
 			out.cut, out.depth = len(level), depth
 			return out, nil
 		}
 		size += grow
+		prev = level
 		seen := make(map[string]bool)
 		var next []string
 		for i, name := range level {
@@ -197,6 +210,60 @@ func (c *converter) defs(refs map[string]bool, dir direction, base, limit int) (
 		level = next
 	}
 	return out, nil
+}
+
+// loosenOneOf returns the schema js with each oneOf that has a branch
+// referring to a stubbed component turned into an anyOf, and whether it
+// changed anything. The schema js is shared and is not modified.
+func loosenOneOf(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, bool) {
+	var v any
+	if json.Unmarshal(js, &v) != nil {
+		return js, false
+	}
+	changed := false
+	var visit func(v any, depth int)
+	visit = func(v any, depth int) {
+		if depth > maxSchemaDepth {
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			if branches, ok := v["oneOf"].([]any); ok && slices.ContainsFunc(branches, func(b any) bool {
+				ref, _ := asMap(b)["$ref"].(string)
+				name, err := componentName(strings.Replace(ref, "#/$defs/", componentPrefix, 1))
+				return ref != "" && err == nil && stubbed[name]
+			}) {
+				delete(v, "oneOf")
+				if other, ok := v["anyOf"].([]any); ok {
+					// Both must hold: the anyOf moves into an allOf.
+					v["allOf"] = append(slices.Clip(asSlice(v["allOf"])), map[string]any{"anyOf": other})
+				}
+				v["anyOf"] = branches
+				changed = true
+			}
+			for _, e := range v {
+				visit(e, depth+1)
+			}
+		case []any:
+			for _, e := range v {
+				visit(e, depth+1)
+			}
+		}
+	}
+	visit(v, 0)
+	if !changed {
+		return js, false
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return js, false
+	}
+	return out, true
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
 }
 
 // component converts the component schema name, once per direction.
