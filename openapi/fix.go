@@ -16,13 +16,39 @@ import (
 func fix(doc *openapi3.T) {
 	schemas := allSchemas(doc)
 	for _, s := range schemas {
-		if s.Default != nil && !fits(s, s.Default) {
+		if s.Default != nil && (nesting(s.Default, 0) > maxDefaultDepth || !fits(s, s.Default)) {
 			s.Default = nil
 		}
 	}
 	for _, s := range schemas {
 		discriminate(s)
 	}
+}
+
+// maxDefaultDepth bounds the nesting of a default that is checked against
+// its schema: the parser's validator tries every branch of a oneOf or
+// anyOf at every level, so the check of a deeper default can take time
+// exponential in its depth. A deeper default is dropped, unchecked.
+const maxDefaultDepth = 4
+
+// nesting returns how deeply arrays and objects nest in v, counting from
+// depth and stopping past maxDefaultDepth.
+func nesting(v any, depth int) int {
+	if depth > maxDefaultDepth {
+		return depth
+	}
+	deepest := depth
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			deepest = max(deepest, nesting(e, depth+1))
+		}
+	case map[string]any:
+		for _, e := range v {
+			deepest = max(deepest, nesting(e, depth+1))
+		}
+	}
+	return deepest
 }
 
 // fits reports whether v is valid against s, as the parser's own
