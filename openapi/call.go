@@ -123,7 +123,11 @@ func (e *HTTPError) class() mcpkit.ErrorClass {
 // ServeTool builds the operation's request from the call's arguments,
 // sends it, and turns the answer into a result.
 func (o *operation) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	hreq, err := o.request(ctx, req.Arguments)
+	args := req.Arguments
+	if given, ok := ctx.Value(givenKey{}).(json.RawMessage); ok {
+		args = onlyGiven(args, given)
+	}
+	hreq, err := o.request(ctx, args)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +141,85 @@ func (o *operation) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Ca
 		return nil, err
 	}
 	return o.result(status, header, body)
+}
+
+// givenKey is the context key of the arguments as the call gave them,
+// before the server filled in the input schema's defaults.
+type givenKey struct{}
+
+// keepGiven is the tool's outermost middleware: it records the arguments
+// as given, so that the request sends what the caller gave and no default
+// the server filled in. A default says what the API assumes when a value
+// is absent; sending it changes what the caller left alone (a partial
+// update that clears what it does not name).
+func keepGiven(next mcpkit.Handler) mcpkit.Handler {
+	return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return next.ServeTool(context.WithValue(ctx, givenKey{}, req.Arguments), req)
+	})
+}
+
+// onlyGiven returns the arguments args (validated, perhaps coerced, with
+// defaults filled in) without the object members that given, the
+// arguments as the call gave them, does not have, at any depth; args
+// comes back as it is when nothing is left out or the two cannot be
+// matched.
+func onlyGiven(args, given json.RawMessage) json.RawMessage {
+	if bytes.Equal(args, given) {
+		return args
+	}
+	var a, g any
+	if json.Unmarshal(given, &g) != nil {
+		return args
+	}
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	if d.Decode(&a) != nil {
+		return args
+	}
+	if !prune(a, g, 0) {
+		return args
+	}
+	out, err := json.Marshal(a)
+	if err != nil {
+		return args
+	}
+	return out
+}
+
+// prune deletes, in place, the members of the objects in a that the
+// matching objects of g do not have, and reports whether it deleted any.
+func prune(a, g any, depth int) bool {
+	if depth > maxSchemaDepth {
+		return false
+	}
+	changed := false
+	switch a := a.(type) {
+	case map[string]any:
+		gm, ok := g.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range a {
+			gv, given := gm[k]
+			if !given {
+				delete(a, k)
+				changed = true
+			} else if prune(v, gv, depth+1) {
+				changed = true
+			}
+		}
+	case []any:
+		gl, ok := g.([]any)
+		if !ok || len(gl) != len(a) {
+			return false
+		}
+		for i := range a {
+			if prune(a[i], gl[i], depth+1) {
+				changed = true
+			}
+		}
+	}
+	return changed
 }
 
 // request builds the HTTP request for the arguments args.
