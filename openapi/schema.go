@@ -103,6 +103,9 @@ func (c *converter) schema(s *openapi3.SchemaRef, dir direction, refs map[string
 	if s == nil {
 		return map[string]any{}, nil, nil
 	}
+	if err := checkDepth(s); err != nil {
+		return nil, nil, err
+	}
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return nil, nil, err
@@ -120,6 +123,56 @@ func (c *converter) schema(s *openapi3.SchemaRef, dir direction, refs map[string
 		refs[d] = true
 	}
 	return out, w.notes, nil
+}
+
+// errTooDeep is the error for a schema nested past maxSchemaDepth.
+var errTooDeep = fmt.Errorf("schema nested more than %d levels deep", maxSchemaDepth)
+
+// checkDepth returns errTooDeep when the parsed schema s nests more than
+// maxSchemaDepth levels (not counting $refs), before it is marshalled:
+// the parser's marshalling of a deep schema costs the square of its
+// depth. Each schema is measured once.
+func checkDepth(s *openapi3.SchemaRef) error {
+	memo := make(map[*openapi3.Schema]int)
+	var below func(r *openapi3.SchemaRef, depth int) int
+	below = func(r *openapi3.SchemaRef, depth int) int {
+		if r == nil || r.Ref != "" || r.Value == nil {
+			return 0
+		}
+		if depth > maxSchemaDepth {
+			return maxSchemaDepth + 1
+		}
+		v := r.Value
+		if d, ok := memo[v]; ok {
+			return d
+		}
+		memo[v] = 0 // a cycle of inline schemas counts no deeper
+		deepest := 0
+		visit := func(rs ...*openapi3.SchemaRef) {
+			for _, c := range rs {
+				if deepest <= maxSchemaDepth {
+					deepest = max(deepest, 1+below(c, depth+1))
+				}
+			}
+		}
+		visit(v.OneOf...)
+		visit(v.AnyOf...)
+		visit(v.AllOf...)
+		visit(v.PrefixItems...)
+		visit(v.Not, v.Items, v.Contains, v.PropertyNames, v.If, v.Then, v.Else,
+			v.AdditionalProperties.Schema, v.UnevaluatedItems.Schema, v.UnevaluatedProperties.Schema)
+		for _, m := range []openapi3.Schemas{v.Properties, v.PatternProperties, v.DependentSchemas} {
+			for _, p := range m {
+				visit(p)
+			}
+		}
+		memo[v] = deepest
+		return deepest
+	}
+	if below(s, 0) > maxSchemaDepth {
+		return errTooDeep
+	}
+	return nil
 }
 
 // A defs is what a tool schema's $defs holds: the components it needs, the
@@ -292,10 +345,12 @@ func (c *converter) component(name string, dir direction) *component {
 		}
 		// The component itself, not a $ref to it: marshal its value.
 		var raw []byte
-		var err error
-		if s.Ref != "" {
+		err := checkDepth(&openapi3.SchemaRef{Value: s.Value})
+		switch {
+		case err != nil:
+		case s.Ref != "":
 			raw, err = json.Marshal(s) // an alias of another component
-		} else {
+		default:
 			raw, err = json.Marshal(s.Value)
 		}
 		if err == nil {
@@ -358,7 +413,7 @@ var (
 // ones in the output), from "required" too.
 func (c *converter) rewrite(v any, w *walk, depth int) (any, error) {
 	if depth > maxSchemaDepth {
-		return nil, fmt.Errorf("schema nested more than %d levels deep", maxSchemaDepth)
+		return nil, errTooDeep
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
