@@ -267,7 +267,9 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 			}
 			header.Set(a.name, hv)
 		case "cookie":
-			cookies = append(cookies, a.name+"="+simple(v, false, url.QueryEscape))
+			// Percent-escaped as a path segment: a cookie does not read
+			// a query's "+" as a space.
+			cookies = append(cookies, a.name+"="+simple(v, false, url.PathEscape))
 		}
 	}
 	p := strings.NewReplacer(subst...).Replace(escapedPath(o.path))

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -54,6 +55,13 @@ func nesting(v any, depth int) int {
 // fits reports whether v is valid against s, as the parser's own
 // validator judges it; a schema it cannot judge counts as valid.
 func fits(s *openapi3.Schema, v any) (ok bool) {
+	if str, isString := v.(string); isString && s.Pattern != "" {
+		// The parser's patterns are off (Go cannot compile some of them),
+		// and mcpkit's validator checks those it can.
+		if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(str) {
+			return false
+		}
+	}
 	defer func() {
 		if recover() != nil {
 			ok = true
