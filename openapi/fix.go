@@ -21,8 +21,51 @@ func fix(doc *openapi3.T) {
 			s.Default = nil
 		}
 	}
+	// The server also builds a missing object that holds defaults: when
+	// what it would build is invalid (a required property has none), the
+	// defaults below it go.
+	for _, s := range schemas {
+		if s.Default == nil {
+			if built, ok := build(s, 0); ok && !fits(s, built) {
+				dropDefaults(s, 0)
+			}
+		}
+	}
 	for _, s := range schemas {
 		discriminate(s)
+	}
+}
+
+// build returns the object the server builds for a missing value of s
+// from the defaults of its properties, and whether there are any.
+func build(s *openapi3.Schema, depth int) (map[string]any, bool) {
+	if depth > maxDefaultDepth || len(s.Properties) == 0 {
+		return nil, false
+	}
+	obj := make(map[string]any)
+	for name, p := range s.Properties {
+		if p == nil || p.Value == nil {
+			continue
+		}
+		if p.Value.Default != nil {
+			obj[name] = p.Value.Default
+		} else if sub, ok := build(p.Value, depth+1); ok {
+			obj[name] = sub
+		}
+	}
+	return obj, len(obj) > 0
+}
+
+// dropDefaults removes the defaults of the properties of s, at any depth.
+func dropDefaults(s *openapi3.Schema, depth int) {
+	if depth > maxDefaultDepth {
+		return
+	}
+	for _, p := range s.Properties {
+		if p != nil && p.Value != nil {
+			p.Value.Default = nil
+			dropDefaults(p.Value, depth+1)
+		}
 	}
 }
 
