@@ -224,7 +224,7 @@ func TestRequestSerialisation(t *testing.T) {
 	if got := r.URL.RawQuery; got != wantQuery {
 		t.Errorf("query =\n %s\nwant\n %s", got, wantQuery)
 	}
-	if r.Header.Get("X-Trace") != "tr-1" || r.Header.Get("Cookie") != "session=s+1" || r.Header.Get("Authorization") != "" {
+	if r.Header.Get("X-Trace") != "tr-1" || r.Header.Get("Cookie") != "session=s%201" || r.Header.Get("Authorization") != "" {
 		t.Errorf("headers = %v", r.Header)
 	}
 	if rec.body != `{"children":[{"name":"leaf"}],"name":"root"}` {

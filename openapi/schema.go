@@ -511,7 +511,7 @@ func (c *converter) rewrite(v any, w *walk, depth int) (any, error) {
 			}
 			rm := make(map[string]any, len(sm))
 			for name, s := range sm {
-				if k == "properties" && !goes(s, w.dir) {
+				if k == "properties" && !c.goes(s, w.dir) {
 					dropped = append(dropped, name)
 					continue
 				}
@@ -571,16 +571,47 @@ func asMap(v any) map[string]any {
 
 // goes reports whether a property whose schema is s belongs in a schema of
 // direction dir: not when it is readOnly and dir is input, nor writeOnly
-// and dir is output.
-func goes(s any, dir direction) bool {
-	m, ok := s.(map[string]any)
-	if !ok {
-		return true
-	}
+// and dir is output, written in s or in the component s is a $ref to.
+func (c *converter) goes(s any, dir direction) bool {
+	kw := "writeOnly"
 	if dir == input {
-		return m["readOnly"] != true
+		kw = "readOnly"
 	}
-	return m["writeOnly"] != true
+	for range 8 { // a chain of aliases is followed a few links, not forever
+		m, ok := s.(map[string]any)
+		if !ok || m[kw] == true {
+			return !ok
+		}
+		ref, ok := m["$ref"].(string)
+		if !ok {
+			return true
+		}
+		name, err := componentName(ref)
+		if err != nil {
+			return true
+		}
+		if strings.HasPrefix(name, "/") {
+			if s, err = c.lookup(name); err != nil {
+				return true
+			}
+			continue
+		}
+		var cs *openapi3.SchemaRef
+		if c.doc.Components != nil {
+			cs = c.doc.Components.Schemas[name]
+		}
+		if cs == nil || cs.Value == nil {
+			return true
+		}
+		if dir == input && cs.Value.ReadOnly || dir == output && cs.Value.WriteOnly {
+			return false
+		}
+		if cs.Ref == "" {
+			return true
+		}
+		s = map[string]any{"$ref": cs.Ref}
+	}
+	return true
 }
 
 // normalize rewrites, in place, the keywords whose meaning differs in
