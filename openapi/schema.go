@@ -729,9 +729,28 @@ func (c *converter) lookup(ptr string) (any, error) {
 			return nil, err
 		}
 	}
+	return c.lookupFrom(ptr, 0)
+}
+
+// lookupFrom is lookup, hops $refs deep: a $ref met on the way is
+// followed, a few links at most.
+func (c *converter) lookupFrom(ptr string, hops int) (any, error) {
 	v := c.raw
 	for tok := range strings.SplitSeq(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if m, ok := v.(map[string]any); ok && hops < 8 {
+			if ref, ok := m["$ref"].(string); ok && m[tok] == nil {
+				if target, local := strings.CutPrefix(ref, "#"); local && strings.HasPrefix(target, "/") {
+					if u, err := url.PathUnescape(target); err == nil {
+						target = u
+					}
+					var err error
+					if v, err = c.lookupFrom(target, hops+1); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
 		switch cur := v.(type) {
 		case map[string]any:
 			v = cur[tok]
