@@ -137,7 +137,19 @@ func discriminate(s *openapi3.Schema) {
 		}
 		byRef[ref] = append(byRef[ref], key)
 	}
-	for _, branches := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+	for i, branches := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+		if !slices.ContainsFunc(branches, func(b *openapi3.SchemaRef) bool {
+			return b != nil && b.Value != nil && declares(b.Value, d.PropertyName, 0)
+		}) {
+			// No branch has the property (it is the parent's own, as in
+			// Linode's PaymentMethod.data): it cannot tell the branches
+			// apart, and the value chosen by it may match several, so a
+			// oneOf is taken as an anyOf.
+			if i == 0 && len(s.AnyOf) == 0 {
+				s.AnyOf, s.OneOf = s.OneOf, nil
+			}
+			continue
+		}
 		var all []any
 		for i, b := range branches {
 			if b == nil || b.Ref == "" || b.Value == nil {
@@ -169,6 +181,20 @@ func oneOfValues(name string, values []any) *openapi3.Schema {
 		Required:   []string{name},
 		Properties: openapi3.Schemas{name: &openapi3.SchemaRef{Value: &openapi3.Schema{Enum: values}}},
 	}
+}
+
+// declares reports whether s, or a schema of its allOf, has the property
+// name.
+func declares(s *openapi3.Schema, name string, depth int) bool {
+	if s.Properties[name] != nil {
+		return true
+	}
+	if depth > 8 {
+		return false
+	}
+	return slices.ContainsFunc(s.AllOf, func(p *openapi3.SchemaRef) bool {
+		return p != nil && p.Value != nil && declares(p.Value, name, depth+1)
+	})
 }
 
 // constrains reports whether s, or a schema of its allOf, gives the
