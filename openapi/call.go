@@ -123,7 +123,11 @@ func (e *HTTPError) class() mcpkit.ErrorClass {
 // ServeTool builds the operation's request from the call's arguments,
 // sends it, and turns the answer into a result.
 func (o *operation) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	hreq, err := o.request(ctx, req.Arguments)
+	args := req.Arguments
+	if given, ok := ctx.Value(givenKey{}).(json.RawMessage); ok {
+		args = onlyGiven(args, given)
+	}
+	hreq, err := o.request(ctx, args)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +143,85 @@ func (o *operation) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Ca
 	return o.result(status, header, body)
 }
 
+// givenKey is the context key of the arguments as the call gave them,
+// before the server filled in the input schema's defaults.
+type givenKey struct{}
+
+// keepGiven is the tool's outermost middleware: it records the arguments
+// as given, so that the request sends what the caller gave and no default
+// the server filled in. A default says what the API assumes when a value
+// is absent; sending it changes what the caller left alone (a partial
+// update that clears what it does not name).
+func keepGiven(next mcpkit.Handler) mcpkit.Handler {
+	return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		return next.ServeTool(context.WithValue(ctx, givenKey{}, req.Arguments), req)
+	})
+}
+
+// onlyGiven returns the arguments args (validated, perhaps coerced, with
+// defaults filled in) without the object members that given, the
+// arguments as the call gave them, does not have, at any depth; args
+// comes back as it is when nothing is left out or the two cannot be
+// matched.
+func onlyGiven(args, given json.RawMessage) json.RawMessage {
+	if bytes.Equal(args, given) {
+		return args
+	}
+	var a, g any
+	if json.Unmarshal(given, &g) != nil {
+		return args
+	}
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	if d.Decode(&a) != nil {
+		return args
+	}
+	if !prune(a, g, 0) {
+		return args
+	}
+	out, err := json.Marshal(a)
+	if err != nil {
+		return args
+	}
+	return out
+}
+
+// prune deletes, in place, the members of the objects in a that the
+// matching objects of g do not have, and reports whether it deleted any.
+func prune(a, g any, depth int) bool {
+	if depth > maxSchemaDepth {
+		return false
+	}
+	changed := false
+	switch a := a.(type) {
+	case map[string]any:
+		gm, ok := g.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, v := range a {
+			gv, given := gm[k]
+			if !given {
+				delete(a, k)
+				changed = true
+			} else if prune(v, gv, depth+1) {
+				changed = true
+			}
+		}
+	case []any:
+		gl, ok := g.([]any)
+		if !ok || len(gl) != len(a) {
+			return false
+		}
+		for i := range a {
+			if prune(a[i], gl[i], depth+1) {
+				changed = true
+			}
+		}
+	}
+	return changed
+}
+
 // request builds the HTTP request for the arguments args.
 func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Request, error) {
 	var vals map[string]json.RawMessage
@@ -150,7 +233,7 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 	// The template is escaped before the values go in, so that the whole
 	// path is a valid encoding and is sent as built: a value's %2F stays
 	// %2F and never becomes a separator.
-	p := escapedPath(o.path)
+	var subst []string // placeholder, value: put in in one pass, never re-read
 	var query []string
 	var cookies []string
 	header := make(http.Header)
@@ -174,7 +257,7 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 				// reach another path than its operation's.
 				return nil, mcpkit.ToolErrorf("argument %q: a path parameter cannot be empty, \".\" or \"..\"", clip(a.key, 80))
 			}
-			p = strings.ReplaceAll(p, escapedPath("{"+a.name+"}"), pv)
+			subst = append(subst, escapedPath("{"+a.name+"}"), pv)
 		case "query":
 			query = append(query, queryValue(a, v)...)
 		case "header":
@@ -184,9 +267,12 @@ func (o *operation) request(ctx context.Context, args json.RawMessage) (*http.Re
 			}
 			header.Set(a.name, hv)
 		case "cookie":
-			cookies = append(cookies, a.name+"="+simple(v, false, url.QueryEscape))
+			// Percent-escaped as a path segment: a cookie does not read
+			// a query's "+" as a space.
+			cookies = append(cookies, a.name+"="+simple(v, false, url.PathEscape))
 		}
 	}
+	p := strings.NewReplacer(subst...).Replace(escapedPath(o.path))
 	u := *o.base
 	u.RawPath = strings.TrimSuffix(o.base.EscapedPath(), "/") + p
 	var err error
@@ -344,6 +430,12 @@ func pathValue(a param, v any) string {
 func queryValue(a param, v any) []string {
 	esc := url.QueryEscape
 	name := esc(a.name)
+	if a.style == "deepObject" {
+		// As form bodies send it, at any depth: k[a][b]=1, k[0]=x.
+		var out []string
+		deepPairs(a.name, v, func(k, v string) { out = append(out, esc(k)+"="+esc(v)) })
+		return out
+	}
 	switch v := v.(type) {
 	case []any:
 		parts := make([]string, len(v))
@@ -367,10 +459,6 @@ func queryValue(a param, v any) []string {
 		keys, vals := pairs(v, esc)
 		var out []string
 		switch {
-		case a.style == "deepObject":
-			for i := range keys {
-				out = append(out, name+"%5B"+keys[i]+"%5D="+vals[i])
-			}
 		case a.explode:
 			for i := range keys {
 				out = append(out, keys[i]+"="+vals[i])

@@ -224,7 +224,7 @@ func TestRequestSerialisation(t *testing.T) {
 	if got := r.URL.RawQuery; got != wantQuery {
 		t.Errorf("query =\n %s\nwant\n %s", got, wantQuery)
 	}
-	if r.Header.Get("X-Trace") != "tr-1" || r.Header.Get("Cookie") != "session=s+1" || r.Header.Get("Authorization") != "" {
+	if r.Header.Get("X-Trace") != "tr-1" || r.Header.Get("Cookie") != "session=s%201" || r.Header.Get("Authorization") != "" {
 		t.Errorf("headers = %v", r.Header)
 	}
 	if rec.body != `{"children":[{"name":"leaf"}],"name":"root"}` {
@@ -348,6 +348,56 @@ paths:
 		res := call(t, cs, "put", map[string]any{"body": tc.body})
 		if res.IsError == tc.ok {
 			t.Errorf("%v: isError %v: %s", tc.body, res.IsError, text(res))
+		}
+	}
+}
+
+// TestSentArgumentsAreTheGivenOnes: the request carries what the caller
+// gave, at any depth, and none of the defaults the server filled in; a
+// value the caller gave that equals its default is sent.
+func TestSentArgumentsAreTheGivenOnes(t *testing.T) {
+	const spec = `
+openapi: 3.0.3
+info: {title: given, version: "1"}
+paths:
+  /keys/{id}:
+    patch:
+      operationId: patchKey
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+        - {name: dry, in: query, schema: {type: boolean, default: false}}
+      requestBody:
+        content:
+          application/json:
+            schema:
+              type: object
+              properties:
+                name: {type: string}
+                grants: {type: array, items: {type: string}, default: []}
+                limits:
+                  type: object
+                  properties:
+                    rate: {type: integer, default: 10}
+                    burst: {type: integer, default: 20}
+      responses:
+        "204": {description: patched}
+`
+	for _, tc := range []struct {
+		args      map[string]any
+		wantBody  string
+		wantQuery string
+	}{
+		{map[string]any{"id": "k", "body": map[string]any{"name": "n"}}, `{"name":"n"}`, ""},
+		{map[string]any{"id": "k", "body": map[string]any{"grants": []any{}, "limits": map[string]any{"rate": 5}}}, `{"grants":[],"limits":{"rate":5}}`, ""},
+		{map[string]any{"id": "k", "dry": false}, "", "dry=false"},
+	} {
+		backend := &api{}
+		cs, _ := serveSpec(t, spec, backend)
+		if res := call(t, cs, "patchKey", tc.args); res.IsError {
+			t.Fatalf("%v: %s", tc.args, text(res))
+		}
+		if reqs := backend.requests(); len(reqs) != 1 || reqs[0].body != tc.wantBody || reqs[0].query != tc.wantQuery {
+			t.Errorf("%v: the API received %+v, want the body %q and the query %q", tc.args, reqs, tc.wantBody, tc.wantQuery)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -16,8 +17,18 @@ import (
 func fix(doc *openapi3.T) {
 	schemas := allSchemas(doc)
 	for _, s := range schemas {
-		if s.Default != nil && !fits(s, s.Default) {
+		if s.Default != nil && (nesting(s.Default, 0) > maxDefaultDepth || !fits(s, s.Default)) {
 			s.Default = nil
+		}
+	}
+	// The server also builds a missing object that holds defaults: when
+	// what it would build is invalid (a required property has none), the
+	// defaults below it go.
+	for _, s := range schemas {
+		if s.Default == nil {
+			if built, ok := build(s, 0); ok && !fits(s, built) {
+				dropDefaults(s, 0)
+			}
 		}
 	}
 	for _, s := range schemas {
@@ -25,9 +36,75 @@ func fix(doc *openapi3.T) {
 	}
 }
 
+// build returns the object the server builds for a missing value of s
+// from the defaults of its properties, and whether there are any.
+func build(s *openapi3.Schema, depth int) (map[string]any, bool) {
+	if depth > maxDefaultDepth || len(s.Properties) == 0 {
+		return nil, false
+	}
+	obj := make(map[string]any)
+	for name, p := range s.Properties {
+		if p == nil || p.Value == nil {
+			continue
+		}
+		if p.Value.Default != nil {
+			obj[name] = p.Value.Default
+		} else if sub, ok := build(p.Value, depth+1); ok {
+			obj[name] = sub
+		}
+	}
+	return obj, len(obj) > 0
+}
+
+// dropDefaults removes the defaults of the properties of s, at any depth.
+func dropDefaults(s *openapi3.Schema, depth int) {
+	if depth > maxDefaultDepth {
+		return
+	}
+	for _, p := range s.Properties {
+		if p != nil && p.Value != nil {
+			p.Value.Default = nil
+			dropDefaults(p.Value, depth+1)
+		}
+	}
+}
+
+// maxDefaultDepth bounds the nesting of a default that is checked against
+// its schema: the parser's validator tries every branch of a oneOf or
+// anyOf at every level, so the check of a deeper default can take time
+// exponential in its depth. A deeper default is dropped, unchecked.
+const maxDefaultDepth = 4
+
+// nesting returns how deeply arrays and objects nest in v, counting from
+// depth and stopping past maxDefaultDepth.
+func nesting(v any, depth int) int {
+	if depth > maxDefaultDepth {
+		return depth
+	}
+	deepest := depth
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			deepest = max(deepest, nesting(e, depth+1))
+		}
+	case map[string]any:
+		for _, e := range v {
+			deepest = max(deepest, nesting(e, depth+1))
+		}
+	}
+	return deepest
+}
+
 // fits reports whether v is valid against s, as the parser's own
 // validator judges it; a schema it cannot judge counts as valid.
 func fits(s *openapi3.Schema, v any) (ok bool) {
+	if str, isString := v.(string); isString && s.Pattern != "" {
+		// The parser's patterns are off (Go cannot compile some of them),
+		// and mcpkit's validator checks those it can.
+		if re, err := regexp.Compile(s.Pattern); err == nil && !re.MatchString(str) {
+			return false
+		}
+	}
 	defer func() {
 		if recover() != nil {
 			ok = true
@@ -60,7 +137,19 @@ func discriminate(s *openapi3.Schema) {
 		}
 		byRef[ref] = append(byRef[ref], key)
 	}
-	for _, branches := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+	for i, branches := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
+		if !slices.ContainsFunc(branches, func(b *openapi3.SchemaRef) bool {
+			return b != nil && b.Value != nil && declares(b.Value, d.PropertyName, 0)
+		}) {
+			// No branch has the property (it is the parent's own, as in
+			// Linode's PaymentMethod.data): it cannot tell the branches
+			// apart, and the value chosen by it may match several, so a
+			// oneOf is taken as an anyOf.
+			if i == 0 && len(s.AnyOf) == 0 {
+				s.AnyOf, s.OneOf = s.OneOf, nil
+			}
+			continue
+		}
 		var all []any
 		for i, b := range branches {
 			if b == nil || b.Ref == "" || b.Value == nil {
@@ -92,6 +181,20 @@ func oneOfValues(name string, values []any) *openapi3.Schema {
 		Required:   []string{name},
 		Properties: openapi3.Schemas{name: &openapi3.SchemaRef{Value: &openapi3.Schema{Enum: values}}},
 	}
+}
+
+// declares reports whether s, or a schema of its allOf, has the property
+// name.
+func declares(s *openapi3.Schema, name string, depth int) bool {
+	if s.Properties[name] != nil {
+		return true
+	}
+	if depth > 8 {
+		return false
+	}
+	return slices.ContainsFunc(s.AllOf, func(p *openapi3.SchemaRef) bool {
+		return p != nil && p.Value != nil && declares(p.Value, name, depth+1)
+	})
 }
 
 // constrains reports whether s, or a schema of its allOf, gives the

@@ -463,8 +463,9 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 			Annotations: annotations(op.Method),
 			Meta:        mcp.Meta{MetaKeyOperation: opMeta(op)},
 		},
-		Handler: call,
-		Tags:    slices.Clone(op.Tags),
+		Handler:    call,
+		Middleware: []mcpkit.Middleware{keepGiven},
+		Tags:       slices.Clone(op.Tags),
 	}
 	if out != nil {
 		t.OutputSchema = json.RawMessage(outJSON)

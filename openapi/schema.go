@@ -103,6 +103,9 @@ func (c *converter) schema(s *openapi3.SchemaRef, dir direction, refs map[string
 	if s == nil {
 		return map[string]any{}, nil, nil
 	}
+	if err := checkDepth(s); err != nil {
+		return nil, nil, err
+	}
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return nil, nil, err
@@ -120,6 +123,56 @@ func (c *converter) schema(s *openapi3.SchemaRef, dir direction, refs map[string
 		refs[d] = true
 	}
 	return out, w.notes, nil
+}
+
+// errTooDeep is the error for a schema nested past maxSchemaDepth.
+var errTooDeep = fmt.Errorf("schema nested more than %d levels deep", maxSchemaDepth)
+
+// checkDepth returns errTooDeep when the parsed schema s nests more than
+// maxSchemaDepth levels (not counting $refs), before it is marshalled:
+// the parser's marshalling of a deep schema costs the square of its
+// depth. Each schema is measured once.
+func checkDepth(s *openapi3.SchemaRef) error {
+	memo := make(map[*openapi3.Schema]int)
+	var below func(r *openapi3.SchemaRef, depth int) int
+	below = func(r *openapi3.SchemaRef, depth int) int {
+		if r == nil || r.Ref != "" || r.Value == nil {
+			return 0
+		}
+		if depth > maxSchemaDepth {
+			return maxSchemaDepth + 1
+		}
+		v := r.Value
+		if d, ok := memo[v]; ok {
+			return d
+		}
+		memo[v] = 0 // a cycle of inline schemas counts no deeper
+		deepest := 0
+		visit := func(rs ...*openapi3.SchemaRef) {
+			for _, c := range rs {
+				if deepest <= maxSchemaDepth {
+					deepest = max(deepest, 1+below(c, depth+1))
+				}
+			}
+		}
+		visit(v.OneOf...)
+		visit(v.AnyOf...)
+		visit(v.AllOf...)
+		visit(v.PrefixItems...)
+		visit(v.Not, v.Items, v.Contains, v.PropertyNames, v.If, v.Then, v.Else,
+			v.AdditionalProperties.Schema, v.UnevaluatedItems.Schema, v.UnevaluatedProperties.Schema)
+		for _, m := range []openapi3.Schemas{v.Properties, v.PatternProperties, v.DependentSchemas} {
+			for _, p := range m {
+				visit(p)
+			}
+		}
+		memo[v] = deepest
+		return deepest
+	}
+	if below(s, 0) > maxSchemaDepth {
+		return errTooDeep
+	}
+	return nil
 }
 
 // A defs is what a tool schema's $defs holds: the components it needs, the
@@ -157,6 +210,7 @@ func (c *converter) defs(refs map[string]bool, dir direction, base, limit int) (
 	}
 	slices.Sort(level)
 	size := base
+	var prev []string // the last level kept
 	for depth := 0; len(level) > 0; depth++ {
 		comps := make([]*component, len(level))
 		grow := 0
@@ -168,13 +222,25 @@ func (c *converter) defs(refs map[string]bool, dir direction, base, limit int) (
 			grow += len(name) + len(comps[i].json) + 4
 		}
 		if limit > 0 && depth > 0 && size+grow > limit {
+			stubbed := make(map[string]bool, len(level))
 			for _, name := range level {
 				out.m[name] = stub
+				stubbed[name] = true
+			}
+			// A oneOf with two stubs among its branches would match every
+			// value twice, and refuse it: in the last kept level, whose
+			// components are the only ones that refer to stubs, such a
+			// oneOf becomes an anyOf.
+			for _, name := range prev {
+				if js, changed := loosenOneOf(out.m[name], stubbed); changed {
+					out.m[name] = js
+				}
 			}
 			out.cut, out.depth = len(level), depth
 			return out, nil
 		}
 		size += grow
+		prev = level
 		seen := make(map[string]bool)
 		var next []string
 		for i, name := range level {
@@ -197,6 +263,60 @@ func (c *converter) defs(refs map[string]bool, dir direction, base, limit int) (
 		level = next
 	}
 	return out, nil
+}
+
+// loosenOneOf returns the schema js with each oneOf that has a branch
+// referring to a stubbed component turned into an anyOf, and whether it
+// changed anything. The schema js is shared and is not modified.
+func loosenOneOf(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, bool) {
+	var v any
+	if json.Unmarshal(js, &v) != nil {
+		return js, false
+	}
+	changed := false
+	var visit func(v any, depth int)
+	visit = func(v any, depth int) {
+		if depth > maxSchemaDepth {
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			if branches, ok := v["oneOf"].([]any); ok && slices.ContainsFunc(branches, func(b any) bool {
+				ref, _ := asMap(b)["$ref"].(string)
+				name, err := componentName(strings.Replace(ref, "#/$defs/", componentPrefix, 1))
+				return ref != "" && err == nil && stubbed[name]
+			}) {
+				delete(v, "oneOf")
+				if other, ok := v["anyOf"].([]any); ok {
+					// Both must hold: the anyOf moves into an allOf.
+					v["allOf"] = append(slices.Clip(asSlice(v["allOf"])), map[string]any{"anyOf": other})
+				}
+				v["anyOf"] = branches
+				changed = true
+			}
+			for _, e := range v {
+				visit(e, depth+1)
+			}
+		case []any:
+			for _, e := range v {
+				visit(e, depth+1)
+			}
+		}
+	}
+	visit(v, 0)
+	if !changed {
+		return js, false
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return js, false
+	}
+	return out, true
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
 }
 
 // component converts the component schema name, once per direction.
@@ -225,10 +345,12 @@ func (c *converter) component(name string, dir direction) *component {
 		}
 		// The component itself, not a $ref to it: marshal its value.
 		var raw []byte
-		var err error
-		if s.Ref != "" {
+		err := checkDepth(&openapi3.SchemaRef{Value: s.Value})
+		switch {
+		case err != nil:
+		case s.Ref != "":
 			raw, err = json.Marshal(s) // an alias of another component
-		} else {
+		default:
 			raw, err = json.Marshal(s.Value)
 		}
 		if err == nil {
@@ -291,7 +413,7 @@ var (
 // ones in the output), from "required" too.
 func (c *converter) rewrite(v any, w *walk, depth int) (any, error) {
 	if depth > maxSchemaDepth {
-		return nil, fmt.Errorf("schema nested more than %d levels deep", maxSchemaDepth)
+		return nil, errTooDeep
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -389,7 +511,7 @@ func (c *converter) rewrite(v any, w *walk, depth int) (any, error) {
 			}
 			rm := make(map[string]any, len(sm))
 			for name, s := range sm {
-				if k == "properties" && !goes(s, w.dir) {
+				if k == "properties" && !c.goes(s, w.dir) {
 					dropped = append(dropped, name)
 					continue
 				}
@@ -449,16 +571,47 @@ func asMap(v any) map[string]any {
 
 // goes reports whether a property whose schema is s belongs in a schema of
 // direction dir: not when it is readOnly and dir is input, nor writeOnly
-// and dir is output.
-func goes(s any, dir direction) bool {
-	m, ok := s.(map[string]any)
-	if !ok {
-		return true
-	}
+// and dir is output, written in s or in the component s is a $ref to.
+func (c *converter) goes(s any, dir direction) bool {
+	kw := "writeOnly"
 	if dir == input {
-		return m["readOnly"] != true
+		kw = "readOnly"
 	}
-	return m["writeOnly"] != true
+	for range 8 { // a chain of aliases is followed a few links, not forever
+		m, ok := s.(map[string]any)
+		if !ok || m[kw] == true {
+			return !ok
+		}
+		ref, ok := m["$ref"].(string)
+		if !ok {
+			return true
+		}
+		name, err := componentName(ref)
+		if err != nil {
+			return true
+		}
+		if strings.HasPrefix(name, "/") {
+			if s, err = c.lookup(name); err != nil {
+				return true
+			}
+			continue
+		}
+		var cs *openapi3.SchemaRef
+		if c.doc.Components != nil {
+			cs = c.doc.Components.Schemas[name]
+		}
+		if cs == nil || cs.Value == nil {
+			return true
+		}
+		if dir == input && cs.Value.ReadOnly || dir == output && cs.Value.WriteOnly {
+			return false
+		}
+		if cs.Ref == "" {
+			return true
+		}
+		s = map[string]any{"$ref": cs.Ref}
+	}
+	return true
 }
 
 // normalize rewrites, in place, the keywords whose meaning differs in
@@ -576,9 +729,28 @@ func (c *converter) lookup(ptr string) (any, error) {
 			return nil, err
 		}
 	}
+	return c.lookupFrom(ptr, 0)
+}
+
+// lookupFrom is lookup, hops $refs deep: a $ref met on the way is
+// followed, a few links at most.
+func (c *converter) lookupFrom(ptr string, hops int) (any, error) {
 	v := c.raw
 	for tok := range strings.SplitSeq(ptr[1:], "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		if m, ok := v.(map[string]any); ok && hops < 8 {
+			if ref, ok := m["$ref"].(string); ok && m[tok] == nil {
+				if target, local := strings.CutPrefix(ref, "#"); local && strings.HasPrefix(target, "/") {
+					if u, err := url.PathUnescape(target); err == nil {
+						target = u
+					}
+					var err error
+					if v, err = c.lookupFrom(target, hops+1); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
 		switch cur := v.(type) {
 		case map[string]any:
 			v = cur[tok]
