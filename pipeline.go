@@ -37,7 +37,9 @@ type Layer struct {
 	// From is FromServer or FromTool.
 	From string `json:"from"`
 	// Skipped is set for a middleware that a [ForTools] selection left out
-	// for this tool: it is listed where it would be, and costs nothing.
+	// for this tool: it is listed where it would be, and costs nothing. A
+	// skipped [Chain] or [ForTools] (middleware.Bulkhead is one) lists its
+	// layers, under the names they have where they apply.
 	Skipped bool `json:"skipped,omitempty"`
 	// Settings are what the layer says of its configuration (a time limit,
 	// a size limit), when the Handler its middleware returned implements
@@ -147,10 +149,15 @@ func (p *pipeline) add(m Middleware, skipped bool) {
 }
 
 // addSkipped records m as a layer that a [ForTools] selection left out of
-// the chain of tool t, without building it: a [NamedMiddleware] is asked
-// its name, any other is named by the function that made it.
+// the chain of tool t, without building it: mcpkit's own combinators
+// ([NamedMiddleware], [Chain], [ForTools]) are asked the names of their
+// layers, any other middleware is named by the function that made it.
+// So a skipped middleware.Bulkhead or Chain(RequireScopes(...)) is listed
+// under the names its layers have where it applies.
 func (p *pipeline) addSkipped(m Middleware, t *Tool) {
-	if reflect.ValueOf(m).Pointer() != namedMiddlewarePC {
+	switch reflect.ValueOf(m).Pointer() {
+	case namedMiddlewarePC, chainPC, forToolsPC:
+	default:
 		p.add(m, true)
 		return
 	}
@@ -161,17 +168,30 @@ func (p *pipeline) addSkipped(m Middleware, t *Tool) {
 	}
 }
 
-// probe is the next handler given to a [NamedMiddleware] to learn its name
-// alone: it records the name and builds nothing.
+// probe is the next handler given to one of mcpkit's combinators to learn
+// the names of its layers alone: they record the names and build nothing.
 type probe struct{}
 
 func (probe) ServeTool(context.Context, *Request) (*mcp.CallToolResult, error) {
 	panic("mcpkit: a skipped layer was called")
 }
 
-// namedMiddlewarePC is the code of every Middleware that NamedMiddleware
-// returns (it is never inlined, so there is one copy).
-var namedMiddlewarePC = reflect.ValueOf(NamedMiddleware("mcpkit.probe", func(h Handler) Handler { return h })).Pointer()
+// probing reports whether b is the handler addSkipped gives a combinator.
+func (b boundHandler) probing() bool {
+	_, ok := b.next.(probe)
+	return ok
+}
+
+// The code of every Middleware that NamedMiddleware, Chain and ForTools
+// return: they are never inlined, so there is one copy of each.
+var namedMiddlewarePC, chainPC, forToolsPC uintptr
+
+func init() {
+	// In a function, since Chain and ForTools refer to addSkipped.
+	namedMiddlewarePC = reflect.ValueOf(NamedMiddleware("mcpkit.probe", func(h Handler) Handler { return h })).Pointer()
+	chainPC = reflect.ValueOf(Chain()).Pointer()
+	forToolsPC = reflect.ValueOf(ForTools(func(*Tool) bool { return false })).Pointer()
+}
 
 // NamedMiddleware returns m, listed as name by [Server.Pipeline] instead of
 // the name of the function that made m: for a middleware author who wants
@@ -192,7 +212,7 @@ func NamedMiddleware(name string, m Middleware) Middleware {
 		if !ok {
 			return m(next)
 		}
-		if _, probing := b.next.(probe); probing {
+		if b.probing() {
 			b.rec.layers = append(b.rec.layers, Layer{Name: name, From: b.rec.from})
 			return next
 		}

@@ -26,6 +26,8 @@ import (
 // serves is reported in the server's log (see [SelectorNames]).
 //
 // ForTools panics if match or an entry of mw is nil.
+//
+//go:noinline
 func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
 	if match == nil {
 		panic("mcpkit: ForTools: nil match")
@@ -38,13 +40,15 @@ func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
 			return &selected{match: match, on: inner(next), off: next}
 		}
 		n := b.rec.len()
-		if match(b.tool) {
+		if !b.probing() && match(b.tool) {
 			h := inner(next)
 			b.rec.noteNames(names, n)
 			return h
 		}
-		for _, m := range mw {
-			b.rec.addSkipped(m, b.tool)
+		// Left out, by match or by a selection around this one: listed,
+		// innermost first as the chain is recorded, and never built.
+		for i := len(mw) - 1; i >= 0; i-- {
+			b.rec.addSkipped(mw[i], b.tool)
 		}
 		b.rec.noteNames(names, n)
 		return next
