@@ -30,7 +30,11 @@ type Layer struct {
 	// last element of its package's import path ("main" for a command,
 	// also in its tests) and the function's name. Authors need do nothing
 	// to have their middleware named, and the name does not depend on
-	// where the source sits. The server's validation of arguments is
+	// where the source sits. (A command's tests know its code by the
+	// import path alone: "main" is read from the package clause of the
+	// source, by its file name in the working directory when built with
+	// -trimpath, as go test runs them; a test binary run elsewhere without
+	// its source names it by the last element of the import path.) The server's validation of arguments is
 	// "mcpkit.Validation"; [RequireScopes] is "mcpkit.RequireScopes", with
 	// its scopes in Settings.
 	Name string `json:"name"`
@@ -253,10 +257,14 @@ func funcName(fn any) string {
 // there the closure's own package is the directory of its file, by
 // convention the package's name. And the code of a command is "main",
 // which its symbols say in a build ("main.audit.func1") but not in its
-// tests, nor when its own constructor is inlined into main: there the
-// file's package clause says whether it is a command's, or, when the
-// source is not at hand in a binary built with -trimpath, whether the
-// file sits in the main package's import path.
+// tests ("example.com/app.audit.func1": nothing at run time names a
+// package under test but its import path), nor when its own constructor
+// is inlined into main: there the file's package clause says whether it
+// is a command's. Built with -trimpath, a file is named by its import
+// path ("example.com/app/audit.go"): in a build, a file in the main
+// package's import path is the command's; in tests, the clause is read
+// from the file by its base name in the working directory, the package's
+// own directory where go test runs them.
 func layerName(sym, file, mainPath string, clause func(file string) string) string {
 	sym = strings.TrimSuffix(sym, "-fm")
 	pkgPath, rest := sym, ""
@@ -274,8 +282,20 @@ func layerName(sym, file, mainPath string, clause func(file string) string) stri
 	inlined := named >= 2 && named < len(parts) && !strings.HasPrefix(parts[0], "(")
 	ofMain := pkgPath == "main" || pkgPath == mainPath
 	command := func() bool {
-		return clause(file) == "main" ||
-			pkgPath == "main" && mainPath != "" && pathpkg.Dir(filepath.ToSlash(file)) == mainPath
+		if clause(file) == "main" {
+			return true
+		}
+		// Built with -trimpath, a file is named by its package's import
+		// path, and cannot be read by that name.
+		if pathpkg.Dir(filepath.ToSlash(file)) != mainPath || mainPath == "" {
+			return false
+		}
+		if pkgPath == "main" {
+			return true // the symbol says it
+		}
+		// A command's tests: go test runs them in the package's
+		// directory, where the file is at hand by its own name.
+		return pkgPath == mainPath && clause(pathpkg.Base(filepath.ToSlash(file))) == "main"
 	}
 	switch {
 	case inlined && ofMain && command():

@@ -143,7 +143,8 @@ func TestPipelineSkippedCombinators(t *testing.T) {
 
 // TestPipelineNamesCommand builds and runs a command (testdata/mainlayers)
 // whose own middleware, one made by a constructor inlined into main, is
-// listed under "main", as Layer.Name says, not under its directory's name.
+// listed under "main", as Layer.Name says, not under its directory's name;
+// and runs its test, built with -trimpath, where it is "main" too.
 func TestPipelineNamesCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a command with the go command; skipped with -short")
@@ -160,6 +161,11 @@ func TestPipelineNamesCommand(t *testing.T) {
 	}
 	if got, want := strings.Fields(string(out)), []string{"main.audit", "main.tenant", "mcpkit.Validation"}; !slices.Equal(got, want) {
 		t.Errorf("layers of a command: %q, want %q", got, want)
+	}
+	cmd = exec.Command(goCmd, "test", "-count=1", "-trimpath", "./testdata/mainlayers")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("go test -trimpath ./testdata/mainlayers: %v\n%s", err, out)
 	}
 }
 
