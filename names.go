@@ -15,14 +15,16 @@ import (
 // The report of names that select no tool.
 //
 // A tool name a user writes in a rule (Named in a ForTools selection, a
-// Bulkhead pool, a visibility rule, transform.Select) that is misspelt
+// Bulkhead pool, a visibility rule, transform.Select, a list middleware
+// such as middleware.Deref's Skip) that is misspelt
 // selects nothing and protects nothing, silently. A Server reports each
 // such name once, as a warning naming the tool it most likely meant. It
 // judges when it first serves (its first request, or the first time its
 // tools are reached through a mount), since tools come from providers
 // and mounts as well as from Add, and again when what it serves changes:
-// the names of chains built since, those of its Visibility and catalog
-// transforms after they change, and the names whose tools went away. A
+// the names of chains built since, those of its Visibility, catalog
+// transforms and list middleware after they change, and the names whose
+// tools went away. A
 // name is known when a registered tool, or a tool derived from one, has
 // it in its lineage, when a mounted server serves a tool by it (with the
 // mount's prefix or without it), or when a Provider looks it up for a
@@ -91,10 +93,10 @@ func (s *Server) writtenNames() []namedUse {
 }
 
 // ruleNames returns the names written in s's Visibility (one with a method
-// ToolNames) and catalog transforms. s.mu is held.
+// ToolNames), catalog transforms and list middleware. s.mu is held.
 func (s *Server) ruleNames() []namedUse {
 	var uses []namedUse
-	if v, ok := s.visibility.(interface{ ToolNames() []string }); ok {
+	if v, ok := s.visibility.(toolNamer); ok {
 		if names := v.ToolNames(); len(names) > 0 {
 			uses = append(uses, namedUse{names: names, in: fmt.Sprintf("%T", s.visibility)})
 		}
@@ -102,6 +104,32 @@ func (s *Server) ruleNames() []namedUse {
 	for _, tr := range s.transforms {
 		if names := probeNames(func(t *Tool) { _, _ = tr(t) }); len(names) > 0 {
 			uses = append(uses, namedUse{names: names, in: "mcpkit.CatalogTransform(" + funcName(tr) + ")"})
+		}
+	}
+	return append(uses, listNames(s.listUse)...)
+}
+
+// A toolNamer says the tool names it was written with: a Visibility, the
+// Lister of a list middleware.
+type toolNamer interface{ ToolNames() []string }
+
+// listNames returns the names written in the list middleware mw: those
+// the Lister each returns says it selects by, through a method ToolNames.
+// A middleware is applied to a Lister that lists nothing, to learn them;
+// one that panics there selects by no name.
+func listNames(mw []ListMiddleware) []namedUse {
+	var uses []namedUse
+	none := ListerFunc(func(context.Context, *ListRequest) ([]*Tool, error) { return nil, nil })
+	for _, m := range mw {
+		var names []string
+		func() {
+			defer func() { _ = recover() }()
+			if l, ok := m(none).(toolNamer); ok {
+				names = l.ToolNames()
+			}
+		}()
+		if len(names) > 0 {
+			uses = append(uses, namedUse{names: names, in: "mcpkit.ListMiddleware(" + funcName(m) + ")"})
 		}
 	}
 	return uses

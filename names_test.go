@@ -249,3 +249,24 @@ func ExampleForTools_misspelt() {
 	// Output:
 	// level=WARN msg="mcpkit: tool name \"deleteOrders\" selects no tool: did you mean \"deleteOrder\"?" name=deleteOrders in=mcpkit.ForTools(mcpkit.RequireScopes) didYouMean=deleteOrder
 }
+
+// TestMisspeltListMiddlewareName checks that a list middleware added once
+// the server serves has its names judged too, and that one that says no
+// names reports nothing.
+func TestMisspeltListMiddlewareName(t *testing.T) {
+	srv, logs := namedServer()
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	if _, err := ts.Session.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	srv.UseList(func(next mcpkit.Lister) mcpkit.Lister { return next })
+	srv.UseList(middleware.Deref(&middleware.DerefOptions{Skip: mcpkit.Named("lstOrders")}))
+	want := []string{"lstOrders -> listOrders in mcpkit.ListMiddleware(middleware.Deref)"}
+	var got []string
+	for _, r := range logs.all() {
+		got = append(got, strings.Split(r, " | ")[0])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records %q\nwant      %q", got, want)
+	}
+}
