@@ -788,6 +788,7 @@ var identityClassified = map[string]string{
 	"mcpkit.RequireScopes":        "mechanism (with ForTools)",
 	"mcpkit.RequireToken":         "mechanism (RequireScopes is one)",
 	"mcpkit.Named":                "mechanism (with ForTools and the rules)",
+	"mcpkit.NamedVersion":         "mechanism: visibility.Key returns it, in the matrix",
 	"middleware.RateLimit":        "mechanism",
 	"middleware.Bulkhead":         "mechanism",
 	"middleware.Idempotent":       "mechanism",

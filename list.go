@@ -43,6 +43,12 @@ func (f ListerFunc) ServeList(ctx context.Context, req *ListRequest) ([]*Tool, e
 
 // A ListMiddleware wraps a Lister, to filter or rewrite what tools/list
 // answers. Like [Middleware], it is applied once, not per request.
+//
+// A middleware that selects tools by name (middleware.Deref's Skip) says
+// so with a method ToolNames() []string on the Lister it returns, giving
+// the names of its match functions (see [SelectorNames]): a server reports
+// those that select no tool, as it does a [Visibility]'s. To learn them,
+// the server applies it to a Lister that lists nothing.
 type ListMiddleware func(Lister) Lister
 
 // ChainList is [Chain] for list middleware: ChainList(a, b, c)(l) is

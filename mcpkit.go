@@ -63,6 +63,8 @@ type Middleware func(Handler) Handler
 // apply it once (at registration) and keep the Handler it returns. Inside a
 // [Server], a chain's middleware learn their tool exactly as if they had
 // been given to [Server.Use] one by one, so [ForTools] works within it.
+//
+//go:noinline
 func Chain(mw ...Middleware) Middleware {
 	for i, m := range mw {
 		if m == nil {
@@ -72,6 +74,13 @@ func Chain(mw ...Middleware) Middleware {
 	mw = slices.Clone(mw) // the caller may reuse its slice
 	return func(h Handler) Handler {
 		if b, ok := h.(boundHandler); ok {
+			if b.probing() {
+				// Skipped by a ForTools selection: names alone.
+				for i := len(mw) - 1; i >= 0; i-- {
+					b.rec.addSkipped(mw[i], b.tool)
+				}
+				return b
+			}
 			// Inside a Server: keep every layer labelled and recorded.
 			for i := len(mw) - 1; i >= 0; i-- {
 				b = apply(mw[i], b)

@@ -5,24 +5,28 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/spell"
+	"github.com/mcpkit/mcpkit/internal/version"
 )
 
 // The report of names that select no tool.
 //
 // A tool name a user writes in a rule (Named in a ForTools selection, a
-// Bulkhead pool, a visibility rule, transform.Select) that is misspelt
+// Bulkhead pool, a visibility rule, transform.Select, a list middleware
+// such as middleware.Deref's Skip) that is misspelt
 // selects nothing and protects nothing, silently. A Server reports each
 // such name once, as a warning naming the tool it most likely meant. It
 // judges when it first serves (its first request, or the first time its
 // tools are reached through a mount), since tools come from providers
 // and mounts as well as from Add, and again when what it serves changes:
-// the names of chains built since, those of its Visibility and catalog
-// transforms after they change, and the names whose tools went away. A
+// the names of chains built since, those of its Visibility, catalog
+// transforms and list middleware after they change, and the names whose
+// tools went away. A
 // name is known when a registered tool, or a tool derived from one, has
 // it in its lineage, when a mounted server serves a tool by it (with the
 // mount's prefix or without it), or when a Provider looks it up for a
@@ -35,10 +39,10 @@ import (
 type nameCheck struct {
 	first sync.Once // the judgement at the first serve
 
-	serving  bool              // the first judgement was made
-	written  map[string]string // the names judged, with where the first was written
-	reported map[string]bool   // the names reported, or being looked up in providers
-	pending  []namedUse        // written in the chains built since the last judgement
+	serving  bool                 // the first judgement was made
+	written  map[string][]nameUse // the names judged (as written, name@version too) by tool name, each with where it was first written
+	reported map[string]bool      // the names (and name@version) reported, or being looked up in providers
+	pending  []namedUse           // written in the chains built since the last judgement
 }
 
 // providerLookupTimeout bounds the lookups in providers of the names that
@@ -91,10 +95,10 @@ func (s *Server) writtenNames() []namedUse {
 }
 
 // ruleNames returns the names written in s's Visibility (one with a method
-// ToolNames) and catalog transforms. s.mu is held.
+// ToolNames), catalog transforms and list middleware. s.mu is held.
 func (s *Server) ruleNames() []namedUse {
 	var uses []namedUse
-	if v, ok := s.visibility.(interface{ ToolNames() []string }); ok {
+	if v, ok := s.visibility.(toolNamer); ok {
 		if names := v.ToolNames(); len(names) > 0 {
 			uses = append(uses, namedUse{names: names, in: fmt.Sprintf("%T", s.visibility)})
 		}
@@ -102,6 +106,32 @@ func (s *Server) ruleNames() []namedUse {
 	for _, tr := range s.transforms {
 		if names := probeNames(func(t *Tool) { _, _ = tr(t) }); len(names) > 0 {
 			uses = append(uses, namedUse{names: names, in: "mcpkit.CatalogTransform(" + funcName(tr) + ")"})
+		}
+	}
+	return append(uses, listNames(s.listUse)...)
+}
+
+// A toolNamer says the tool names it was written with: a Visibility, the
+// Lister of a list middleware.
+type toolNamer interface{ ToolNames() []string }
+
+// listNames returns the names written in the list middleware mw: those
+// the Lister each returns says it selects by, through a method ToolNames.
+// A middleware is applied to a Lister that lists nothing, to learn them;
+// one that panics there selects by no name.
+func listNames(mw []ListMiddleware) []namedUse {
+	var uses []namedUse
+	none := ListerFunc(func(context.Context, *ListRequest) ([]*Tool, error) { return nil, nil })
+	for _, m := range mw {
+		var names []string
+		func() {
+			defer func() { _ = recover() }()
+			if l, ok := m(none).(toolNamer); ok {
+				names = l.ToolNames()
+			}
+		}()
+		if len(names) > 0 {
+			uses = append(uses, namedUse{names: names, in: "mcpkit.ListMiddleware(" + funcName(m) + ")"})
 		}
 	}
 	return uses
@@ -119,8 +149,8 @@ func (s *Server) judgeChange(st *state, c change) {
 		uses = append(uses, s.ruleNames()...)
 	}
 	for _, name := range c.names {
-		if in, ok := s.names.written[name]; ok {
-			uses = append(uses, namedUse{names: []string{name}, in: in})
+		for _, w := range s.names.written[name] {
+			uses = append(uses, namedUse{names: []string{w.name}, in: w.in})
 		}
 	}
 	if len(uses) > 0 {
@@ -141,26 +171,34 @@ type nameUse struct{ name, in string }
 
 // judgeNames reports the names of uses that select no tool of st and
 // were not reported before: at once when no provider could serve them,
-// else once the providers were asked. s.mu is held.
+// else once the providers were asked. A name with a version
+// ("name@version", see SelectorNames) whose name selects a registered or
+// mounted tool is reported at once when none of them has that version; a
+// provider's tool is judged by its name alone. s.mu is held.
 func (s *Server) judgeNames(st *state, uses []namedUse) {
-	var unknown []nameUse
+	var unknown, noVersion []nameUse
 	for _, u := range uses {
-		for _, name := range u.names {
-			if _, ok := s.names.written[name]; !ok {
+		for _, w := range u.names {
+			name, ver, versioned := strings.Cut(w, "@")
+			if !slices.ContainsFunc(s.names.written[name], func(x nameUse) bool { return x.name == w }) {
 				if s.names.written == nil {
-					s.names.written = make(map[string]string)
+					s.names.written = make(map[string][]nameUse)
 				}
-				s.names.written[name] = u.in
+				s.names.written[name] = append(s.names.written[name], nameUse{w, u.in})
 			}
-			if s.names.reported[name] || s.knows(st, name) {
-				continue
+			switch {
+			case s.names.reported[name]:
+			case !s.knows(st, name):
+				s.report(name)
+				unknown = append(unknown, nameUse{name, u.in})
+			case versioned && !s.names.reported[w] && !s.versionsOf(st, name)[ver]:
+				s.report(w)
+				noVersion = append(noVersion, nameUse{w, u.in})
 			}
-			if s.names.reported == nil {
-				s.names.reported = make(map[string]bool)
-			}
-			s.names.reported[name] = true
-			unknown = append(unknown, nameUse{name, u.in})
 		}
+	}
+	if len(noVersion) > 0 {
+		s.reportVersions(st, noVersion)
 	}
 	if len(unknown) == 0 {
 		return
@@ -172,6 +210,64 @@ func (s *Server) judgeNames(st *state, uses []namedUse) {
 		return
 	}
 	go s.lookUpNames(providers, unknown, known)
+}
+
+// report marks name (or name@version) as reported. s.mu is held.
+func (s *Server) report(name string) {
+	if s.names.reported == nil {
+		s.names.reported = make(map[string]bool)
+	}
+	s.names.reported[name] = true
+}
+
+// versionsOf returns the versions of the tools of s that name selects (as
+// NamedVersion selects): registered ones, those derived from them, and
+// those of mounted servers. s.mu is held.
+func (s *Server) versionsOf(st *state, name string) map[string]bool {
+	set := map[string]bool{}
+	for _, ts := range [2][]*Tool{s.versions[name], s.lineage[name]} {
+		for _, t := range ts {
+			if t.Name == name {
+				set[t.Version] = true
+			}
+			for o, i := s.derived[t].tool, 0; o != nil && i <= maxOrigins; o, i = o.Origin, i+1 {
+				if o.Name == name {
+					set[o.Version] = true
+				}
+			}
+		}
+	}
+	mountedVersions(st.sources, nil, name, set)
+	return set
+}
+
+// mountedVersions adds to set the versions of the tools of the mounted
+// servers among srcs that name selects: served under name, behind the
+// prefixes of the mounts it is reached through (outermost first), or
+// with name in its lineage.
+func mountedVersions(srcs []source, prefixes []string, name string, set map[string]bool) {
+	for _, src := range srcs {
+		mv, ok := src.(*mountView)
+		if !ok {
+			continue
+		}
+		ps := append(slices.Clone(prefixes), mv.m.prefix)
+		for n := range mv.child.byName.All() {
+			for _, e := range n.versions {
+				for i := range ps {
+					if strings.Join(ps[i:], "")+e.tool.Name == name {
+						set[e.tool.Version] = true
+					}
+				}
+				for o, i := e.tool, 0; o != nil && i <= maxOrigins; o, i = o.Origin, i+1 {
+					if o.Name == name {
+						set[o.Version] = true
+					}
+				}
+			}
+		}
+		mountedVersions(mv.child.sources, ps, name, set)
+	}
 }
 
 // knows reports whether name selects a tool of s (as Named selects): a
@@ -314,6 +410,40 @@ func (s *Server) lookUpNames(providers []prefixedProvider, unknown []nameUse, kn
 	}
 	slices.Sort(known)
 	s.reportNames(left, slices.Compact(known))
+}
+
+// reportVersions logs a warning for each name@version of unknown whose
+// tool has no such version, with the versions it has, and the one it
+// most likely meant: one that ranks alike ("1" for "1.0"). s.mu is held.
+func (s *Server) reportVersions(st *state, unknown []nameUse) {
+	for _, u := range unknown {
+		name, ver, _ := strings.Cut(u.name, "@")
+		has := slices.SortedFunc(maps.Keys(s.versionsOf(st, name)), version.Compare)
+		msg := fmt.Sprintf("mcpkit: tool %q has no version %q", name, ver)
+		if ver == "" {
+			msg = fmt.Sprintf("mcpkit: tool %q is not served unversioned", name)
+		}
+		args := []any{"name", name, "version", ver, "in", u.in, "versions", has}
+		if i := slices.IndexFunc(has, func(v string) bool { return version.Rank(v, ver) == 0 }); i >= 0 {
+			msg += fmt.Sprintf(": did you mean %q?", has[i])
+			args = append(args, "didYouMean", has[i])
+		} else {
+			msg += ": it has " + quoteVersions(has)
+		}
+		s.logger.Warn(msg, args...)
+	}
+}
+
+// quoteVersions says the versions vs, quoted, "" as "no version".
+func quoteVersions(vs []string) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = strconv.Quote(v)
+		if v == "" {
+			out[i] = "no version"
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // reportNames logs a warning for each name that selects no tool, with the

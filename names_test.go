@@ -2,6 +2,7 @@ package mcpkit_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -97,7 +98,7 @@ func TestMisspeltNameReported(t *testing.T) {
 			visibility.New(visibility.Require(mcpkit.Named(name), always)).Attach(srv)
 		}, "deleteorder", "deleteOrder", "*visibility.Rules"},
 		{"visibility.DisableVersion", func(srv *mcpkit.Server, name string) {
-			visibility.New(visibility.DisableVersion(name, "1")).Attach(srv)
+			visibility.New(visibility.DisableVersion(name, "")).Attach(srv)
 		}, "lstOrders", "listOrders", "*visibility.Rules"},
 		{"visibility.Disable(Key)", func(srv *mcpkit.Server, name string) {
 			visibility.New(visibility.Disable(visibility.Key(name, ""))).Attach(srv)
@@ -224,9 +225,11 @@ func TestMisspeltNameAcrossSources(t *testing.T) {
 func ExampleSelectorNames() {
 	fmt.Println(mcpkit.SelectorNames(mcpkit.Not(mcpkit.Named("report", "audit"))))
 	fmt.Println(mcpkit.SelectorNames(mcpkit.Tagged("admin")))
+	fmt.Println(mcpkit.SelectorNames(mcpkit.NamedVersion("calc", "2")))
 	// Output:
 	// [audit report]
 	// []
+	// [calc@2]
 }
 
 // ExampleForTools_misspelt shows the warning for a name in a selection that
@@ -248,4 +251,73 @@ func ExampleForTools_misspelt() {
 	cs.ListTools(context.Background(), nil)
 	// Output:
 	// level=WARN msg="mcpkit: tool name \"deleteOrders\" selects no tool: did you mean \"deleteOrder\"?" name=deleteOrders in=mcpkit.ForTools(mcpkit.RequireScopes) didYouMean=deleteOrder
+}
+
+// TestMisspeltListMiddlewareName checks that a list middleware added once
+// the server serves has its names judged too, and that one that says no
+// names reports nothing.
+func TestMisspeltListMiddlewareName(t *testing.T) {
+	srv, logs := namedServer()
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	if _, err := ts.Session.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	srv.UseList(func(next mcpkit.Lister) mcpkit.Lister { return next })
+	srv.UseList(middleware.Deref(&middleware.DerefOptions{Skip: mcpkit.Named("lstOrders")}))
+	want := []string{"lstOrders -> listOrders in mcpkit.ListMiddleware(middleware.Deref)"}
+	var got []string
+	for _, r := range logs.all() {
+		got = append(got, strings.Split(r, " | ")[0])
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("records %q\nwant      %q", got, want)
+	}
+}
+
+// TestMisspeltVersion checks that a rule on one version of a tool whose
+// name is right but whose version the tool does not have is reported,
+// with the versions it has, or the one that ranks alike; that versions
+// served under another name (derived, mounted) are known; and that a
+// version that goes away is reported then.
+func TestMisspeltVersion(t *testing.T) {
+	srv, logs := attack35Versions(t)
+	renamed, err := transform.Tool(func() *mcpkit.Tool { o := tool("orig", reply("o")); o.Version = "4"; return o }(), transform.Spec{Name: "renamed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "docs"}, nil)
+	search := tool("search", reply("s"))
+	search.Version = "7"
+	if err := errors.Join(srv.Add(renamed), child.Add(search)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.Mount("docs", child); err != nil {
+		t.Fatal(err)
+	}
+	visibility.New(
+		visibility.DisableVersion("calc", "1.0"),
+		visibility.DisableVersion("calc", "3"),
+		visibility.Disable(visibility.Key("calc", "")),
+		visibility.DisableVersion("calc", "2"),
+		visibility.DisableVersion("orig", "4"),
+	).Attach(srv)
+	for _, name := range []string{"docs_search", "search"} {
+		srv.Use(mcpkit.ForTools(visibility.Key(name, "7"), middleware.Timeout(time.Minute, nil)))
+	}
+	ts := attack35Serve(t, srv)
+	want := []string{
+		`calc ->  in *visibility.Rules | mcpkit: tool "calc" is not served unversioned: it has "1", "2"`,
+		`calc -> 1 in *visibility.Rules | mcpkit: tool "calc" has no version "1.0": did you mean "1"?`,
+		`calc ->  in *visibility.Rules | mcpkit: tool "calc" has no version "3": it has "1", "2"`,
+	}
+	if got := logs.all(); !slices.Equal(got, want) {
+		t.Errorf("records %q\nwant      %q", got, want)
+	}
+	// Version 2 goes away: the rule on it selects nothing now.
+	srv.RemoveVersion("calc", "2")
+	ts.Session.ListTools(t.Context(), nil)
+	want = append(want, `calc ->  in *visibility.Rules | mcpkit: tool "calc" has no version "2": it has "1"`)
+	if got := logs.all(); !slices.Equal(got, want) {
+		t.Errorf("after RemoveVersion: records %q\nwant      %q", got, want)
+	}
 }

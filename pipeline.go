@@ -30,14 +30,20 @@ type Layer struct {
 	// last element of its package's import path ("main" for a command,
 	// also in its tests) and the function's name. Authors need do nothing
 	// to have their middleware named, and the name does not depend on
-	// where the source sits. The server's validation of arguments is
+	// where the source sits. (A command's tests know its code by the
+	// import path alone: "main" is read from the package clause of the
+	// source, by its file name in the working directory when built with
+	// -trimpath, as go test runs them; a test binary run elsewhere without
+	// its source names it by the last element of the import path.) The server's validation of arguments is
 	// "mcpkit.Validation"; [RequireScopes] is "mcpkit.RequireScopes", with
 	// its scopes in Settings.
 	Name string `json:"name"`
 	// From is FromServer or FromTool.
 	From string `json:"from"`
 	// Skipped is set for a middleware that a [ForTools] selection left out
-	// for this tool: it is listed where it would be, and costs nothing.
+	// for this tool: it is listed where it would be, and costs nothing. A
+	// skipped [Chain] or [ForTools] (middleware.Bulkhead is one) lists its
+	// layers, under the names they have where they apply.
 	Skipped bool `json:"skipped,omitempty"`
 	// Settings are what the layer says of its configuration (a time limit,
 	// a size limit), when the Handler its middleware returned implements
@@ -147,10 +153,15 @@ func (p *pipeline) add(m Middleware, skipped bool) {
 }
 
 // addSkipped records m as a layer that a [ForTools] selection left out of
-// the chain of tool t, without building it: a [NamedMiddleware] is asked
-// its name, any other is named by the function that made it.
+// the chain of tool t, without building it: mcpkit's own combinators
+// ([NamedMiddleware], [Chain], [ForTools]) are asked the names of their
+// layers, any other middleware is named by the function that made it.
+// So a skipped middleware.Bulkhead or Chain(RequireScopes(...)) is listed
+// under the names its layers have where it applies.
 func (p *pipeline) addSkipped(m Middleware, t *Tool) {
-	if reflect.ValueOf(m).Pointer() != namedMiddlewarePC {
+	switch reflect.ValueOf(m).Pointer() {
+	case namedMiddlewarePC, chainPC, forToolsPC:
+	default:
 		p.add(m, true)
 		return
 	}
@@ -161,17 +172,30 @@ func (p *pipeline) addSkipped(m Middleware, t *Tool) {
 	}
 }
 
-// probe is the next handler given to a [NamedMiddleware] to learn its name
-// alone: it records the name and builds nothing.
+// probe is the next handler given to one of mcpkit's combinators to learn
+// the names of its layers alone: they record the names and build nothing.
 type probe struct{}
 
 func (probe) ServeTool(context.Context, *Request) (*mcp.CallToolResult, error) {
 	panic("mcpkit: a skipped layer was called")
 }
 
-// namedMiddlewarePC is the code of every Middleware that NamedMiddleware
-// returns (it is never inlined, so there is one copy).
-var namedMiddlewarePC = reflect.ValueOf(NamedMiddleware("mcpkit.probe", func(h Handler) Handler { return h })).Pointer()
+// probing reports whether b is the handler addSkipped gives a combinator.
+func (b boundHandler) probing() bool {
+	_, ok := b.next.(probe)
+	return ok
+}
+
+// The code of every Middleware that NamedMiddleware, Chain and ForTools
+// return: they are never inlined, so there is one copy of each.
+var namedMiddlewarePC, chainPC, forToolsPC uintptr
+
+func init() {
+	// In a function, since Chain and ForTools refer to addSkipped.
+	namedMiddlewarePC = reflect.ValueOf(NamedMiddleware("mcpkit.probe", func(h Handler) Handler { return h })).Pointer()
+	chainPC = reflect.ValueOf(Chain()).Pointer()
+	forToolsPC = reflect.ValueOf(ForTools(func(*Tool) bool { return false })).Pointer()
+}
 
 // NamedMiddleware returns m, listed as name by [Server.Pipeline] instead of
 // the name of the function that made m: for a middleware author who wants
@@ -192,7 +216,7 @@ func NamedMiddleware(name string, m Middleware) Middleware {
 		if !ok {
 			return m(next)
 		}
-		if _, probing := b.next.(probe); probing {
+		if b.probing() {
 			b.rec.layers = append(b.rec.layers, Layer{Name: name, From: b.rec.from})
 			return next
 		}
@@ -233,10 +257,14 @@ func funcName(fn any) string {
 // there the closure's own package is the directory of its file, by
 // convention the package's name. And the code of a command is "main",
 // which its symbols say in a build ("main.audit.func1") but not in its
-// tests, nor when its own constructor is inlined into main: there the
-// file's package clause says whether it is a command's, or, when the
-// source is not at hand in a binary built with -trimpath, whether the
-// file sits in the main package's import path.
+// tests ("example.com/app.audit.func1": nothing at run time names a
+// package under test but its import path), nor when its own constructor
+// is inlined into main: there the file's package clause says whether it
+// is a command's. Built with -trimpath, a file is named by its import
+// path ("example.com/app/audit.go"): in a build, a file in the main
+// package's import path is the command's; in tests, the clause is read
+// from the file by its base name in the working directory, the package's
+// own directory where go test runs them.
 func layerName(sym, file, mainPath string, clause func(file string) string) string {
 	sym = strings.TrimSuffix(sym, "-fm")
 	pkgPath, rest := sym, ""
@@ -254,8 +282,20 @@ func layerName(sym, file, mainPath string, clause func(file string) string) stri
 	inlined := named >= 2 && named < len(parts) && !strings.HasPrefix(parts[0], "(")
 	ofMain := pkgPath == "main" || pkgPath == mainPath
 	command := func() bool {
-		return clause(file) == "main" ||
-			pkgPath == "main" && mainPath != "" && pathpkg.Dir(filepath.ToSlash(file)) == mainPath
+		if clause(file) == "main" {
+			return true
+		}
+		// Built with -trimpath, a file is named by its package's import
+		// path, and cannot be read by that name.
+		if pathpkg.Dir(filepath.ToSlash(file)) != mainPath || mainPath == "" {
+			return false
+		}
+		if pkgPath == "main" {
+			return true // the symbol says it
+		}
+		// A command's tests: go test runs them in the package's
+		// directory, where the file is at hand by its own name.
+		return pkgPath == mainPath && clause(pathpkg.Base(filepath.ToSlash(file))) == "main"
 	}
 	switch {
 	case inlined && ofMain && command():

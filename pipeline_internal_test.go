@@ -16,6 +16,7 @@ func TestLayerName(t *testing.T) {
 		"/src/gateway/audit.go":                "main",
 		"/src/lib/authz/authz.go":              "authz",
 		"/mod/github.com/acme/mw@v1.2.0/mw.go": "mw",
+		"audit.go":                             "main", // read in the working directory
 	}
 	clause := func(file string) string { return clauses[file] }
 	for _, tt := range []struct {
@@ -26,6 +27,9 @@ func TestLayerName(t *testing.T) {
 		{"command in its tests", "example.com/gateway.TestX.audit.func1", "/src/gateway/audit.go", "example.com/gateway", "main.audit"},
 		{"command in its tests, not inlined", "example.com/gateway.audit.func1", "/src/gateway/audit.go", "example.com/gateway", "main.audit"},
 		{"command from -trimpath, no source", "main.main.audit.func1", "example.com/gateway/audit.go", "example.com/gateway", "main.audit"},
+		{"command in its tests from -trimpath", "example.com/gateway.audit.func1", "example.com/gateway/audit.go", "example.com/gateway", "main.audit"},
+		{"command in its tests from -trimpath, inlined", "example.com/gateway.TestX.audit.func1", "example.com/gateway/audit.go", "example.com/gateway", "main.audit"},
+		{"library tested from -trimpath", "example.com/gateway/authz.Require.func1", "example.com/gateway/authz/authz.go", "example.com/gateway/authz", "authz.Require"},
 		{"command run as a file", "main.main.audit.func1", "/src/gateway/main.go", "command-line-arguments", "main.audit"},
 		{"library inlined into a command", "main.main.Timeout.func1", "/src/lib/authz/authz.go", "example.com/gateway", "authz.Timeout"},
 		{"module cache library inlined", "main.main.Wrap.func2", "/mod/github.com/acme/mw@v1.2.0/mw.go", "example.com/gateway", "mw.Wrap"},

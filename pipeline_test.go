@@ -109,9 +109,42 @@ func TestPipelineRequirements(t *testing.T) {
 	}
 }
 
+// TestPipelineSkippedCombinators checks that the layers of a Chain, a
+// ForTools or a Bulkhead that a selection leaves out are listed under
+// their own names, in order, as they are where they apply, and that a
+// skipped middleware is never built.
+func TestPipelineSkippedCombinators(t *testing.T) {
+	builds := 0
+	counted := func(next mcpkit.Handler) mcpkit.Handler { builds++; return next }
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "pipe"}, nil)
+	srv.Use(mcpkit.ForTools(mcpkit.Named("a"),
+		audit,
+		mcpkit.Chain(middleware.Timeout(time.Minute, nil), mcpkit.ForTools(mcpkit.Named("a"), mcpkit.NamedMiddleware("acme.counted", counted))),
+		middleware.Bulkhead(map[string]int{"a": 2}, nil),
+		mcpkit.Chain(mcpkit.RequireScopes("s:admin")),
+	))
+	if err := srv.Add(tool("a", reply("x")), tool("b", reply("x"))); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"a": "server:mcpkit_test.audit server:middleware.Timeout server:acme.counted server:middleware.Bulkhead server:mcpkit.RequireScopes server:mcpkit.Validation",
+		"b": "server:mcpkit_test.audit(skipped) server:middleware.Timeout(skipped) server:acme.counted(skipped) " +
+			"server:middleware.Bulkhead(skipped) server:mcpkit.RequireScopes(skipped) server:mcpkit.Validation",
+	} {
+		layers, _ := srv.Pipeline(name)
+		if got := describe(layers); got != want {
+			t.Errorf("%s: %s\nwant %s", name, got, want)
+		}
+	}
+	if builds != 1 {
+		t.Errorf("the middleware was built %d times, want once, for a", builds)
+	}
+}
+
 // TestPipelineNamesCommand builds and runs a command (testdata/mainlayers)
 // whose own middleware, one made by a constructor inlined into main, is
-// listed under "main", as Layer.Name says, not under its directory's name.
+// listed under "main", as Layer.Name says, not under its directory's name;
+// and runs its test, built with -trimpath, where it is "main" too.
 func TestPipelineNamesCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a command with the go command; skipped with -short")
@@ -128,6 +161,11 @@ func TestPipelineNamesCommand(t *testing.T) {
 	}
 	if got, want := strings.Fields(string(out)), []string{"main.audit", "main.tenant", "mcpkit.Validation"}; !slices.Equal(got, want) {
 		t.Errorf("layers of a command: %q, want %q", got, want)
+	}
+	cmd = exec.Command(goCmd, "test", "-count=1", "-trimpath", "./testdata/mainlayers")
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("go test -trimpath ./testdata/mainlayers: %v\n%s", err, out)
 	}
 }
 

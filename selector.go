@@ -26,6 +26,8 @@ import (
 // serves is reported in the server's log (see [SelectorNames]).
 //
 // ForTools panics if match or an entry of mw is nil.
+//
+//go:noinline
 func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
 	if match == nil {
 		panic("mcpkit: ForTools: nil match")
@@ -38,13 +40,15 @@ func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
 			return &selected{match: match, on: inner(next), off: next}
 		}
 		n := b.rec.len()
-		if match(b.tool) {
+		if !b.probing() && match(b.tool) {
 			h := inner(next)
 			b.rec.noteNames(names, n)
 			return h
 		}
-		for _, m := range mw {
-			b.rec.addSkipped(m, b.tool)
+		// Left out, by match or by a selection around this one: listed,
+		// innermost first as the chain is recorded, and never built.
+		for i := len(mw) - 1; i >= 0; i-- {
+			b.rec.addSkipped(mw[i], b.tool)
 		}
 		b.rec.noteNames(names, n)
 		return next
@@ -91,10 +95,34 @@ func Named(names ...string) func(*Tool) bool {
 	}
 }
 
+// NamedVersion returns a match function that selects one version of one
+// tool: the tool served as name with version ver ("" for an unversioned
+// tool), and the tools derived from it (see [Tool.Lineage]). Versions are
+// compared as written: "1.0" is not "1".
+func NamedVersion(name, ver string) func(*Tool) bool {
+	written := name + "@" + ver
+	return func(t *Tool) bool {
+		if t.probe != nil {
+			t.probe.names = append(t.probe.names, written)
+			return false
+		}
+		for o, depth := t, 0; o != nil && depth <= maxLineage; o, depth = o.Origin, depth+1 {
+			if o.Name == name && o.Version == ver {
+				return true
+			}
+		}
+		return false
+	}
+}
+
 // SelectorNames returns the tool names by which match selects tools, as
 // they were written: those given to [Named] within it, also under [Not]
 // and in the rules by name of package visibility, sorted, each once; nil
 // for a match function that selects otherwise (by tag, by annotation).
+// A selection of one version ([NamedVersion], visibility.Key) is given as
+// "name@version" ("name@" for the unversioned tool): a tool name never
+// holds an "@". A server reports such a version that the tool does not
+// have, with the versions it has.
 // A Server asks it of what it is given ([ForTools] selections, its
 // [Visibility] through a method ToolNames() []string, its catalog
 // transforms), and logs a warning, once it serves, for each such name

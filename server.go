@@ -274,6 +274,9 @@ func (s *Server) UseList(mw ...ListMiddleware) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.listUse = append(s.listUse, mw...)
+	if s.names.serving {
+		s.names.pending = append(s.names.pending, listNames(mw)...)
+	}
 	// What tools/list answers changed, though no tool did, and for
 	// anyone: list middleware see every list.
 	s.commit(s.refreshed(), change{everyone: true})

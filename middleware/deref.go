@@ -16,7 +16,8 @@ type DerefOptions struct {
 	// Skip reports tools whose schemas are advertised exactly as
 	// registered, references included: for example a tool whose schema
 	// is itself the point, or clients known to handle $ref. Nil skips
-	// none.
+	// none. A name given to [mcpkit.Named] in it that selects no tool is
+	// reported in the server's log (see [mcpkit.ListMiddleware]).
 	Skip func(*mcpkit.Tool) bool
 
 	// MaxNodes bounds the size of a rewritten schema, counted in JSON
@@ -106,6 +107,11 @@ func (d *derefLister) ServeList(ctx context.Context, req *mcpkit.ListRequest) ([
 	d.last.Store(&derefPage{in: in, out: out})
 	return out, nil
 }
+
+// ToolNames returns the tool names Skip was written with (see
+// [mcpkit.SelectorNames]), for the server's report of those that select
+// no tool.
+func (d *derefLister) ToolNames() []string { return mcpkit.SelectorNames(d.opts.Skip) }
 
 // sameTools reports whether a and b are the same slice: a lister that did
 // not change returns the very slice it returned before.

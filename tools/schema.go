@@ -258,15 +258,14 @@ func (g *inferrer) object(t reflect.Type) (*jsonschema.Schema, error) {
 		if f.quoted {
 			fs = quotedSchema(fs)
 		}
-		for _, e := range checkTag(f.tag) {
+		// A tag that cannot be read is a problem like a misspelt key: kept
+		// with the others, and the fields after it still checked.
+		required, errs := g.applyTags(fs, f)
+		for _, e := range append(checkTag(f.tag), errs...) {
 			e = fmt.Errorf("field %s.%s: %w", t, f.goName, e)
 			if !slices.ContainsFunc(g.tagErrs, func(x error) bool { return x.Error() == e.Error() }) {
 				g.tagErrs = append(g.tagErrs, e)
 			}
-		}
-		required, err := g.applyTags(fs, f)
-		if err != nil {
-			return nil, fmt.Errorf("field %s.%s: %w", t, f.goName, err)
 		}
 		if g.output && f.mayBeNull() && !slices.Contains(fs.Types, "null") && fs.Type != "null" {
 			fs = nullable(fs)
@@ -281,8 +280,9 @@ func (g *inferrer) object(t reflect.Type) (*jsonschema.Schema, error) {
 }
 
 // applyTags applies a field's schema tags to fs and reports whether the
-// field is required.
-func (g *inferrer) applyTags(fs *jsonschema.Schema, f jsonField) (required bool, err error) {
+// field is required, with every tag value it cannot read (the others are
+// applied all the same).
+func (g *inferrer) applyTags(fs *jsonschema.Schema, f jsonField) (required bool, errs []error) {
 	tag := f.tag
 	required = !f.omitEmpty && !f.omitZero
 	if !g.output && f.typ.Kind() == reflect.Pointer {
@@ -298,7 +298,7 @@ func (g *inferrer) applyTags(fs *jsonschema.Schema, f jsonField) (required bool,
 	}
 	if v, ok := tag.Lookup("header"); ok && !g.output {
 		if err := headerAnnotation(fs, v); err != nil {
-			return false, err
+			errs = append(errs, err)
 		}
 	}
 	target := fs // where value constraints go: the items, for a list of scalars
@@ -319,22 +319,19 @@ func (g *inferrer) applyTags(fs *jsonschema.Schema, f jsonField) (required bool,
 		for _, item := range strings.Split(v, ",") {
 			val, err := tagValue(elem, strings.TrimSpace(item), f.quoted)
 			if err != nil {
-				return false, fmt.Errorf("enum: %w", err)
+				errs = append(errs, fmt.Errorf("enum: %w", err))
+				continue
 			}
 			target.Enum = append(target.Enum, val)
 		}
 	}
 	if v, ok := tag.Lookup("default"); ok {
-		val, err := tagValue(f.typ, v, f.quoted)
-		if err != nil {
-			return false, fmt.Errorf("default: %w", err)
+		if raw, err := defaultValue(f, v); err != nil {
+			errs = append(errs, fmt.Errorf("default: %w", err))
+		} else {
+			fs.Default = raw
+			required = false
 		}
-		raw, err := json.Marshal(val)
-		if err != nil {
-			return false, fmt.Errorf("default: %w", err)
-		}
-		fs.Default = raw
-		required = false
 	}
 	for _, num := range []struct {
 		key string
@@ -347,7 +344,8 @@ func (g *inferrer) applyTags(fs *jsonschema.Schema, f jsonField) (required bool,
 		if v, ok := tag.Lookup(num.key); ok {
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return false, fmt.Errorf("%s: %q is not a number", num.key, v)
+				errs = append(errs, fmt.Errorf("%s: %q is not a number", num.key, v))
+				continue
 			}
 			*num.dst = &x
 		}
@@ -363,16 +361,18 @@ func (g *inferrer) applyTags(fs *jsonschema.Schema, f jsonField) (required bool,
 		if v, ok := tag.Lookup(n.key); ok {
 			x, err := strconv.Atoi(v)
 			if err != nil || x < 0 {
-				return false, fmt.Errorf("%s: %q is not a non-negative integer", n.key, v)
+				errs = append(errs, fmt.Errorf("%s: %q is not a non-negative integer", n.key, v))
+				continue
 			}
 			*n.dst = &x
 		}
 	}
 	if v, ok := tag.Lookup("pattern"); ok {
 		if _, err := regexp.Compile(v); err != nil {
-			return false, fmt.Errorf("pattern: %w", err)
+			errs = append(errs, fmt.Errorf("pattern: %w", err))
+		} else {
+			target.Pattern = v
 		}
-		target.Pattern = v
 	}
 	if v, ok := tag.Lookup("format"); ok {
 		target.Format = v
@@ -394,12 +394,22 @@ func (g *inferrer) applyTags(fs *jsonschema.Schema, f jsonField) (required bool,
 		if v, ok := tag.Lookup(b.key); ok {
 			x, err := strconv.ParseBool(v)
 			if err != nil {
-				return false, fmt.Errorf("%s: %q is not a boolean", b.key, v)
+				errs = append(errs, fmt.Errorf("%s: %q is not a boolean", b.key, v))
+				continue
 			}
 			b.set(x)
 		}
 	}
-	return required, nil
+	return required, errs
+}
+
+// defaultValue returns the JSON of the value of f's default tag v.
+func defaultValue(f jsonField, v string) (json.RawMessage, error) {
+	val, err := tagValue(f.typ, v, f.quoted)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(val)
 }
 
 // tagValue parses a tag's text as a value of type t: strings are taken

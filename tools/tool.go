@@ -117,13 +117,18 @@ func build[In, Out any](name string, opts *Options, fn func(context.Context, *mc
 	if err := mcpkit.ValidateToolName(name); err != nil {
 		return nil, fmt.Errorf("tools: %w", err)
 	}
-	in, err := inputSchema(reflect.TypeFor[In](), opts)
-	if err != nil {
-		return nil, fmt.Errorf("tools: %q: input schema: %w", name, err)
+	// Both types are inferred whatever the first says, so that their
+	// problems (misspelt tags, say) are reported together, in one run.
+	in, inErr := inputSchema(reflect.TypeFor[In](), opts)
+	if inErr != nil {
+		inErr = fmt.Errorf("tools: %q: input schema: %w", name, inErr)
 	}
-	conv, err := newConverter(reflect.TypeFor[Out](), opts)
-	if err != nil {
-		return nil, fmt.Errorf("tools: %q: output: %w", name, err)
+	conv, outErr := newConverter(reflect.TypeFor[Out](), opts)
+	if outErr != nil {
+		outErr = fmt.Errorf("tools: %q: output: %w", name, outErr)
+	}
+	if inErr != nil || outErr != nil {
+		return nil, errors.Join(inErr, outErr)
 	}
 	h := &handler[In, Out]{fn: fn, conv: conv}
 	t := &mcpkit.Tool{

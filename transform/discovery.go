@@ -128,14 +128,18 @@ func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
 		Handler: mcpkit.HandlerFunc(d.call),
 	}
 	meta := []string{SearchToolName, DescribeToolName, CallToolName}
+	// Written here rather than with Select, so that the server's report of
+	// a misspelt name in Match says it was written in Discovery (a catalog
+	// transform is named by the function that made it).
 	hide := func(t *mcpkit.Tool) (*mcpkit.Tool, error) {
+		if slices.Contains(meta, t.Name) || !d.match(t) {
+			return t, nil
+		}
 		t2 := t.Clone()
 		t2.Unlisted = true
 		return t2, nil
 	}
-	if err := srv.Transform(Select(func(t *mcpkit.Tool) bool {
-		return !slices.Contains(meta, t.Name) && d.match(t)
-	}, hide)); err != nil {
+	if err := srv.Transform(hide); err != nil {
 		return err
 	}
 	return srv.Add(search, describe, call)

@@ -150,20 +150,11 @@ func ReadOnly(t *mcpkit.Tool) bool {
 
 // Key returns a match function that selects one version of one tool: the
 // tool served as name with version ver ("" for an unversioned tool), and
-// the tools derived from it (see [mcpkit.Tool.Lineage]).
+// the tools derived from it (see [mcpkit.Tool.Lineage]). It is
+// [mcpkit.NamedVersion]: a server reports a version the tool does not
+// have, as it reports a misspelt name.
 func Key(name, ver string) func(*mcpkit.Tool) bool {
-	named := mcpkit.Named(name) // which also tells mcpkit.SelectorNames the name
-	return func(t *mcpkit.Tool) bool {
-		if !named(t) {
-			return false
-		}
-		for o, depth := t, 0; o != nil && depth <= maxLineage; o, depth = o.Origin, depth+1 {
-			if o.Name == name && o.Version == ver {
-				return true
-			}
-		}
-		return false
-	}
+	return mcpkit.NamedVersion(name, ver)
 }
 
 // VersionRange returns a match function that selects the versioned tools
@@ -210,7 +201,8 @@ func DisableNames(names ...string) *Rule {
 // version ver ("" for an unversioned tool), and the tools derived from it.
 // Its cost is in proportion to the versions of name: see [EnableNames].
 func DisableVersion(name, ver string) *Rule {
-	return &Rule{effect: disable, match: Key(name, ver), names: []string{name}, written: []string{name}}
+	match := Key(name, ver)
+	return &Rule{effect: disable, match: match, names: []string{name}, written: mcpkit.SelectorNames(match)}
 }
 
 // RequireNames returns a Rule that shows the tools served under one of the

@@ -232,7 +232,8 @@ func (s *ruleSet) allowed(ctx context.Context, t *mcpkit.Tool, c mcpkit.Caller) 
 // ToolNames returns the tool names that r's rules in effect were written
 // with: those of its rules by name, and those given to [mcpkit.Named]
 // within the match functions of the others (see
-// [mcpkit.SelectorNames]), sorted, each once. A server asks, once it
+// [mcpkit.SelectorNames]; a rule on one version, [DisableVersion] or
+// [Key], gives "name@version"), sorted, each once. A server asks, once it
 // serves and after each change of the rules, and logs a warning for each
 // name that selects no tool, with the name it most likely meant.
 func (r *Rules) ToolNames() []string {

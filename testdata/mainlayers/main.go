@@ -1,5 +1,6 @@
 // Command mainlayers prints the names Server.Pipeline gives the layers of
-// a command's own middleware, one a line, for TestPipelineNamesCommand.
+// a command's own middleware, one a line, for TestPipelineNamesCommand,
+// which also runs its test, built with -trimpath.
 package main
 
 import (
@@ -24,6 +25,14 @@ func audit() mcpkit.Middleware {
 func tenant(next mcpkit.Handler) mcpkit.Handler { return next }
 
 func main() {
+	for _, name := range layers() {
+		fmt.Println(name)
+	}
+}
+
+// layers returns the names of the layers of a tool served with audit and
+// tenant.
+func layers() []string {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "mainlayers"}, nil)
 	srv.Use(audit(), tenant)
 	h := mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
@@ -32,8 +41,10 @@ func main() {
 	if err := srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "t", InputSchema: map[string]any{"type": "object"}}, Handler: h}); err != nil {
 		panic(err)
 	}
-	layers, _ := srv.Pipeline("t")
-	for _, l := range layers {
-		fmt.Println(l.Name)
+	ls, _ := srv.Pipeline("t")
+	var names []string
+	for _, l := range ls {
+		names = append(names, l.Name)
 	}
+	return names
 }
