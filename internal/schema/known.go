@@ -1,0 +1,432 @@
+package schema
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mcpkit/mcpkit/internal/spell"
+)
+
+// KnownValid reports whether data is a schema that [Compile] accepts,
+// judged in one pass over its bytes, without decoding or compiling it. It
+// is true only for a schema made of the keywords of 2020-12 that a tool's
+// schema commonly uses (types, bounds, patterns, enumerations, properties
+// and items, the applicators), each with a value Compile accepts, and of
+// annotations; it is false for anything else, such as a $ref, a $schema or
+// a keyword it does not know. False says nothing of the schema: compile it
+// to learn whether it is valid, and why not.
+//
+// It lets a registry refuse an invalid schema when a tool is added, and
+// compile a valid one only when the tool is first called.
+func KnownValid(data []byte) bool {
+	k := known{d: data}
+	k.space()
+	if !k.schema(0) {
+		return false
+	}
+	k.space()
+	return k.i == len(k.d)
+}
+
+// maxKnownDepth bounds the nesting KnownValid follows; a deeper schema is
+// left to Compile.
+const maxKnownDepth = 64
+
+// known is the state of KnownValid's pass: the text and where it is.
+type known struct {
+	d []byte
+	i int
+}
+
+func (k *known) space() { k.i = skipSpace(k.d, k.i) }
+
+// peek returns the byte at the current position, or 0 at the end.
+func (k *known) peek() byte {
+	if k.i < len(k.d) {
+		return k.d[k.i]
+	}
+	return 0
+}
+
+// next steps over c, and the white space after it, if c is next.
+func (k *known) next(c byte) bool {
+	if k.peek() != c {
+		return false
+	}
+	k.i++
+	k.space()
+	return true
+}
+
+// literal steps over the literal lit if it is next.
+func (k *known) literal(lit string) bool {
+	if len(k.d)-k.i < len(lit) || string(k.d[k.i:k.i+len(lit)]) != lit {
+		return false
+	}
+	k.i += len(lit)
+	return true
+}
+
+// str steps over the string that is next and returns its text between the
+// quotes, and whether that text is the string (no escapes, valid UTF-8).
+func (k *known) str() (text []byte, plain, ok bool) {
+	if k.peek() != '"' {
+		return nil, false, false
+	}
+	end, plain, _ := scanString(k.d, k.i)
+	if end < 0 {
+		return nil, false, false
+	}
+	text = k.d[k.i+1 : end-1]
+	k.i = end
+	return text, plain, true
+}
+
+// number steps over the number that is next, which must be within the
+// range of a float64 (encoding/json refuses others), and returns its text
+// and shape.
+func (k *known) number() (text []byte, shape int, ok bool) {
+	end, shape := scanNumber(k.d, k.i)
+	if end < 0 {
+		return nil, 0, false
+	}
+	text = k.d[k.i:end]
+	if _, inRange := parseNumber(text, shape); !inRange {
+		return nil, 0, false
+	}
+	k.i = end
+	return text, shape, true
+}
+
+// value steps over any JSON value whose numbers are within the range of a
+// float64, as an annotation, a default or an enumeration may have.
+func (k *known) value(depth int) bool {
+	if depth > maxKnownDepth {
+		return false
+	}
+	switch c := k.peek(); {
+	case c == '"':
+		_, _, ok := k.str()
+		return ok
+	case c == '-' || '0' <= c && c <= '9':
+		_, _, ok := k.number()
+		return ok
+	case c == 't':
+		return k.literal("true")
+	case c == 'f':
+		return k.literal("false")
+	case c == 'n':
+		return k.literal("null")
+	case c == '[':
+		k.i++
+		k.space()
+		if k.next(']') {
+			return true
+		}
+		for {
+			if !k.value(depth + 1) {
+				return false
+			}
+			k.space()
+			if k.next(']') {
+				return true
+			}
+			if !k.next(',') {
+				return false
+			}
+		}
+	case c == '{':
+		k.i++
+		k.space()
+		if k.next('}') {
+			return true
+		}
+		for {
+			if _, _, ok := k.str(); !ok {
+				return false
+			}
+			k.space()
+			if !k.next(':') || !k.value(depth+1) {
+				return false
+			}
+			k.space()
+			if k.next('}') {
+				return true
+			}
+			if !k.next(',') {
+				return false
+			}
+		}
+	}
+	return false
+}
+
+// schema steps over a schema: true, false, or an object of keywords
+// KnownValid knows, each with a value Compile accepts.
+func (k *known) schema(depth int) bool {
+	if depth > maxKnownDepth {
+		return false
+	}
+	switch k.peek() {
+	case 't':
+		return k.literal("true")
+	case 'f':
+		return k.literal("false")
+	case '{':
+	default:
+		return false
+	}
+	k.i++
+	k.space()
+	if k.next('}') {
+		return true
+	}
+	for {
+		kw, plain, ok := k.str()
+		if !ok || !plain {
+			return false
+		}
+		k.space()
+		if !k.next(':') || !k.keyword(kw, depth) {
+			return false
+		}
+		k.space()
+		if k.next('}') {
+			return true
+		}
+		if !k.next(',') {
+			return false
+		}
+	}
+}
+
+// keyword steps over the value of the keyword kw of a schema.
+func (k *known) keyword(kw []byte, depth int) bool {
+	switch string(kw) {
+	case "type":
+		return k.types()
+	case "title", "description", "format", "$comment", "contentEncoding", "contentMediaType":
+		_, _, ok := k.str()
+		return ok
+	case "pattern":
+		return k.pattern()
+	case "default", "const":
+		return k.value(depth + 1)
+	case "enum", "examples":
+		return k.peek() == '[' && k.value(depth+1)
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+		_, _, ok := k.number()
+		return ok
+	case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties", "minContains", "maxContains":
+		return k.integer()
+	case "deprecated", "readOnly", "writeOnly", "uniqueItems":
+		return k.literal("true") || k.literal("false")
+	case "required":
+		return k.strings()
+	case "dependentRequired":
+		return k.members(func(k *known) bool { return k.strings() })
+	case "properties", "dependentSchemas", "$defs":
+		return k.members(func(k *known) bool { return k.schema(depth + 1) })
+	case "patternProperties":
+		return k.patternMembers(depth)
+	case "items", "additionalProperties", "propertyNames", "not", "contains", "if", "then", "else", "contentSchema":
+		return k.schema(depth + 1)
+	case "prefixItems", "allOf", "anyOf", "oneOf":
+		return k.schemas(depth)
+	}
+	if !annotation(kw) {
+		return false
+	}
+	return k.value(depth + 1)
+}
+
+// annotation reports whether kw, a keyword KnownValid does not know, is one
+// that Compile takes for an annotation whatever its value: one of an
+// author's own (x-...), of another vocabulary (see annotations), or a
+// plain word no keyword's near miss, which jsonschema-go does not take for
+// a keyword in another case either.
+func annotation(kw []byte) bool {
+	if len(kw) > 2 && kw[0] == 'x' && kw[1] == '-' {
+		return true
+	}
+	if len(kw) > 0 && kw[0] == '$' {
+		return false // $recursiveRef, and whatever else a dialect means by one
+	}
+	word := string(kw)
+	if slices.Contains(annotations, word) {
+		return true
+	}
+	for _, c := range kw {
+		if c >= utf8.RuneSelf {
+			return false // encoding/json folds some letters beyond ASCII
+		}
+	}
+	for _, known := range keywords {
+		if strings.EqualFold(word, known) {
+			return false
+		}
+	}
+	_, near := spell.Suggest(word, keywords)
+	return !near
+}
+
+// types steps over the value of "type": a type's name or a list of them.
+func (k *known) types() bool {
+	one := func() bool {
+		name, plain, ok := k.str()
+		return ok && plain && typeBit(string(name)) != 0
+	}
+	if !k.next('[') {
+		return one()
+	}
+	if k.next(']') {
+		return true
+	}
+	for {
+		if !one() {
+			return false
+		}
+		k.space()
+		if k.next(']') {
+			return true
+		}
+		if !k.next(',') {
+			return false
+		}
+	}
+}
+
+// pattern steps over the value of "pattern", a regular expression.
+func (k *known) pattern() bool {
+	text, plain, ok := k.str()
+	return ok && validPattern(text, plain)
+}
+
+// validPattern reports whether the JSON string text (between its quotes;
+// plain when it has no escapes) is a regular expression as Compile reads
+// one.
+func validPattern(text []byte, plain bool) bool {
+	var src string
+	if plain {
+		src = string(text)
+	} else {
+		src = string(appendUnquoted(nil, text))
+	}
+	_, err := regexp.Compile(src)
+	return err == nil
+}
+
+// integer steps over the value of a keyword that counts (minLength,
+// maxItems, ...): an integer of up to nine digits, which jsonschema-go
+// reads into an int32. Other spellings of an integer (1.0, 1e2) are left
+// to Compile.
+func (k *known) integer() bool {
+	text, shape, ok := k.number()
+	if !ok || shape != numInt {
+		return false
+	}
+	if text[0] == '-' {
+		text = text[1:]
+	}
+	return len(text) <= 9
+}
+
+// strings steps over a list of strings.
+func (k *known) strings() bool {
+	if !k.next('[') {
+		return false
+	}
+	if k.next(']') {
+		return true
+	}
+	for {
+		if _, _, ok := k.str(); !ok {
+			return false
+		}
+		k.space()
+		if k.next(']') {
+			return true
+		}
+		if !k.next(',') {
+			return false
+		}
+	}
+}
+
+// schemas steps over a list of schemas.
+func (k *known) schemas(depth int) bool {
+	if !k.next('[') {
+		return false
+	}
+	if k.next(']') {
+		return true
+	}
+	for {
+		if !k.schema(depth + 1) {
+			return false
+		}
+		k.space()
+		if k.next(']') {
+			return true
+		}
+		if !k.next(',') {
+			return false
+		}
+	}
+}
+
+// members steps over an object whose members' values each satisfy value.
+func (k *known) members(value func(*known) bool) bool {
+	if !k.next('{') {
+		return false
+	}
+	if k.next('}') {
+		return true
+	}
+	for {
+		if _, _, ok := k.str(); !ok {
+			return false
+		}
+		k.space()
+		if !k.next(':') || !value(k) {
+			return false
+		}
+		k.space()
+		if k.next('}') {
+			return true
+		}
+		if !k.next(',') {
+			return false
+		}
+	}
+}
+
+// patternMembers steps over the value of "patternProperties": regular
+// expressions, each with a schema.
+func (k *known) patternMembers(depth int) bool {
+	if !k.next('{') {
+		return false
+	}
+	if k.next('}') {
+		return true
+	}
+	for {
+		src, plain, ok := k.str()
+		if !ok || !validPattern(src, plain) {
+			return false
+		}
+		k.space()
+		if !k.next(':') || !k.schema(depth+1) {
+			return false
+		}
+		k.space()
+		if k.next('}') {
+			return true
+		}
+		if !k.next(',') {
+			return false
+		}
+	}
+}
