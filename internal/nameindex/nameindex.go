@@ -78,16 +78,32 @@ func (x *Index[V]) With(key string, v V) *Index[V] {
 	si, ci := x.locate(key)
 	old := x.segs[si].chunks[ci]
 	j, found := slices.BinarySearch(old.keys, key)
-	c := &chunk[V]{keys: slices.Clone(old.keys), vals: slices.Clone(old.vals)}
-	n := x.n
 	if found {
+		c := &chunk[V]{keys: old.keys, vals: slices.Clone(old.vals)}
 		c.vals[j] = v
-	} else {
-		c.keys = slices.Insert(c.keys, j, key)
-		c.vals = slices.Insert(c.vals, j, v)
-		n++
+		return x.replace(si, ci, []*chunk[V]{c}, x.n)
 	}
-	return x.replace(si, ci, split(c, maxChunk), n)
+	// The copies are made to measure: an index of a large registry is
+	// mostly chunks, and room to grow in each would be kept for good.
+	c := &chunk[V]{keys: inserted(old.keys, j, key), vals: inserted(old.vals, j, v)}
+	return x.replace(si, ci, split(c, maxChunk), x.n+1)
+}
+
+// inserted returns a copy of s, of its length, with v inserted at i.
+func inserted[T any](s []T, i int, v T) []T {
+	out := make([]T, len(s)+1)
+	copy(out, s[:i])
+	out[i] = v
+	copy(out[i+1:], s[i:])
+	return out
+}
+
+// deleted returns a copy of s, of its length, without s[i].
+func deleted[T any](s []T, i int) []T {
+	out := make([]T, len(s)-1)
+	copy(out, s[:i])
+	copy(out[i:], s[i+1:])
+	return out
 }
 
 // Without returns an index without key, and x otherwise.
@@ -103,10 +119,7 @@ func (x *Index[V]) Without(key string) *Index[V] {
 	}
 	var cs []*chunk[V]
 	if len(old.keys) > 1 {
-		cs = []*chunk[V]{{
-			keys: slices.Delete(slices.Clone(old.keys), j, j+1),
-			vals: slices.Delete(slices.Clone(old.vals), j, j+1),
-		}}
+		cs = []*chunk[V]{{keys: deleted(old.keys, j), vals: deleted(old.vals, j)}}
 	}
 	return x.replace(si, ci, cs, x.n-1)
 }
@@ -140,10 +153,12 @@ func split[V any](c *chunk[V], limit int) []*chunk[V] {
 	if len(c.keys) <= limit {
 		return []*chunk[V]{c}
 	}
+	// Each half gets arrays of its own: a half that shared c's would keep
+	// all of it (as the left half does for good when names come in order).
 	half := len(c.keys) / 2
 	return []*chunk[V]{
-		{keys: c.keys[:half:half], vals: c.vals[:half:half]},
-		{keys: c.keys[half:], vals: c.vals[half:]},
+		{keys: slices.Clone(c.keys[:half]), vals: slices.Clone(c.vals[:half])},
+		{keys: slices.Clone(c.keys[half:]), vals: slices.Clone(c.vals[half:])},
 	}
 }
 
