@@ -89,3 +89,32 @@ func TestIndex(t *testing.T) {
 	check(-100, Build(keys, vals), want)
 	check(-101, &Index[int]{}, map[string]int{})
 }
+
+// TestIndexKeepsNoSlack checks that the chunks of an index built one key at
+// a time, in order and at random, hold arrays about their own length: a
+// registry keeps its indexes for good.
+func TestIndexKeepsNoSlack(t *testing.T) {
+	const n = 10_000
+	for _, order := range []string{"in order", "at random"} {
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("k%06d", i)
+		}
+		if order == "at random" {
+			rand.New(rand.NewPCG(3, 4)).Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		}
+		x := &Index[int]{}
+		for i, k := range keys {
+			x = x.With(k, i)
+		}
+		slots := 0
+		for _, g := range x.segs {
+			for _, c := range g.chunks {
+				slots += max(cap(c.keys), cap(c.vals))
+			}
+		}
+		if slots > n*5/4 {
+			t.Errorf("%s: %d slots for %d keys", order, slots, n)
+		}
+	}
+}
