@@ -45,18 +45,12 @@ func (s *Server) Transform(ts ...CatalogTransform) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	transforms, derived, built, checks := s.transforms, s.derived, s.built, s.checks
+	transforms, derived, built := s.transforms, s.derived, s.built
 	s.transforms = append(slices.Clone(transforms), ts...)
 	s.derived = make(map[*Tool]derivation)
 	s.built = make(map[*Tool]*chain)
-	s.checks = make(map[*Tool]*checker, len(checks))
-	for _, vs := range s.versions {
-		for _, t := range vs {
-			s.checks[t] = checks[t]
-		}
-	}
 	if err := s.apply(s.versions); err != nil {
-		s.transforms, s.derived, s.built, s.checks = transforms, derived, built, checks
+		s.transforms, s.derived, s.built = transforms, derived, built
 		return err
 	}
 	return nil
@@ -87,14 +81,11 @@ func (s *Server) transform(t *Tool) (*Tool, error) {
 		return d, err
 	}
 	if sameValue(d.InputSchema, t.InputSchema) && sameValue(d.OutputSchema, t.OutputSchema) && d.Validation == t.Validation {
-		s.checks[d] = s.checks[t]
-		return d, nil
+		return d, nil // the schemas Add checked
 	}
-	c, err := compileChecker(d, s.validation, &s.validators)
-	if err != nil {
+	if err := checkSchemas(d, s.validation, &s.validators); err != nil {
 		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
 	}
-	s.checks[d] = c
 	return d, nil
 }
 

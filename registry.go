@@ -24,7 +24,6 @@ func (s *Server) Add(tools ...*Tool) error {
 		return nil
 	}
 	copies := make([]*Tool, len(tools))
-	checks := make([]*checker, len(tools))
 	for i, t := range tools {
 		if t == nil {
 			return fmt.Errorf("mcpkit: Add: tool %d is nil", i)
@@ -32,18 +31,17 @@ func (s *Server) Add(tools ...*Tool) error {
 		if err := t.validate(); err != nil {
 			return err
 		}
-		c, err := compileChecker(t, s.validation, &s.validators)
-		if err != nil {
+		if err := checkSchemas(t, s.validation, &s.validators); err != nil {
 			return err
 		}
-		copies[i], checks[i] = t.clone(), c
+		copies[i] = t.clone()
 	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seen := make(map[[2]string]bool, len(copies))
 	var replaced []*Tool
-	for i, t := range copies {
+	for _, t := range copies {
 		key := [2]string{t.Name, t.Version}
 		if seen[key] {
 			return fmt.Errorf("%w: %s appears twice in one Add", ErrDuplicateTool, toolID(t))
@@ -55,7 +53,6 @@ func (s *Server) Add(tools ...*Tool) error {
 			}
 			replaced = append(replaced, s.versions[t.Name][j])
 		}
-		s.checks[t] = checks[i]
 	}
 	if err := s.change(replaced, copies); err != nil {
 		for _, t := range copies {
@@ -123,11 +120,9 @@ func (s *Server) unregister(removed []*Tool) {
 func (s *Server) forget(t *Tool) {
 	if d, ok := s.derived[t]; ok && d.tool != nil && d.tool != t {
 		delete(s.built, d.tool)
-		delete(s.checks, d.tool)
 	}
 	delete(s.derived, t)
 	delete(s.built, t)
-	delete(s.checks, t)
 }
 
 // toolID names t in messages: "add", or "add" version "2" when it has one.
@@ -475,7 +470,8 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 	c := s.built[d]
 	if c == nil {
-		c = buildChain(d, s.use, s.checks[d])
+		c = compact(buildChain(d, s.use, newChecker(d, s.validation, &s.validators)))
+		s.shareLayers(c)
 		s.built[d] = c
 		for _, m := range moot(c.layers) {
 			in, out := c.layers[m.inner], c.layers[m.outer]
@@ -507,6 +503,31 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 // and its schemas, which must be JSON Schemas that the server's validator
 // can enforce, with valid x-mcp-header annotations. Code
 // that builds tools (package transform, tests) uses it to fail where the
+// compact drops from c what only building it needed, since every
+// registered tool keeps its chain: the label of the outermost layer (see
+// boundHandler), for which there is no layer further out.
+func compact(c *chain) *chain {
+	if b, ok := c.handler.(boundHandler); ok {
+		c.handler = b.next
+	}
+	return c
+}
+
+// shareLayers has c list its layers with the same list as the other
+// chains of one layer alike (the validation of arguments, as a rule),
+// which no one modifies. s.mu is held.
+func (s *Server) shareLayers(c *chain) {
+	if len(c.layers) != 1 || c.layers[0].Settings != nil {
+		return
+	}
+	l, shared := c.layers[0], s.oneLayer
+	if shared == nil {
+		s.oneLayer = c.layers
+	} else if l.Name == shared[0].Name && l.From == shared[0].From && l.Skipped == shared[0].Skipped && shared[0].Settings == nil {
+		c.layers = shared
+	}
+}
+
 // tool is made, with the error Add would give.
 func CheckTool(t *Tool) error {
 	if t == nil {
@@ -515,8 +536,7 @@ func CheckTool(t *Tool) error {
 	if err := t.validate(); err != nil {
 		return err
 	}
-	_, err := compileChecker(t, Strict, nil)
-	return err
+	return checkSchemas(t, Strict, nil)
 }
 
 // settingValue returns the value of l's setting called name.
