@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"hash/maphash"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -72,6 +74,14 @@ type entry struct {
 	listed   []string // the versions of the name, highest first, when it has versions
 	provided bool     // made of a source's tool, not a registered one
 
+	// made holds what is made of the definition on first need: most
+	// tools of a large catalog are never listed or called, and cost
+	// nothing for it.
+	made atomic.Pointer[entryMade]
+}
+
+// entryMade is what an entry makes of its definition, each once.
+type entryMade struct {
 	legacyOnce sync.Once
 	legacy     *mcp.Tool // the definition for clients that need objects
 
@@ -85,6 +95,15 @@ type entry struct {
 	print     uint64 // the digest of its definition, for an entry without a key
 }
 
+// lazy returns what e makes of its definition, allocated on first need.
+func (e *entry) lazy() *entryMade {
+	if m := e.made.Load(); m != nil {
+		return m
+	}
+	e.made.CompareAndSwap(nil, new(entryMade))
+	return e.made.Load()
+}
+
 // fingerprint returns what stands for e's definition in the digests of
 // what listeners see (see Server.view): its key's pointer, which is the
 // same as long as the definition is, or, for a Provider's tool (which a
@@ -93,21 +112,23 @@ func (e *entry) fingerprint(seed maphash.Seed) uint64 {
 	if e.key != nil {
 		return maphash.Comparable(seed, e.key)
 	}
-	e.printOnce.Do(func() {
+	m := e.lazy()
+	m.printOnce.Do(func() {
 		data, err := json.Marshal(&e.tool.Tool)
 		if err != nil {
 			data = []byte(e.tool.Name)
 		}
-		e.print = maphash.Bytes(seed, data)
+		m.print = maphash.Bytes(seed, data)
 	})
-	return e.print
+	return m.print
 }
 
 // paramHeaders returns the arguments e's input schema mirrors into HTTP
 // headers, read once.
 func (e *entry) paramHeaders() []paramheader.Param {
-	e.paramsOnce.Do(func() { e.params = paramheader.Of(e.tool.InputSchema) })
-	return e.params
+	m := e.lazy()
+	m.paramsOnce.Do(func() { m.params = paramheader.Of(e.tool.InputSchema) })
+	return m.params
 }
 
 // chain is a built middleware chain.
@@ -140,5 +161,11 @@ func (c *defCache) put(set uint64, t *Tool) {
 	c.m[set] = t
 }
 
-// idKey is the key of an identity in state.byID.
-func idKey(id ToolID) string { return id.Name + "\x00" + id.Version }
+// idKey is the key of an identity in state.byID: its name alone when it
+// has no version (and the name no NUL), which costs nothing to make.
+func idKey(id ToolID) string {
+	if id.Version == "" && strings.IndexByte(id.Name, 0) < 0 {
+		return id.Name
+	}
+	return id.Name + "\x00" + id.Version
+}
