@@ -161,7 +161,7 @@ func (s *Server) apply(versions map[string][]*Tool) error {
 	s.lineage = nil
 	for _, vs := range versions {
 		for _, t := range vs {
-			if d := s.derived[t].tool; d != nil {
+			if d := s.derivationOf(t).tool; d != nil {
 				s.markEnabled(t, slices.Contains(groups[d.Name], d))
 				s.indexLineage(t, d, true)
 			}
@@ -174,9 +174,9 @@ func (s *Server) apply(versions map[string][]*Tool) error {
 // markEnabled records whether what the transforms made of t is enabled (in
 // s.groups). s.mu is held.
 func (s *Server) markEnabled(t *Tool, on bool) {
-	dv := s.derived[t]
+	dv := s.derivationOf(t)
 	dv.enabled = on
-	s.derived[t] = dv
+	s.setDerivation(t, dv)
 }
 
 // republish rebuilds the state after a change of middleware, transforms or
@@ -210,7 +210,7 @@ func (s *Server) change(removed, added []*Tool) error {
 		if d != nil {
 			key := [2]string{d.Name, d.Version}
 			prev := claimed[key]
-			if p := s.servedAs[key]; prev == nil && p != nil && !leaving[p] {
+			if p := s.servedBy(key); prev == nil && p != nil && !leaving[p] {
 				prev = p
 			}
 			if prev != nil {
@@ -229,7 +229,7 @@ func (s *Server) change(removed, added []*Tool) error {
 		} else {
 			s.versions[t.Name] = vs
 		}
-		d := s.derived[t].tool
+		d := s.derivationOf(t).tool
 		if d == nil {
 			continue
 		}
@@ -252,12 +252,15 @@ func (s *Server) change(removed, added []*Tool) error {
 		if a.d == nil {
 			continue
 		}
-		s.servedAs[[2]string{a.d.Name, a.d.Version}] = a.t
-		s.indexLineage(a.t, a.d, true)
-		if s.visibility == nil || s.visibility.Enabled(a.d) {
-			s.groups[a.d.Name] = append(s.groups[a.d.Name], a.d)
-			s.markEnabled(a.t, true)
+		if len(s.transforms) > 0 {
+			s.servedAs[[2]string{a.d.Name, a.d.Version}] = a.t
 		}
+		s.indexLineage(a.t, a.d, true)
+		on := s.visibility == nil || s.visibility.Enabled(a.d)
+		if on {
+			s.groups[a.d.Name] = append(s.groups[a.d.Name], a.d)
+		}
+		s.markEnabled(a.t, on)
 		affected[a.d.Name] = true
 	}
 	names := slices.Sorted(maps.Keys(affected))
@@ -441,11 +444,13 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 			if d == nil {
 				continue
 			}
-			key := [2]string{d.Name, d.Version}
-			if prev, ok := servedAs[key]; ok {
-				return nil, nil, nil, fmt.Errorf("%w: %s and %s would both be served as %s", ErrDuplicateTool, toolID(prev), toolID(t), toolID(d))
+			if len(s.transforms) > 0 { // else each is served as itself, as registered: see servedBy
+				key := [2]string{d.Name, d.Version}
+				if prev, ok := servedAs[key]; ok {
+					return nil, nil, nil, fmt.Errorf("%w: %s and %s would both be served as %s", ErrDuplicateTool, toolID(prev), toolID(t), toolID(d))
+				}
+				servedAs[key] = t
 			}
-			servedAs[key] = t
 			if s.visibility != nil && !s.visibility.Enabled(d) {
 				continue
 			}
@@ -498,11 +503,6 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 	return e
 }
 
-// CheckTool reports whether [Server.Add] would accept t on its own (that
-// is, leaving aside the tools already registered): its name, its handler,
-// and its schemas, which must be JSON Schemas that the server's validator
-// can enforce, with valid x-mcp-header annotations. Code
-// that builds tools (package transform, tests) uses it to fail where the
 // compact drops from c what only building it needed, since every
 // registered tool keeps its chain: the label of the outermost layer (see
 // boundHandler), for which there is no layer further out.
@@ -528,6 +528,11 @@ func (s *Server) shareLayers(c *chain) {
 	}
 }
 
+// CheckTool reports whether [Server.Add] would accept t on its own (that
+// is, leaving aside the tools already registered): its name, its handler,
+// and its schemas, which must be JSON Schemas that the server's validator
+// can enforce, with valid x-mcp-header annotations. Code
+// that builds tools (package transform, tests) uses it to fail where the
 // tool is made, with the error Add would give.
 func CheckTool(t *Tool) error {
 	if t == nil {
