@@ -37,12 +37,12 @@ func TestIndex(t *testing.T) {
 			t.Fatalf("step %d: keys out of order or missing", step)
 		}
 		for _, g := range x.segs {
-			if len(g.chunks) == 0 || len(g.chunks) > maxSegment {
-				t.Fatalf("step %d: a segment of %d chunks", step, len(g.chunks))
+			if len(g) == 0 || len(g) > maxSegment {
+				t.Fatalf("step %d: a segment of %d chunks", step, len(g))
 			}
-			for _, c := range g.chunks {
-				if len(c.keys) == 0 || len(c.keys) > maxChunk {
-					t.Fatalf("step %d: a chunk of %d", step, len(c.keys))
+			for _, c := range g {
+				if len(c) == 0 || len(c) > maxChunk {
+					t.Fatalf("step %d: a chunk of %d", step, len(c))
 				}
 			}
 		}
@@ -109,8 +109,8 @@ func TestIndexKeepsNoSlack(t *testing.T) {
 		}
 		slots := 0
 		for _, g := range x.segs {
-			for _, c := range g.chunks {
-				slots += max(cap(c.keys), cap(c.vals))
+			for _, c := range g {
+				slots += cap(c)
 			}
 		}
 		if slots > n*5/4 {
