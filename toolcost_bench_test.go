@@ -20,8 +20,13 @@ import (
 // go-sdk's own server (mcp.NewServer and AddTool of the same definitions),
 // in the same run.
 //
-//	go test -run '^$' -bench 'ToolChange|ToolHeap' -count 5 -timeout 0 . | tee costs.txt
+//	go test -run '^$' -bench ToolChange -benchtime 2000x -count 5 -timeout 0 . | tee costs.txt
+//	go test -run '^$' -bench ToolHeap -count 5 . | tee -a costs.txt
 //	benchstat -col /server costs.txt
+//
+// BenchmarkToolChange runs a fixed number of operations: each needs a tool
+// made and added (or taken out) with the timer stopped, which costs far
+// more than a Remove, and b.N found by time would make that the run.
 
 // costWords are the words the descriptions of the distinct schemas are
 // made of.
