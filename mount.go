@@ -236,7 +236,7 @@ func (mv *mountView) offer(ctx context.Context, st *state, c Caller, name string
 func (mv *mountView) entries(st *state, ces []*entry) []*entry {
 	out := make([]*entry, 0, len(ces))
 	for _, ce := range ces {
-		if e := mv.m.parent.provide(st, mv.m.tool(ce), ce.key); e != nil {
+		if e := mv.m.parent.provide(st, mv.m.tool(ce), ce.key()); e != nil {
 			out = append(out, e)
 		}
 	}

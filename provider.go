@@ -292,5 +292,5 @@ func (s *Server) makeProvided(st *state, t, key *Tool) (*entry, error) {
 		return nil, err
 	}
 	c := newChecker(d, s.validation, &s.validators)
-	return &entry{tool: d, derived: d, key: key, chain: compact(buildChain(d, st.use, c)), provided: true}, nil
+	return newProvided(d, key, compact(buildChain(d, st.use, c))), nil
 }

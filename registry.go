@@ -332,9 +332,9 @@ func (s *Server) update(names []string) *state {
 		} else {
 			st.listed = st.listed.Without(name)
 		}
-		for _, e := range n.versions {
+		for j, e := range n.versions {
 			k := idKey(e.derived.ID())
-			fresh[k] = append(fresh[k], e)
+			fresh[k] = appendEntry(fresh[k], n.versions, j)
 			ids[k] = true
 			if len(e.chain.require) > 0 {
 				st.requiring++
@@ -343,8 +343,10 @@ func (s *Server) update(names []string) *state {
 	}
 	for k := range ids {
 		cur, _ := st.byID.Get(k)
-		next := slices.DeleteFunc(slices.Clone(cur), func(e *entry) bool { return gone[e] })
-		next = append(next, fresh[k]...)
+		next := fresh[k]
+		if len(cur) > 0 {
+			next = append(slices.DeleteFunc(slices.Clone(cur), func(e *entry) bool { return gone[e] }), next...)
+		}
 		if len(next) == 0 {
 			st.byID = st.byID.Without(k)
 		} else {
@@ -381,6 +383,16 @@ func (s *Server) rebuild(old *state, names []string) *state {
 	return st
 }
 
+// appendEntry returns es with versions[j] appended. An identity has one
+// entry as a rule: es is then a view of versions, which costs nothing,
+// and cannot be appended to in place.
+func appendEntry(es, versions []*entry, j int) []*entry {
+	if es == nil {
+		return versions[j : j+1 : j+1]
+	}
+	return append(es, versions[j])
+}
+
 // indexed returns a state of the names all, sorted by name, with its
 // indexes made from scratch.
 func indexed(all []*toolName) *state {
@@ -395,9 +407,9 @@ func indexed(all []*toolName) *state {
 			listedNames = append(listedNames, n.name)
 			listed = append(listed, n)
 		}
-		for _, e := range n.versions {
+		for j, e := range n.versions {
 			k := idKey(e.derived.ID())
-			byID[k] = append(byID[k], e)
+			byID[k] = appendEntry(byID[k], n.versions, j)
 			if len(e.chain.require) > 0 {
 				requiring++
 			}
@@ -496,7 +508,7 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 			}
 		}
 	}
-	e := &entry{tool: d, derived: d, key: d, chain: c, listed: listed}
+	e := &entry{tool: d, derived: d, chain: c, listed: listed}
 	if listed != nil {
 		e.tool = withVersionMeta(d, listed)
 	}

@@ -156,7 +156,7 @@ func (st *state) listing(ctx context.Context, c Caller, n *toolName) *Tool {
 	}
 	cache := len(n.versions) <= 64
 	if cache {
-		if t := n.defs.get(set); t != nil {
+		if t := n.versionDefs().get(set); t != nil {
 			return t
 		}
 	}
@@ -169,7 +169,7 @@ func (st *state) listing(ctx context.Context, c Caller, n *toolName) *Tool {
 	}
 	t := withVersionMeta(e.derived, listed)
 	if cache {
-		n.defs.put(set, t)
+		n.versionDefs().put(set, t)
 	}
 	return t
 }

@@ -50,8 +50,18 @@ type state struct {
 // toolName is a registered name clients can call, with its versions.
 type toolName struct {
 	name     string
-	versions []*entry // enabled versions, highest first; never empty
-	defs     defCache // definitions listed to callers who see some versions only
+	versions []*entry                 // enabled versions, highest first; never empty
+	defs     atomic.Pointer[defCache] // definitions listed to callers who see some versions only, made on first need
+}
+
+// versionDefs returns n's cache of definitions listed to callers who see
+// some versions only, made on first need: most names have one version.
+func (n *toolName) versionDefs() *defCache {
+	if c := n.defs.Load(); c != nil {
+		return c
+	}
+	n.defs.CompareAndSwap(nil, new(defCache))
+	return n.defs.Load()
 }
 
 // listable reports whether some version of n may be listed: one that is
@@ -69,19 +79,20 @@ func (n *toolName) listable() bool {
 type entry struct {
 	tool     *Tool // as listed and as Request.Tool: after transforms, with its version's _meta
 	derived  *Tool // what the transforms made of the registered or provided tool; the chain was built for it
-	key      *Tool // what stands for the definition in listeners' digests (see fingerprint): derived, a mounted server's key, or nil for a Provider's tool
 	chain    *chain
 	listed   []string // the versions of the name, highest first, when it has versions
 	provided bool     // made of a source's tool, not a registered one
 
 	// made holds what is made of the definition on first need: most
 	// tools of a large catalog are never listed or called, and cost
-	// nothing for it.
+	// nothing for it. A provided entry has it from the start, for its key.
 	made atomic.Pointer[entryMade]
 }
 
-// entryMade is what an entry makes of its definition, each once.
+// entryMade is what an entry makes of its definition, each once, and
+// the key of a provided entry.
 type entryMade struct {
+	key        *Tool // see entry.key
 	legacyOnce sync.Once
 	legacy     *mcp.Tool // the definition for clients that need objects
 
@@ -104,13 +115,31 @@ func (e *entry) lazy() *entryMade {
 	return e.made.Load()
 }
 
+// newProvided returns the entry of a tool a source provides, whose key
+// is key (see entry.key).
+func newProvided(d, key *Tool, c *chain) *entry {
+	e := &entry{tool: d, derived: d, chain: c, provided: true}
+	e.made.Store(&entryMade{key: key})
+	return e
+}
+
+// key returns what stands for e's definition in listeners' digests (see
+// fingerprint): its derived tool, for a registered version; a mounted
+// server's key; or nil for a Provider's tool.
+func (e *entry) key() *Tool {
+	if !e.provided {
+		return e.derived
+	}
+	return e.lazy().key
+}
+
 // fingerprint returns what stands for e's definition in the digests of
 // what listeners see (see Server.view): its key's pointer, which is the
 // same as long as the definition is, or, for a Provider's tool (which a
 // Provider may make anew for each request), a digest of the definition.
 func (e *entry) fingerprint(seed maphash.Seed) uint64 {
-	if e.key != nil {
-		return maphash.Comparable(seed, e.key)
+	if k := e.key(); k != nil {
+		return maphash.Comparable(seed, k)
 	}
 	m := e.lazy()
 	m.printOnce.Do(func() {
