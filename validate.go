@@ -234,6 +234,8 @@ type validators struct {
 	cur, prev map[textKey]compiled
 	bytes     int // the text of the schemas in cur
 	limit     int // the text it may hold; 0 is maxValidatorText
+
+	patterns schema.Patterns // the regular expressions of schemas checked, found valid
 }
 
 // compiled is a compiled schema in the cache, with the size of its text.
@@ -253,12 +255,15 @@ func (v *validators) check(s any) error {
 		_, err = schema.Compile(s) // says what is wrong with s
 		return err
 	}
-	if schema.KnownValid(text) {
-		return nil
-	}
 	if v == nil {
+		if schema.KnownValid(text, nil) {
+			return nil
+		}
 		_, err = schema.Compile(s)
 		return err
+	}
+	if schema.KnownValid(text, &v.patterns) {
+		return nil
 	}
 	c, err := schema.Compile(json.RawMessage(text))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mcpkit/mcpkit/internal/spell"
@@ -19,9 +20,11 @@ import (
 // to learn whether it is valid, and why not.
 //
 // It lets a registry refuse an invalid schema when a tool is added, and
-// compile a valid one only when the tool is first called.
-func KnownValid(data []byte) bool {
-	k := known{d: data}
+// compile a valid one only when the tool is first called. seen, when not
+// nil, remembers the regular expressions found valid, which the schemas
+// of a generated catalog repeat.
+func KnownValid(data []byte, seen *Patterns) bool {
+	k := known{d: data, seen: seen}
 	k.space()
 	if !k.schema(0) {
 		return false
@@ -30,14 +33,42 @@ func KnownValid(data []byte) bool {
 	return k.i == len(k.d)
 }
 
+// Patterns is a set of regular expressions known to compile, as JSON
+// string text, up to maxPatterns of them. It is safe for concurrent use;
+// the zero value is empty.
+type Patterns struct {
+	mu    sync.Mutex
+	valid map[string]struct{}
+}
+
+// maxPatterns bounds a Patterns: past it, it starts again empty.
+const maxPatterns = 1024
+
+func (p *Patterns) has(text []byte) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.valid[string(text)]
+	return ok
+}
+
+func (p *Patterns) add(text []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.valid == nil || len(p.valid) >= maxPatterns {
+		p.valid = make(map[string]struct{})
+	}
+	p.valid[string(text)] = struct{}{}
+}
+
 // maxKnownDepth bounds the nesting KnownValid follows; a deeper schema is
 // left to Compile.
 const maxKnownDepth = 64
 
 // known is the state of KnownValid's pass: the text and where it is.
 type known struct {
-	d []byte
-	i int
+	d    []byte
+	i    int
+	seen *Patterns
 }
 
 func (k *known) space() { k.i = skipSpace(k.d, k.i) }
@@ -301,21 +332,29 @@ func (k *known) types() bool {
 // pattern steps over the value of "pattern", a regular expression.
 func (k *known) pattern() bool {
 	text, plain, ok := k.str()
-	return ok && validPattern(text, plain)
+	return ok && k.validPattern(text, plain)
 }
 
 // validPattern reports whether the JSON string text (between its quotes;
 // plain when it has no escapes) is a regular expression as Compile reads
 // one.
-func validPattern(text []byte, plain bool) bool {
+func (k *known) validPattern(text []byte, plain bool) bool {
+	if k.seen != nil && k.seen.has(text) {
+		return true
+	}
 	var src string
 	if plain {
 		src = string(text)
 	} else {
 		src = string(appendUnquoted(nil, text))
 	}
-	_, err := regexp.Compile(src)
-	return err == nil
+	if _, err := regexp.Compile(src); err != nil {
+		return false
+	}
+	if k.seen != nil {
+		k.seen.add(text)
+	}
+	return true
 }
 
 // integer steps over the value of a keyword that counts (minLength,
@@ -414,7 +453,7 @@ func (k *known) patternMembers(depth int) bool {
 	}
 	for {
 		src, plain, ok := k.str()
-		if !ok || !validPattern(src, plain) {
+		if !ok || !k.validPattern(src, plain) {
 			return false
 		}
 		k.space()

@@ -88,7 +88,7 @@ var knownValidCases = []struct {
 
 func TestKnownValid(t *testing.T) {
 	for _, tt := range knownValidCases {
-		got := KnownValid([]byte(tt.schema))
+		got := KnownValid([]byte(tt.schema), nil)
 		if got != tt.want {
 			t.Errorf("KnownValid(%s) = %v, want %v", tt.schema, got, tt.want)
 		}
@@ -104,8 +104,36 @@ func TestKnownValid(t *testing.T) {
 // whose faults Compile names: it must leave each to Compile.
 func TestKnownValidRefusesWhatCompileRefuses(t *testing.T) {
 	for _, tt := range compileFaults {
-		if KnownValid([]byte(tt.schema)) {
+		if KnownValid([]byte(tt.schema), nil) {
 			t.Errorf("%s: KnownValid(%s) = true, but Compile refuses it", tt.name, tt.schema)
+		}
+	}
+}
+
+// TestKnownValidRemembersPatterns checks that a set of patterns learns
+// the valid regular expressions only, and judges as KnownValid does
+// without one.
+func TestKnownValidRemembersPatterns(t *testing.T) {
+	var seen Patterns
+	for _, s := range []string{
+		`{"pattern":"^[a-z]+$"}`,
+		`{"pattern":"^[a-z]+$","properties":{"a":{"pattern":"^[a-z]+$"}}}`,
+		`{"pattern":"(["}`,
+		`{"patternProperties":{"\\d":{},"(":{}}}`,
+		`{"pattern":"\\d+"}`,
+	} {
+		if got, want := KnownValid([]byte(s), &seen), KnownValid([]byte(s), nil); got != want {
+			t.Errorf("KnownValid(%s) = %v with a set of patterns, %v without", s, got, want)
+		}
+	}
+	for _, text := range []string{`^[a-z]+$`, `\\d`, `\\d+`} {
+		if !seen.has([]byte(text)) {
+			t.Errorf("%s: not remembered", text)
+		}
+	}
+	for _, text := range []string{`([`, `(`} {
+		if seen.has([]byte(text)) {
+			t.Errorf("%s: remembered, but it is not a regular expression", text)
 		}
 	}
 }
@@ -120,8 +148,12 @@ func FuzzKnownValid(f *testing.F) {
 	for _, s := range fuzzSchemas {
 		f.Add([]byte(s))
 	}
+	var seen Patterns
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if KnownValid(data) {
+		if KnownValid(data, nil) != KnownValid(data, &seen) {
+			t.Fatalf("KnownValid(%s) differs with the patterns seen before", data)
+		}
+		if KnownValid(data, nil) {
 			if _, err := Compile(json.RawMessage(data)); err != nil {
 				t.Fatalf("KnownValid(%s), but Compile = %v", data, err)
 			}
@@ -131,7 +163,7 @@ func FuzzKnownValid(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if KnownValid(text) {
+		if KnownValid(text, nil) {
 			if _, err := Compile(json.RawMessage(text)); err != nil {
 				t.Fatalf("KnownValid(%s), but Compile = %v", text, err)
 			}
