@@ -94,17 +94,17 @@ func (s *Server) RemoveVersion(name, version string) bool {
 	if i < 0 {
 		return false
 	}
-	s.unregister(vs[i : i+1 : i+1])
+	s.unregister([]*Tool{vs[i]}) // not vs itself, which change edits
 	return true
 }
 
-// unregister takes the removed tools out of the registry. s.mu is held.
+// unregister takes the removed tools out of the registry: a slice that
+// is not one of s.versions, which change edits. s.mu is held.
 func (s *Server) unregister(removed []*Tool) {
 	if len(removed) == 0 {
 		return
 	}
-	removed = slices.Clone(removed) // change edits the slices of s.versions
-	if err := s.change(removed, nil); err != nil {
+	if err := s.change(removed, nil); err != nil { // removed shares no array with s.versions
 		// Removing tools cannot make two served tools collide, nor a
 		// transform fail: every remaining tool was derived before.
 		s.logger.Error("mcpkit: removing tools failed", "error", err)
