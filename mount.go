@@ -206,8 +206,7 @@ type mountView struct {
 // sources may serve it under), each behind the mount's prefix.
 func (mv *mountView) served(id ToolID) []string {
 	var out []string
-	es, _ := mv.child.byID.Get(idKey(id))
-	for _, e := range es {
+	for e := range mv.child.identity(id) {
 		out = append(out, mv.m.prefix+e.tool.Name)
 	}
 	for _, src := range mv.child.sources {

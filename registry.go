@@ -314,7 +314,9 @@ func (s *Server) update(names []string) *state {
 		if o, ok := old.byName.Get(name); ok {
 			for _, e := range o.versions {
 				gone[e] = true
-				ids[idKey(e.derived.ID())] = true
+				if k, ok := aliasKey(e); ok {
+					ids[k] = true
+				}
 				if len(e.chain.require) > 0 {
 					st.requiring--
 				}
@@ -333,9 +335,10 @@ func (s *Server) update(names []string) *state {
 			st.listed = st.listed.Without(name)
 		}
 		for j, e := range n.versions {
-			k := idKey(e.derived.ID())
-			fresh[k] = appendEntry(fresh[k], n.versions, j)
-			ids[k] = true
+			if k, ok := aliasKey(e); ok {
+				fresh[k] = appendEntry(fresh[k], n.versions, j)
+				ids[k] = true
+			}
 			if len(e.chain.require) > 0 {
 				st.requiring++
 			}
@@ -408,8 +411,9 @@ func indexed(all []*toolName) *state {
 			listed = append(listed, n)
 		}
 		for j, e := range n.versions {
-			k := idKey(e.derived.ID())
-			byID[k] = appendEntry(byID[k], n.versions, j)
+			if k, ok := aliasKey(e); ok {
+				byID[k] = appendEntry(byID[k], n.versions, j)
+			}
 			if len(e.chain.require) > 0 {
 				requiring++
 			}

@@ -360,8 +360,7 @@ func (r resolved) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolRes
 // sources when no registered tool of it is visible.
 func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
 	st := s.state.Load()
-	es, _ := st.byID.Get(idKey(id))
-	for _, e := range es {
+	for e := range st.identity(id) {
 		if st.sees(ctx, c, e) {
 			return true
 		}

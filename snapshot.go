@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"hash/maphash"
+	"iter"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,7 +23,7 @@ import (
 type state struct {
 	byName *nameindex.Index[*toolName] // every callable registered name, with its enabled versions
 	listed *nameindex.Index[*toolName] // the names with a version that may be listed (not Unlisted)
-	byID   *nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID)
+	byID   *nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID), of those served under another name (see identity)
 	lister Lister                      // list middleware around the server's own page; nil when there is none
 
 	// requiring counts the registered versions whose chains hold a
@@ -188,6 +189,38 @@ func (c *defCache) put(set uint64, t *Tool) {
 		c.m = make(map[uint64]*Tool)
 	}
 	c.m[set] = t
+}
+
+// identity yields the served versions whose identity is id: those served
+// under id's name, found by that name, and those served under another (an
+// alias, a name a transform gave), which byID holds. Most tools are served
+// under their own name, and cost byID nothing.
+func (st *state) identity(id ToolID) iter.Seq[*entry] {
+	return func(yield func(*entry) bool) {
+		if n, ok := st.byName.Get(id.Name); ok {
+			for _, e := range n.versions {
+				if e.derived.ID() == id && !yield(e) {
+					return
+				}
+			}
+		}
+		es, _ := st.byID.Get(idKey(id))
+		for _, e := range es {
+			if !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+// aliasKey returns the key in state.byID of e, a registered version, when
+// it is served under a name other than its identity's (see identity).
+func aliasKey(e *entry) (string, bool) {
+	id := e.derived.ID()
+	if id.Name == e.derived.Name {
+		return "", false
+	}
+	return idKey(id), true
 }
 
 // idKey is the key of an identity in state.byID: its name alone when it
