@@ -263,7 +263,11 @@ func (s *Server) change(removed, added []*Tool) error {
 		s.markEnabled(a.t, on)
 		affected[a.d.Name] = true
 	}
-	names := slices.Sorted(maps.Keys(affected))
+	names := make([]string, 0, len(affected))
+	for name := range affected {
+		names = append(names, name)
+	}
+	slices.Sort(names)
 	s.commit(s.update(names), change{names: names})
 	return nil
 }
