@@ -265,13 +265,23 @@ func (v *validators) check(s any) error {
 	if schema.KnownValid(text, &v.patterns) {
 		return nil
 	}
+	key := digest(text)
+	v.mu.Lock()
+	_, seen := v.cur[key]
+	if !seen {
+		_, seen = v.prev[key]
+	}
+	v.mu.Unlock()
+	if seen {
+		return nil // compiled before: the same text, as generated catalogs repeat
+	}
 	c, err := schema.Compile(json.RawMessage(text))
 	if err != nil {
 		return err
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	v.put(digest(text), compiled{c, len(text)})
+	v.put(key, compiled{c, len(text)})
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,10 +15,12 @@ import (
 // judged in one pass over its bytes, without decoding or compiling it. It
 // is true only for a schema made of the keywords of 2020-12 that a tool's
 // schema commonly uses (types, bounds, patterns, enumerations, properties
-// and items, the applicators), each with a value Compile accepts, and of
-// annotations; it is false for anything else, such as a $ref, a $schema or
-// a keyword it does not know. False says nothing of the schema: compile it
-// to learn whether it is valid, and why not.
+// and items, the applicators, $defs at the root and a $ref to one of them,
+// "#/$defs/name", that does not make a schema apply itself to the same
+// value), each with a value Compile accepts, and of annotations; it is
+// false for anything else, such as another $ref, a $schema or a keyword it
+// does not know. False says nothing of the schema: compile it to learn
+// whether it is valid, and why not.
 //
 // It lets a registry refuse an invalid schema when a tool is added, and
 // compile a valid one only when the tool is first called. seen, when not
@@ -26,11 +29,59 @@ import (
 func KnownValid(data []byte, seen *Patterns) bool {
 	k := known{d: data, seen: seen}
 	k.space()
-	if !k.schema(0) {
+	if !k.schema(0, place{}) {
 		return false
 	}
 	k.space()
-	return k.i == len(k.d)
+	return k.i == len(k.d) && k.refsResolve()
+}
+
+// place is where a schema sits: within which definition of the root's
+// $defs ("" for none), and whether it applies to the same value as that
+// definition (through allOf, not, then and the like), so that a $ref from
+// it may close a cycle that Compile refuses.
+type place struct {
+	def     string
+	inPlace bool
+}
+
+// refsResolve reports whether every $ref names a definition of the root's
+// $defs, and no definition applies itself to the same value through them.
+func (k *known) refsResolve() bool {
+	for _, name := range k.refs {
+		if !k.defs[name] {
+			return false
+		}
+	}
+	const (
+		unseen = iota
+		open
+		done
+	)
+	state := make(map[string]int, len(k.edges))
+	var cycle func(def string) bool
+	cycle = func(def string) bool {
+		switch state[def] {
+		case open:
+			return true
+		case done:
+			return false
+		}
+		state[def] = open
+		for _, to := range k.edges[def] {
+			if cycle(to) {
+				return true
+			}
+		}
+		state[def] = done
+		return false
+	}
+	for def := range k.edges {
+		if cycle(def) {
+			return false
+		}
+	}
+	return true
 }
 
 // Patterns is a set of regular expressions known to compile, as JSON
@@ -69,6 +120,11 @@ type known struct {
 	d    []byte
 	i    int
 	seen *Patterns
+
+	rootDefs bool                // the root's $defs were read
+	defs     map[string]bool     // the names of the root's $defs
+	refs     []string            // the definitions $refs name
+	edges    map[string][]string // the definitions each definition names in $refs in place
 }
 
 func (k *known) space() { k.i = skipSpace(k.d, k.i) }
@@ -194,9 +250,9 @@ func (k *known) value(depth int) bool {
 	return false
 }
 
-// schema steps over a schema: true, false, or an object of keywords
+// schema steps over a schema at p: true, false, or an object of keywords
 // KnownValid knows, each with a value Compile accepts.
-func (k *known) schema(depth int) bool {
+func (k *known) schema(depth int, p place) bool {
 	if depth > maxKnownDepth {
 		return false
 	}
@@ -220,7 +276,7 @@ func (k *known) schema(depth int) bool {
 			return false
 		}
 		k.space()
-		if !k.next(':') || !k.keyword(kw, depth) {
+		if !k.next(':') || !k.keyword(kw, depth, p) {
 			return false
 		}
 		k.space()
@@ -233,8 +289,9 @@ func (k *known) schema(depth int) bool {
 	}
 }
 
-// keyword steps over the value of the keyword kw of a schema.
-func (k *known) keyword(kw []byte, depth int) bool {
+// keyword steps over the value of the keyword kw of a schema at p.
+func (k *known) keyword(kw []byte, depth int, p place) bool {
+	below := place{def: p.def} // a subschema that applies to another value
 	switch string(kw) {
 	case "type":
 		return k.types()
@@ -258,19 +315,99 @@ func (k *known) keyword(kw []byte, depth int) bool {
 		return k.strings()
 	case "dependentRequired":
 		return k.members(func(k *known) bool { return k.strings() })
-	case "properties", "dependentSchemas", "$defs":
-		return k.members(func(k *known) bool { return k.schema(depth + 1) })
+	case "properties":
+		return k.members(func(k *known) bool { return k.schema(depth+1, below) })
+	case "dependentSchemas":
+		return k.members(func(k *known) bool { return k.schema(depth+1, p) })
+	case "$defs":
+		return depth == 0 && k.definitions()
+	case "$ref":
+		return k.ref(p)
 	case "patternProperties":
-		return k.patternMembers(depth)
-	case "items", "additionalProperties", "propertyNames", "not", "contains", "if", "then", "else", "contentSchema":
-		return k.schema(depth + 1)
-	case "prefixItems", "allOf", "anyOf", "oneOf":
-		return k.schemas(depth)
+		return k.patternMembers(depth, below)
+	case "items", "additionalProperties", "propertyNames", "contains", "contentSchema":
+		return k.schema(depth+1, below)
+	case "not", "if", "then", "else":
+		return k.schema(depth+1, p)
+	case "prefixItems":
+		return k.schemas(depth, below)
+	case "allOf", "anyOf", "oneOf":
+		return k.schemas(depth, p)
 	}
 	if !annotation(kw) {
 		return false
 	}
 	return k.value(depth + 1)
+}
+
+// definitions steps over the root's $defs, each a schema of its own
+// place. The root has them once: encoding/json would keep the last of two.
+func (k *known) definitions() bool {
+	if k.rootDefs || !k.next('{') {
+		return false
+	}
+	k.rootDefs = true
+	if k.next('}') {
+		return true
+	}
+	for {
+		name, plain, ok := k.str()
+		if !ok {
+			return false
+		}
+		k.space()
+		if !k.next(':') {
+			return false
+		}
+		def := ""
+		if plain && refName(name) {
+			def = string(name)
+			if k.defs == nil {
+				k.defs = make(map[string]bool)
+			}
+			k.defs[def] = true
+		}
+		if !k.schema(1, place{def: def, inPlace: def != ""}) {
+			return false
+		}
+		k.space()
+		if k.next('}') {
+			return true
+		}
+		if !k.next(',') {
+			return false
+		}
+	}
+}
+
+// ref steps over the value of a $ref at p, which must be "#/$defs/name"
+// (see refName). It notes the name, to be found among the root's $defs,
+// and, when p is in place in a definition, the edge from that definition.
+func (k *known) ref(p place) bool {
+	text, plain, ok := k.str()
+	name, cut := bytes.CutPrefix(text, []byte("#/$defs/"))
+	if !ok || !plain || !cut || !refName(name) {
+		return false
+	}
+	k.refs = append(k.refs, string(name))
+	if p.def != "" && p.inPlace {
+		if k.edges == nil {
+			k.edges = make(map[string][]string)
+		}
+		k.edges[p.def] = append(k.edges[p.def], string(name))
+	}
+	return true
+}
+
+// refName reports whether name, a definition's, is one a $ref names as it
+// is in a JSON pointer and a URI fragment: letters, digits, '_', '-', '.'.
+func refName(name []byte) bool {
+	for _, c := range name {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return len(name) > 0
 }
 
 // annotation reports whether kw, a keyword KnownValid does not know, is one
@@ -394,8 +531,8 @@ func (k *known) strings() bool {
 	}
 }
 
-// schemas steps over a list of schemas.
-func (k *known) schemas(depth int) bool {
+// schemas steps over a list of schemas at p.
+func (k *known) schemas(depth int, p place) bool {
 	if !k.next('[') {
 		return false
 	}
@@ -403,7 +540,7 @@ func (k *known) schemas(depth int) bool {
 		return true
 	}
 	for {
-		if !k.schema(depth + 1) {
+		if !k.schema(depth+1, p) {
 			return false
 		}
 		k.space()
@@ -444,7 +581,7 @@ func (k *known) members(value func(*known) bool) bool {
 
 // patternMembers steps over the value of "patternProperties": regular
 // expressions, each with a schema.
-func (k *known) patternMembers(depth int) bool {
+func (k *known) patternMembers(depth int, p place) bool {
 	if !k.next('{') {
 		return false
 	}
@@ -457,7 +594,7 @@ func (k *known) patternMembers(depth int) bool {
 			return false
 		}
 		k.space()
-		if !k.next(':') || !k.schema(depth+1) {
+		if !k.next(':') || !k.schema(depth+1, p) {
 			return false
 		}
 		k.space()
