@@ -45,18 +45,12 @@ func (s *Server) Transform(ts ...CatalogTransform) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	transforms, derived, built, checks := s.transforms, s.derived, s.built, s.checks
+	transforms, derived, built := s.transforms, s.derived, s.built
 	s.transforms = append(slices.Clone(transforms), ts...)
 	s.derived = make(map[*Tool]derivation)
 	s.built = make(map[*Tool]*chain)
-	s.checks = make(map[*Tool]*checker, len(checks))
-	for _, vs := range s.versions {
-		for _, t := range vs {
-			s.checks[t] = checks[t]
-		}
-	}
 	if err := s.apply(s.versions); err != nil {
-		s.transforms, s.derived, s.built, s.checks = transforms, derived, built, checks
+		s.transforms, s.derived, s.built = transforms, derived, built
 		return err
 	}
 	return nil
@@ -76,9 +70,50 @@ func (s *Server) derive(t *Tool) (*Tool, error) {
 	if d, ok := s.derived[t]; ok {
 		return d.tool, d.err
 	}
+	if len(s.transforms) == 0 {
+		return t, nil // served as itself: see derivationOf
+	}
 	d, err := s.transform(t)
 	s.derived[t] = derivation{tool: d, err: err}
 	return d, err
+}
+
+// derivationOf returns what the transforms made of t, a registered
+// version, and whether it is enabled. Without transforms, s.derived holds
+// nothing for a tool that is enabled, most tools of a large registry: it
+// is served as itself. s.mu is held.
+func (s *Server) derivationOf(t *Tool) derivation {
+	if dv, ok := s.derived[t]; ok {
+		return dv
+	}
+	if len(s.transforms) == 0 {
+		return derivation{tool: t, enabled: true}
+	}
+	return derivation{}
+}
+
+// setDerivation records dv as what the transforms made of t, a registered
+// version (see derivationOf). s.mu is held.
+func (s *Server) setDerivation(t *Tool, dv derivation) {
+	if len(s.transforms) == 0 && dv.tool == t && dv.err == nil && dv.enabled {
+		delete(s.derived, t)
+		return
+	}
+	s.derived[t] = dv
+}
+
+// servedBy returns the registered version served under the name and
+// version of key, or nil. Without transforms, each is served as itself,
+// and s.servedAs holds nothing. s.mu is held.
+func (s *Server) servedBy(key [2]string) *Tool {
+	if len(s.transforms) > 0 {
+		return s.servedAs[key]
+	}
+	vs := s.versions[key[0]]
+	if i := find(vs, key[1]); i >= 0 {
+		return vs[i]
+	}
+	return nil
 }
 
 func (s *Server) transform(t *Tool) (*Tool, error) {
@@ -87,14 +122,11 @@ func (s *Server) transform(t *Tool) (*Tool, error) {
 		return d, err
 	}
 	if sameValue(d.InputSchema, t.InputSchema) && sameValue(d.OutputSchema, t.OutputSchema) && d.Validation == t.Validation {
-		s.checks[d] = s.checks[t]
-		return d, nil
+		return d, nil // the schemas Add checked
 	}
-	c, err := compileChecker(d, s.validation, &s.validators)
-	if err != nil {
+	if err := checkSchemas(d, s.validation, &s.validators); err != nil {
 		return nil, fmt.Errorf("mcpkit: tool %s as transformed: %w", toolID(t), err)
 	}
-	s.checks[d] = c
 	return d, nil
 }
 

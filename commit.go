@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -75,7 +74,7 @@ func (s *Server) commit(st *state, c change) {
 		n, _ := st.byName.Get(name)
 		switch {
 		case o == nil && n != nil:
-			s.sdk.AddTool(&mcp.Tool{Name: name, InputSchema: &jsonschema.Schema{Type: "object"}}, s.serveRouted)
+			s.sdk.AddTool(&mcp.Tool{Name: name, InputSchema: s.tableSchema}, s.serveRouted)
 		case o != nil && n == nil:
 			gone = append(gone, name)
 		}
@@ -215,7 +214,17 @@ func (s *Server) currentSources(prev []source) []source {
 // listening on s (filterListChanged lets it through to those a change
 // concerns). The SDK sends it after a change of its tools, and counts
 // every AddTool as one: s registers again the tool through which calls of
-// provided tools pass (see call), unchanged. s.mu is held.
+// provided tools pass (see call), unchanged. With no session open, the SDK
+// has no one to tell, and s spares it the AddTool. s.mu is held.
 func (s *Server) poke() {
-	s.sdk.AddTool(&mcp.Tool{Name: s.dispatch, InputSchema: &jsonschema.Schema{Type: "object"}}, s.serveRouted)
+	for range s.sdk.Sessions() {
+		s.registerDispatch()
+		return
+	}
+}
+
+// registerDispatch registers with the SDK the tool through which calls of
+// provided tools pass (see call).
+func (s *Server) registerDispatch() {
+	s.sdk.AddTool(&mcp.Tool{Name: s.dispatch, InputSchema: s.tableSchema}, s.serveRouted)
 }

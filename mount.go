@@ -221,8 +221,7 @@ type mountView struct {
 // sources may serve it under), each behind the mount's prefix.
 func (mv *mountView) served(id ToolID) []string {
 	var out []string
-	es, _ := mv.child.byID.Get(idKey(id))
-	for _, e := range es {
+	for e := range mv.child.identity(id) {
 		out = append(out, mv.m.prefix+e.tool.Name)
 	}
 	for _, src := range mv.child.sources {
@@ -251,7 +250,7 @@ func (mv *mountView) offer(ctx context.Context, st *state, c Caller, name string
 func (mv *mountView) entries(st *state, ces []*entry) []*entry {
 	out := make([]*entry, 0, len(ces))
 	for _, ce := range ces {
-		if e := mv.m.parent.provide(st, mv.m.tool(ce), ce.key); e != nil {
+		if e := mv.m.parent.provide(st, mv.m.tool(ce), ce.key()); e != nil {
 			out = append(out, e)
 		}
 	}

@@ -65,8 +65,9 @@ func (e *entry) wrapping(v string) wrapping {
 // objectDef returns e's definition as a client that needs objects is
 // listed it (forObjectClients), made once.
 func (e *entry) objectDef() *mcp.Tool {
-	e.legacyOnce.Do(func() { e.legacy = forObjectClients(&e.tool.Tool) })
-	return e.legacy
+	m := e.lazy()
+	m.legacyOnce.Do(func() { m.legacy = forObjectClients(&e.tool.Tool) })
+	return m.legacy
 }
 
 // wireDef returns e's definition as tools/list sends it, with its schemas
@@ -74,15 +75,16 @@ func (e *entry) objectDef() *mcp.Tool {
 // given as a *jsonschema.Schema (as tools.New makes it) costs a walk of the
 // schema each time it is marshalled.
 func (e *entry) wireDef() *mcp.Tool {
-	e.wireOnce.Do(func() {
+	m := e.lazy()
+	m.wireOnce.Do(func() {
 		def := e.tool.Tool
 		def.InputSchema = asJSON(def.InputSchema)
 		if def.OutputSchema != nil {
 			def.OutputSchema = asJSON(def.OutputSchema)
 		}
-		e.wire = &def
+		m.wire = &def
 	})
-	return e.wire
+	return m.wire
 }
 
 // asJSON returns schema as JSON text, or schema itself when it is text

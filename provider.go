@@ -288,9 +288,9 @@ func (s *Server) makeProvided(st *state, t, key *Tool) (*entry, error) {
 	if st.visibility != nil && !st.visibility.Enabled(d) {
 		return nil, nil
 	}
-	c, err := compileChecker(d, s.validation, &s.validators)
-	if err != nil {
+	if err := checkSchemas(d, s.validation, &s.validators); err != nil {
 		return nil, err
 	}
-	return &entry{tool: d, derived: d, key: key, chain: buildChain(d, st.use, c), provided: true}, nil
+	c := newChecker(d, s.validation, &s.validators)
+	return newProvided(d, key, compact(buildChain(d, st.use, c))), nil
 }

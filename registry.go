@@ -24,7 +24,6 @@ func (s *Server) Add(tools ...*Tool) error {
 		return nil
 	}
 	copies := make([]*Tool, len(tools))
-	checks := make([]*checker, len(tools))
 	for i, t := range tools {
 		if t == nil {
 			return fmt.Errorf("mcpkit: Add: tool %d is nil", i)
@@ -32,18 +31,17 @@ func (s *Server) Add(tools ...*Tool) error {
 		if err := t.validate(); err != nil {
 			return err
 		}
-		c, err := compileChecker(t, s.validation, &s.validators)
-		if err != nil {
+		if err := checkSchemas(t, s.validation, &s.validators); err != nil {
 			return err
 		}
-		copies[i], checks[i] = t.clone(), c
+		copies[i] = t.clone()
 	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	seen := make(map[[2]string]bool, len(copies))
 	var replaced []*Tool
-	for i, t := range copies {
+	for _, t := range copies {
 		key := [2]string{t.Name, t.Version}
 		if seen[key] {
 			return fmt.Errorf("%w: %s appears twice in one Add", ErrDuplicateTool, toolID(t))
@@ -55,7 +53,6 @@ func (s *Server) Add(tools ...*Tool) error {
 			}
 			replaced = append(replaced, s.versions[t.Name][j])
 		}
-		s.checks[t] = checks[i]
 	}
 	if err := s.change(replaced, copies); err != nil {
 		for _, t := range copies {
@@ -97,17 +94,17 @@ func (s *Server) RemoveVersion(name, version string) bool {
 	if i < 0 {
 		return false
 	}
-	s.unregister(vs[i : i+1 : i+1])
+	s.unregister([]*Tool{vs[i]}) // not vs itself, which change edits
 	return true
 }
 
-// unregister takes the removed tools out of the registry. s.mu is held.
+// unregister takes the removed tools out of the registry: a slice that
+// is not one of s.versions, which change edits. s.mu is held.
 func (s *Server) unregister(removed []*Tool) {
 	if len(removed) == 0 {
 		return
 	}
-	removed = slices.Clone(removed) // change edits the slices of s.versions
-	if err := s.change(removed, nil); err != nil {
+	if err := s.change(removed, nil); err != nil { // removed shares no array with s.versions
 		// Removing tools cannot make two served tools collide, nor a
 		// transform fail: every remaining tool was derived before.
 		s.logger.Error("mcpkit: removing tools failed", "error", err)
@@ -123,11 +120,9 @@ func (s *Server) unregister(removed []*Tool) {
 func (s *Server) forget(t *Tool) {
 	if d, ok := s.derived[t]; ok && d.tool != nil && d.tool != t {
 		delete(s.built, d.tool)
-		delete(s.checks, d.tool)
 	}
 	delete(s.derived, t)
 	delete(s.built, t)
-	delete(s.checks, t)
 }
 
 // toolID names t in messages: "add", or "add" version "2" when it has one.
@@ -166,7 +161,7 @@ func (s *Server) apply(versions map[string][]*Tool) error {
 	s.lineage = nil
 	for _, vs := range versions {
 		for _, t := range vs {
-			if d := s.derived[t].tool; d != nil {
+			if d := s.derivationOf(t).tool; d != nil {
 				s.markEnabled(t, slices.Contains(groups[d.Name], d))
 				s.indexLineage(t, d, true)
 			}
@@ -179,9 +174,9 @@ func (s *Server) apply(versions map[string][]*Tool) error {
 // markEnabled records whether what the transforms made of t is enabled (in
 // s.groups). s.mu is held.
 func (s *Server) markEnabled(t *Tool, on bool) {
-	dv := s.derived[t]
+	dv := s.derivationOf(t)
 	dv.enabled = on
-	s.derived[t] = dv
+	s.setDerivation(t, dv)
 }
 
 // republish rebuilds the state after a change of middleware, transforms or
@@ -215,7 +210,7 @@ func (s *Server) change(removed, added []*Tool) error {
 		if d != nil {
 			key := [2]string{d.Name, d.Version}
 			prev := claimed[key]
-			if p := s.servedAs[key]; prev == nil && p != nil && !leaving[p] {
+			if p := s.servedBy(key); prev == nil && p != nil && !leaving[p] {
 				prev = p
 			}
 			if prev != nil {
@@ -234,7 +229,7 @@ func (s *Server) change(removed, added []*Tool) error {
 		} else {
 			s.versions[t.Name] = vs
 		}
-		d := s.derived[t].tool
+		d := s.derivationOf(t).tool
 		if d == nil {
 			continue
 		}
@@ -257,15 +252,22 @@ func (s *Server) change(removed, added []*Tool) error {
 		if a.d == nil {
 			continue
 		}
-		s.servedAs[[2]string{a.d.Name, a.d.Version}] = a.t
-		s.indexLineage(a.t, a.d, true)
-		if s.visibility == nil || s.visibility.Enabled(a.d) {
-			s.groups[a.d.Name] = append(s.groups[a.d.Name], a.d)
-			s.markEnabled(a.t, true)
+		if len(s.transforms) > 0 {
+			s.servedAs[[2]string{a.d.Name, a.d.Version}] = a.t
 		}
+		s.indexLineage(a.t, a.d, true)
+		on := s.visibility == nil || s.visibility.Enabled(a.d)
+		if on {
+			s.groups[a.d.Name] = append(s.groups[a.d.Name], a.d)
+		}
+		s.markEnabled(a.t, on)
 		affected[a.d.Name] = true
 	}
-	names := slices.Sorted(maps.Keys(affected))
+	names := make([]string, 0, len(affected))
+	for name := range affected {
+		names = append(names, name)
+	}
+	slices.Sort(names)
 	s.commit(s.update(names), change{names: names})
 	return nil
 }
@@ -316,7 +318,9 @@ func (s *Server) update(names []string) *state {
 		if o, ok := old.byName.Get(name); ok {
 			for _, e := range o.versions {
 				gone[e] = true
-				ids[idKey(e.derived.ID())] = true
+				if k, ok := aliasKey(e); ok {
+					ids[k] = true
+				}
 				if len(e.chain.require) > 0 {
 					st.requiring--
 				}
@@ -334,10 +338,11 @@ func (s *Server) update(names []string) *state {
 		} else {
 			st.listed = st.listed.Without(name)
 		}
-		for _, e := range n.versions {
-			k := idKey(e.derived.ID())
-			fresh[k] = append(fresh[k], e)
-			ids[k] = true
+		for j, e := range n.versions {
+			if k, ok := aliasKey(e); ok {
+				fresh[k] = appendEntry(fresh[k], n.versions, j)
+				ids[k] = true
+			}
 			if len(e.chain.require) > 0 {
 				st.requiring++
 			}
@@ -345,8 +350,10 @@ func (s *Server) update(names []string) *state {
 	}
 	for k := range ids {
 		cur, _ := st.byID.Get(k)
-		next := slices.DeleteFunc(slices.Clone(cur), func(e *entry) bool { return gone[e] })
-		next = append(next, fresh[k]...)
+		next := fresh[k]
+		if len(cur) > 0 {
+			next = append(slices.DeleteFunc(slices.Clone(cur), func(e *entry) bool { return gone[e] }), next...)
+		}
 		if len(next) == 0 {
 			st.byID = st.byID.Without(k)
 		} else {
@@ -383,6 +390,16 @@ func (s *Server) rebuild(old *state, names []string) *state {
 	return st
 }
 
+// appendEntry returns es with versions[j] appended. An identity has one
+// entry as a rule: es is then a view of versions, which costs nothing,
+// and cannot be appended to in place.
+func appendEntry(es, versions []*entry, j int) []*entry {
+	if es == nil {
+		return versions[j : j+1 : j+1]
+	}
+	return append(es, versions[j])
+}
+
 // indexed returns a state of the names all, sorted by name, with its
 // indexes made from scratch.
 func indexed(all []*toolName) *state {
@@ -397,9 +414,10 @@ func indexed(all []*toolName) *state {
 			listedNames = append(listedNames, n.name)
 			listed = append(listed, n)
 		}
-		for _, e := range n.versions {
-			k := idKey(e.derived.ID())
-			byID[k] = append(byID[k], e)
+		for j, e := range n.versions {
+			if k, ok := aliasKey(e); ok {
+				byID[k] = appendEntry(byID[k], n.versions, j)
+			}
 			if len(e.chain.require) > 0 {
 				requiring++
 			}
@@ -446,11 +464,13 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 			if d == nil {
 				continue
 			}
-			key := [2]string{d.Name, d.Version}
-			if prev, ok := servedAs[key]; ok {
-				return nil, nil, nil, fmt.Errorf("%w: %s and %s would both be served as %s", ErrDuplicateTool, toolID(prev), toolID(t), toolID(d))
+			if len(s.transforms) > 0 { // else each is served as itself, as registered: see servedBy
+				key := [2]string{d.Name, d.Version}
+				if prev, ok := servedAs[key]; ok {
+					return nil, nil, nil, fmt.Errorf("%w: %s and %s would both be served as %s", ErrDuplicateTool, toolID(prev), toolID(t), toolID(d))
+				}
+				servedAs[key] = t
 			}
-			servedAs[key] = t
 			if s.visibility != nil && !s.visibility.Enabled(d) {
 				continue
 			}
@@ -475,7 +495,8 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 	c := s.built[d]
 	if c == nil {
-		c = buildChain(d, s.use, s.checks[d])
+		c = compact(buildChain(d, s.use, newChecker(d, s.validation, &s.validators)))
+		s.shareLayers(c)
 		s.built[d] = c
 		s.noteChain(c)
 		for _, m := range moot(c.layers) {
@@ -496,11 +517,36 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 			}
 		}
 	}
-	e := &entry{tool: d, derived: d, key: d, chain: c, listed: listed}
+	e := &entry{tool: d, derived: d, chain: c, listed: listed}
 	if listed != nil {
 		e.tool = withVersionMeta(d, listed)
 	}
 	return e
+}
+
+// compact drops from c what only building it needed, since every
+// registered tool keeps its chain: the label of the outermost layer (see
+// boundHandler), for which there is no layer further out.
+func compact(c *chain) *chain {
+	if b, ok := c.handler.(boundHandler); ok {
+		c.handler = b.next
+	}
+	return c
+}
+
+// shareLayers has c list its layers with the same list as the other
+// chains of one layer alike (the validation of arguments, as a rule),
+// which no one modifies. s.mu is held.
+func (s *Server) shareLayers(c *chain) {
+	if len(c.layers) != 1 || c.layers[0].Settings != nil {
+		return
+	}
+	l, shared := c.layers[0], s.oneLayer
+	if shared == nil {
+		s.oneLayer = c.layers
+	} else if l.Name == shared[0].Name && l.From == shared[0].From && l.Skipped == shared[0].Skipped && shared[0].Settings == nil {
+		c.layers = shared
+	}
 }
 
 // CheckTool reports whether [Server.Add] would accept t on its own (that
@@ -516,8 +562,7 @@ func CheckTool(t *Tool) error {
 	if err := t.validate(); err != nil {
 		return err
 	}
-	_, err := compileChecker(t, Strict, nil)
-	return err
+	return checkSchemas(t, Strict, nil)
 }
 
 // settingValue returns the value of l's setting called name.

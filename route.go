@@ -156,7 +156,7 @@ func (st *state) listing(ctx context.Context, c Caller, n *toolName) *Tool {
 	}
 	cache := len(n.versions) <= 64
 	if cache {
-		if t := n.defs.get(set); t != nil {
+		if t := n.versionDefs().get(set); t != nil {
 			return t
 		}
 	}
@@ -169,7 +169,7 @@ func (st *state) listing(ctx context.Context, c Caller, n *toolName) *Tool {
 	}
 	t := withVersionMeta(e.derived, listed)
 	if cache {
-		n.defs.put(set, t)
+		n.versionDefs().put(set, t)
 	}
 	return t
 }
@@ -360,8 +360,7 @@ func (r resolved) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolRes
 // sources when no registered tool of it is visible.
 func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
 	st := s.state.Load()
-	es, _ := st.byID.Get(idKey(id))
-	for _, e := range es {
+	for e := range st.identity(id) {
 		if st.sees(ctx, c, e) {
 			return true
 		}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit/internal/nameindex"
@@ -74,7 +75,6 @@ type Server struct {
 	// every name and version served, the registered tool served so.
 	groups     map[string][]*Tool
 	servedAs   map[[2]string]*Tool
-	checks     map[*Tool]*checker // compiled schemas, for every registered version
 	transforms []CatalogTransform
 	derived    map[*Tool]derivation // what the transforms made of each registered version
 	lineage    map[string][]*Tool   // registered versions by the other names in their derivations' lineage (see RefreshTools)
@@ -95,6 +95,15 @@ type Server struct {
 	// foreignDigest reads the SDK's list of tools.
 	sdkReceive mcp.MethodHandler
 	seed       maphash.Seed // for the digests of what listeners see
+
+	// tableSchema is the input schema of every tool s registers with the
+	// SDK (see commit): the SDK only routes calls by name, and one schema,
+	// never modified, serves them all.
+	tableSchema *jsonschema.Schema
+
+	// oneLayer is the list of layers shared by the chains of one layer
+	// alike (see shareLayers), never modified.
+	oneLayer []Layer
 
 	// replica identifies s among the replicas that share changes (see
 	// ShareChanges): random, so that it also names no other tool in
@@ -191,12 +200,13 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		versions:   make(map[string][]*Tool),
 		groups:     make(map[string][]*Tool),
 		servedAs:   make(map[[2]string]*Tool),
-		checks:     make(map[*Tool]*checker),
 		derived:    make(map[*Tool]derivation),
 		built:      make(map[*Tool]*chain),
 		listeners:  make(map[*mcp.ServerSession]*listener),
 		replica:    rand.Text(),
 		seed:       maphash.MakeSeed(),
+
+		tableSchema: &jsonschema.Schema{Type: "object"},
 	}
 	srv.dispatch = "mcpkit.call." + srv.replica
 	if srv.logger == nil {
@@ -210,7 +220,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	s.AddReceivingMiddleware(srv.watchListeners)
 	s.AddReceivingMiddleware(srv.intercept)
 	s.AddSendingMiddleware(srv.filterListChanged)
-	srv.poke() // registers the one tool
+	srv.registerDispatch()
 	return srv
 }
 

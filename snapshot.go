@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"hash/maphash"
+	"iter"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,7 +23,7 @@ import (
 type state struct {
 	byName *nameindex.Index[*toolName] // every callable registered name, with its enabled versions
 	listed *nameindex.Index[*toolName] // the names with a version that may be listed (not Unlisted)
-	byID   *nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID)
+	byID   *nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID), of those served under another name (see identity)
 	lister Lister                      // list middleware around the server's own page; nil when there is none
 
 	// requiring counts the registered versions whose chains hold a
@@ -48,8 +51,18 @@ type state struct {
 // toolName is a registered name clients can call, with its versions.
 type toolName struct {
 	name     string
-	versions []*entry // enabled versions, highest first; never empty
-	defs     defCache // definitions listed to callers who see some versions only
+	versions []*entry                 // enabled versions, highest first; never empty
+	defs     atomic.Pointer[defCache] // definitions listed to callers who see some versions only, made on first need
+}
+
+// versionDefs returns n's cache of definitions listed to callers who see
+// some versions only, made on first need: most names have one version.
+func (n *toolName) versionDefs() *defCache {
+	if c := n.defs.Load(); c != nil {
+		return c
+	}
+	n.defs.CompareAndSwap(nil, new(defCache))
+	return n.defs.Load()
 }
 
 // listable reports whether some version of n may be listed: one that is
@@ -67,11 +80,20 @@ func (n *toolName) listable() bool {
 type entry struct {
 	tool     *Tool // as listed and as Request.Tool: after transforms, with its version's _meta
 	derived  *Tool // what the transforms made of the registered or provided tool; the chain was built for it
-	key      *Tool // what stands for the definition in listeners' digests (see fingerprint): derived, a mounted server's key, or nil for a Provider's tool
 	chain    *chain
 	listed   []string // the versions of the name, highest first, when it has versions
 	provided bool     // made of a source's tool, not a registered one
 
+	// made holds what is made of the definition on first need: most
+	// tools of a large catalog are never listed or called, and cost
+	// nothing for it. A provided entry has it from the start, for its key.
+	made atomic.Pointer[entryMade]
+}
+
+// entryMade is what an entry makes of its definition, each once, and
+// the key of a provided entry.
+type entryMade struct {
+	key        *Tool // see entry.key
 	legacyOnce sync.Once
 	legacy     *mcp.Tool // the definition for clients that need objects
 
@@ -85,29 +107,58 @@ type entry struct {
 	print     uint64 // the digest of its definition, for an entry without a key
 }
 
+// lazy returns what e makes of its definition, allocated on first need.
+func (e *entry) lazy() *entryMade {
+	if m := e.made.Load(); m != nil {
+		return m
+	}
+	e.made.CompareAndSwap(nil, new(entryMade))
+	return e.made.Load()
+}
+
+// newProvided returns the entry of a tool a source provides, whose key
+// is key (see entry.key).
+func newProvided(d, key *Tool, c *chain) *entry {
+	e := &entry{tool: d, derived: d, chain: c, provided: true}
+	e.made.Store(&entryMade{key: key})
+	return e
+}
+
+// key returns what stands for e's definition in listeners' digests (see
+// fingerprint): its derived tool, for a registered version; a mounted
+// server's key; or nil for a Provider's tool.
+func (e *entry) key() *Tool {
+	if !e.provided {
+		return e.derived
+	}
+	return e.lazy().key
+}
+
 // fingerprint returns what stands for e's definition in the digests of
 // what listeners see (see Server.view): its key's pointer, which is the
 // same as long as the definition is, or, for a Provider's tool (which a
 // Provider may make anew for each request), a digest of the definition.
 func (e *entry) fingerprint(seed maphash.Seed) uint64 {
-	if e.key != nil {
-		return maphash.Comparable(seed, e.key)
+	if k := e.key(); k != nil {
+		return maphash.Comparable(seed, k)
 	}
-	e.printOnce.Do(func() {
+	m := e.lazy()
+	m.printOnce.Do(func() {
 		data, err := json.Marshal(&e.tool.Tool)
 		if err != nil {
 			data = []byte(e.tool.Name)
 		}
-		e.print = maphash.Bytes(seed, data)
+		m.print = maphash.Bytes(seed, data)
 	})
-	return e.print
+	return m.print
 }
 
 // paramHeaders returns the arguments e's input schema mirrors into HTTP
 // headers, read once.
 func (e *entry) paramHeaders() []paramheader.Param {
-	e.paramsOnce.Do(func() { e.params = paramheader.Of(e.tool.InputSchema) })
-	return e.params
+	m := e.lazy()
+	m.paramsOnce.Do(func() { m.params = paramheader.Of(e.tool.InputSchema) })
+	return m.params
 }
 
 // chain is a built middleware chain.
@@ -141,5 +192,43 @@ func (c *defCache) put(set uint64, t *Tool) {
 	c.m[set] = t
 }
 
-// idKey is the key of an identity in state.byID.
-func idKey(id ToolID) string { return id.Name + "\x00" + id.Version }
+// identity yields the served versions whose identity is id: those served
+// under id's name, found by that name, and those served under another (an
+// alias, a name a transform gave), which byID holds. Most tools are served
+// under their own name, and cost byID nothing.
+func (st *state) identity(id ToolID) iter.Seq[*entry] {
+	return func(yield func(*entry) bool) {
+		if n, ok := st.byName.Get(id.Name); ok {
+			for _, e := range n.versions {
+				if e.derived.ID() == id && !yield(e) {
+					return
+				}
+			}
+		}
+		es, _ := st.byID.Get(idKey(id))
+		for _, e := range es {
+			if !yield(e) {
+				return
+			}
+		}
+	}
+}
+
+// aliasKey returns the key in state.byID of e, a registered version, when
+// it is served under a name other than its identity's (see identity).
+func aliasKey(e *entry) (string, bool) {
+	id := e.derived.ID()
+	if id.Name == e.derived.Name {
+		return "", false
+	}
+	return idKey(id), true
+}
+
+// idKey is the key of an identity in state.byID: its name alone when it
+// has no version (and the name no NUL), which costs nothing to make.
+func idKey(id ToolID) string {
+	if id.Version == "" && strings.IndexByte(id.Name, 0) < 0 {
+		return id.Name
+	}
+	return id.Name + "\x00" + id.Version
+}

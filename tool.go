@@ -8,9 +8,11 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpkit/mcpkit/internal/jsonscan"
 	"github.com/mcpkit/mcpkit/internal/paramheader"
 	"github.com/mcpkit/mcpkit/internal/schema"
 )
@@ -186,6 +188,9 @@ func checkSchema(s any, input bool) error {
 		if err := checkJSON(raw); err != nil {
 			return err
 		}
+		if objectOfType(raw, input) {
+			return nil // the common case, read without decoding the text
+		}
 	}
 	data, err := json.Marshal(s)
 	if err != nil {
@@ -202,6 +207,40 @@ func checkSchema(s any, input bool) error {
 		return fmt.Errorf(`type must be "object", not %v`, root.Type)
 	}
 	return nil
+}
+
+// objectOfType reports whether data, valid JSON text, is an object and,
+// for an input schema, one whose "type" is "object", as checkSchema reads
+// it. False says nothing: checkSchema decodes the text to find out.
+func objectOfType(data []byte, input bool) bool {
+	i := jsonscan.Space(data, 0)
+	if i == len(data) || data[i] != '{' {
+		return false
+	}
+	if !input {
+		return true
+	}
+	// encoding/json matches "type" in any case, and keeps the last.
+	var typ []byte
+	for i = jsonscan.Space(data, i+1); i < len(data) && data[i] == '"'; {
+		end := jsonscan.String(data, i)
+		key := data[i+1 : end-1]
+		for _, c := range key {
+			if c == '\\' || c >= utf8.RuneSelf {
+				return false // an escape, or a letter encoding/json may fold
+			}
+		}
+		i = jsonscan.Space(data, jsonscan.Space(data, end)+1) // past the colon
+		next := jsonscan.Value(data, i)
+		if bytes.EqualFold(key, []byte("type")) {
+			typ = data[i:next]
+		}
+		i = jsonscan.Space(data, next)
+		if i < len(data) && data[i] == ',' {
+			i = jsonscan.Space(data, i+1)
+		}
+	}
+	return string(typ) == `"object"`
 }
 
 // rawJSON returns the text of a schema given as JSON text.

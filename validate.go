@@ -1,12 +1,15 @@
 package mcpkit
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -113,79 +116,223 @@ func (e *ValidationError) ResultMeta() mcp.Meta {
 	return mcp.Meta{MetaKeyValidationIssues: e.Issues}
 }
 
-// checker holds a tool's compiled schemas.
+// checker checks a tool's arguments and structured content against its
+// schemas. It keeps no compiled schema: the server's cache of validators
+// has them, by the digest of their JSON text, and compiles a schema when a
+// call first needs it. So a tool costs no compiled schema until it is
+// called, and tools with the same schema share one.
 type checker struct {
-	in      *schema.Validator // nil: arguments are not checked
+	tool    *Tool // whose InputSchema and OutputSchema it checks
 	lenient bool
-	out     *schema.Validator // nil: no output schema, or not checked
+	cache   *validators
+	keys    atomic.Pointer[schemaKeys] // made on the first call
 }
 
-// compileChecker compiles t's schemas for the mode t or, failing that, the
-// server asks for. A schema the validator cannot enforce is an error naming
-// the tool, so that Add refuses it instead of every call failing. Schemas
-// already compiled (the same JSON, as generated catalogs repeat) come from
-// cache, when it is not nil.
-func compileChecker(t *Tool, serverMode ValidationMode, cache *validators) (*checker, error) {
-	mode := t.Validation
-	if mode == DefaultValidation {
-		mode = serverMode
+// schemaKeys are the digests of the text of a tool's schemas.
+type schemaKeys struct {
+	in, out textKey // out is zero without an output schema
+}
+
+// textKey is the digest of a schema's JSON text.
+type textKey [16]byte
+
+// digest returns the digest of text.
+func digest(text []byte) textKey {
+	sum := sha256.Sum256(text)
+	return textKey(sum[:16])
+}
+
+// validationMode returns the mode of t's validation on a server whose mode
+// is serverMode.
+func validationMode(t *Tool, serverMode ValidationMode) ValidationMode {
+	if t.Validation == DefaultValidation {
+		return serverMode
 	}
-	if mode == NoValidation {
-		return nil, nil
+	return t.Validation
+}
+
+// checkSchemas reports whether the validator can enforce t's schemas, in
+// the mode t or, failing that, the server asks for (with NoValidation,
+// nothing is checked). A schema it cannot enforce is an error naming the
+// tool, so that Add refuses it instead of every call failing. A schema is
+// compiled here only when [schema.KnownValid] cannot tell; it is then kept
+// in cache (when not nil) for the calls.
+func checkSchemas(t *Tool, serverMode ValidationMode, cache *validators) error {
+	if validationMode(t, serverMode) == NoValidation {
+		return nil
 	}
-	c := &checker{lenient: mode == Lenient}
-	var err error
-	if c.in, err = cache.compile(t.InputSchema); err != nil {
-		return nil, schemaError(t, "input", err)
+	if err := cache.check(t.InputSchema); err != nil {
+		return schemaError(t, "input", err)
 	}
 	if t.OutputSchema != nil {
-		if c.out, err = cache.compile(t.OutputSchema); err != nil {
-			return nil, schemaError(t, "output", err)
+		if err := cache.check(t.OutputSchema); err != nil {
+			return schemaError(t, "output", err)
 		}
 	}
-	return c, nil
+	return nil
 }
 
-// validators is a server's cache of compiled schemas by their JSON text,
-// so that tools with identical schemas share one validator (a Validator is
-// immutable and safe for concurrent use). It is bounded by the text it
-// keeps: past maxValidatorText bytes it starts again empty.
+// newChecker returns what checks the calls of t, whose schemas
+// checkSchemas accepted, against them; nil in NoValidation mode.
+func newChecker(t *Tool, serverMode ValidationMode, cache *validators) *checker {
+	mode := validationMode(t, serverMode)
+	if mode == NoValidation {
+		return nil
+	}
+	return &checker{tool: t, lenient: mode == Lenient, cache: cache}
+}
+
+// schemaKeys returns the digests of the tool's schemas, made once.
+func (c *checker) schemaKeys() (*schemaKeys, error) {
+	if k := c.keys.Load(); k != nil {
+		return k, nil
+	}
+	k := new(schemaKeys)
+	text, err := schemaText(c.tool.InputSchema)
+	if err != nil {
+		return nil, err
+	}
+	k.in = digest(text)
+	if c.tool.OutputSchema != nil {
+		if text, err = schemaText(c.tool.OutputSchema); err != nil {
+			return nil, err
+		}
+		k.out = digest(text)
+	}
+	c.keys.CompareAndSwap(nil, k)
+	return c.keys.Load(), nil
+}
+
+// input returns the validator of the tool's input schema.
+func (c *checker) input() (*schema.Validator, error) {
+	k, err := c.schemaKeys()
+	if err != nil {
+		return nil, err
+	}
+	return c.cache.get(k.in, c.tool.InputSchema)
+}
+
+// output returns the validator of the tool's output schema, which it has.
+func (c *checker) output() (*schema.Validator, error) {
+	k, err := c.schemaKeys()
+	if err != nil {
+		return nil, err
+	}
+	return c.cache.get(k.out, c.tool.OutputSchema)
+}
+
+// validators is a server's cache of compiled schemas by the digest of
+// their JSON text, so that tools with identical schemas share one
+// validator (a Validator is immutable and safe for concurrent use). It is
+// bounded by the text of the schemas it holds, about maxValidatorText in
+// all, in two halves: when the half it fills is full, the other is dropped
+// and it starts filling that one, and a schema found in the older half
+// moves to the newer. So the schemas in use stay, and those not used for
+// a while are compiled again when a call needs them.
 type validators struct {
-	mu    sync.Mutex
-	m     map[string]*schema.Validator
-	bytes int
+	mu        sync.Mutex
+	cur, prev map[textKey]compiled
+	bytes     int // the text of the schemas in cur
+	limit     int // the text it may hold; 0 is maxValidatorText
+
+	patterns schema.Patterns // the regular expressions of schemas checked, found valid
+}
+
+// compiled is a compiled schema in the cache, with the size of its text.
+type compiled struct {
+	v    *schema.Validator
+	size int
 }
 
 const maxValidatorText = 8 << 20
 
-// compile returns the validator of s, compiled once per JSON text; with a
-// nil cache, compiled each time.
-func (v *validators) compile(s any) (*schema.Validator, error) {
+// check reports whether the validator can enforce s. It compiles s only
+// when [schema.KnownValid] cannot tell, and then keeps the validator in v
+// (when v is not nil).
+func (v *validators) check(s any) error {
+	text, err := schemaText(s)
+	if err != nil {
+		_, err = schema.Compile(s) // says what is wrong with s
+		return err
+	}
 	if v == nil {
-		return schema.Compile(s)
+		if schema.KnownValid(text, nil) {
+			return nil
+		}
+		_, err = schema.Compile(s)
+		return err
 	}
-	data, err := json.Marshal(s)
-	if err != nil {
-		return schema.Compile(s) // says what is wrong with s
+	if schema.KnownValid(text, &v.patterns) {
+		return nil
 	}
+	key := digest(text)
 	v.mu.Lock()
-	c, ok := v.m[string(data)]
-	v.mu.Unlock()
-	if ok {
-		return c, nil
+	_, seen := v.cur[key]
+	if !seen {
+		_, seen = v.prev[key]
 	}
-	c, err = schema.Compile(json.RawMessage(data))
+	v.mu.Unlock()
+	if seen {
+		return nil // compiled before: the same text, as generated catalogs repeat
+	}
+	c, err := schema.Compile(json.RawMessage(text))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.m == nil || v.bytes+len(data) > maxValidatorText {
-		v.m, v.bytes = make(map[string]*schema.Validator), 0
+	v.put(key, compiled{c, len(text)})
+	return nil
+}
+
+// get returns the validator of s, whose text has the digest key, compiling
+// it if the cache does not hold it.
+func (v *validators) get(key textKey, s any) (*schema.Validator, error) {
+	v.mu.Lock()
+	c, ok := v.cur[key]
+	if !ok {
+		if c, ok = v.prev[key]; ok {
+			delete(v.prev, key)
+			v.put(key, c) // in use again: kept through the next turn
+		}
 	}
-	v.m[string(data)] = c
-	v.bytes += len(data)
-	return c, nil
+	v.mu.Unlock()
+	if ok {
+		return c.v, nil
+	}
+	text, err := schemaText(s)
+	if err != nil {
+		return nil, err
+	}
+	// Two calls may compile the same schema at once; both get a validator
+	// that enforces it, and the cache keeps one.
+	c.v, err = schema.Compile(json.RawMessage(text))
+	if err != nil {
+		return nil, err
+	}
+	c.size = len(text)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.put(key, c)
+	return c.v, nil
+}
+
+// put adds c to the schemas in use. v.mu is held.
+func (v *validators) put(key textKey, c compiled) {
+	if v.cur == nil || v.bytes+c.size > cmp.Or(v.limit, maxValidatorText)/2 {
+		v.prev, v.cur, v.bytes = v.cur, make(map[textKey]compiled), 0
+	}
+	v.cur[key] = c
+	v.bytes += c.size
+}
+
+// schemaText returns the JSON text of a schema: as given when it is JSON
+// text, else marshalled.
+func schemaText(s any) ([]byte, error) {
+	if raw, ok := rawJSON(s); ok {
+		return raw, nil
+	}
+	return json.Marshal(s)
 }
 
 // schemaError says which tool's which schema cannot be enforced, and
@@ -211,7 +358,11 @@ type validating struct {
 }
 
 func (v *validating) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
-	args, err := v.c.in.Process(req.Arguments, v.c.lenient)
+	in, err := v.c.input()
+	if err != nil {
+		return nil, fmt.Errorf("mcpkit: tool %q: input schema: %w", req.Tool.Name, err)
+	}
+	args, err := in.Process(req.Arguments, v.c.lenient)
 	if err != nil {
 		return nil, &ToolError{Err: newValidationError(req.Tool.Name, false, err), Class: Retryable}
 	}
@@ -219,10 +370,14 @@ func (v *validating) ServeTool(ctx context.Context, req *Request) (*mcp.CallTool
 		req = req.WithArguments(args)
 	}
 	res, err := v.next.ServeTool(ctx, req)
-	if err != nil || v.c.out == nil || res == nil || res.IsError || isEmpty(res) || res.InputRequests != nil {
+	if err != nil || v.c.tool.OutputSchema == nil || res == nil || res.IsError || isEmpty(res) || res.InputRequests != nil {
 		return res, err // an input_required result has no output yet
 	}
-	if err := checkOutput(v.c.out, res); err != nil {
+	out, err := v.c.output()
+	if err != nil {
+		return nil, fmt.Errorf("mcpkit: tool %q: output schema: %w", req.Tool.Name, err)
+	}
+	if err := checkOutput(out, res); err != nil {
 		return nil, &ToolError{Err: newValidationError(req.Tool.Name, true, err), Class: Fatal}
 	}
 	return res, nil

@@ -233,6 +233,7 @@ func TestAddRefusesSchemasItCannotEnforce(t *testing.T) {
 		"dangling_ref": `{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`,
 		"bad_pattern":  `{"type":"object","properties":{"a":{"type":"string","pattern":"(["}}}`,
 		"bad_type":     `{"type":"object","properties":{"a":{"type":"strng"}}}`,
+		"misspelt":     `{"type":"object","properties":{"a":{"type":"integer","mininum":1}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv := mcpkit.NewServer(&mcp.Implementation{Name: "v"}, nil)

@@ -164,7 +164,7 @@ func (s *Server) revisitNames(names []string) {
 					continue
 				}
 				seen[t] = true
-				if d := s.derived[t].tool; d != nil {
+				if d := s.derivationOf(t).tool; d != nil {
 					served[d.Name] = true
 					s.reask(t, changed)
 				}
@@ -240,7 +240,7 @@ func (s *Server) reenable() []string {
 // registered version, is enabled, brings s.groups in line, and adds the
 // name it is served under to changed when the answer changed. s.mu is held.
 func (s *Server) reask(t *Tool, changed map[string]bool) {
-	dv := s.derived[t]
+	dv := s.derivationOf(t)
 	d := dv.tool
 	if d == nil {
 		return
@@ -250,7 +250,7 @@ func (s *Server) reask(t *Tool, changed map[string]bool) {
 		return
 	}
 	dv.enabled = on
-	s.derived[t] = dv
+	s.setDerivation(t, dv)
 	group := s.groups[d.Name]
 	if on {
 		s.groups[d.Name] = append(group, d)

@@ -18,19 +18,25 @@ import (
 // of the old index are not disturbed. A lookup is three binary searches;
 // iteration from a name is in order.
 //
+// Chunks and segments are held by value, so that a change allocates four
+// times: the chunk's entries, its segment's chunks, the segments, and the
+// index.
+//
 // The zero Index is empty and ready to use.
 type Index[V any] struct {
-	segs []*segment[V] // in order; none empty
+	segs []segment[V] // in order; none empty
 	n    int
 }
 
-type segment[V any] struct {
-	chunks []*chunk[V] // in order; none empty
-}
+// A segment is a list of chunks, in order; none empty.
+type segment[V any] []chunk[V]
 
-type chunk[V any] struct {
-	keys []string // sorted
-	vals []V
+// A chunk is a list of entries sorted by key.
+type chunk[V any] []entry[V]
+
+type entry[V any] struct {
+	key string
+	val V
 }
 
 const (
@@ -38,8 +44,14 @@ const (
 	maxSegment = 64 // chunks in a segment
 )
 
-func (c *chunk[V]) last() string   { return c.keys[len(c.keys)-1] }
-func (g *segment[V]) last() string { return g.chunks[len(g.chunks)-1].last() }
+func (c chunk[V]) last() string   { return c[len(c)-1].key }
+func (g segment[V]) last() string { return g[len(g)-1].last() }
+
+// find returns the index of key in c, or where it would be, and whether it
+// is there.
+func (c chunk[V]) find(key string) (int, bool) {
+	return slices.BinarySearchFunc(c, key, func(e entry[V], key string) int { return strings.Compare(e.key, key) })
+}
 
 // Len returns the number of entries.
 func (x *Index[V]) Len() int { return x.n }
@@ -47,11 +59,11 @@ func (x *Index[V]) Len() int { return x.n }
 // locate returns the segment and the chunk within it that hold key or
 // would hold it: the first whose last key is not below key, or the last.
 func (x *Index[V]) locate(key string) (si, ci int) {
-	si, _ = slices.BinarySearchFunc(x.segs, key, func(g *segment[V], key string) int { return strings.Compare(g.last(), key) })
+	si, _ = slices.BinarySearchFunc(x.segs, key, func(g segment[V], key string) int { return strings.Compare(g.last(), key) })
 	si = min(si, len(x.segs)-1)
 	g := x.segs[si]
-	ci, _ = slices.BinarySearchFunc(g.chunks, key, func(c *chunk[V], key string) int { return strings.Compare(c.last(), key) })
-	return si, min(ci, len(g.chunks)-1)
+	ci, _ = slices.BinarySearchFunc(g, key, func(c chunk[V], key string) int { return strings.Compare(c.last(), key) })
+	return si, min(ci, len(g)-1)
 }
 
 // Get returns the value of key.
@@ -61,33 +73,41 @@ func (x *Index[V]) Get(key string) (V, bool) {
 		return zero, false
 	}
 	si, ci := x.locate(key)
-	c := x.segs[si].chunks[ci]
-	j, ok := slices.BinarySearch(c.keys, key)
+	c := x.segs[si][ci]
+	j, ok := c.find(key)
 	if !ok {
 		return zero, false
 	}
-	return c.vals[j], true
+	return c[j].val, true
 }
 
 // With returns an index that maps key to v, and x otherwise.
 func (x *Index[V]) With(key string, v V) *Index[V] {
 	if len(x.segs) == 0 {
-		c := &chunk[V]{keys: []string{key}, vals: []V{v}}
-		return &Index[V]{segs: []*segment[V]{{chunks: []*chunk[V]{c}}}, n: 1}
+		return &Index[V]{segs: []segment[V]{{{{key, v}}}}, n: 1}
 	}
 	si, ci := x.locate(key)
-	old := x.segs[si].chunks[ci]
-	j, found := slices.BinarySearch(old.keys, key)
-	c := &chunk[V]{keys: slices.Clone(old.keys), vals: slices.Clone(old.vals)}
-	n := x.n
+	old := x.segs[si][ci]
+	j, found := old.find(key)
 	if found {
-		c.vals[j] = v
-	} else {
-		c.keys = slices.Insert(c.keys, j, key)
-		c.vals = slices.Insert(c.vals, j, v)
-		n++
+		c := slices.Clone(old)
+		c[j].val = v
+		return x.replace(si, ci, c, nil, x.n)
 	}
-	return x.replace(si, ci, split(c, maxChunk), n)
+	// The copies are made to measure: an index of a large registry is
+	// mostly chunks, and room to grow in each would be kept for good.
+	c := make(chunk[V], len(old)+1)
+	copy(c, old[:j])
+	c[j] = entry[V]{key, v}
+	copy(c[j+1:], old[j:])
+	if len(c) <= maxChunk {
+		return x.replace(si, ci, c, nil, x.n+1)
+	}
+	// Each half gets an array of its own: a half that shared c's would
+	// keep all of it (as the left half does for good when names come in
+	// order).
+	half := len(c) / 2
+	return x.replace(si, ci, slices.Clone(c[:half]), slices.Clone(c[half:]), x.n+1)
 }
 
 // Without returns an index without key, and x otherwise.
@@ -96,55 +116,44 @@ func (x *Index[V]) Without(key string) *Index[V] {
 		return x
 	}
 	si, ci := x.locate(key)
-	old := x.segs[si].chunks[ci]
-	j, found := slices.BinarySearch(old.keys, key)
+	old := x.segs[si][ci]
+	j, found := old.find(key)
 	if !found {
 		return x
 	}
-	var cs []*chunk[V]
-	if len(old.keys) > 1 {
-		cs = []*chunk[V]{{
-			keys: slices.Delete(slices.Clone(old.keys), j, j+1),
-			vals: slices.Delete(slices.Clone(old.vals), j, j+1),
-		}}
+	var c chunk[V]
+	if len(old) > 1 {
+		c = make(chunk[V], len(old)-1)
+		copy(c, old[:j])
+		copy(c[j:], old[j+1:])
 	}
-	return x.replace(si, ci, cs, x.n-1)
+	return x.replace(si, ci, c, nil, x.n-1)
 }
 
-// replace returns x with chunk ci of segment si replaced by cs (none, one
-// or two chunks) and n entries.
-func (x *Index[V]) replace(si, ci int, cs []*chunk[V], n int) *Index[V] {
+// replace returns x with chunk ci of segment si replaced by a and b (each
+// nil for none) and n entries.
+func (x *Index[V]) replace(si, ci int, a, b chunk[V], n int) *Index[V] {
 	old := x.segs[si]
-	chunks := make([]*chunk[V], 0, len(old.chunks)+1)
-	chunks = append(chunks, old.chunks[:ci]...)
-	chunks = append(chunks, cs...)
-	chunks = append(chunks, old.chunks[ci+1:]...)
-	var gs []*segment[V]
-	switch {
-	case len(chunks) == 0:
-	case len(chunks) > maxSegment:
-		half := len(chunks) / 2
-		gs = []*segment[V]{{chunks: chunks[:half:half]}, {chunks: chunks[half:]}}
-	default:
-		gs = []*segment[V]{{chunks: chunks}}
+	g := make(segment[V], 0, len(old)+1)
+	g = append(g, old[:ci]...)
+	for _, c := range []chunk[V]{a, b} {
+		if c != nil {
+			g = append(g, c)
+		}
 	}
-	segs := make([]*segment[V], 0, len(x.segs)+1)
+	g = append(g, old[ci+1:]...)
+	segs := make([]segment[V], 0, len(x.segs)+1)
 	segs = append(segs, x.segs[:si]...)
-	segs = append(segs, gs...)
+	switch {
+	case len(g) == 0:
+	case len(g) > maxSegment:
+		half := len(g) / 2
+		segs = append(segs, g[:half:half], g[half:])
+	default:
+		segs = append(segs, g)
+	}
 	segs = append(segs, x.segs[si+1:]...)
 	return &Index[V]{segs: segs, n: n}
-}
-
-// split returns c, or its two halves when it holds more than limit.
-func split[V any](c *chunk[V], limit int) []*chunk[V] {
-	if len(c.keys) <= limit {
-		return []*chunk[V]{c}
-	}
-	half := len(c.keys) / 2
-	return []*chunk[V]{
-		{keys: c.keys[:half:half], vals: c.vals[:half:half]},
-		{keys: c.keys[half:], vals: c.vals[half:]},
-	}
 }
 
 // After yields the entries whose keys come after the key after, in order
@@ -159,19 +168,19 @@ func (x *Index[V]) After(after string) iter.Seq2[string, V] {
 			si, ci = x.locate(from)
 		}
 		for ; si < len(x.segs); si, ci = si+1, 0 {
-			for g := x.segs[si]; ci < len(g.chunks); ci++ {
-				c := g.chunks[ci]
+			for g := x.segs[si]; ci < len(g); ci++ {
+				c := g[ci]
 				j := 0
 				if from != "" {
 					var found bool
-					j, found = slices.BinarySearch(c.keys, from)
+					j, found = c.find(from)
 					if found {
 						j++
 					}
 					from = ""
 				}
-				for ; j < len(c.keys); j++ {
-					if !yield(c.keys[j], c.vals[j]) {
+				for ; j < len(c); j++ {
+					if !yield(c[j].key, c[j].val) {
 						return
 					}
 				}
@@ -184,9 +193,9 @@ func (x *Index[V]) After(after string) iter.Seq2[string, V] {
 func (x *Index[V]) All() iter.Seq[V] {
 	return func(yield func(V) bool) {
 		for _, g := range x.segs {
-			for _, c := range g.chunks {
-				for _, v := range c.vals {
-					if !yield(v) {
+			for _, c := range g {
+				for _, e := range c {
+					if !yield(e.val) {
 						return
 					}
 				}
@@ -196,18 +205,21 @@ func (x *Index[V]) All() iter.Seq[V] {
 }
 
 // Build returns the index of keys and vals, given in key order, as a
-// full rebuild of the registry makes it; it keeps both slices.
+// full rebuild of the registry makes it.
 func Build[V any](keys []string, vals []V) *Index[V] {
 	x := &Index[V]{n: len(keys)}
+	entries := make(chunk[V], len(keys))
+	for i, k := range keys {
+		entries[i] = entry[V]{k, vals[i]}
+	}
 	const fill, segFill = maxChunk / 2, maxSegment / 2
-	var g *segment[V]
-	for i := 0; i < len(keys); i += fill {
-		if g == nil || len(g.chunks) == segFill {
-			g = &segment[V]{}
-			x.segs = append(x.segs, g)
+	for i := 0; i < len(entries); i += fill {
+		if len(x.segs) == 0 || len(x.segs[len(x.segs)-1]) == segFill {
+			x.segs = append(x.segs, make(segment[V], 0, segFill))
 		}
-		end := min(i+fill, len(keys))
-		g.chunks = append(g.chunks, &chunk[V]{keys: keys[i:end:end], vals: vals[i:end:end]})
+		end := min(i+fill, len(entries))
+		g := &x.segs[len(x.segs)-1]
+		*g = append(*g, entries[i:end:end])
 	}
 	return x
 }

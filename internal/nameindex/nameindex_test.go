@@ -37,12 +37,12 @@ func TestIndex(t *testing.T) {
 			t.Fatalf("step %d: keys out of order or missing", step)
 		}
 		for _, g := range x.segs {
-			if len(g.chunks) == 0 || len(g.chunks) > maxSegment {
-				t.Fatalf("step %d: a segment of %d chunks", step, len(g.chunks))
+			if len(g) == 0 || len(g) > maxSegment {
+				t.Fatalf("step %d: a segment of %d chunks", step, len(g))
 			}
-			for _, c := range g.chunks {
-				if len(c.keys) == 0 || len(c.keys) > maxChunk {
-					t.Fatalf("step %d: a chunk of %d", step, len(c.keys))
+			for _, c := range g {
+				if len(c) == 0 || len(c) > maxChunk {
+					t.Fatalf("step %d: a chunk of %d", step, len(c))
 				}
 			}
 		}
@@ -88,4 +88,33 @@ func TestIndex(t *testing.T) {
 	}
 	check(-100, Build(keys, vals), want)
 	check(-101, &Index[int]{}, map[string]int{})
+}
+
+// TestIndexKeepsNoSlack checks that the chunks of an index built one key at
+// a time, in order and at random, hold arrays about their own length: a
+// registry keeps its indexes for good.
+func TestIndexKeepsNoSlack(t *testing.T) {
+	const n = 10_000
+	for _, order := range []string{"in order", "at random"} {
+		keys := make([]string, n)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("k%06d", i)
+		}
+		if order == "at random" {
+			rand.New(rand.NewPCG(3, 4)).Shuffle(n, func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		}
+		x := &Index[int]{}
+		for i, k := range keys {
+			x = x.With(k, i)
+		}
+		slots := 0
+		for _, g := range x.segs {
+			for _, c := range g {
+				slots += cap(c)
+			}
+		}
+		if slots > n*5/4 {
+			t.Errorf("%s: %d slots for %d keys", order, slots, n)
+		}
+	}
 }

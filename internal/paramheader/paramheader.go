@@ -43,8 +43,17 @@ type node struct {
 // annotated returns the schema's root node when s (a schema of any Go
 // form) marshals to JSON holding an x-mcp-header annotation.
 func annotated(s any) (*node, bool) {
-	data, err := json.Marshal(s)
-	if err != nil || !bytes.Contains(data, []byte(`"x-mcp-header"`)) {
+	var data []byte
+	switch v := s.(type) {
+	case json.RawMessage:
+		data = v // JSON text already: marshalling it would only compact it
+	default:
+		var err error
+		if data, err = json.Marshal(s); err != nil {
+			return nil, false
+		}
+	}
+	if !bytes.Contains(data, []byte(`"x-mcp-header"`)) {
 		return nil, false
 	}
 	var root node

@@ -6,53 +6,57 @@ import (
 	"testing"
 )
 
+// compileFaults are schemas Compile cannot enforce as written, with where
+// and why it says so.
+var compileFaults = []struct {
+	name, schema string
+	pointer, msg string
+	also         error // wrapped besides ErrInvalidSchema
+}{
+	{"misspelt type", `{"type":"object","properties":{"a":{"type":"strng"}}}`,
+		"/properties/a/type", `unknown type "strng"`, nil},
+	{"misspelt type in a list", `{"properties":{"a":{"type":["string","nul"]}}}`,
+		"/properties/a/type/1", `unknown type "nul"`, nil},
+	{"dangling $ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`,
+		"/properties/a/$ref", `$ref "#/$defs/missing" refers to nothing in the schema`, nil},
+	{"dangling anchor", `{"$defs":{"d":{"items":{"$ref":"#nope"}}}}`,
+		"/$defs/d/items/$ref", `$ref "#nope" refers to nothing in the schema`, nil},
+	{"remote $ref", `{"properties":{"a":{"$ref":"https://example.com/a.json"}}}`,
+		"/properties/a/$ref", `$ref "https://example.com/a.json" is to another document, which is never fetched`, ErrRemoteRef},
+	{"relative remote $ref", `{"allOf":[{"$ref":"other.json#/x"}]}`,
+		"/allOf/0/$ref", `$ref "other.json#/x" is to another document, which is never fetched`, ErrRemoteRef},
+	{"bad pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"("}}}`,
+		"/properties/a/pattern", "not a regular expression: missing closing ): `(`", nil},
+	{"bad patternProperties", `{"patternProperties":{"a/[":{}}}`,
+		"/patternProperties/a~1[", "not a regular expression: missing closing ]: `[`", nil},
+	{"array items", `{"items":[{"type":"integer"}]}`,
+		"/items", "the array form of items is not enforced under 2020-12; use prefixItems", nil},
+	{"additionalItems", `{"properties":{"l":{"additionalItems":false}}}`,
+		"/properties/l/additionalItems", "additionalItems is not enforced under 2020-12; use prefixItems and items", nil},
+	{"dependencies", `{"dependencies":{"a":["b"]}}`,
+		"/dependencies", "dependencies is not enforced under 2020-12; use dependentRequired or dependentSchemas", nil},
+	{"$recursiveRef", `{"$defs":{"t":{"$recursiveRef":"#"}}}`,
+		"/$defs/t/$recursiveRef", "$recursiveRef (2019-09) is not enforced; use $dynamicRef", nil},
+	{"circular", `{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/a"}]}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
+		"/$defs/a", "the schema applies itself to the same value without end", ErrCircular},
+	{"circular at the root", `{"$ref":"#"}`,
+		"", "the schema applies itself to the same value without end", ErrCircular},
+	{"misspelt keyword", `{"type":"object","propertees":{"a":{"type":"string"}}}`,
+		"/propertees", `unknown keyword "propertees": did you mean "properties"? (name an annotation of your own x-...)`, nil},
+	{"misspelt keyword inside", `{"properties":{"a":{"type":"integer","mininum":1}}}`,
+		"/properties/a/mininum", `unknown keyword "mininum": did you mean "minimum"? (name an annotation of your own x-...)`, nil},
+	{"keyword in another case", `{"properties":{"a":{"type":"string","maxlength":3}}}`,
+		"/properties/a/maxlength", `unknown keyword "maxlength": did you mean "maxLength"? (name an annotation of your own x-...)`, nil},
+	{"null subschema", `{"properties":{"a":null}}`, "/properties/a", "null is not a schema", nil},
+	{"null in a list", `{"anyOf":[{},null]}`, "/anyOf/1", "null is not a schema", nil},
+	{"nil", ``, "", "no schema (nil)", nil},
+	{"not JSON", `{"type":`, "", "unexpected end of JSON input", nil},
+}
+
 // TestCompileNamesTheFault checks that a schema Compile cannot enforce as
 // written is a *SchemaError that points at the keyword at fault.
 func TestCompileNamesTheFault(t *testing.T) {
-	for _, tt := range []struct {
-		name, schema string
-		pointer, msg string
-		also         error // wrapped besides ErrInvalidSchema
-	}{
-		{"misspelt type", `{"type":"object","properties":{"a":{"type":"strng"}}}`,
-			"/properties/a/type", `unknown type "strng"`, nil},
-		{"misspelt type in a list", `{"properties":{"a":{"type":["string","nul"]}}}`,
-			"/properties/a/type/1", `unknown type "nul"`, nil},
-		{"dangling $ref", `{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}`,
-			"/properties/a/$ref", `$ref "#/$defs/missing" refers to nothing in the schema`, nil},
-		{"dangling anchor", `{"$defs":{"d":{"items":{"$ref":"#nope"}}}}`,
-			"/$defs/d/items/$ref", `$ref "#nope" refers to nothing in the schema`, nil},
-		{"remote $ref", `{"properties":{"a":{"$ref":"https://example.com/a.json"}}}`,
-			"/properties/a/$ref", `$ref "https://example.com/a.json" is to another document, which is never fetched`, ErrRemoteRef},
-		{"relative remote $ref", `{"allOf":[{"$ref":"other.json#/x"}]}`,
-			"/allOf/0/$ref", `$ref "other.json#/x" is to another document, which is never fetched`, ErrRemoteRef},
-		{"bad pattern", `{"type":"object","properties":{"a":{"type":"string","pattern":"("}}}`,
-			"/properties/a/pattern", "not a regular expression: missing closing ): `(`", nil},
-		{"bad patternProperties", `{"patternProperties":{"a/[":{}}}`,
-			"/patternProperties/a~1[", "not a regular expression: missing closing ]: `[`", nil},
-		{"array items", `{"items":[{"type":"integer"}]}`,
-			"/items", "the array form of items is not enforced under 2020-12; use prefixItems", nil},
-		{"additionalItems", `{"properties":{"l":{"additionalItems":false}}}`,
-			"/properties/l/additionalItems", "additionalItems is not enforced under 2020-12; use prefixItems and items", nil},
-		{"dependencies", `{"dependencies":{"a":["b"]}}`,
-			"/dependencies", "dependencies is not enforced under 2020-12; use dependentRequired or dependentSchemas", nil},
-		{"$recursiveRef", `{"$defs":{"t":{"$recursiveRef":"#"}}}`,
-			"/$defs/t/$recursiveRef", "$recursiveRef (2019-09) is not enforced; use $dynamicRef", nil},
-		{"circular", `{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/a"}]}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
-			"/$defs/a", "the schema applies itself to the same value without end", ErrCircular},
-		{"circular at the root", `{"$ref":"#"}`,
-			"", "the schema applies itself to the same value without end", ErrCircular},
-		{"misspelt keyword", `{"type":"object","propertees":{"a":{"type":"string"}}}`,
-			"/propertees", `unknown keyword "propertees": did you mean "properties"? (name an annotation of your own x-...)`, nil},
-		{"misspelt keyword inside", `{"properties":{"a":{"type":"integer","mininum":1}}}`,
-			"/properties/a/mininum", `unknown keyword "mininum": did you mean "minimum"? (name an annotation of your own x-...)`, nil},
-		{"keyword in another case", `{"properties":{"a":{"type":"string","maxlength":3}}}`,
-			"/properties/a/maxlength", `unknown keyword "maxlength": did you mean "maxLength"? (name an annotation of your own x-...)`, nil},
-		{"null subschema", `{"properties":{"a":null}}`, "/properties/a", "null is not a schema", nil},
-		{"null in a list", `{"anyOf":[{},null]}`, "/anyOf/1", "null is not a schema", nil},
-		{"nil", ``, "", "no schema (nil)", nil},
-		{"not JSON", `{"type":`, "", "unexpected end of JSON input", nil},
-	} {
+	for _, tt := range compileFaults {
 		t.Run(tt.name, func(t *testing.T) {
 			var in any = json.RawMessage(tt.schema)
 			if tt.schema == "" {
