@@ -225,24 +225,26 @@ func challengeResponse(w http.ResponseWriter, err *InsufficientScopeError, resou
 // argument (transform.Discovery's call_tool), a name with a version the
 // caller may reach without a requirement (a pin in the body could choose
 // it). The client's capabilities, which travel in the body, are not known
-// yet: a per-request predicate sees none.
-func (s *Server) refusedEarly(r *http.Request) *InsufficientScopeError {
+// yet: a per-request predicate sees none. It returns the refusal with the
+// version it is of.
+func (s *Server) refusedEarly(r *http.Request) (*entry, *InsufficientScopeError) {
 	if r.Header.Get("Mcp-Method") != "tools/call" || r.Header.Get(protocolVersionHeader) < statelessVersion {
-		return nil
+		return nil, nil
 	}
 	st := s.state.Load()
 	if st.requiring == 0 {
-		return nil // the common case
+		return nil, nil // the common case
 	}
 	n, ok := st.byName.Get(r.Header.Get("Mcp-Name"))
 	if !ok || !slices.ContainsFunc(n.versions, func(e *entry) bool { return len(e.chain.require) > 0 }) {
-		return nil
+		return nil, nil
 	}
 	ctx := r.Context()
 	info := auth.TokenInfoFromContext(ctx)
 	var seen []*entry
 	st.pick(ctx, headerCaller{info: info, header: r.Header}, n.versions, pin{}, &seen)
 	var first *InsufficientScopeError
+	var of *entry
 	for _, e := range seen {
 		var err *InsufficientScopeError
 		for _, req := range e.chain.require {
@@ -251,13 +253,13 @@ func (s *Server) refusedEarly(r *http.Request) *InsufficientScopeError {
 			}
 		}
 		if err == nil {
-			return nil
+			return nil, nil
 		}
 		if first == nil {
-			first = err
+			first, of = err, e
 		}
 	}
-	return first
+	return of, first
 }
 
 // ChallengeHeader returns the value of the WWW-Authenticate header that

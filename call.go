@@ -8,6 +8,7 @@ import (
 	"maps"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,10 +41,11 @@ func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 // and the request its chain is served (dropped once served: see
 // serveRouted).
 type routed struct {
-	e    *entry
-	name string
-	sdk  *mcp.CallToolRequest
-	req  *Request
+	e     *entry
+	name  string
+	sdk   *mcp.CallToolRequest
+	req   *Request
+	start time.Time // when s began on the call, if it has observers
 }
 
 type routedKey struct{}
@@ -61,15 +63,26 @@ type routedKey struct{}
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
 	name := req.Params.Name
 	rc := &routed{name: name, sdk: req, req: &Request{Arguments: req.Params.Arguments, Call: req}}
+	obs := s.observing()
+	if obs != nil {
+		rc.start = time.Now()
+	}
 	rc.e = s.reach(ctx, s.state.Load(), rc.req, name, pinOf(req))
 	if rc.e == nil {
+		unknown := func() (mcp.Result, error) {
+			err := NewUnknownToolError(name)
+			if obs != nil {
+				observeUnrouted(ctx, obs, DecisionUnknown, name, nil, rc.req, err, rc.start)
+			}
+			return nil, err
+		}
 		if !s.foreign.Load() || name == s.dispatch {
-			return nil, NewUnknownToolError(name)
+			return unknown()
 		}
 		res, err := next(ctx, "tools/call", req)
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && isSDKUnknownTool(wire.Message, name) {
-			return nil, NewUnknownToolError(name)
+			return unknown()
 		}
 		return res, err
 	}
@@ -126,10 +139,23 @@ func (s *Server) serveRouted(ctx context.Context, sdkReq *mcp.CallToolRequest) (
 	defer verdictOf(ctx).serving(req.Session())()
 	// A client builds the headers of a call from the definition it is
 	// listed: a call pinned to another version need not carry them.
+	obs := s.observing()
 	if err := rc.e.checkHeaders(ctx, req, !pinOf(req.Call).set); err != nil {
+		if obs != nil {
+			observeUnrouted(ctx, obs, DecisionHeaderMismatch, rc.name, rc.e, req, err, rc.start)
+		}
 		return nil, err
 	}
-	return s.serve(ctx, rc.e, req)
+	ctx, end := withProgress(ctx, req.Call)
+	defer end()
+	res, err := s.run(ctx, rc.e, req)
+	if obs != nil {
+		observeServed(ctx, obs, rc.name, rc.e, req, res, err, rc.start)
+	}
+	if err != nil {
+		return wireResult(rc.e.tool.Name, err)
+	}
+	return finishAs(rc.e.tool.Name, res, rc.e.wrapping(req.ProtocolVersion()))
 }
 
 // checkHeaders checks the Mcp-Param headers (SEP-2243) of req, a
@@ -159,22 +185,16 @@ func (e *entry) checkHeaders(ctx context.Context, req *Request, required bool) e
 	return nil
 }
 
-// serve runs req through e's chain and maps the outcome onto the wire.
-func (s *Server) serve(ctx context.Context, e *entry, req *Request) (res *mcp.CallToolResult, err error) {
-	ctx, end := withProgress(ctx, req.Call)
-	defer end()
+// run runs req through e's chain; a panic is returned as a [*PanicError].
+func (s *Server) run(ctx context.Context, e *entry, req *Request) (res *mcp.CallToolResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pe := NewPanicError(v)
 			s.logger.Error("mcpkit: tool panicked", "tool", e.tool.Name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
-			res, err = wireResult(e.tool.Name, pe)
+			res, err = nil, pe
 		}
 	}()
-	res, err = e.chain.handler.ServeTool(ctx, req)
-	if err != nil {
-		return wireResult(e.tool.Name, err)
-	}
-	return finishAs(e.tool.Name, res, e.wrapping(req.ProtocolVersion()))
+	return e.chain.handler.ServeTool(ctx, req)
 }
 
 // wireResult applies the error table (docs/concepts.md, "Errors") to err,

@@ -212,7 +212,8 @@ func (s *Server) holding(h http.Handler, resourceMetadata string) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if err := s.refusedEarly(r); err != nil {
+		if e, err := s.refusedEarly(r); err != nil {
+			s.observeRefusedEarly(r, e, err)
 			io.Copy(io.Discard, io.LimitReader(r.Body, 64<<10)) // let the connection be reused
 			challengeResponse(w, err, resourceMetadata)
 			return

@@ -59,7 +59,7 @@ func BenchmarkMount(b *testing.B) {
 				b.Fatal(name, "not found")
 			}
 			req.Tool = e.tool
-			if res, err := srv.serve(context.Background(), e, req); err != nil || res.IsError {
+			if res, err := srv.run(context.Background(), e, req); err != nil || res.IsError {
 				b.Fatal(res, err)
 			}
 		}

@@ -96,7 +96,7 @@ func BenchmarkProvider(b *testing.B) {
 					b.Fatal("op_042 not found")
 				}
 				req.Tool = e.tool
-				if _, err := srv.serve(context.Background(), e, req); err != nil {
+				if _, err := srv.run(context.Background(), e, req); err != nil {
 					b.Fatal(err)
 				}
 			}

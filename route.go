@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -330,23 +331,41 @@ func (st *state) registeredPage(ctx context.Context, c Caller, after string, lim
 // tool's own, validation, the handler), after checking that the Mcp-Param
 // headers the request carries, if any, agree with its arguments (a request
 // that reaches the tool by another name than its own need not carry
-// them). The Go error it returns is not mapped onto the wire.
+// them). The Go error it returns is not mapped onto the wire. The server's
+// observers (see [Server.Observe]) are told of the call.
 func (s *Server) Resolve(ctx context.Context, c Caller, name string, meta mcp.Meta) (*Tool, Handler, bool) {
 	e := s.reach(ctx, s.state.Load(), c, name, metaPin(meta))
 	if e == nil {
 		return nil, nil, false
 	}
-	return e.tool, resolved{e}, true
+	return e.tool, &resolved{s: s, e: e, name: name}, true
 }
 
-// resolved is the Handler of a tool reached through Resolve.
-type resolved struct{ e *entry }
+// resolved is the Handler of a tool reached through Resolve by name.
+type resolved struct {
+	s    *Server
+	e    *entry
+	name string
+}
 
-func (r resolved) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+func (r *resolved) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+	obs := r.s.observing()
+	var start time.Time
+	if obs != nil {
+		start = time.Now()
+	}
 	if err := r.e.checkHeaders(ctx, req, false); err != nil {
+		if obs != nil {
+			observeUnrouted(ctx, obs, DecisionHeaderMismatch, r.name, r.e, req, err, start)
+		}
 		return nil, err
 	}
-	return r.e.chain.handler.ServeTool(ctx, req)
+	if obs == nil {
+		return r.e.chain.handler.ServeTool(ctx, req)
+	}
+	res, err := r.e.chain.handler.ServeTool(ctx, req)
+	observeServed(ctx, obs, r.name, r.e, req, res, err, start)
+	return res, err
 }
 
 // Reaches reports whether a call from c can reach the tool whose identity

@@ -89,6 +89,7 @@ type Server struct {
 	resyncs    int        // OnChange hooks running: their changes are not shared
 	listeners  map[*mcp.ServerSession]*listener
 	verdicts   sync.Map // *verdict of the HTTP requests within a session, by verdictHeader
+	observers  atomic.Pointer[[]Observer]
 
 	// sdkReceive is the receiving handler beneath mcpkit's middleware (the
 	// SDK's own, for a server NewServer made), through which

@@ -1,0 +1,190 @@
+package mcpkit
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A Decision is what a server decided about a tools/call: refused it, found
+// no tool for it, found its headers at fault, or served it.
+type Decision string
+
+// The decisions an [Event] reports.
+const (
+	// DecisionRefused: a token requirement ([RequireToken],
+	// [RequireScopes]) refused the call, before its body was read (a
+	// 2026-07-28 call over HTTP whose headers decide it) or in its chain.
+	// Err holds the [*InsufficientScopeError].
+	DecisionRefused Decision = "refused"
+	// DecisionUnknown: the name reaches no tool the caller may see (never
+	// registered, hidden, or disabled alike; the client gets one answer
+	// for all three).
+	DecisionUnknown Decision = "unknown"
+	// DecisionHeaderMismatch: the call's Mcp-Param headers disagree with
+	// its arguments (a 2026-07-28 call over HTTP); the chain did not run.
+	DecisionHeaderMismatch Decision = "header_mismatch"
+	// DecisionServed: the tool's chain ran; Outcome and Class say how it
+	// ended, and Err what it returned (limits, timeouts, validation and
+	// the tool's own errors alike).
+	DecisionServed Decision = "served"
+)
+
+// An Event is one decision about one tools/call, as an [Observer] is told
+// of it. An observer must not keep it, nor its Request, beyond its call:
+// copy what it needs.
+type Event struct {
+	// Decision is what the server decided.
+	Decision Decision
+	// Method is the request's method: "tools/call".
+	Method string
+	// Name is the name the call named.
+	Name string
+	// Tool is the tool the call reached (its [Tool.ID] is the identity
+	// every rule keys on), or nil when it reached none. For a refusal
+	// before the body was read, it is the version the requirement is of.
+	Tool *Tool
+	// Caller is who sent the call: its token, headers, protocol version.
+	Caller Caller
+	// Request is the call, or nil for a refusal made before its body was
+	// read. Its Arguments are the caller's: an observer that records them
+	// redacts them first.
+	Request *Request
+	// Outcome and Class are [Classify]'s verdict on what the chain
+	// returned (DecisionServed), or on the refusal.
+	Outcome Outcome
+	Class   ErrorClass
+	// Err is the refusal or the chain's error, before the server maps it
+	// onto the wire (so before masking by the server, but after any
+	// masking middleware in the chain), or nil.
+	Err error
+	// Start is when the server began on the call and Duration how long
+	// it took to decide (for DecisionServed, to serve).
+	Start    time.Time
+	Duration time.Duration
+}
+
+// An Observer is told of every decision a [Server] makes about a
+// tools/call it routes (see [Server.Observe]).
+type Observer interface {
+	// Observe is called once per decision, on the call's goroutine,
+	// after the decision and before the answer is written. It must not
+	// block for long: an observer that writes records somewhere slow
+	// queues them (see middleware.Audit).
+	Observe(ctx context.Context, ev *Event)
+}
+
+// ObserverFunc adapts a function to an [Observer].
+type ObserverFunc func(ctx context.Context, ev *Event)
+
+// Observe calls f(ctx, ev).
+func (f ObserverFunc) Observe(ctx context.Context, ev *Event) { f(ctx, ev) }
+
+// Observe adds observers, told of every decision s makes about a tools/call
+// from then on, in the order added: each refusal, whether a token
+// requirement refused the call before its body was read (2026-07-28 over
+// HTTP) or in its chain; each name that reaches no tool the caller may see;
+// each call whose Mcp-Param headers are at fault; and the outcome of each
+// call served, with the tool it reached. It is the one place to audit a
+// server: unlike a middleware, it also sees what is decided before any
+// middleware runs. Calls of tools registered on the SDK server directly
+// are not mcpkit's, and are not observed.
+func (s *Server) Observe(observers ...Observer) {
+	observers = slices.DeleteFunc(slices.Clone(observers), func(o Observer) bool { return o == nil })
+	if len(observers) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var all []Observer
+	if p := s.observers.Load(); p != nil {
+		all = slices.Clone(*p)
+	}
+	all = append(all, observers...)
+	s.observers.Store(&all)
+}
+
+// observing returns s's observers, or nil when there are none.
+func (s *Server) observing() []Observer {
+	if p := s.observers.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// observe tells every observer of ev.
+func observe(ctx context.Context, obs []Observer, ev *Event) {
+	for _, o := range obs {
+		o.Observe(ctx, ev)
+	}
+}
+
+// observeRefusedEarly tells s's observers of a call that its headers alone
+// refused with err, for e's tool.
+func (s *Server) observeRefusedEarly(r *http.Request, e *entry, err *InsufficientScopeError) {
+	obs := s.observing()
+	if obs == nil {
+		return
+	}
+	ev := &Event{
+		Decision: DecisionRefused,
+		Method:   "tools/call",
+		Name:     r.Header.Get("Mcp-Name"),
+		Caller:   headerCaller{info: auth.TokenInfoFromContext(r.Context()), header: r.Header},
+		Outcome:  OutcomeToolError,
+		Class:    Fatal,
+		Err:      err,
+		Start:    time.Now(),
+	}
+	if e != nil {
+		ev.Tool = e.tool
+	}
+	observe(r.Context(), obs, ev)
+}
+
+// observeUnrouted tells obs of req, a call that did not reach its chain:
+// named name, it reached e (nil: nothing), and was answered err.
+func observeUnrouted(ctx context.Context, obs []Observer, d Decision, name string, e *entry, req *Request, err error, start time.Time) {
+	ev := &Event{
+		Decision: d,
+		Method:   "tools/call",
+		Name:     name,
+		Caller:   req,
+		Request:  req,
+		Err:      err,
+		Start:    start,
+		Duration: time.Since(start),
+	}
+	ev.Outcome, ev.Class = Classify(nil, err)
+	if e != nil {
+		ev.Tool = e.tool
+	}
+	observe(ctx, obs, ev)
+}
+
+// observeServed tells obs of req, served by e's chain, which returned res
+// and err.
+func observeServed(ctx context.Context, obs []Observer, name string, e *entry, req *Request, res *mcp.CallToolResult, err error, start time.Time) {
+	ev := &Event{
+		Decision: DecisionServed,
+		Method:   "tools/call",
+		Name:     name,
+		Tool:     e.tool,
+		Caller:   req,
+		Request:  req,
+		Err:      err,
+		Start:    start,
+		Duration: time.Since(start),
+	}
+	var ise *InsufficientScopeError
+	if errors.As(err, &ise) {
+		ev.Decision = DecisionRefused
+	}
+	ev.Outcome, ev.Class = Classify(res, err)
+	observe(ctx, obs, ev)
+}
