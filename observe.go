@@ -49,8 +49,10 @@ type Event struct {
 	// every rule keys on), or nil when it reached none. For a refusal
 	// before the body was read, it is the version the requirement is of.
 	Tool *Tool
-	// Caller is who sent the call: its token, headers, protocol version.
-	Caller Caller
+	// Caller is who sent the call: its token, headers, protocol version;
+	// Principal is who that is, as [Principal] says it.
+	Caller    Caller
+	Principal string
 	// Request is the call, or nil for a refusal made before its body was
 	// read. Its Arguments are the caller's: an observer that records them
 	// redacts them first.
@@ -131,15 +133,17 @@ func (s *Server) observeRefusedEarly(r *http.Request, e *entry, err *Insufficien
 	if obs == nil {
 		return
 	}
+	c := headerCaller{info: auth.TokenInfoFromContext(r.Context()), header: r.Header}
 	ev := &Event{
-		Decision: DecisionRefused,
-		Method:   "tools/call",
-		Name:     r.Header.Get("Mcp-Name"),
-		Caller:   headerCaller{info: auth.TokenInfoFromContext(r.Context()), header: r.Header},
-		Outcome:  OutcomeToolError,
-		Class:    Fatal,
-		Err:      err,
-		Start:    time.Now(),
+		Decision:  DecisionRefused,
+		Method:    "tools/call",
+		Name:      r.Header.Get("Mcp-Name"),
+		Caller:    c,
+		Principal: principalOf(c),
+		Outcome:   OutcomeToolError,
+		Class:     Fatal,
+		Err:       err,
+		Start:     time.Now(),
 	}
 	if e != nil {
 		ev.Tool = e.tool
@@ -151,14 +155,15 @@ func (s *Server) observeRefusedEarly(r *http.Request, e *entry, err *Insufficien
 // named name, it reached e (nil: nothing), and was answered err.
 func observeUnrouted(ctx context.Context, obs []Observer, d Decision, name string, e *entry, req *Request, err error, start time.Time) {
 	ev := &Event{
-		Decision: d,
-		Method:   "tools/call",
-		Name:     name,
-		Caller:   req,
-		Request:  req,
-		Err:      err,
-		Start:    start,
-		Duration: time.Since(start),
+		Decision:  d,
+		Method:    "tools/call",
+		Name:      name,
+		Caller:    req,
+		Principal: Principal(req),
+		Request:   req,
+		Err:       err,
+		Start:     start,
+		Duration:  time.Since(start),
 	}
 	ev.Outcome, ev.Class = Classify(nil, err)
 	if e != nil {
@@ -171,15 +176,16 @@ func observeUnrouted(ctx context.Context, obs []Observer, d Decision, name strin
 // and err.
 func observeServed(ctx context.Context, obs []Observer, name string, e *entry, req *Request, res *mcp.CallToolResult, err error, start time.Time) {
 	ev := &Event{
-		Decision: DecisionServed,
-		Method:   "tools/call",
-		Name:     name,
-		Tool:     e.tool,
-		Caller:   req,
-		Request:  req,
-		Err:      err,
-		Start:    start,
-		Duration: time.Since(start),
+		Decision:  DecisionServed,
+		Method:    "tools/call",
+		Name:      name,
+		Tool:      e.tool,
+		Caller:    req,
+		Principal: Principal(req),
+		Request:   req,
+		Err:       err,
+		Start:     start,
+		Duration:  time.Since(start),
 	}
 	var ise *InsufficientScopeError
 	if errors.As(err, &ise) {
