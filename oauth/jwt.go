@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -85,6 +86,15 @@ type JWTOptions struct {
 	// client with a time limit of Timeout.
 	HTTPClient *http.Client
 
+	// CacheSize bounds how many verified tokens are kept (the least
+	// recently used go first), so that a token presented again is not
+	// verified again; zero means [DefaultCacheSize].
+	CacheSize int
+
+	// CacheBytes bounds the memory the kept tokens take, as estimated from
+	// their claims; zero means [DefaultCacheBytes].
+	CacheBytes int
+
 	// Now is the verifier's clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -99,6 +109,14 @@ type JWTVerifier struct {
 	now              func() time.Time
 	keys             *keySet
 	oidc             *oidc.IDTokenVerifier
+	cache            *lru[digest, verified] // by the token's SHA-256: the token itself is not kept
+}
+
+// verified is a token's verification: what it grants, and the key that
+// verified it.
+type verified struct {
+	info   *auth.TokenInfo
+	signer keyID
 }
 
 // NewJWTVerifier returns a verifier of the JWT access tokens that issuer
@@ -115,6 +133,11 @@ type JWTVerifier struct {
 //     AcceptPlainJWT: an ID token or a DPoP proof is no access token;
 //   - it has an exp, and the verifier's clock is within exp and nbf,
 //     give or take the ClockSkew.
+//
+// A token verified is kept, by its SHA-256, until exp + ClockSkew, while
+// the key that verified it is in the issuer's set, and within CacheSize
+// and CacheBytes: presented again, it costs no signature check. Refused
+// tokens are not kept.
 //
 // NewJWTVerifier fetches nothing: the issuer's metadata (when opts has no
 // JWKSURL) and keys are fetched when the first token needs them, so a
@@ -141,8 +164,8 @@ func NewJWTVerifier(ctx context.Context, issuer, audience string, opts *JWTOptio
 			return nil, fmt.Errorf("oauth: NewJWTVerifier: algorithm %q is not allowed: only asymmetric signatures (RS*, PS*, ES*, EdDSA)", clip(a))
 		}
 	}
-	if o.ClockSkew < 0 || o.Timeout < 0 {
-		return nil, errors.New("oauth: NewJWTVerifier: negative ClockSkew or Timeout")
+	if o.ClockSkew < 0 || o.Timeout < 0 || o.CacheSize < 0 || o.CacheBytes < 0 {
+		return nil, errors.New("oauth: NewJWTVerifier: negative ClockSkew, Timeout, CacheSize or CacheBytes")
 	}
 	if o.JWKSURL != "" {
 		if err := checkURL("JWKSURL", o.JWKSURL, false); err != nil {
@@ -165,7 +188,7 @@ func NewJWTVerifier(ctx context.Context, issuer, audience string, opts *JWTOptio
 		maxAge:  cmpOr(o.MaxKeyAge, DefaultMaxKeyAge),
 		fetches: newFetcher(ctx, timeout, minRefresh, now),
 	}
-	return &JWTVerifier{
+	v := &JWTVerifier{
 		issuer:   issuer,
 		audience: audience,
 		plain:    o.AcceptPlainJWT,
@@ -178,10 +201,18 @@ func NewJWTVerifier(ctx context.Context, issuer, audience string, opts *JWTOptio
 			SkipExpiryCheck:      true, // checked in Verify, with ClockSkew
 			Now:                  now,
 		}),
-	}, nil
+		cache: newLRU[digest, verified](cmpOr(o.CacheSize, DefaultCacheSize), cmpOr(o.CacheBytes, DefaultCacheBytes)),
+	}
+	ks.dropped = v.forget
+	return v, nil
 }
 
-func cmpOr(d, def time.Duration) time.Duration {
+// forget drops the cached tokens that the keys ids verified.
+func (v *JWTVerifier) forget(ids []keyID) {
+	v.cache.removeIf(func(t verified) bool { return slices.Contains(ids, t.signer) })
+}
+
+func cmpOr[T time.Duration | int](d, def T) T {
 	if d > 0 {
 		return d
 	}
@@ -199,46 +230,67 @@ func cmpOr(d, def time.Duration) time.Duration {
 // keys cannot be had (the issuer down or hung, before its first keys or
 // for a key not yet known) is refused so too, within the Timeout.
 //
+// A token verified before is taken from the cache (see
+// [NewJWTVerifier]), its exp and nbf checked again: the TokenInfo is
+// shared by the requests that present the token, so do not modify it.
+//
 // It has the signature of an auth.TokenVerifier; r is not used.
 func (v *JWTVerifier) Verify(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 	if len(token) > maxTokenBytes {
 		return nil, invalid("the token exceeds %d bytes", maxTokenBytes)
 	}
-	if err := checkType(token, v.plain); err != nil {
+	key := sha256.Sum256([]byte(token))
+	now := v.now()
+	if t, ok := v.cache.get(key, now); ok {
+		if v.keys.holds(t.signer) {
+			if err := checkTimes(t.info, now, v.skew); err != nil {
+				return nil, err
+			}
+			return t.info, nil
+		}
+		v.cache.remove(key) // its key was withdrawn since: verify it again
+	}
+	t, err := v.verify(ctx, token)
+	if err != nil {
 		return nil, err
 	}
-	idt, err := v.oidc.Verify(ctx, token)
+	v.cache.put(key, t, cachedUntil(t.info.Expiration, v.skew), infoBytes(t.info))
+	return t.info, nil
+}
+
+// verify verifies token, as Verify does without its cache.
+func (v *JWTVerifier) verify(ctx context.Context, token string) (verified, error) {
+	if err := checkType(token, v.plain); err != nil {
+		return verified{}, err
+	}
+	var signer keyID
+	idt, err := v.oidc.Verify(context.WithValue(ctx, signerKey{}, &signer), token)
 	if err != nil {
 		if v.keys.never() {
 			// No key of the issuer's was ever had (it is down or hung since
 			// start): nothing says the token is bad, and a 401 would make
 			// clients throw it away. auth.RequireBearerToken answers 500.
-			return nil, ErrIssuerUnavailable
+			return verified{}, ErrIssuerUnavailable
 		}
-		return nil, invalid("%s", clip(strings.TrimPrefix(err.Error(), "oidc: ")))
+		return verified{}, invalid("%s", clip(strings.TrimPrefix(err.Error(), "oidc: ")))
 	}
 	var claims map[string]any
 	if err := idt.Claims(&claims); err != nil {
-		return nil, invalid("claims: %s", clip(err.Error()))
+		return verified{}, invalid("claims: %s", clip(err.Error()))
 	}
 	if idt.Expiry.IsZero() {
-		return nil, invalid("the token has no exp")
+		return verified{}, invalid("the token has no exp")
 	}
-	now := v.now()
-	if now.After(idt.Expiry.Add(v.skew)) {
-		return nil, invalid("the token expired at %s", idt.Expiry.UTC().Format(time.RFC3339))
-	}
-	if nbf, ok := claims["nbf"].(float64); ok {
-		if t := time.Unix(int64(nbf), 0); now.Add(v.skew).Before(t) {
-			return nil, invalid("the token is not valid before %s", t.UTC().Format(time.RFC3339))
-		}
-	}
-	return &auth.TokenInfo{
+	info := &auth.TokenInfo{
 		Scopes:     scopesOf(claims),
 		Expiration: idt.Expiry,
 		UserID:     idt.Subject,
 		Extra:      claims,
-	}, nil
+	}
+	if err := checkTimes(info, v.now(), v.skew); err != nil {
+		return verified{}, err
+	}
+	return verified{info, signer}, nil
 }
 
 // ErrIssuerUnavailable is the error of a token that cannot be verified
