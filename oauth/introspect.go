@@ -85,8 +85,8 @@ type IntrospectionVerifier struct {
 
 	cache   *lru[digest, verdict] // answers that grant, by the token's SHA-256: the token itself is not kept
 	refused *lru[digest, verdict] // answers that refuse, apart, so that made-up tokens cannot evict good answers
-	asking  chan struct{}                    // a slot per question in flight (see maxQuestions)
-	flights singleflight.Group               // the questions under way, by the token's SHA-256
+	asking  chan struct{}         // a slot per question in flight (see maxQuestions)
+	flights singleflight.Group    // the questions under way, by the token's SHA-256
 
 	mu    sync.Mutex
 	asked int // for tests: how many times the issuer was asked
