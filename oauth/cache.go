@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
@@ -27,6 +28,13 @@ const (
 // it, compared whole, so that a token is not kept in memory longer than
 // the request that presented it.
 type digest = [sha256.Size]byte
+
+// digestOf returns the SHA-256 of token. The hash reads the token's bytes
+// in place and keeps none of them: converting the token would allocate a
+// copy of it on each request.
+func digestOf(token string) digest {
+	return sha256.Sum256(unsafe.Slice(unsafe.StringData(token), len(token)))
+}
 
 // An lru is a bounded cache of values that expire: when it holds more than
 // size values, or values that cost more than maxBytes in all, the least

@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -178,7 +177,7 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 	if len(token) > maxTokenBytes {
 		return nil, invalid("the token exceeds %d bytes", maxTokenBytes)
 	}
-	key := sha256.Sum256([]byte(token))
+	key := digestOf(token)
 	now := v.now()
 	c, ok := v.cache.get(key, now)
 	if !ok {
@@ -200,7 +199,8 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 	if err != nil {
 		return nil, fmt.Errorf("oauth: introspection: %w", err)
 	}
-	answer := v.flights.DoChan(string(key[:]), func() (any, error) {
+	asked := key // the question's own: key stays on the stack of a cached token
+	answer := v.flights.DoChan(string(asked[:]), func() (any, error) {
 		select {
 		case v.asking <- struct{}{}:
 			defer func() { <-v.asking }()
@@ -224,9 +224,9 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 		}
 		c := verdict{info, err}
 		if err != nil {
-			v.refused.put(key, c, until, entryBytes+len(err.Error()))
+			v.refused.put(asked, c, until, entryBytes+len(err.Error()))
 		} else {
-			v.cache.put(key, c, until, infoBytes(info))
+			v.cache.put(asked, c, until, infoBytes(info))
 		}
 		return c, nil
 	})

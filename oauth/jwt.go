@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -239,7 +238,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, r *http.Request)
 	if len(token) > maxTokenBytes {
 		return nil, invalid("the token exceeds %d bytes", maxTokenBytes)
 	}
-	key := sha256.Sum256([]byte(token))
+	key := digestOf(token)
 	now := v.now()
 	if t, ok := v.cache.get(key, now); ok {
 		if v.keys.holds(t.signer) {
