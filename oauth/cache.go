@@ -20,7 +20,7 @@ const (
 	// DefaultCacheBytes bounds the memory, as estimated from their claims,
 	// that the tokens a JWTVerifier keeps, or the answers an
 	// IntrospectionVerifier keeps, take: room for DefaultCacheSize tokens
-	// of some 3 KiB of claims each.
+	// of 3 KiB each (a JWT of 600 bytes takes some 900).
 	DefaultCacheBytes = 32 << 20
 )
 
