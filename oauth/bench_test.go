@@ -23,9 +23,9 @@ import (
 func BenchmarkJWT(b *testing.B) {
 	const resource = "https://mcp.example.com/mcp"
 	o := newTestOP(b, opClients(resource))
-	start := time.Now()
-	v := newVerifier(b, o.URL, resource, &JWTOptions{Now: func() time.Time { return start }, AcceptPlainJWT: true})
 	token := o.token(b, "agent", "", "repo:read")
+	start := time.Now() // within the token's nbf and exp
+	v := newVerifier(b, o.URL, resource, &JWTOptions{Now: func() time.Time { return start }, AcceptPlainJWT: true})
 	b.Run("verify-first", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -76,14 +76,14 @@ func BenchmarkJWT(b *testing.B) {
 func BenchmarkIntrospection(b *testing.B) {
 	const resource = "https://mcp.example.com/mcp"
 	o := newTestOP(b, opClients(resource))
-	start := time.Now()
+	token := o.token(b, "opaque-agent", "", "repo:read")
+	start := time.Now() // within the token's nbf and exp
 	v, err := NewIntrospectionVerifier(b.Context(), o.URL, resource, &IntrospectionOptions{
 		ClientID: "mcp-server", ClientSecret: "rs-secret", Now: func() time.Time { return start },
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	token := o.token(b, "opaque-agent", "", "repo:read")
 	b.Run("verify-first", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
