@@ -333,16 +333,42 @@ func TestJWTCacheTokenBytes(t *testing.T) {
 	}
 	for _, i := range []int{len(token) - 2, strings.Index(token, ".") + 2} {
 		b := []byte(token)
-		b[i] ^= 'A' ^ 'B' // another base64url character
-		if b[i] == token[i] {
-			t.Fatal("no change")
-		}
+		b[i] = base64url[(strings.IndexByte(base64url, b[i])+1)%64] // another character, all of whose bits count
 		if _, err := v.Verify(t.Context(), string(b), nil); err == nil {
 			t.Errorf("the token changed at %d verified", i)
 		}
 	}
 	if n := v.keys.checks.Load(); n != 3 {
 		t.Errorf("%d signature checks, want 3: one per distinct token", n)
+	}
+}
+
+// TestJWTCacheOneSpelling: the spellings of a valid token that differ in
+// the bits past a part's last byte, which decoders ignore, are refused
+// and not kept: one valid token takes one entry.
+func TestJWTCacheOneSpelling(t *testing.T) {
+	const resource = "https://mcp.example.com/mcp"
+	o := newTestOP(t, opClients(resource))
+	v := newVerifier(t, o.URL, resource, nil)
+	token := opSigned(t, o, resource, "alice", time.Now().Add(time.Hour))
+	if _, err := v.Verify(t.Context(), token, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(token) - strings.LastIndex(token, ".") - 1; n%4 != 2 {
+		t.Fatalf("an RS256 signature of %d characters, want 342", n)
+	}
+	last := strings.IndexByte(base64url, token[len(token)-1])
+	for low := range 16 { // the 4 bits past the signature's last byte
+		spelling := token[:len(token)-1] + string(base64url[last&^0xf|low])
+		if spelling == token {
+			continue
+		}
+		if _, err := v.Verify(t.Context(), spelling, nil); err == nil || !strings.Contains(err.Error(), "canonical") {
+			t.Errorf("another spelling of the token: %v, want it refused", err)
+		}
+	}
+	if n, _ := v.cache.len(); n != 1 {
+		t.Errorf("%d entries for one token and its spellings, want 1", n)
 	}
 }
 

@@ -259,6 +259,9 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, r *http.Request)
 
 // verify verifies token, as Verify does without its cache.
 func (v *JWTVerifier) verify(ctx context.Context, token string) (verified, error) {
+	if err := checkSpelling(token); err != nil {
+		return verified{}, err
+	}
 	if err := checkType(token, v.plain); err != nil {
 		return verified{}, err
 	}
@@ -300,6 +303,39 @@ func (v *JWTVerifier) verify(ctx context.Context, token string) (verified, error
 // make it throw the token away and send its user to an issuer that is
 // down.
 var ErrIssuerUnavailable = errors.New("oauth: the token's issuer cannot be reached to verify it")
+
+// checkSpelling refuses a compact JWS a part of which ends in a base64url
+// character whose bits past the part's last byte are not zero, as no
+// encoder writes them and RFC 4648 (section 3.5) lets a decoder refuse.
+// Decoders here ignore those bits, so most tokens have
+// several spellings that verify alike (16 of an RS256 signature); the
+// cache, keyed by the token's bytes, would keep each apart, and a caller
+// with one valid token could fill it with its spellings.
+func checkSpelling(token string) error {
+	for part := range strings.SplitSeq(token, ".") {
+		if part == "" {
+			continue
+		}
+		v := strings.IndexByte(base64url, part[len(part)-1])
+		if v < 0 {
+			continue // not base64url at all: the parsers refuse it
+		}
+		switch len(part) % 4 {
+		case 2: // 12 bits for one byte
+			v &= 0xf
+		case 3: // 18 bits for two bytes
+			v &= 0x3
+		default:
+			v = 0
+		}
+		if v != 0 {
+			return invalid("malformed token: not canonical base64url")
+		}
+	}
+	return nil
+}
+
+const base64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 // checkType refuses a token whose typ header is not at+jwt (RFC 9068,
 // section 4: "application/" may precede it, and media types have no case),
