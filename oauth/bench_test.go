@@ -14,20 +14,28 @@ import (
 )
 
 // BenchmarkJWT measures, in one run, the verification of an RS256 access
-// token of the OP with a warm key cache, and a tools/call over HTTP (a
-// real SDK client, 2026-07-28, stateless) without authorization and with
-// the JWTVerifier behind auth.RequireBearerToken: the cost of verifying
-// against the cost of a call.
+// token of the OP with a warm key cache, first (the token not cached:
+// its signature checked) and repeated (taken from the cache), and a
+// tools/call over HTTP (a real SDK client, 2026-07-28, stateless)
+// without authorization and with the JWTVerifier behind
+// auth.RequireBearerToken: the cost of verifying against the cost of a
+// call.
 func BenchmarkJWT(b *testing.B) {
 	const resource = "https://mcp.example.com/mcp"
 	o := newTestOP(b, opClients(resource))
-	start := time.Now()
-	v := newVerifier(b, o.URL, resource, &JWTOptions{Now: func() time.Time { return start }, AcceptPlainJWT: true})
 	token := o.token(b, "agent", "", "repo:read")
-	if _, err := v.Verify(b.Context(), token, nil); err != nil {
-		b.Fatal(err)
-	}
-	b.Run("verify", func(b *testing.B) {
+	start := time.Now() // within the token's nbf and exp
+	v := newVerifier(b, o.URL, resource, &JWTOptions{Now: func() time.Time { return start }, AcceptPlainJWT: true})
+	b.Run("verify-first", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			v.cache.removeIf(func(verified) bool { return true })
+			if _, err := v.Verify(b.Context(), token, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("verify-repeated", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := v.Verify(b.Context(), token, nil); err != nil {
@@ -58,6 +66,40 @@ func BenchmarkJWT(b *testing.B) {
 	b.Run("tools-call", func(b *testing.B) { call(b, srv.HTTPHandler(nil), "") })
 	b.Run("tools-call-jwt", func(b *testing.B) {
 		call(b, auth.RequireBearerToken(v.Verify, nil)(srv.HTTPHandler(nil)), token)
+	})
+}
+
+// BenchmarkIntrospection measures, in one run, the verification of an
+// opaque token of the OP by an IntrospectionVerifier, first (the token not
+// cached: the OP asked over loopback HTTP) and repeated (taken from the
+// cache).
+func BenchmarkIntrospection(b *testing.B) {
+	const resource = "https://mcp.example.com/mcp"
+	o := newTestOP(b, opClients(resource))
+	token := o.token(b, "opaque-agent", "", "repo:read")
+	start := time.Now() // within the token's nbf and exp
+	v, err := NewIntrospectionVerifier(b.Context(), o.URL, resource, &IntrospectionOptions{
+		ClientID: "mcp-server", ClientSecret: "rs-secret", Now: func() time.Time { return start },
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("verify-first", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			v.cache.removeIf(func(verdict) bool { return true })
+			if _, err := v.Verify(b.Context(), token, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("verify-repeated", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := v.Verify(b.Context(), token, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 }
 

@@ -6,7 +6,9 @@
 //   - [JWTVerifier] verifies JWT access tokens (RFC 9068) of one issuer
 //     with its published keys (JWKS, discovered from the issuer's
 //     metadata, cached, fetched again on rotation at a bounded rate), for
-//     one audience: this server's canonical URI.
+//     one audience: this server's canonical URI. A token it verified is
+//     kept until its exp, while its key is published, in a bounded cache:
+//     presented again, it costs no signature check.
 //   - [IntrospectionVerifier] verifies opaque tokens by asking the
 //     issuer's introspection endpoint (RFC 7662), with a bounded cache.
 //   - [TokenExchange] is the other side, for a gateway: it exchanges a

@@ -158,7 +158,7 @@ func NewTokenExchange(issuer string, opts *TokenExchangeOptions) (*TokenExchange
 		timeout:  timeout,
 		margin:   cmpOr(opts.ExpiryMargin, DefaultExpiryMargin),
 		now:      now,
-		cache:    newLRU[string, exchanged](size),
+		cache:    newLRU[string, exchanged](size, 0),
 	}, nil
 }
 
@@ -212,7 +212,7 @@ func (x *TokenExchange) Credentials(ctx context.Context, req *mcpkit.Request) (h
 			return nil, err
 		}
 		if until := t.exp.Add(-x.margin); !t.exp.IsZero() && x.now().Before(until) {
-			x.cache.put(key, t, until)
+			x.cache.put(key, t, until, 0)
 		}
 		return t, nil
 	})

@@ -215,7 +215,7 @@ func TestTokenExchangeCache(t *testing.T) {
 	exchanges(3, "another principal")
 	credentials(agent)
 	exchanges(4, "a principal evicted from the cache")
-	if n := x.cache.len(); n != 1 {
+	if n, _ := x.cache.len(); n != 1 {
 		t.Errorf("the cache holds %d tokens, want at most 1", n)
 	}
 

@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,14 +18,8 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// Defaults of [IntrospectionOptions].
-const (
-	// DefaultCacheSize is how many answers an IntrospectionVerifier keeps,
-	// and how many exchanged tokens a TokenExchange keeps.
-	DefaultCacheSize = 10000
-	// DefaultCacheTTL is how long an IntrospectionVerifier reuses an answer.
-	DefaultCacheTTL = time.Minute
-)
+// DefaultCacheTTL is how long an IntrospectionVerifier reuses an answer.
+const DefaultCacheTTL = time.Minute
 
 // maxIntrospectionBytes bounds an introspection response.
 const maxIntrospectionBytes = 64 << 10
@@ -44,9 +37,15 @@ type IntrospectionOptions struct {
 	// issuer, sent with HTTP Basic authentication.
 	ClientID, ClientSecret string
 
-	// CacheSize bounds how many answers are kept (the least recently
-	// used go first); zero means [DefaultCacheSize].
+	// CacheSize bounds how many answers that grant are kept (the least
+	// recently used go first), and how many refusals, kept apart; zero
+	// means [DefaultCacheSize].
 	CacheSize int
+
+	// CacheBytes bounds the memory the answers that grant take, as
+	// estimated from their members, and that of the refusals, apart; zero
+	// means [DefaultCacheBytes].
+	CacheBytes int
 
 	// CacheTTL is how long an answer is reused, never past the token's
 	// exp; zero means [DefaultCacheTTL]. A token revoked at the issuer is
@@ -83,10 +82,10 @@ type IntrospectionVerifier struct {
 	now              func() time.Time
 	ttl, skew        time.Duration
 
-	cache   *lru[[sha256.Size]byte, verdict] // answers that grant, by the token's SHA-256: the token itself is not kept
-	refused *lru[[sha256.Size]byte, verdict] // answers that refuse, apart, so that made-up tokens cannot evict good answers
-	asking  chan struct{}                    // a slot per question in flight (see maxQuestions)
-	flights singleflight.Group               // the questions under way, by the token's SHA-256
+	cache   *lru[digest, verdict] // answers that grant, by the token's SHA-256: the token itself is not kept
+	refused *lru[digest, verdict] // answers that refuse, apart, so that made-up tokens cannot evict good answers
+	asking  chan struct{}         // a slot per question in flight (see maxQuestions)
+	flights singleflight.Group    // the questions under way, by the token's SHA-256
 
 	mu    sync.Mutex
 	asked int // for tests: how many times the issuer was asked
@@ -119,8 +118,8 @@ func NewIntrospectionVerifier(ctx context.Context, issuer, audience string, opts
 	if opts == nil || opts.ClientID == "" || opts.ClientSecret == "" {
 		return nil, errors.New("oauth: NewIntrospectionVerifier: ClientID and ClientSecret are required")
 	}
-	if opts.CacheSize < 0 || opts.CacheTTL < 0 || opts.ClockSkew < 0 || opts.Timeout < 0 {
-		return nil, errors.New("oauth: NewIntrospectionVerifier: negative CacheSize, CacheTTL, ClockSkew or Timeout")
+	if opts.CacheSize < 0 || opts.CacheBytes < 0 || opts.CacheTTL < 0 || opts.ClockSkew < 0 || opts.Timeout < 0 {
+		return nil, errors.New("oauth: NewIntrospectionVerifier: negative CacheSize, CacheBytes, CacheTTL, ClockSkew or Timeout")
 	}
 	if opts.Endpoint != "" {
 		if err := checkURL("Endpoint", opts.Endpoint, false); err != nil {
@@ -134,10 +133,7 @@ func NewIntrospectionVerifier(ctx context.Context, issuer, audience string, opts
 	if now == nil {
 		now = time.Now
 	}
-	size := opts.CacheSize
-	if size == 0 {
-		size = DefaultCacheSize
-	}
+	size, bytes := cmpOr(opts.CacheSize, DefaultCacheSize), cmpOr(opts.CacheBytes, DefaultCacheBytes)
 	client := httpClient(opts.HTTPClient, timeout)
 	return &IntrospectionVerifier{
 		issuer:   issuer,
@@ -152,8 +148,8 @@ func NewIntrospectionVerifier(ctx context.Context, issuer, audience string, opts
 		now:     now,
 		ttl:     cmpOr(opts.CacheTTL, DefaultCacheTTL),
 		skew:    opts.ClockSkew,
-		cache:   newLRU[[sha256.Size]byte, verdict](size),
-		refused: newLRU[[sha256.Size]byte, verdict](size),
+		cache:   newLRU[digest, verdict](size, bytes),
+		refused: newLRU[digest, verdict](size, bytes),
 		asking:  make(chan struct{}, maxQuestions),
 	}, nil
 }
@@ -181,7 +177,7 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 	if len(token) > maxTokenBytes {
 		return nil, invalid("the token exceeds %d bytes", maxTokenBytes)
 	}
-	key := sha256.Sum256([]byte(token))
+	key := digestOf(token)
 	now := v.now()
 	c, ok := v.cache.get(key, now)
 	if !ok {
@@ -191,7 +187,7 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 		if c.err != nil {
 			return nil, c.err
 		}
-		if err := v.checkTimes(c.info, now); err != nil {
+		if err := checkTimes(c.info, now, v.skew); err != nil {
 			return nil, err
 		}
 		return c.info, nil
@@ -203,7 +199,8 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 	if err != nil {
 		return nil, fmt.Errorf("oauth: introspection: %w", err)
 	}
-	answer := v.flights.DoChan(string(key[:]), func() (any, error) {
+	asked := key // the question's own: key stays on the stack of a cached token
+	answer := v.flights.DoChan(string(asked[:]), func() (any, error) {
 		select {
 		case v.asking <- struct{}{}:
 			defer func() { <-v.asking }()
@@ -222,14 +219,14 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string, r *htt
 		now := v.now()
 		info, err := v.judge(a, now)
 		until := now.Add(v.ttl)
-		if info != nil && info.Expiration.Add(v.skew).Before(until) {
-			until = info.Expiration.Add(v.skew)
+		if info != nil && !info.Expiration.IsZero() {
+			until = minTime(until, cachedUntil(info.Expiration, v.skew))
 		}
 		c := verdict{info, err}
 		if err != nil {
-			v.refused.put(key, c, until)
+			v.refused.put(asked, c, until, entryBytes+len(err.Error()))
 		} else {
-			v.cache.put(key, c, until)
+			v.cache.put(asked, c, until, infoBytes(info))
 		}
 		return c, nil
 	})
@@ -300,7 +297,7 @@ func (v *IntrospectionVerifier) judge(a map[string]any, now time.Time) (*auth.To
 	if exp, ok := a["exp"].(float64); ok {
 		info.Expiration = time.Unix(int64(exp), 0)
 	}
-	if err := v.checkTimes(info, now); err != nil {
+	if err := checkTimes(info, now, v.skew); err != nil {
 		return nil, err
 	}
 	if _, ok := a["iss"]; !ok {
@@ -309,17 +306,12 @@ func (v *IntrospectionVerifier) judge(a map[string]any, now time.Time) (*auth.To
 	return info, nil
 }
 
-// checkTimes refuses a token past its exp or before its nbf.
-func (v *IntrospectionVerifier) checkTimes(info *auth.TokenInfo, now time.Time) error {
-	if !info.Expiration.IsZero() && now.After(info.Expiration.Add(v.skew)) {
-		return invalid("the token expired at %s", info.Expiration.UTC().Format(time.RFC3339))
+// minTime returns the earlier of a and b.
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
 	}
-	if nbf, ok := info.Extra["nbf"].(float64); ok {
-		if t := time.Unix(int64(nbf), 0); now.Add(v.skew).Before(t) {
-			return invalid("the token is not valid before %s", t.UTC().Format(time.RFC3339))
-		}
-	}
-	return nil
+	return a
 }
 
 // hasAudience reports whether aud, a string or a list of them, is or

@@ -85,6 +85,15 @@ type JWTOptions struct {
 	// client with a time limit of Timeout.
 	HTTPClient *http.Client
 
+	// CacheSize bounds how many verified tokens are kept (the least
+	// recently used go first), so that a token presented again is not
+	// verified again; zero means [DefaultCacheSize].
+	CacheSize int
+
+	// CacheBytes bounds the memory the kept tokens take, as estimated from
+	// their claims; zero means [DefaultCacheBytes].
+	CacheBytes int
+
 	// Now is the verifier's clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -99,6 +108,14 @@ type JWTVerifier struct {
 	now              func() time.Time
 	keys             *keySet
 	oidc             *oidc.IDTokenVerifier
+	cache            *lru[digest, verified] // by the token's SHA-256: the token itself is not kept
+}
+
+// verified is a token's verification: what it grants, and the key that
+// verified it.
+type verified struct {
+	info   *auth.TokenInfo
+	signer keyID
 }
 
 // NewJWTVerifier returns a verifier of the JWT access tokens that issuer
@@ -115,6 +132,11 @@ type JWTVerifier struct {
 //     AcceptPlainJWT: an ID token or a DPoP proof is no access token;
 //   - it has an exp, and the verifier's clock is within exp and nbf,
 //     give or take the ClockSkew.
+//
+// A token verified is kept, by its SHA-256, until exp + ClockSkew, while
+// the key that verified it is in the issuer's set, and within CacheSize
+// and CacheBytes: presented again, it costs no signature check. Refused
+// tokens are not kept.
 //
 // NewJWTVerifier fetches nothing: the issuer's metadata (when opts has no
 // JWKSURL) and keys are fetched when the first token needs them, so a
@@ -141,8 +163,8 @@ func NewJWTVerifier(ctx context.Context, issuer, audience string, opts *JWTOptio
 			return nil, fmt.Errorf("oauth: NewJWTVerifier: algorithm %q is not allowed: only asymmetric signatures (RS*, PS*, ES*, EdDSA)", clip(a))
 		}
 	}
-	if o.ClockSkew < 0 || o.Timeout < 0 {
-		return nil, errors.New("oauth: NewJWTVerifier: negative ClockSkew or Timeout")
+	if o.ClockSkew < 0 || o.Timeout < 0 || o.CacheSize < 0 || o.CacheBytes < 0 {
+		return nil, errors.New("oauth: NewJWTVerifier: negative ClockSkew, Timeout, CacheSize or CacheBytes")
 	}
 	if o.JWKSURL != "" {
 		if err := checkURL("JWKSURL", o.JWKSURL, false); err != nil {
@@ -165,7 +187,7 @@ func NewJWTVerifier(ctx context.Context, issuer, audience string, opts *JWTOptio
 		maxAge:  cmpOr(o.MaxKeyAge, DefaultMaxKeyAge),
 		fetches: newFetcher(ctx, timeout, minRefresh, now),
 	}
-	return &JWTVerifier{
+	v := &JWTVerifier{
 		issuer:   issuer,
 		audience: audience,
 		plain:    o.AcceptPlainJWT,
@@ -178,10 +200,18 @@ func NewJWTVerifier(ctx context.Context, issuer, audience string, opts *JWTOptio
 			SkipExpiryCheck:      true, // checked in Verify, with ClockSkew
 			Now:                  now,
 		}),
-	}, nil
+		cache: newLRU[digest, verified](cmpOr(o.CacheSize, DefaultCacheSize), cmpOr(o.CacheBytes, DefaultCacheBytes)),
+	}
+	ks.dropped = v.forget
+	return v, nil
 }
 
-func cmpOr(d, def time.Duration) time.Duration {
+// forget drops the cached tokens that the keys ids verified.
+func (v *JWTVerifier) forget(ids []keyID) {
+	v.cache.removeIf(func(t verified) bool { return slices.Contains(ids, t.signer) })
+}
+
+func cmpOr[T time.Duration | int](d, def T) T {
 	if d > 0 {
 		return d
 	}
@@ -199,46 +229,70 @@ func cmpOr(d, def time.Duration) time.Duration {
 // keys cannot be had (the issuer down or hung, before its first keys or
 // for a key not yet known) is refused so too, within the Timeout.
 //
+// A token verified before is taken from the cache (see
+// [NewJWTVerifier]), its exp and nbf checked again: the TokenInfo is
+// shared by the requests that present the token, so do not modify it.
+//
 // It has the signature of an auth.TokenVerifier; r is not used.
 func (v *JWTVerifier) Verify(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 	if len(token) > maxTokenBytes {
 		return nil, invalid("the token exceeds %d bytes", maxTokenBytes)
 	}
-	if err := checkType(token, v.plain); err != nil {
+	key := digestOf(token)
+	now := v.now()
+	if t, ok := v.cache.get(key, now); ok {
+		if v.keys.holds(t.signer) {
+			if err := checkTimes(t.info, now, v.skew); err != nil {
+				return nil, err
+			}
+			return t.info, nil
+		}
+		v.cache.remove(key) // its key was withdrawn since: verify it again
+	}
+	t, err := v.verify(ctx, token)
+	if err != nil {
 		return nil, err
 	}
-	idt, err := v.oidc.Verify(ctx, token)
+	v.cache.put(key, t, cachedUntil(t.info.Expiration, v.skew), infoBytes(t.info))
+	return t.info, nil
+}
+
+// verify verifies token, as Verify does without its cache.
+func (v *JWTVerifier) verify(ctx context.Context, token string) (verified, error) {
+	if err := checkSpelling(token); err != nil {
+		return verified{}, err
+	}
+	if err := checkType(token, v.plain); err != nil {
+		return verified{}, err
+	}
+	var signer keyID
+	idt, err := v.oidc.Verify(context.WithValue(ctx, signerKey{}, &signer), token)
 	if err != nil {
 		if v.keys.never() {
 			// No key of the issuer's was ever had (it is down or hung since
 			// start): nothing says the token is bad, and a 401 would make
 			// clients throw it away. auth.RequireBearerToken answers 500.
-			return nil, ErrIssuerUnavailable
+			return verified{}, ErrIssuerUnavailable
 		}
-		return nil, invalid("%s", clip(strings.TrimPrefix(err.Error(), "oidc: ")))
+		return verified{}, invalid("%s", clip(strings.TrimPrefix(err.Error(), "oidc: ")))
 	}
 	var claims map[string]any
 	if err := idt.Claims(&claims); err != nil {
-		return nil, invalid("claims: %s", clip(err.Error()))
+		return verified{}, invalid("claims: %s", clip(err.Error()))
 	}
 	if idt.Expiry.IsZero() {
-		return nil, invalid("the token has no exp")
+		return verified{}, invalid("the token has no exp")
 	}
-	now := v.now()
-	if now.After(idt.Expiry.Add(v.skew)) {
-		return nil, invalid("the token expired at %s", idt.Expiry.UTC().Format(time.RFC3339))
-	}
-	if nbf, ok := claims["nbf"].(float64); ok {
-		if t := time.Unix(int64(nbf), 0); now.Add(v.skew).Before(t) {
-			return nil, invalid("the token is not valid before %s", t.UTC().Format(time.RFC3339))
-		}
-	}
-	return &auth.TokenInfo{
+	info := &auth.TokenInfo{
 		Scopes:     scopesOf(claims),
 		Expiration: idt.Expiry,
 		UserID:     idt.Subject,
 		Extra:      claims,
-	}, nil
+	}
+	if err := checkTimes(info, v.now(), v.skew); err != nil {
+		return verified{}, err
+	}
+	return verified{info, signer}, nil
 }
 
 // ErrIssuerUnavailable is the error of a token that cannot be verified
@@ -249,6 +303,39 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string, r *http.Request)
 // make it throw the token away and send its user to an issuer that is
 // down.
 var ErrIssuerUnavailable = errors.New("oauth: the token's issuer cannot be reached to verify it")
+
+// checkSpelling refuses a compact JWS a part of which ends in a base64url
+// character whose bits past the part's last byte are not zero, as no
+// encoder writes them and RFC 4648 (section 3.5) lets a decoder refuse.
+// Decoders here ignore those bits, so most tokens have
+// several spellings that verify alike (16 of an RS256 signature); the
+// cache, keyed by the token's bytes, would keep each apart, and a caller
+// with one valid token could fill it with its spellings.
+func checkSpelling(token string) error {
+	for part := range strings.SplitSeq(token, ".") {
+		if part == "" {
+			continue
+		}
+		v := strings.IndexByte(base64url, part[len(part)-1])
+		if v < 0 {
+			continue // not base64url at all: the parsers refuse it
+		}
+		switch len(part) % 4 {
+		case 2: // 12 bits for one byte
+			v &= 0xf
+		case 3: // 18 bits for two bytes
+			v &= 0x3
+		default:
+			v = 0
+		}
+		if v != 0 {
+			return invalid("malformed token: not canonical base64url")
+		}
+	}
+	return nil
+}
+
+const base64url = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 // checkType refuses a token whose typ header is not at+jwt (RFC 9068,
 // section 4: "application/" may precede it, and media types have no case),

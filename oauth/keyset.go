@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/rsa"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -48,11 +50,33 @@ type keySet struct {
 	maxAge  time.Duration
 	fetches *fetcher
 
+	// dropped, when not nil, is told the keys that a fetch found withdrawn,
+	// so that what they verified can be forgotten.
+	dropped func(ids []keyID)
+	checks  atomic.Int64 // for tests: signatures checked
+
 	mu      sync.Mutex // guards what follows; never held across a fetch
 	url     string
-	keys    []jose.JSONWebKey
-	fetched time.Time // when keys were fetched; zero before the first fetch
+	keys    []heldKey
+	ids     map[keyID]bool // of keys
+	fetched time.Time      // when keys were fetched; zero before the first fetch
 }
+
+// A keyID names a key of the set by the SHA-256 of its JWK, kid, alg and
+// use included: a key the issuer publishes changed in any of them is
+// another key.
+type keyID = [sha256.Size]byte
+
+// A heldKey is a key of the set with its keyID.
+type heldKey struct {
+	jose.JSONWebKey
+	id keyID
+}
+
+// signerKey is the context key under which the caller of VerifySignature
+// may give a *keyID, set to the key that verified the token: go-oidc's
+// KeySet, between the two, returns only the payload.
+type signerKey struct{}
 
 // errNoKey is the answer for a token whose key the issuer does not have.
 var errNoKey = errors.New("no key of the issuer verifies the token")
@@ -74,7 +98,11 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 		return nil, err
 	}
 	for _, k := range keys {
+		s.checks.Add(1)
 		if payload, err := jws.Verify(k.Key); err == nil {
+			if id, ok := ctx.Value(signerKey{}).(*keyID); ok {
+				*id = k.id
+			}
 			return payload, nil
 		}
 	}
@@ -84,7 +112,7 @@ func (s *keySet) VerifySignature(ctx context.Context, jwt string) ([]byte, error
 // candidates returns the keys that may have signed a token with key ID kid
 // and algorithm alg, as keySet says: from the set, or after the one fetch
 // that a key not in it may start or join.
-func (s *keySet) candidates(ctx context.Context, kid, alg string) ([]jose.JSONWebKey, error) {
+func (s *keySet) candidates(ctx context.Context, kid, alg string) ([]heldKey, error) {
 	if ks, fresh := s.lookup(kid, alg); len(ks) > 0 {
 		if !fresh {
 			s.fetches.start(s.fetch) // the token need not wait for it
@@ -115,10 +143,29 @@ func (s *keySet) never() bool {
 
 // lookup returns the keys of the set that may have signed a token with key
 // ID kid and algorithm alg, and whether the set is younger than maxAge.
-func (s *keySet) lookup(kid, alg string) (ks []jose.JSONWebKey, fresh bool) {
+func (s *keySet) lookup(kid, alg string) (ks []heldKey, fresh bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return match(s.keys, kid, alg), !s.fetched.IsZero() && s.now().Sub(s.fetched) < s.maxAge
+	return match(s.keys, kid, alg), s.fresh()
+}
+
+// fresh reports whether the set is younger than maxAge. s.mu is held.
+func (s *keySet) fresh() bool {
+	return !s.fetched.IsZero() && s.now().Sub(s.fetched) < s.maxAge
+}
+
+// holds reports whether the set holds the key id. Like a token verified
+// with the set, it starts a fetch in the background when the set is older
+// than maxAge, so that a key the issuer withdrew goes though every token
+// it signed is cached.
+func (s *keySet) holds(id keyID) bool {
+	s.mu.Lock()
+	held, fresh := s.ids[id], s.fresh()
+	s.mu.Unlock()
+	if held && !fresh {
+		s.fetches.start(s.fetch)
+	}
+	return held
 }
 
 // fetch fetches the set, discovering where it is first if need be; the
@@ -141,13 +188,26 @@ func (s *keySet) fetch(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	ids := make(map[keyID]bool, len(keys))
+	for _, k := range keys {
+		ids[k.id] = true
+	}
 	s.mu.Lock()
-	s.keys, s.fetched = keys, s.now()
+	var gone []keyID
+	for id := range s.ids {
+		if !ids[id] {
+			gone = append(gone, id)
+		}
+	}
+	s.keys, s.ids, s.fetched = keys, ids, s.now()
 	s.mu.Unlock()
+	if len(gone) > 0 && s.dropped != nil {
+		s.dropped(gone)
+	}
 	return nil
 }
 
-func (s *keySet) get(ctx context.Context, u string) ([]jose.JSONWebKey, error) {
+func (s *keySet) get(ctx context.Context, u string) ([]heldKey, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("fetching the issuer's keys: %w", err)
@@ -178,7 +238,7 @@ func (s *keySet) get(ctx context.Context, u string) ([]jose.JSONWebKey, error) {
 // nothing. A document with no "keys" array, or none of whose keys can
 // sign, is an error, so that the keys in hand keep verifying: an issuer's
 // error page answered with 200 is no rotation.
-func parseJWKS(body []byte) ([]jose.JSONWebKey, error) {
+func parseJWKS(body []byte) ([]heldKey, error) {
 	var doc struct {
 		Keys *[]json.RawMessage `json:"keys"`
 	}
@@ -188,7 +248,7 @@ func parseJWKS(body []byte) ([]jose.JSONWebKey, error) {
 	if doc.Keys == nil {
 		return nil, errors.New(`the issuer's key set is not a JWKS: no "keys" array`)
 	}
-	var keys []jose.JSONWebKey
+	var keys []heldKey
 	for _, raw := range *doc.Keys {
 		var k jose.JSONWebKey
 		if k.UnmarshalJSON(raw) != nil || !k.Valid() || !k.IsPublic() || k.Use != "" && k.Use != "sig" {
@@ -196,7 +256,13 @@ func parseJWKS(body []byte) ([]jose.JSONWebKey, error) {
 		}
 		switch k.Key.(type) {
 		case *rsa.PublicKey, *ecdsa.PublicKey, ed25519.PublicKey:
-			keys = append(keys, k)
+			// The JWK as go-jose writes it, not as published: the same
+			// key in another member order or spacing is the same key.
+			canonical, err := k.MarshalJSON()
+			if err != nil {
+				continue
+			}
+			keys = append(keys, heldKey{k, sha256.Sum256(canonical)})
 		}
 	}
 	if len(keys) == 0 {
@@ -207,8 +273,8 @@ func parseJWKS(body []byte) ([]jose.JSONWebKey, error) {
 
 // match returns the keys of ks that may verify a signature by key kid
 // (any key when kid is empty) with algorithm alg.
-func match(ks []jose.JSONWebKey, kid, alg string) []jose.JSONWebKey {
-	var out []jose.JSONWebKey
+func match(ks []heldKey, kid, alg string) []heldKey {
+	var out []heldKey
 	for _, k := range ks {
 		if kid != "" && k.KeyID != kid || k.Algorithm != "" && k.Algorithm != alg || !fits(k.Key, alg) {
 			continue
