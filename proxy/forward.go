@@ -97,7 +97,9 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 	}
 	params := &mcp.CallToolParams{Name: f.name}
 	if len(req.Arguments) > 0 {
-		params.Arguments = req.Arguments
+		// A pointer is sent as the bytes it points to, and goes in an
+		// interface without a copy.
+		params.Arguments = &req.Arguments
 	}
 	var mark callMark
 	if req.Call != nil && req.Call.Params != nil {
