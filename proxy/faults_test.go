@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -450,10 +451,18 @@ func TestProxyDownAtStart(t *testing.T) {
 				Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return text("help"), nil })})
 			up.AddTo(local)
 			changed := make(chan struct{}, 8)
-			ts := mcpkittest.NewServer(t, local, &mcpkittest.Options{Tokens: gatewayTokens, Token: "ada-secret", Client: &mcp.ClientOptions{
+			listening := &streamWatch{next: http.DefaultTransport, open: make(chan struct{})}
+			ts := mcpkittest.NewServer(t, local, &mcpkittest.Options{Tokens: gatewayTokens, Token: "ada-secret", HTTPClient: &http.Client{Transport: listening}, Client: &mcp.ClientOptions{
 				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 			}})
 			ctx := t.Context()
+			// The server drops a notification sent before the client's
+			// event stream is open.
+			select {
+			case <-listening.open:
+			case <-time.After(30 * time.Second): // a safety net only
+				t.Fatal("the client opened no event stream")
+			}
 			if got := listed(t, ts); !slices.Equal(got, []string{"local_help"}) {
 				t.Errorf("listed %v while the upstream is down; want the local tools", got)
 			}
@@ -474,6 +483,98 @@ func TestProxyDownAtStart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestProxyNoChangeBeforeCatalog brings up an upstream that was down when
+// New ran and holds its first tools/list: no list_changed reaches a
+// listening client before the catalog is read (a client told earlier
+// would list none of the upstream's tools, and hear of them no more), and
+// one does after. The clock is synctest's.
+func TestProxyNoChangeBeforeCatalog(t *testing.T) {
+	for _, drop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("DropWhenDown=%v", drop), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				remote := mcpkit.NewServer(&mcp.Implementation{Name: "remote"}, nil)
+				addTools(remote, newProbe())
+				listing, release := make(chan struct{}, 1), make(chan struct{})
+				remote.MCPServer().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+					return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+						if method == "tools/list" {
+							select {
+							case listing <- struct{}{}:
+							default:
+							}
+							<-release
+						}
+						return next(ctx, method, req)
+					}
+				})
+				var down atomic.Bool
+				down.Store(true)
+				dial := inMemory(remote)
+				up, err := proxy.New(t.Context(), func(ctx context.Context) (mcp.Transport, error) {
+					if down.Load() {
+						return refusing{}, nil
+					}
+					return dial(ctx)
+				}, &proxy.Options{Prefix: "crm_", DropWhenDown: drop})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer up.Close()
+				local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+				up.AddTo(local)
+				changed := make(chan struct{}, 8)
+				ts := mcpkittest.NewInMemoryServer(t, local, &mcpkittest.Options{ProtocolVersion: "2025-11-25", Client: &mcp.ClientOptions{
+					ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+				}})
+				defer ts.Close()
+
+				down.Store(false)
+				time.Sleep(2 * time.Second) // past the first retry, a second after New
+				synctest.Wait()
+				select {
+				case <-listing:
+				default:
+					t.Fatal("the proxy did not read the catalog once the upstream was up")
+				}
+				select {
+				case <-changed:
+					t.Errorf("list_changed before the catalog was read; the client lists %v", listed(t, ts))
+				default:
+				}
+				close(release)
+				<-changed
+				if got := listed(t, ts); !slices.Contains(got, "crm_echo") {
+					t.Errorf("listed %v once the catalog was read", got)
+				}
+			})
+		})
+	}
+}
+
+// streamWatch closes open when the server has answered the client's
+// standalone event stream (a GET): from then on, the server's
+// notifications reach the client.
+type streamWatch struct {
+	next http.RoundTripper
+	open chan struct{}
+	once sync.Once
+}
+
+func (w *streamWatch) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := w.next.RoundTrip(req)
+	if err == nil && req.Method == http.MethodGet && resp.StatusCode == http.StatusOK {
+		w.once.Do(func() { close(w.open) })
+	}
+	return resp, err
+}
+
+// refusing is a transport to an upstream that is down.
+type refusing struct{}
+
+func (refusing) Connect(context.Context) (mcp.Connection, error) {
+	return nil, errors.New("connection refused")
 }
 
 func listed(t *testing.T, ts *mcpkittest.Server) []string {

@@ -78,7 +78,8 @@ type credentialsKey struct{}
 // hop (the protocol's, mcpkit's and the progress token), the answers and
 // state of an earlier input_required round, and a progress token of the
 // proxy's own when the client asked for progress. The call's context
-// bounds it: a cancelled call is cancelled upstream.
+// bounds it: a cancelled call is cancelled upstream. The upstream's result
+// is answered as it is, but for the protocol's keys in its _meta.
 func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	u := f.u
 	var creds http.Header
@@ -96,7 +97,9 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 	}
 	params := &mcp.CallToolParams{Name: f.name}
 	if len(req.Arguments) > 0 {
-		params.Arguments = req.Arguments
+		// A pointer is sent as the bytes it points to, and goes in an
+		// interface without a copy.
+		params.Arguments = &req.Arguments
 	}
 	var mark callMark
 	if req.Call != nil && req.Call.Params != nil {
@@ -147,6 +150,7 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 			}
 			return nil, u.unavailable(f.name, err)
 		}
+		res.Meta = resultMeta(res.Meta)
 		return res, nil
 	}
 }
@@ -245,6 +249,22 @@ func passMeta(m mcp.Meta) mcp.Meta {
 		out[k] = v
 	}
 	return out
+}
+
+// resultMeta removes from m, the _meta of an upstream's result (the
+// proxy's own copy), the keys of the MCP protocol, which describe the
+// upstream's hop: its serverInfo, where the local server puts its own.
+// It returns m, or nil when nothing is left.
+func resultMeta(m mcp.Meta) mcp.Meta {
+	for k := range m {
+		if strings.HasPrefix(k, "io.modelcontextprotocol/") {
+			delete(m, k)
+		}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // elicit answers an upstream that asks for input over its session, as

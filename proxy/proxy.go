@@ -442,7 +442,11 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	if wasDown {
 		u.wantRefresh()
-		if u.opts.DropWhenDown {
+		if u.opts.DropWhenDown && u.catalog.Load() != nil {
+			// The last catalog is served again. With none yet, nothing
+			// changed: the read that wantRefresh asks for tells of the
+			// tools once they are there, and an earlier notification
+			// would have clients list none.
 			u.changed()
 		}
 	}
@@ -521,7 +525,7 @@ func (u *Upstream) lost(cs *mcp.ClientSession) {
 	u.mu.Unlock()
 	go cs.Close()
 	u.logger.Warn("proxy: lost the upstream", "upstream", u.Name())
-	if !wasDown && u.opts.DropWhenDown {
+	if !wasDown && u.opts.DropWhenDown && u.catalog.Load() != nil {
 		u.changed()
 	}
 	u.wantRefresh() // reconnect in the background

@@ -172,6 +172,38 @@ func TestProxyUnenforceableSchema(t *testing.T) {
 	}
 }
 
+// TestProxyResultMeta checks that a forwarded result keeps the _meta its
+// tool gave it, but names the local server as the one that answered, not
+// the upstream whose serverInfo the proxy received.
+func TestProxyResultMeta(t *testing.T) {
+	remote := mcpkit.NewServer(&mcp.Implementation{Name: "remote"}, nil)
+	err := remote.Add(&mcpkit.Tool{
+		Tool: mcp.Tool{Name: "noted", InputSchema: objectSchema(``)},
+		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			res := text("ok")
+			res.Meta = mcp.Meta{"note": "kept"}
+			return res, nil
+		}),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := newProxy(t, inMemory(remote), nil)
+	local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+	up.AddTo(local)
+	res, err := mcpkittest.NewInMemoryServer(t, local, nil).CallTool(t.Context(), "noted", nil)
+	if err != nil || res.IsError {
+		t.Fatalf("got %v, %v", res, err)
+	}
+	if res.Meta["note"] != "kept" {
+		t.Errorf("_meta %v; want the tool's note kept", res.Meta)
+	}
+	info, _ := res.Meta[mcp.MetaKeyServerInfo].(map[string]any)
+	if info["name"] != "local" {
+		t.Errorf("serverInfo %v; want the local server's", res.Meta[mcp.MetaKeyServerInfo])
+	}
+}
+
 // TestProxyRemoteProtocolError checks that an upstream's JSON-RPC error
 // reaches the client as a retryable tool error with the upstream's code
 // in its text, not as a JSON-RPC error of the local server, and so does a
