@@ -17,14 +17,15 @@
 #   OUT=file bash scripts/iobound-bench.sh              # also append the samples to file
 #   ARGS='-modes stateless-2026 -api-delay 2ms' bash scripts/iobound-bench.sh
 set -euo pipefail
+raw=()
+if [ -n "${OUT:-}" ]; then
+  touch "$OUT"
+  raw=(-raw "$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")")
+fi
 cd "$(dirname "$0")/../benchmarks/iobound"
 command -v redis-server >/dev/null || { echo "redis-server is not installed (Debian: apt-get install redis-server)"; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/iobound.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/iobound" .
-raw=()
-if [ -n "${OUT:-}" ]; then
-  raw=(-raw "$(cd "$(dirname "$OUT")" && pwd)/$(basename "$OUT")")
-fi
 # shellcheck disable=SC2086
 "$tmp/iobound" run -rounds "${ROUNDS:-3}" -duration "${DURATION:-20s}" -warmup "${WARMUP:-5s}" "${raw[@]}" ${ARGS:-}

@@ -127,7 +127,9 @@ func (b *backend) searchProducts(ctx context.Context, in searchIn) (searchOut, e
 		}
 		apiErr = b.getJSON(ctx, "/products/search?"+q.Encode(), &found)
 	})
-	wg.Go(func() { top, rdbErr = b.rdb.ZRevRange(ctx, popularKey, 0, 9).Result() })
+	wg.Go(func() {
+		top, rdbErr = b.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: popularKey, Start: 0, Stop: 9, Rev: true}).Result()
+	})
 	wg.Wait()
 	if err := errors.Join(apiErr, rdbErr); err != nil {
 		return searchOut{}, err
