@@ -138,6 +138,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 				samples = append(samples, s)
 				fmt.Fprintln(stdout, s.benchLine())
 				fmt.Fprintln(raw, s.benchLine())
+				if s.errors > 0 {
+					fmt.Fprintf(stderr, "iobound: %s/%s: %d answers failed their checks; the first: %v\n", m.name, impl, s.errors, s.firstErr)
+				}
 			}
 		}
 	}
