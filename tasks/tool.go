@@ -140,6 +140,10 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 	}
 	run, ok := m.reserve(ctx, t.ID)
 	if !ok {
+		if m.isDraining() {
+			// Another replica creates it.
+			return nil, mcpkit.NewToolError(&mcpkit.DrainingError{RetryAfter: mcpkit.DrainRetryAfter}, mcpkit.Retryable)
+		}
 		return h.work.ServeTool(ctx, req)
 	}
 	if err := m.store.Create(ctx, t); err != nil {
@@ -236,7 +240,7 @@ func (m *Manager) reserve(parent context.Context, id string) (*reservation, bool
 	ctx, cancel := context.WithCancelCause(ContextWithInfo(context.WithoutCancel(parent), info))
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
+	if m.closed || m.draining {
 		cancel(nil)
 		return nil, false
 	}
@@ -316,6 +320,13 @@ func (m *Manager) run(r *reservation, id string, work mcpkit.Handler, req *mcpki
 
 	var outcome func(*Task)
 	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errHandedOver) && (err != nil || res == nil || res.IsError):
+		// Stopped by the hand-over, not finished: another replica runs
+		// the round again (see takeOver). A result that made it is kept.
+		outcome = func(t *Task) {
+			t.StatusMessage = handedOverMessage
+			t.UpdatedAt, t.LeaseUntil = time.Now(), time.Time{}
+		}
 	case errors.Is(cause, errShutdown):
 		outcome = func(t *Task) {
 			m.end(t, Failed, "the server shut down before the task finished", nil,

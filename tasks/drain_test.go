@@ -1,0 +1,125 @@
+package tasks_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/tasks"
+)
+
+// replica is one of several servers sharing a task store, each with a
+// manager of its own, serving a task tool "job" that waits for release and
+// says which replica ran it.
+type replica struct {
+	name    string
+	srv     *mcpkit.Server
+	m       *tasks.Manager
+	url     string
+	started chan struct{}
+}
+
+func newReplica(t *testing.T, name string, store tasks.Store, release <-chan struct{}) *replica {
+	t.Helper()
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(tasks.ExtensionID, map[string]any{})
+	r := &replica{name: name, started: make(chan struct{}, 4)}
+	r.srv = mcpkit.NewServer(&mcp.Implementation{Name: "replica", Version: "1"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{Capabilities: caps}})
+	r.m = tasks.NewManager(&tasks.Options{Store: store})
+	if err := r.m.Attach(r.srv); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.m.Shutdown(context.Background()) })
+	job := &mcpkit.Tool{Tool: mcp.Tool{Name: "job", InputSchema: objectSchema}, Handler: mcpkit.HandlerFunc(
+		func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			r.started <- struct{}{}
+			select {
+			case <-release:
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done by " + r.name}}}, nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		})}
+	if err := r.srv.Add(tasks.Tool(job, r.m, nil)); err != nil {
+		t.Fatal(err)
+	}
+	r.url = mcpkittest.NewStatelessServer(t, r.srv, nil).URL
+	return r
+}
+
+// A task running on a replica that drains is handed over: its work there
+// stops, Drain returns, and the task stays working until a tasks/get on
+// another replica takes it up and runs its work again there, to the end.
+// The draining replica creates no task: the call is refused (503 over
+// HTTP, for a proxy to send it elsewhere).
+func TestDrainHandsTasksOver(t *testing.T) {
+	store := tasks.NewMemoryStore(nil)
+	release := make(chan struct{})
+	a, b := newReplica(t, "a", store, release), newReplica(t, "b", store, release)
+	alice := rpc{url: a.url, declared: true}
+	id := alice.create(t, "job")
+	<-a.started
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a safety net only
+	defer cancel()
+	if err := a.srv.Drain(ctx); err != nil {
+		t.Fatalf("Drain = %v", err)
+	}
+	raw := mcpkittest.RawClient{Endpoint: a.url, Capabilities: map[string]any{"extensions": map[string]any{tasks.ExtensionID: map[string]any{}}}}
+	if _, err := raw.Call(t.Context(), "tools/call", map[string]any{"name": "job", "arguments": map[string]any{}}); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a task created on a draining replica: %v, want a 503", err)
+	}
+	onB := rpc{url: b.url, declared: true} // the same principal: no token
+	got := onB.mustCall(t, "tasks/get", map[string]any{"taskId": id})
+	if got["status"] != "working" {
+		t.Fatalf("the task on the other replica: %v", got)
+	}
+	<-b.started // taken up there
+	close(release)
+	res := onB.wait(t, id)
+	result, _ := res["result"].(map[string]any)
+	content, _ := result["content"].([]any)
+	if res["status"] != "completed" || len(content) != 1 || content[0].(map[string]any)["text"] != "done by b" {
+		t.Errorf("the task taken up: %v", res)
+	}
+	select {
+	case <-a.started:
+		t.Error("the draining replica ran the work again")
+	default:
+	}
+}
+
+// A call of a task tool that reaches a draining manager without going
+// through the server's gate (in memory, over a session) is refused
+// retryably, and creates no task.
+func TestDrainRefusesTaskCreation(t *testing.T) {
+	store := tasks.NewMemoryStore(nil)
+	r := newReplica(t, "a", store, make(chan struct{}))
+	if err := r.srv.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tool, h, ok := r.srv.Resolve(t.Context(), nil, "job", nil)
+	if !ok {
+		t.Fatal("job not found")
+	}
+	req := &mcpkit.Request{Tool: tool, Arguments: []byte(`{}`), Call: &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "job", Meta: mcp.Meta{
+		mcp.MetaKeyProtocolVersion:    "2026-07-28",
+		mcp.MetaKeyClientCapabilities: map[string]any{"extensions": map[string]any{tasks.ExtensionID: map[string]any{}}},
+	}}}}
+	_, err := h.ServeTool(t.Context(), req)
+	if !errors.Is(err, mcpkit.ErrDraining) {
+		t.Fatalf("task creation while draining: %v, want ErrDraining", err)
+	}
+	if _, class := mcpkit.Classify(nil, err); class != mcpkit.Retryable {
+		t.Errorf("class = %q", class)
+	}
+	if store.Len() != 0 {
+		t.Errorf("%d tasks created", store.Len())
+	}
+}
