@@ -413,14 +413,15 @@ func (m *Manager) update(ctx context.Context, srv resolver, who string, extra *m
 		switch {
 		case err != nil:
 			fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the input responses cannot be read: " + err.Error()})
+		case !open && m.isDraining():
+			// Another replica runs the round (see takeOver), and resolves
+			// its tool there.
+			t.Status, t.StatusMessage, t.InputRequests = Working, handedOverMessage, nil
+			t.LeaseUntil = time.Time{}
 		case bound == nil:
 			var e *jsonrpc.Error
 			errors.As(mcpkit.NewUnknownToolError(t.Tool), &e)
 			fail(e)
-		case !open && m.isDraining():
-			// Another replica runs the round (see takeOver).
-			t.Status, t.StatusMessage, t.InputRequests = Working, handedOverMessage, nil
-			t.LeaseUntil = time.Time{}
 		case !open:
 			fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task interrupted: the server shut down"})
 		default:
