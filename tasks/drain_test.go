@@ -2,7 +2,7 @@ package tasks_test
 
 import (
 	"context"
-	"errors"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -95,16 +95,18 @@ func TestDrainHandsTasksOver(t *testing.T) {
 	}
 }
 
-// A call of a task tool that reaches a draining manager without going
-// through the server's gate (in memory, over a session) is refused
-// retryably, and creates no task.
-func TestDrainRefusesTaskCreation(t *testing.T) {
+// A call of a task tool that reaches a draining manager (one admitted
+// before the drain began: the server refuses those that come after)
+// creates its task handed over: no work runs on the draining replica, and
+// a tasks/get on another takes the task up and runs it to the end.
+func TestDrainCreatesTasksHandedOver(t *testing.T) {
 	store := tasks.NewMemoryStore(nil)
-	r := newReplica(t, "a", store, make(chan struct{}))
-	if err := r.srv.Drain(t.Context()); err != nil {
+	release := make(chan struct{})
+	a, b := newReplica(t, "a", store, release), newReplica(t, "b", store, release)
+	if err := a.srv.Drain(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	tool, h, ok := r.srv.Resolve(t.Context(), nil, "job", nil)
+	tool, h, ok := a.srv.Resolve(t.Context(), nil, "job", nil)
 	if !ok {
 		t.Fatal("job not found")
 	}
@@ -112,14 +114,34 @@ func TestDrainRefusesTaskCreation(t *testing.T) {
 		mcp.MetaKeyProtocolVersion:    "2026-07-28",
 		mcp.MetaKeyClientCapabilities: map[string]any{"extensions": map[string]any{tasks.ExtensionID: map[string]any{}}},
 	}}}}
-	_, err := h.ServeTool(t.Context(), req)
-	if !errors.Is(err, mcpkit.ErrDraining) {
-		t.Fatalf("task creation while draining: %v, want ErrDraining", err)
+	res, err := h.ServeTool(t.Context(), req)
+	if err != nil || res.IsError {
+		t.Fatalf("task creation while draining: %+v, %v", res, err)
 	}
-	if _, class := mcpkit.Classify(nil, err); class != mcpkit.Retryable {
-		t.Errorf("class = %q", class)
+	if store.Len() != 1 {
+		t.Fatalf("%d tasks created, want 1", store.Len())
 	}
-	if store.Len() != 0 {
-		t.Errorf("%d tasks created", store.Len())
+	b2, _ := json.Marshal(res.Meta)
+	var created map[string]struct {
+		TaskID string `json:"taskId"`
+	}
+	json.Unmarshal(b2, &created)
+	var id string
+	for _, c := range created {
+		id = c.TaskID
+	}
+	onB := rpc{url: b.url, declared: true}
+	if got := onB.mustCall(t, "tasks/get", map[string]any{"taskId": id}); got["status"] != "working" {
+		t.Fatalf("the task on the other replica: %v", got)
+	}
+	<-b.started
+	close(release)
+	if res := onB.wait(t, id); res["status"] != "completed" {
+		t.Errorf("the task taken up: %v", res)
+	}
+	select {
+	case <-a.started:
+		t.Error("the draining replica ran the work")
+	default:
 	}
 }

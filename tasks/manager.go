@@ -125,8 +125,9 @@ func NewManager(opts *Options) *Manager {
 // on another replica (a client's poll, or the watcher of its listen
 // stream) takes it up there and runs its work again, from the start of the
 // round it was in, as a round after input is run. Work must therefore be
-// safe to run again, as a retried call is. No task is created while the
-// server drains: the call is refused retryably, to be made elsewhere.
+// safe to run again, as a retried call is. A draining server refuses new
+// calls; one it admitted before creates its task handed over, and a
+// tasks/update that completes a task's answers hands its round over.
 func (m *Manager) Attach(srv *mcpkit.Server) error {
 	sdk := srv.MCPServer()
 	// The handlers registered here only let the methods past the SDK's

@@ -140,20 +140,26 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 	}
 	run, ok := m.reserve(ctx, t.ID)
 	if !ok {
-		if m.isDraining() {
-			// Another replica creates it.
-			return nil, mcpkit.NewToolError(&mcpkit.DrainingError{RetryAfter: mcpkit.DrainRetryAfter}, mcpkit.Retryable)
+		if !m.isDraining() {
+			return h.work.ServeTool(ctx, req) // shut down
 		}
-		return h.work.ServeTool(ctx, req)
+		// A call admitted before its server began to drain (the server
+		// refuses those that come after): its task is created handed
+		// over, for another replica to run (see Manager.takeOver).
+		t.LeaseUntil, t.StatusMessage = time.Time{}, handedOverMessage
 	}
 	if err := m.store.Create(ctx, t); err != nil {
-		run.release()
+		if ok {
+			run.release()
+		}
 		if errors.Is(err, ErrStoreFull) {
 			return nil, mcpkit.NewToolError(&storeFullError{retryAfter: m.poll}, mcpkit.Retryable)
 		}
 		return nil, fmt.Errorf("tasks: creating task: %w", err)
 	}
-	go m.run(run, t.ID, h.work, detach(req))
+	if ok {
+		go m.run(run, t.ID, h.work, detach(req))
+	}
 	return &mcp.CallToolResult{Meta: mcp.Meta{metaKeyCreated: t.toWire(resultTypeTask)}}, nil
 }
 
