@@ -145,3 +145,58 @@ func TestDrainCreatesTasksHandedOver(t *testing.T) {
 	default:
 	}
 }
+
+// A client that listens for its task instead of polling: the watcher of
+// its listen stream on another replica takes the handed-over task up, and
+// the stream tells it the task completed. The draining replica's listen
+// stream for the task ends, answered, once the hand-over is done.
+func TestDrainTaskTakenUpByListener(t *testing.T) {
+	store := tasks.NewMemoryStore(nil)
+	release := make(chan struct{})
+	a, b := newReplica(t, "a", store, release), newReplica(t, "b", store, release)
+	id := rpc{url: a.url, declared: true}.create(t, "job")
+	<-a.started
+	listenOn := func(url string) *mcpkittest.RawStream {
+		raw := mcpkittest.RawClient{Endpoint: url, Capabilities: map[string]any{"extensions": map[string]any{tasks.ExtensionID: map[string]any{}}}}
+		st, err := raw.Stream(t.Context(), "subscriptions/listen", map[string]any{"notifications": map[string]any{"taskIds": []string{id}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	onA, onB := listenOn(a.url), listenOn(b.url)
+	for _, st := range []*mcpkittest.RawStream{onA, onB} {
+		next(t, st) // the acknowledgement
+		if m := next(t, st); m.Method != "notifications/tasks" {
+			t.Fatalf("first notification: %+v", m)
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a safety net only
+	defer cancel()
+	if err := a.srv.Drain(ctx); err != nil {
+		t.Fatalf("Drain = %v", err)
+	}
+	// A's stream ends with the listen request's result.
+	for {
+		m, err := onA.Next()
+		if err != nil {
+			t.Fatalf("A's listen stream ended without its result: %v", err)
+		}
+		if strings.Contains(string(m), `"result"`) {
+			break
+		}
+	}
+	<-b.started // taken up by B's watcher
+	close(release)
+	for {
+		m := next(t, onB)
+		if m.Method != "notifications/tasks" {
+			continue
+		}
+		if m.Params.Status == "completed" {
+			break
+		}
+	}
+}
