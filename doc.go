@@ -20,7 +20,8 @@
 // The packages of this module:
 //
 //   - mcpkit: the Server and its registry, the error table, versions,
-//     providers and mounts ([Server.Mount]), replicas ([Server.ShareChanges]);
+//     providers and mounts ([Server.Mount]), replicas ([Server.ShareChanges])
+//     and their restarts ([Server.Drain]);
 //   - tools: typed tools from Go functions;
 //   - middleware: the catalog (Recommended, Timeout, RateLimit, Bulkhead,
 //     CacheResults, ...) and list middleware;

@@ -88,17 +88,17 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	stateless.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
 	maxBody := cmp.Or(base.MaxRequestBodyBytes, mcp.DefaultMaxRequestBodyBytes)
 	if !opts.Sessions {
-		return listening(s.holding(mcp.NewStreamableHTTPHandler(getServer, &stateless), opts.ResourceMetadataURL), maxBody)
+		return s.drainGate(listening(s.holding(mcp.NewStreamableHTTPHandler(getServer, &stateless), opts.ResourceMetadataURL), maxBody))
 	}
 	stateful := base
 	stateful.Stateless = false
 	stateful.SessionTimeout = cmp.Or(opts.SessionTimeout, DefaultSessionTimeout)
 	stateful.PropagateRequestCancellation = !opts.KeepHandlersOnDisconnect
-	return listening(s.holding(&dispatcher{
+	return s.drainGate(listening(s.holding(&dispatcher{
 		stateful:  mcp.NewStreamableHTTPHandler(getServer, &stateful),
 		stateless: mcp.NewStreamableHTTPHandler(getServer, &stateless),
 		maxBody:   maxBody,
-	}, opts.ResourceMetadataURL), maxBody)
+	}, opts.ResourceMetadataURL), maxBody))
 }
 
 // What a call decides that its HTTP response must say instead of what the

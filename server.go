@@ -127,6 +127,8 @@ type Server struct {
 	setCacheable func(context.Context, mcp.Request, *mcp.Cacheable)
 
 	names nameCheck // the report of names that select no tool (see judgeNames)
+
+	drain drainer // see Drain
 }
 
 // NewServer returns a Server on a new SDK server for impl, configured by
@@ -220,6 +222,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	// handler the SDK server had, and intercept runs before it.
 	s.AddReceivingMiddleware(srv.watchListeners)
 	s.AddReceivingMiddleware(srv.intercept)
+	s.AddReceivingMiddleware(srv.gate) // outermost: see Drain
 	s.AddSendingMiddleware(srv.filterListChanged)
 	srv.registerDispatch()
 	return srv

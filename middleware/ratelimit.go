@@ -57,8 +57,9 @@ func (e *RateLimitError) Error() string {
 func (e *RateLimitError) Unwrap() error { return ErrRateLimited }
 
 // MetaKeyRetryAfter is the key, in the _meta of a rate-limited call's
-// result, of the delay in milliseconds after which a retry may succeed.
-const MetaKeyRetryAfter = "io.github.mcpkit/retryAfterMs"
+// result, of the delay in milliseconds after which a retry may succeed:
+// [mcpkit.MetaKeyRetryAfter], which a draining server's refusal uses too.
+const MetaKeyRetryAfter = mcpkit.MetaKeyRetryAfter
 
 // ResultMeta puts the retry delay, in whole milliseconds rounded up, in
 // the result's _meta under [MetaKeyRetryAfter], when it is known.

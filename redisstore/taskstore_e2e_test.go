@@ -27,6 +27,7 @@ const taskLease = 300 * time.Millisecond
 // taskReplica is one replica of a server whose tool "slow" runs as a task,
 // with its own manager and Redis client, on a store shared through Redis.
 type taskReplica struct {
+	srv     *mcpkit.Server
 	url     string
 	client  *redis.Client
 	started chan struct{} // one value per start of slow here
@@ -64,7 +65,7 @@ func newTaskReplica(t *testing.T, s *redistest.Server, prefix string) *taskRepli
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv.HTTPHandler(&mcpkit.HTTPOptions{SDK: &mcp.StreamableHTTPOptions{JSONResponse: true}}))
-	r.url = ts.URL
+	r.url, r.srv = ts.URL, srv
 	t.Cleanup(func() {
 		ts.Close()
 		select {
@@ -99,6 +100,37 @@ func TestTasksAcrossReplicas(t *testing.T) {
 		content, _ := result["content"].([]any)
 		if got["status"] != "completed" || len(content) != 1 || content[0].(map[string]any)["text"] != "done" {
 			t.Errorf("tasks/get on B after A finished: %v", got)
+		}
+	})
+
+	// A replica that drains hands its task over through Redis; a tasks/get
+	// on the other takes it up and runs it to the end: no task is lost.
+	t.Run("HandedOverOnDrain", func(t *testing.T) {
+		prefix := s.Prefix(t)
+		a, b := newTaskReplica(t, s, prefix), newTaskReplica(t, s, prefix)
+		id := taskRPC{url: a.url, token: "alice"}.create(t, "slow")
+		<-a.started
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a safety net only
+		defer cancel()
+		if err := a.srv.Drain(ctx); err != nil {
+			t.Fatalf("Drain = %v", err)
+		}
+		if err := <-a.stopped; err != context.Canceled {
+			t.Errorf("A's work stopped with %v", err)
+		}
+		onB := taskRPC{url: b.url, token: "alice"}
+		if got := onB.mustCall(t, "tasks/get", map[string]any{"taskId": id}); got["status"] != "working" {
+			t.Fatalf("tasks/get on B after A drained: %v", got)
+		}
+		<-b.started
+		// Past A's lease: B renews the task it took up.
+		time.Sleep(2 * taskLease)
+		close(b.release)
+		got := onB.wait(t, id)
+		result, _ := got["result"].(map[string]any)
+		content, _ := result["content"].([]any)
+		if got["status"] != "completed" || len(content) != 1 || content[0].(map[string]any)["text"] != "done" {
+			t.Errorf("tasks/get on B after B finished: %v", got)
 		}
 	})
 

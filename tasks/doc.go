@@ -107,7 +107,11 @@
 // reported failed, with JSON-RPC error -32603, by the next tasks/get. A
 // task is kept for [Options].TTL from its creation, then forgotten, and its
 // work stopped if it still runs. [Manager.Shutdown] stops the tasks a
-// replica runs and marks them failed.
+// replica runs and marks them failed. A replica that drains
+// ([mcpkit.Server.Drain]) hands them over instead: each stays working,
+// without a lease, until a tasks/get on another replica takes it up and
+// runs its work again there from the start of its round (so work must be
+// safe to repeat, as a retried call is).
 //
 // # Memory
 //

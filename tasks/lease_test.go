@@ -84,7 +84,7 @@ func start(t *testing.T, m *Manager, tool *mcpkit.Tool) string {
 
 func status(t *testing.T, m *Manager, id string) *wireTask {
 	t.Helper()
-	res, err := m.get(t.Context(), "", id)
+	res, err := m.get(t.Context(), nil, "", nil, id)
 	if err != nil {
 		t.Fatalf("tasks/get %s: %v", id, err)
 	}
@@ -178,7 +178,7 @@ func TestTTL(t *testing.T) {
 		status(t, m, finished)
 		time.Sleep(time.Second)
 		for _, id := range []string{finished, id} {
-			if _, err := m.get(t.Context(), "", id); err != errUnknownTask {
+			if _, err := m.get(t.Context(), nil, "", nil, id); err != errUnknownTask {
 				t.Errorf("tasks/get of expired task: %v", err)
 			}
 		}

@@ -66,11 +66,13 @@ type Manager struct {
 
 	changes changes       // wakes the watchers of listen streams
 	done    chan struct{} // closed by Shutdown
+	drained chan struct{} // closed when a drain has handed the tasks over
 
-	mu      sync.Mutex
-	running map[string][]*reservation // the runs of tasks reserved or running here, by task ID
-	closed  bool
-	wg      sync.WaitGroup
+	mu       sync.Mutex
+	running  map[string][]*reservation // the runs of tasks reserved or running here, by task ID
+	closed   bool
+	draining bool // see drain
+	wg       sync.WaitGroup
 }
 
 // A resolver finds what a call of a tool reaches: an [mcpkit.Server].
@@ -80,7 +82,7 @@ type resolver interface {
 
 // NewManager returns a Manager with the given options.
 func NewManager(opts *Options) *Manager {
-	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string][]*reservation{}, done: make(chan struct{})}
+	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string][]*reservation{}, done: make(chan struct{}), drained: make(chan struct{})}
 	if opts != nil {
 		m.store, m.logger = opts.Store, opts.Logger
 		if opts.TTL > 0 {
@@ -116,6 +118,16 @@ func NewManager(opts *Options) *Manager {
 // first call would, then the work. A tool hidden from that caller, removed,
 // or no longer the task's own (another tool of that name, or of another
 // Manager) is not run: the task fails as a call to an unknown tool would.
+//
+// When srv drains ([mcpkit.Server.Drain]), the manager hands the tasks it
+// runs over to the other replicas sharing its store: their work is
+// stopped, and each task stays working, without a lease, until a tasks/get
+// on another replica (a client's poll, or the watcher of its listen
+// stream) takes it up there and runs its work again, from the start of the
+// round it was in, as a round after input is run. Work must therefore be
+// safe to run again, as a retried call is. A draining server refuses new
+// calls; one it admitted before creates its task handed over, and a
+// tasks/update that completes a task's answers hands its round over.
 func (m *Manager) Attach(srv *mcpkit.Server) error {
 	sdk := srv.MCPServer()
 	// The handlers registered here only let the methods past the SDK's
@@ -130,6 +142,7 @@ func (m *Manager) Attach(srv *mcpkit.Server) error {
 		}
 	}
 	sdk.AddReceivingMiddleware(m.middleware(srv))
+	srv.RegisterOnDrain(m.drain)
 	return nil
 }
 
@@ -157,7 +170,7 @@ func (m *Manager) handler(srv *mcpkit.Server, next mcp.MethodHandler) mcp.Method
 		case methodListen:
 			if l := mcpkit.ListenStreamFrom(ctx); l != nil {
 				if raw := taskIDs(l.Subscriptions()); raw != nil {
-					return m.listen(ctx, l, raw, method, req, next)
+					return m.listen(ctx, srv, l, raw, method, req, next)
 				}
 			}
 			return next(ctx, method, req)
@@ -182,7 +195,7 @@ func (m *Manager) handler(srv *mcpkit.Server, next mcp.MethodHandler) mcp.Method
 			}
 			switch method {
 			case methodGet:
-				return m.get(ctx, who, sr.Params.TaskID)
+				return m.get(ctx, srv, who, sr.Extra, sr.Params.TaskID)
 			case methodCancel:
 				return m.cancel(ctx, who, sr.Params.TaskID)
 			default:
@@ -216,8 +229,9 @@ func missingCapability(what string) *jsonrpc.Error {
 // expired, or belongs to another principal: the same in each case.
 var errUnknownTask = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Failed to retrieve task: Task not found"}
 
-// get answers tasks/get.
-func (m *Manager) get(ctx context.Context, who, id string) (mcp.Result, error) {
+// get answers tasks/get, for the caller of the request with extra: a task
+// that another replica handed over (see Attach) is taken up here, by srv.
+func (m *Manager) get(ctx context.Context, srv resolver, who string, extra *mcp.RequestExtra, id string) (mcp.Result, error) {
 	t, err := m.store.Get(ctx, id)
 	if errors.Is(err, ErrNotFound) || err == nil && t.Owner != who {
 		return nil, errUnknownTask
@@ -246,7 +260,69 @@ func (m *Manager) get(ctx context.Context, who, id string) (mcp.Result, error) {
 			m.logger.Warn("tasks: lease expired", "task", id)
 		}
 	}
+	if handedOver(t) {
+		t, err = m.takeOver(ctx, srv, who, extra, t)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			return nil, errUnknownTask
+		case err != nil:
+			m.logger.Error("tasks: store", "op", "take over", "task", id, "err", err)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "Failed to retrieve task"}
+		}
+	}
 	return t.toWire(resultTypeComplete), nil
+}
+
+// handedOver reports whether t is a task that a draining replica handed
+// over: working, and nobody's lease on it.
+func handedOver(t *Task) bool { return t.Status == Working && t.LeaseUntil.IsZero() }
+
+// takeOver runs t's work here, a task another replica handed over, as the
+// caller of the tasks/get with extra: the round it was in starts again, as
+// a round after input does (see update), once the store has the task
+// leased here. A task another replica took first is left to it; a manager
+// that drains or is shut down takes none. It returns the task as stored.
+func (m *Manager) takeOver(ctx context.Context, srv resolver, who string, extra *mcp.RequestExtra, t *Task) (*Task, error) {
+	tool, h, bound := m.resolve(ctx, srv, t, extra)
+	r, open := m.reserve(ctx, t.ID)
+	if !open {
+		return t, nil
+	}
+	var next *mcpkit.Request
+	t, err := m.store.Update(ctx, t.ID, func(t *Task) error {
+		next = nil
+		if t.Owner != who {
+			return ErrNotFound
+		}
+		if !handedOver(t) {
+			return nil
+		}
+		req, err := resumed(t, extra)
+		switch {
+		case err != nil:
+			e := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the input responses cannot be read: " + err.Error()}
+			m.end(t, Failed, e.Message, nil, e)
+		case bound == nil:
+			var e *jsonrpc.Error
+			errors.As(mcpkit.NewUnknownToolError(t.Tool), &e)
+			m.end(t, Failed, e.Message, nil, e)
+		default:
+			t.StatusMessage = ""
+			t.UpdatedAt = time.Now()
+			t.LeaseUntil = t.UpdatedAt.Add(m.lease)
+			req.Tool = tool
+			next = req
+		}
+		return nil
+	})
+	if err == nil && next != nil {
+		m.logger.Info("tasks: took over a task handed over by another server", "task", t.ID)
+		r.ctx = context.WithValue(r.ctx, roundKey{}, &round{h: bound})
+		go m.run(r, t.ID, h, next)
+		return t, nil
+	}
+	r.release()
+	return t, err
 }
 
 // cancel answers tasks/cancel: a task that is not terminal becomes
@@ -338,6 +414,11 @@ func (m *Manager) update(ctx context.Context, srv resolver, who string, extra *m
 		switch {
 		case err != nil:
 			fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the input responses cannot be read: " + err.Error()})
+		case !open && m.isDraining():
+			// Another replica runs the round (see takeOver), and resolves
+			// its tool there.
+			t.Status, t.StatusMessage, t.InputRequests = Working, handedOverMessage, nil
+			t.LeaseUntil = time.Time{}
 		case bound == nil:
 			var e *jsonrpc.Error
 			errors.As(mcpkit.NewUnknownToolError(t.Tool), &e)
@@ -441,10 +522,15 @@ func (m *Manager) end(t *Task, s Status, msg string, result json.RawMessage, err
 
 // Causes of a running task's context ending.
 var (
-	errCancelled = errors.New("tasks: task cancelled")
-	errShutdown  = errors.New("tasks: manager shut down")
-	errVanished  = errors.New("tasks: task expired or lost from the store")
+	errCancelled  = errors.New("tasks: task cancelled")
+	errShutdown   = errors.New("tasks: manager shut down")
+	errVanished   = errors.New("tasks: task expired or lost from the store")
+	errHandedOver = errors.New("tasks: task handed over to another server")
 )
+
+// handedOverMessage is the status message of a task handed over, until
+// another replica takes it up.
+const handedOverMessage = "handed over to another server"
 
 // stop cancels the work of the task with the given ID if it runs here, or
 // is about to.
@@ -453,6 +539,42 @@ func (m *Manager) stop(id string, cause error) {
 	defer m.mu.Unlock()
 	for _, r := range m.running[id] {
 		r.cancel(cause)
+	}
+}
+
+// isDraining reports whether the server m is attached to drains.
+func (m *Manager) isDraining() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.draining
+}
+
+// drain hands every task m runs over to the other replicas (see Attach)
+// and waits until their work has returned, or ctx ends; then the watchers
+// of listen streams stop. It is registered with the server's drain.
+func (m *Manager) drain(ctx context.Context) error {
+	m.mu.Lock()
+	first := !m.draining
+	m.draining = true
+	for _, rs := range m.running {
+		for _, r := range rs {
+			r.cancel(errHandedOver)
+		}
+	}
+	m.mu.Unlock()
+	if first {
+		defer close(m.drained)
+	}
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		m.mu.Lock()
+		n := len(m.running)
+		m.mu.Unlock()
+		return fmt.Errorf("tasks: %d tasks not handed over, their work still running: %w", n, context.Cause(ctx))
 	}
 }
 

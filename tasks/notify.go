@@ -132,7 +132,7 @@ func requestedTasks(raw json.RawMessage) []string {
 // open until every acknowledged task has ended, the client goes away, or
 // the manager shuts down. The SDK serves the rest of the request
 // (list_changed subscriptions) as usual.
-func (m *Manager) listen(ctx context.Context, l *mcpkit.ListenStream, raw json.RawMessage, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
+func (m *Manager) listen(ctx context.Context, srv resolver, l *mcpkit.ListenStream, raw json.RawMessage, method string, req mcp.Request, next mcp.MethodHandler) (mcp.Result, error) {
 	sr, ok := req.(*mcp.ServerRequest[*mcp.SubscriptionsListenParams])
 	if !ok {
 		return next(ctx, method, req)
@@ -164,7 +164,7 @@ func (m *Manager) listen(ctx context.Context, l *mcpkit.ListenStream, raw json.R
 		defer close(watched)
 		select {
 		case <-l.Acknowledged():
-			m.watch(wctx, l, who, agreed)
+			m.watch(wctx, srv, l, who, sr.Extra, agreed)
 		case <-wctx.Done():
 		}
 	}()
@@ -185,7 +185,7 @@ func (m *Manager) listen(ctx context.Context, l *mcpkit.ListenStream, raw json.R
 // changes, until each has ended (or expired), ctx is done or the manager
 // shuts down. It looks at the store at each change made on this replica,
 // and every poll interval for those made on others.
-func (m *Manager) watch(ctx context.Context, l *mcpkit.ListenStream, who string, ids []string) {
+func (m *Manager) watch(ctx context.Context, srv resolver, l *mcpkit.ListenStream, who string, extra *mcp.RequestExtra, ids []string) {
 	sent := make(map[string]string, len(ids)) // the last state sent, by task
 	gone := false                             // the stream closed
 	timer := time.NewTimer(m.poll)
@@ -193,7 +193,7 @@ func (m *Manager) watch(ctx context.Context, l *mcpkit.ListenStream, who string,
 	for len(ids) > 0 {
 		changed := m.changes.wait()
 		ids = slices.DeleteFunc(ids, func(id string) bool {
-			res, err := m.get(ctx, who, id)
+			res, err := m.get(ctx, srv, who, extra, id)
 			var jerr *jsonrpc.Error
 			if errors.As(err, &jerr) && jerr == errUnknownTask {
 				return true // expired
@@ -222,6 +222,8 @@ func (m *Manager) watch(ctx context.Context, l *mcpkit.ListenStream, who string,
 		case <-ctx.Done():
 			return
 		case <-m.done:
+			return
+		case <-m.drained:
 			return
 		case <-changed:
 		case <-timer.C:

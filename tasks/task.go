@@ -75,7 +75,9 @@ type Task struct {
 	// LeaseUntil is, while the task is not terminal, the time until which
 	// the server running it vouches for it: that server renews the lease
 	// while the work runs. A non-terminal task whose lease has passed lost
-	// its server, and the next tasks/get ends it as failed.
+	// its server, and the next tasks/get ends it as failed. A working
+	// task without a lease was handed over by a server that drained: the
+	// next tasks/get on another server takes it up.
 	LeaseUntil time.Time `json:"leaseUntil,omitzero"`
 
 	// Result is the CallToolResult of a completed task, as JSON.

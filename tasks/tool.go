@@ -140,16 +140,26 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 	}
 	run, ok := m.reserve(ctx, t.ID)
 	if !ok {
-		return h.work.ServeTool(ctx, req)
+		if !m.isDraining() {
+			return h.work.ServeTool(ctx, req) // shut down
+		}
+		// A call admitted before its server began to drain (the server
+		// refuses those that come after): its task is created handed
+		// over, for another replica to run (see Manager.takeOver).
+		t.LeaseUntil, t.StatusMessage = time.Time{}, handedOverMessage
 	}
 	if err := m.store.Create(ctx, t); err != nil {
-		run.release()
+		if ok {
+			run.release()
+		}
 		if errors.Is(err, ErrStoreFull) {
 			return nil, mcpkit.NewToolError(&storeFullError{retryAfter: m.poll}, mcpkit.Retryable)
 		}
 		return nil, fmt.Errorf("tasks: creating task: %w", err)
 	}
-	go m.run(run, t.ID, h.work, detach(req))
+	if ok {
+		go m.run(run, t.ID, h.work, detach(req))
+	}
 	return &mcp.CallToolResult{Meta: mcp.Meta{metaKeyCreated: t.toWire(resultTypeTask)}}, nil
 }
 
@@ -236,7 +246,7 @@ func (m *Manager) reserve(parent context.Context, id string) (*reservation, bool
 	ctx, cancel := context.WithCancelCause(ContextWithInfo(context.WithoutCancel(parent), info))
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed {
+	if m.closed || m.draining {
 		cancel(nil)
 		return nil, false
 	}
@@ -316,6 +326,13 @@ func (m *Manager) run(r *reservation, id string, work mcpkit.Handler, req *mcpki
 
 	var outcome func(*Task)
 	switch cause := context.Cause(ctx); {
+	case errors.Is(cause, errHandedOver) && (err != nil || res == nil || res.IsError):
+		// Stopped by the hand-over, not finished: another replica runs
+		// the round again (see takeOver). A result that made it is kept.
+		outcome = func(t *Task) {
+			t.StatusMessage = handedOverMessage
+			t.UpdatedAt, t.LeaseUntil = time.Now(), time.Time{}
+		}
 	case errors.Is(cause, errShutdown):
 		outcome = func(t *Task) {
 			m.end(t, Failed, "the server shut down before the task finished", nil,

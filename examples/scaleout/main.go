@@ -15,9 +15,16 @@
 //	go run . -addr 127.0.0.1:8081 -redis 127.0.0.1:6379 -name r1
 //
 // Each replica serves MCP on /mcp, statelessly, so that any replica can
-// answer any request, and two small endpoints for the demonstration:
-// POST /admin/beta?on=true turns the beta_report tool on or off for the
-// whole fleet, and GET /healthz answers once the replica is ready.
+// answer any request, and three small endpoints: POST /admin/beta?on=true
+// turns the beta_report tool on or off for the whole fleet, GET /healthz
+// answers once the replica is up, and GET /readyz answers 503 once it
+// drains.
+//
+// On SIGTERM a replica drains before it exits: new requests get 503 (nginx
+// passes them to another replica), calls in flight finish, and the tasks
+// of build_report it runs are handed over, through Redis, to the replicas
+// that stay. rolling-restart.sh restarts the replicas one by one while
+// clients call, and counts the calls that failed.
 //
 // No replica verifies bearer tokens here, to stay short. A client's token
 // still separates its cached results and idempotency keys from everyone
@@ -38,6 +45,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -48,6 +56,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/redisstore"
+	"github.com/mcpkit/mcpkit/tasks"
 	"github.com/mcpkit/mcpkit/tools"
 	"github.com/mcpkit/mcpkit/visibility"
 )
@@ -68,6 +77,7 @@ type config struct {
 	prefix    string        // prefix of every key this deployment uses in Redis
 	perMinute int           // calls of limited_echo a minute, fleet-wide, per verified user (here, for all)
 	cacheTTL  time.Duration // how long a slow_lookup result is served from the cache
+	grace     time.Duration // how long a drain may take on SIGTERM
 }
 
 func run(ctx context.Context, args []string, stderr io.Writer) error {
@@ -80,6 +90,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.StringVar(&cfg.prefix, "prefix", "scaleout:", "prefix of this deployment's keys in Redis")
 	fs.IntVar(&cfg.perMinute, "per-minute", 5, "calls of limited_echo a minute across all replicas, per verified user (callers without one share a budget)")
 	fs.DurationVar(&cfg.cacheTTL, "cache-ttl", time.Minute, "how long slow_lookup results are cached")
+	fs.DurationVar(&cfg.grace, "grace", 20*time.Second, "how long calls in flight may take to finish on SIGTERM")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -115,12 +126,18 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// Drain first: new requests get 503 (nginx tries another
+		// replica), calls in flight finish, tasks are handed over, listen
+		// streams end. Then nothing is left for Shutdown to wait for.
+		stop, cancel := context.WithTimeout(context.Background(), cfg.grace)
 		defer cancel()
-		if err := hs.Shutdown(shutdown); errors.Is(err, context.DeadlineExceeded) {
-			return hs.Close() // listen streams stay open until closed
-		} else if err != nil {
-			return err
+		start := time.Now()
+		if err := rep.srv.Drain(stop); err != nil {
+			logger.Warn("drain incomplete", "err", err)
+		}
+		logger.Info("drained", "took", time.Since(start).Round(time.Millisecond))
+		if err := hs.Shutdown(stop); err != nil {
+			return hs.Close()
 		}
 		return nil
 	}
@@ -131,6 +148,7 @@ type replica struct {
 	cfg    config
 	rdb    redis.UniversalClient
 	srv    *mcpkit.Server
+	tasks  *tasks.Manager
 	logger *slog.Logger
 	beta   *betaFlag
 	stop   func()
@@ -141,7 +159,21 @@ type replica struct {
 // registry changes.
 func newReplica(ctx context.Context, cfg config, rdb redis.UniversalClient, logger *slog.Logger) (*replica, error) {
 	r := &replica{cfg: cfg, rdb: rdb, logger: logger, beta: &betaFlag{key: cfg.prefix + "flags:beta"}}
-	r.srv = mcpkit.NewServer(&mcp.Implementation{Name: "mcpkit-scaleout", Version: "0.1.0"}, &mcpkit.ServerOptions{Logger: logger})
+	caps := &mcp.ServerCapabilities{}
+	caps.AddExtension(tasks.ExtensionID, map[string]any{})
+	r.srv = mcpkit.NewServer(&mcp.Implementation{Name: "mcpkit-scaleout", Version: "0.1.0"},
+		&mcpkit.ServerOptions{Logger: logger, SDKOptions: &mcp.ServerOptions{Capabilities: caps}})
+
+	// Tasks live in Redis: any replica answers for a task another runs,
+	// and takes up the tasks a draining replica hands over.
+	r.tasks = tasks.NewManager(&tasks.Options{
+		Store:        redisstore.NewTaskStore(rdb, &redisstore.TaskStoreOptions{Prefix: cfg.prefix}),
+		PollInterval: 200 * time.Millisecond,
+		Logger:       logger,
+	})
+	if err := r.tasks.Attach(r.srv); err != nil {
+		return nil, err
+	}
 
 	// The three stores every replica shares, all in one Redis under one
 	// prefix. The limit fails closed: while Redis is down, limited_echo
@@ -197,6 +229,9 @@ func newReplica(ctx context.Context, cfg config, rdb redis.UniversalClient, logg
 	r.stop = func() {
 		stop()
 		bus.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r.tasks.Shutdown(ctx)
 	}
 	return r, nil
 }
@@ -284,13 +319,41 @@ func (r *replica) addTools() error {
 	if err != nil {
 		return err
 	}
+	// work takes a while, so that a rolling restart finds calls in
+	// flight; build_report takes longer, as a task.
+	work, err := tools.New("work", func(ctx context.Context, in workIn) (string, error) {
+		select {
+		case <-time.After(time.Duration(in.Millis) * time.Millisecond):
+			return "worked " + strconv.Itoa(in.Millis) + " ms", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}, &tools.Options{Description: "Work for a while (millis), then answer."})
+	if err != nil {
+		return err
+	}
+	report, err := tools.New("build_report", func(ctx context.Context, in workIn) (string, error) {
+		select {
+		case <-time.After(time.Duration(in.Millis) * time.Millisecond):
+			return "report built by " + r.cfg.name, nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}, &tools.Options{Description: "Build a report (millis long), as a task for clients of the tasks extension."})
+	if err != nil {
+		return err
+	}
 	beta, err := tools.New("beta_report", func(ctx context.Context, in struct{}) (string, error) {
 		return "beta report from " + r.cfg.name, nil
 	}, &tools.Options{Description: "A tool being rolled out, served while the beta flag is on."})
 	if err != nil {
 		return err
 	}
-	return r.srv.Add(echo, lookup, charge, beta)
+	return r.srv.Add(echo, lookup, charge, work, tasks.Tool(report, r.tasks, nil), beta)
+}
+
+type workIn struct {
+	Millis int `json:"millis" minimum:"0" maximum:"60000"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -302,6 +365,7 @@ func (r *replica) mux() http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, req *http.Request) {
 		fmt.Fprintln(w, r.cfg.name)
 	})
+	mux.Handle("GET /readyz", r.srv.ReadinessHandler())
 	mux.HandleFunc("POST /admin/beta", func(w http.ResponseWriter, req *http.Request) {
 		on := req.URL.Query().Get("on") == "true"
 		if err := r.beta.set(req.Context(), r.rdb, on); err != nil {

@@ -7,6 +7,12 @@
 #   bash examples/scaleout/run.sh
 #   KEEP_SERVING=1 bash examples/scaleout/run.sh    # survive a replica's death
 #
+# SIGUSR1 makes it restart the replicas one by one, each drained first
+# (SIGTERM: it finishes its calls and hands its tasks over, while nginx
+# sends new requests to the others), and print "scaleout: rolling restart
+# done" when the last is serving again. rolling-restart.sh does that while
+# clients call, and counts the calls that failed.
+#
 # Needs Go, redis-server and nginx (Debian: apt-get install redis-server
 # nginx). Settings come from the environment:
 #   LB_PORT        nginx, where clients connect            (default 8090)
@@ -86,16 +92,23 @@ redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no >"$
 pids+=($!)
 wait_port "$redis_port" redis
 
+# start_replica I: starts replica I (from 0) on its port, its log appended to.
+start_replica() {
+	local i=$1
+	local name="r$((i + 1))"
+	"$work/scaleout" -addr "127.0.0.1:${replica_ports[$i]}" -redis "127.0.0.1:$redis_port" -name "$name" \
+		-per-minute "$per_minute" >>"$work/$name.log" 2>&1 &
+	pids+=($!)
+	replicas[i]=$!
+}
+
 upstreams=""
 replicas=()
 for i in "${!replica_ports[@]}"; do
-	port=${replica_ports[$i]}
-	name="r$((i + 1))"
-	"$work/scaleout" -addr "127.0.0.1:$port" -redis "127.0.0.1:$redis_port" -name "$name" \
-		-per-minute "$per_minute" >"$work/$name.log" 2>&1 &
-	pids+=($!)
-	replicas+=($!)
-	upstreams+="        server 127.0.0.1:$port;"$'\n'
+	start_replica "$i"
+	# max_fails=0: a draining replica's 503 does not set it aside (see the
+	# location below); a stopped one refuses connections at once.
+	upstreams+="        server 127.0.0.1:${replica_ports[$i]} max_fails=0;"$'\n'
 done
 for i in "${!replica_ports[@]}"; do wait_port "${replica_ports[$i]}" "r$((i + 1))"; done
 
@@ -128,6 +141,13 @@ $upstreams    }
             proxy_buffering off;
             proxy_request_buffering off;
             proxy_read_timeout 1h;
+            # A draining replica answers 503 before any work, a stopped one
+            # refuses the connection: either way, try the next replica.
+            # MCP requests are POSTs, which nginx retries only with
+            # non_idempotent.
+            proxy_next_upstream error http_503 non_idempotent;
+            proxy_next_upstream_tries 3;
+            proxy_next_upstream_timeout 10s;
             add_header X-Upstream \$upstream_addr always;
         }
     }
@@ -146,8 +166,31 @@ echo "scaleout: serving MCP on http://127.0.0.1:$lb_port/mcp (replicas on ports 
 # KEEP_SERVING=1 and it is a replica: then nginx sends its share to the
 # others. (Polled: a child that exits before "wait -n" is called is reaped
 # and forgotten, and wait -n would miss it.)
+# roll: restarts the replicas one by one. Each drains on SIGTERM and
+# exits; the next starts once this one serves again.
+roll_requested=0
+trap 'roll_requested=1' USR1
+roll() {
+	echo "scaleout: rolling restart" >&2
+	for i in "${!replicas[@]}"; do
+		local pid=${replicas[$i]}
+		kill -TERM "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+		start_replica "$i"
+		wait_port "${replica_ports[$i]}" "r$((i + 1))"
+		echo "scaleout: replica r$((i + 1)) restarted, pid ${replicas[$i]}; it drained: $(grep 'msg=drained' "$work/r$((i + 1)).log" | tail -n 1 | grep -o 'took=[^ ]*' || echo '?')" >&2
+	done
+	alive=("${replicas[@]}")
+	echo "scaleout: tasks taken up from a draining replica: $(cat "$work"/r*.log | grep -c 'took over a task' || true)" >&2
+	echo "scaleout: rolling restart done"
+}
+
 alive=("${replicas[@]}")
 while :; do
+	if [ "$roll_requested" = 1 ]; then
+		roll_requested=0
+		roll
+	fi
 	for pid in "${pids[0]}" "${pids[-1]}"; do
 		kill -0 "$pid" 2>/dev/null || fail "Redis or nginx exited unasked; stopping the rest"
 	done
