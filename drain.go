@@ -294,6 +294,9 @@ func (s *Server) drainGate(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 		default:
 			if !d.enter() {
+				if r.Header.Get("Mcp-Method") == "tools/call" {
+					s.observeByHeaders(r, DecisionDraining, nil, drainingError())
+				}
 				refuseDraining(w)
 				return
 			}
@@ -303,6 +306,11 @@ func (s *Server) drainGate(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), admittedKey{}, answered)))
 		}
 	})
+}
+
+// drainingError is the error of a call a draining server refuses.
+func drainingError() error {
+	return &ToolError{Err: &DrainingError{RetryAfter: DrainRetryAfter}, Class: Retryable}
 }
 
 // refuseDraining answers a request that a draining server does not take.
@@ -325,10 +333,16 @@ func (s *Server) gate(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			if !s.drain.enter() {
 				name := ""
-				if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				r, ok := req.(*mcp.CallToolRequest)
+				if ok && r.Params != nil {
 					name = r.Params.Name
 				}
-				res, err := wireResult(name, &ToolError{Err: &DrainingError{RetryAfter: DrainRetryAfter}, Class: Retryable})
+				refusal := drainingError()
+				if obs := s.observing(); obs != nil && ok && r.Params != nil {
+					call := &Request{Arguments: r.Params.Arguments, Call: r}
+					observeUnrouted(ctx, obs, DecisionDraining, name, nil, call, refusal, time.Now())
+				}
+				res, err := wireResult(name, refusal)
 				if err != nil {
 					return nil, err
 				}

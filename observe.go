@@ -29,6 +29,11 @@ const (
 	// DecisionHeaderMismatch: the call's Mcp-Param headers disagree with
 	// its arguments (a 2026-07-28 call over HTTP); the chain did not run.
 	DecisionHeaderMismatch Decision = "header_mismatch"
+	// DecisionDraining: the server was draining (see [Server.Drain]) and
+	// refused the call, retryably, before routing it. A refusal made
+	// before the body was read is observed only when the headers name the
+	// method (2026-07-28).
+	DecisionDraining Decision = "draining"
 	// DecisionServed: the tool's chain ran; Outcome and Class say how it
 	// ended, and Err what it returned (limits, timeouts, validation and
 	// the tool's own errors alike).
@@ -129,22 +134,28 @@ func observe(ctx context.Context, obs []Observer, ev *Event) {
 // observeRefusedEarly tells s's observers of a call that its headers alone
 // refused with err, for e's tool.
 func (s *Server) observeRefusedEarly(r *http.Request, e *entry, err *InsufficientScopeError) {
+	// As the chain's requirement returns it (see requirement.ServeTool).
+	s.observeByHeaders(r, DecisionRefused, e, &ToolError{Err: err, Class: Fatal})
+}
+
+// observeByHeaders tells s's observers of a call that its headers alone
+// decided (d), for e's tool (nil: none), with err.
+func (s *Server) observeByHeaders(r *http.Request, d Decision, e *entry, err error) {
 	obs := s.observing()
 	if obs == nil {
 		return
 	}
 	c := headerCaller{info: auth.TokenInfoFromContext(r.Context()), header: r.Header}
 	ev := &Event{
-		Decision:  DecisionRefused,
+		Decision:  d,
 		Method:    "tools/call",
 		Name:      r.Header.Get("Mcp-Name"),
 		Caller:    c,
 		Principal: principalOf(c),
-		Outcome:   OutcomeToolError,
-		Class:     Fatal,
 		Err:       err,
 		Start:     time.Now(),
 	}
+	ev.Outcome, ev.Class = Classify(nil, err)
 	if e != nil {
 		ev.Tool = e.tool
 	}
