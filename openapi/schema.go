@@ -74,7 +74,6 @@ func newConverter(doc *openapi3.T) *converter {
 type walk struct {
 	dir   direction
 	comp  string
-	bare  bool // annotations are left out
 	deps  []string
 	notes []error
 }
@@ -452,10 +451,25 @@ func asSlice(v any) []any {
 }
 
 // component converts the component schema name, once per direction, with
-// its annotations or bare.
+// its annotations or bare (without them).
 func (c *converter) component(name string, dir direction, bare bool) *component {
 	key := compKey{name, dir, bare}
 	if comp, ok := c.comps[key]; ok {
+		return comp
+	}
+	if bare {
+		// The converted component, less its annotations.
+		whole := c.component(name, dir, false)
+		comp := &component{deps: whole.deps, notes: whole.notes, err: whole.err}
+		c.comps[key] = comp
+		var v any
+		if comp.err == nil {
+			comp.err = json.Unmarshal(whole.json, &v)
+		}
+		if comp.err == nil {
+			stripProse(v, topDepth+1)
+			comp.json, comp.err = json.Marshal(v)
+		}
 		return comp
 	}
 	comp := &component{}
@@ -494,7 +508,7 @@ func (c *converter) component(name string, dir direction, bare bool) *component 
 			return comp
 		}
 	}
-	w := &walk{dir: dir, comp: name, bare: bare}
+	w := &walk{dir: dir, comp: name}
 	out, err := c.rewrite(v, w, 0)
 	if err != nil {
 		comp.err = fmt.Errorf("component schema %q: %w", clip(name, 80), err)
@@ -678,7 +692,7 @@ func (c *converter) rewrite(v any, w *walk, depth int) (any, error) {
 				rl[i] = r
 			}
 			out[k] = rl
-		case dataKeywords[k] && !(w.bare && annotationOnly[k]):
+		case dataKeywords[k]:
 			out[k] = val
 		}
 	}
