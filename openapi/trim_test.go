@@ -66,8 +66,8 @@ func TestTrimmedProseBeforeChecks(t *testing.T) {
 	}
 }
 
-// TestTrimmedInputSchema: a Kubernetes Deployment reaches 123 components
-// (an input schema of 215 KB, most of it descriptions). Within
+// TestTrimmedInputSchema: a Kubernetes Deployment reaches 119 components
+// (an input schema of 199 KB, most of it descriptions). Within
 // MaxInputSchemaBytes, it keeps the Deployment, its metadata, its spec and
 // the pod template without descriptions, and leaves the pod's own spec as
 // {}. The listed schema says so, and the server enforces just that: a
