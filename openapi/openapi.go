@@ -39,8 +39,10 @@ var (
 )
 
 // DefaultMaxInputSchemaBytes is the size an input schema is trimmed to
-// when [Options.MaxInputSchemaBytes] is zero.
-const DefaultMaxInputSchemaBytes = 8 << 10
+// when [Options.MaxInputSchemaBytes] is zero: enough for Kubernetes'
+// Deployment to keep the structure of its pod spec (without the
+// descriptions of its components).
+const DefaultMaxInputSchemaBytes = 16 << 10
 
 // DefaultMaxOutputSchemaBytes is the size an output schema is trimmed to
 // when [Options.MaxOutputSchemaBytes] is zero.

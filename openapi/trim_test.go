@@ -88,7 +88,8 @@ func TestTrimmedInputSchema(t *testing.T) {
 	odd := map[string]any{"containers": "one, please"}
 
 	backend := &api{answer: func(*http.Request, []byte) (int, string) { return http.StatusCreated, `{}` }}
-	cs, degraded := serveReal(t, kubernetesDoc, backend, &openapi.Options{NoOutputSchema: true}, "createAppsV1NamespacedDeployment")
+	const limit = 8 << 10 // the default keeps the pod spec's structure: see below
+	cs, degraded := serveReal(t, kubernetesDoc, backend, &openapi.Options{NoOutputSchema: true, MaxInputSchemaBytes: limit}, "createAppsV1NamespacedDeployment")
 	if len(degraded) != 1 || !strings.Contains(degraded[0].Error(), "MaxInputSchemaBytes") || !strings.Contains(degraded[0].Error(), "accept any value") {
 		t.Fatalf("OnDegrade heard %v", degraded)
 	}
@@ -99,7 +100,7 @@ func TestTrimmedInputSchema(t *testing.T) {
 	if err := json.Unmarshal(in, &schema); err != nil {
 		t.Fatal(err)
 	}
-	if len(in) > openapi.DefaultMaxInputSchemaBytes || string(schema.Defs[podSpec]) != `{}` || len(schema.Defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]) < 100 {
+	if len(in) > limit || string(schema.Defs[podSpec]) != `{}` || len(schema.Defs["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"]) < 100 {
 		t.Errorf("listed input schema of %d bytes, %s: %s", len(in), podSpec, schema.Defs[podSpec])
 	}
 	if res := call(t, cs, "createAppsV1NamespacedDeployment", deployment(5, nil)); !res.IsError || !strings.Contains(text(res), "name") {
@@ -110,6 +111,14 @@ func TestTrimmedInputSchema(t *testing.T) {
 	}
 	if reqs := backend.requests(); len(reqs) != 1 || !strings.Contains(reqs[0].body, "one, please") {
 		t.Errorf("the API received %+v", reqs)
+	}
+
+	def, _ := serveReal(t, kubernetesDoc, backend, &openapi.Options{NoOutputSchema: true}, "createAppsV1NamespacedDeployment")
+	if err := json.Unmarshal(listed(t, def, "createAppsV1NamespacedDeployment", false), &schema); err != nil {
+		t.Fatal(err)
+	}
+	if len(schema.Defs[podSpec]) < 1000 {
+		t.Errorf("at the default limit, %s is %s", podSpec, schema.Defs[podSpec])
 	}
 
 	whole, _ := serveReal(t, kubernetesDoc, backend, &openapi.Options{NoOutputSchema: true, MaxInputSchemaBytes: -1}, "createAppsV1NamespacedDeployment")
