@@ -141,8 +141,9 @@ func BenchmarkCall(b *testing.B) {
 // Load parses it; Tools builds the tools; Server.Add registers them,
 // compiling their schemas; List is one tools/list of them all on an
 // in-memory transport, the server's answer read as JSON-RPC (its size
-// reported), and ListClient the same through the SDK's client, which
-// decodes every schema. Tools reports the schemas' sizes.
+// reported), ListPage50 a client's first page on a server whose pages
+// have 50 tools, and ListClient the whole list through the SDK's client,
+// which decodes every schema. Tools reports the schemas' sizes.
 func BenchmarkStripe(b *testing.B) {
 	data := realSpec(b, stripeDoc)
 	opts := &openapi.Options{Handler: http.NotFoundHandler(), OnSkip: func(*openapi.Operation, error) {}}
@@ -199,9 +200,11 @@ func BenchmarkStripe(b *testing.B) {
 			}
 		}
 	})
-	b.Run("List", func(b *testing.B) {
+	// list measures one tools/list: the first page, of pageSize tools (0:
+	// the SDK's default of 1,000, so the whole catalog).
+	list := func(b *testing.B, pageSize int) {
 		tools := build()
-		srv := mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{PageSize: pageSize}})
 		if err := srv.Add(tools...); err != nil {
 			b.Fatal(err)
 		}
@@ -244,7 +247,9 @@ func BenchmarkStripe(b *testing.B) {
 			size = len(roundTrip("tools/list", `{}`))
 		}
 		b.ReportMetric(float64(size), "list-bytes")
-	})
+	}
+	b.Run("List", func(b *testing.B) { list(b, 0) })
+	b.Run("ListPage50", func(b *testing.B) { list(b, 50) })
 	b.Run("ListClient", func(b *testing.B) {
 		tools := build()
 		srv := mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)

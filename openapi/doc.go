@@ -38,16 +38,18 @@
 // Schema vocabulary are dropped. $refs to other documents are never
 // fetched: [Load] refuses them, and [ErrSwagger2] says how to convert a
 // Swagger 2.0 document. An answer that is not an object is wrapped as
-// {"result": answer}; an output schema is trimmed to
-// [Options.MaxOutputSchemaBytes].
+// {"result": answer}. Each schema is bounded, by
+// [Options.MaxInputSchemaBytes] and [Options.MaxOutputSchemaBytes]: past
+// its limit it leaves out descriptions first, then the components reached
+// through the most $refs, which accept any value.
 //
 // # Skipped and degraded
 //
 // Every tool Tools returns is one a server accepts: it registers each on a
 // server of its own first. An operation that cannot be served is reported
 // to [Options.OnSkip]; a tool served with less than its operation says (a
-// pattern Go's regexp cannot compile is not checked; an output schema is
-// trimmed) to [Options.OnDegrade].
+// pattern Go's regexp cannot compile is not checked; a schema is trimmed)
+// to [Options.OnDegrade].
 //
 // # Results, errors and credentials
 //

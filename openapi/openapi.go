@@ -38,9 +38,15 @@ var (
 	ErrDegraded = errors.New("openapi: served with less than the document says")
 )
 
+// DefaultMaxInputSchemaBytes is the size an input schema is trimmed to
+// when [Options.MaxInputSchemaBytes] is zero: enough for Kubernetes'
+// Deployment to keep the structure of its pod spec (without the
+// descriptions of its components).
+const DefaultMaxInputSchemaBytes = 16 << 10
+
 // DefaultMaxOutputSchemaBytes is the size an output schema is trimmed to
 // when [Options.MaxOutputSchemaBytes] is zero.
-const DefaultMaxOutputSchemaBytes = 16 << 10
+const DefaultMaxOutputSchemaBytes = 8 << 10
 
 // DefaultMaxResponseBytes is the largest answer a tool reads from the API
 // when [Options.MaxResponseBytes] is zero.
@@ -212,11 +218,21 @@ type Options struct {
 	// of a tool with an output schema is validated against it.
 	NoOutputSchema bool
 
-	// MaxOutputSchemaBytes bounds the JSON of each output schema: past
-	// it, the components that the answer reaches through more links than
-	// fit are left as {} (any value). The components the answer refers to
-	// directly are always kept. Zero means [DefaultMaxOutputSchemaBytes];
-	// a negative value, no limit. Input schemas are never trimmed.
+	// MaxInputSchemaBytes bounds the JSON of each input schema. Past it,
+	// the schema gives up, while it is still too long: the descriptions of
+	// the components reached through more than one $ref; those of every
+	// component and of nested properties; then the components reached
+	// through the most $refs, which become {} (any value), a level at a
+	// time. The server validates the schema it advertises, so whatever is
+	// left out is neither said nor checked (the API still checks it). A
+	// schema written in the operation itself rather than in components is
+	// never cut, and may pass the limit. Zero means
+	// [DefaultMaxInputSchemaBytes]; a negative value, no limit.
+	MaxInputSchemaBytes int
+
+	// MaxOutputSchemaBytes bounds the JSON of each output schema, as
+	// MaxInputSchemaBytes bounds input schemas. Zero means
+	// [DefaultMaxOutputSchemaBytes]; a negative value, no limit.
 	MaxOutputSchemaBytes int
 
 	// OnSkip, if set, is told about each selected operation that cannot be
@@ -227,8 +243,8 @@ type Options struct {
 
 	// OnDegrade, if set, is told about each tool that is served with less
 	// than its operation says, once per reason: a pattern that Go's regexp
-	// cannot compile (lookahead, backreferences) is not checked, an output
-	// schema is trimmed to MaxOutputSchemaBytes. The error matches
+	// cannot compile (lookahead, backreferences) is not checked, a schema
+	// is trimmed to MaxInputSchemaBytes or MaxOutputSchemaBytes. The error matches
 	// [ErrDegraded]. The tool is served either way.
 	OnDegrade func(op *Operation, err error)
 }
@@ -415,43 +431,20 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 			}
 		}
 	}
-	// Each schema is a document of its own, with the $defs it needs.
-	inDefs, err := d.conv.defs(refs, input, 0, 0)
+	// Each schema is a document of its own, with the $defs it needs,
+	// fitted to its limit.
+	inJSON, ns, err := d.conv.fit(in, refs, input, limit{cmp.Or(opts.MaxInputSchemaBytes, DefaultMaxInputSchemaBytes), "MaxInputSchemaBytes"})
 	if err != nil {
 		return nil, nil, err
 	}
-	if inDefs.m != nil {
-		in["$defs"] = inDefs.m
-	}
-	noted("input schema", inDefs.notes)
+	noted("input schema", ns)
 	var outJSON []byte
 	if out != nil {
-		limit := opts.MaxOutputSchemaBytes
-		if limit == 0 {
-			limit = DefaultMaxOutputSchemaBytes
-		}
-		root, err := json.Marshal(out)
-		if err != nil {
-			return nil, nil, err
-		}
-		outDefs, err := d.conv.defs(outRefs, output, len(root), limit)
+		outJSON, ns, err = d.conv.fit(out, outRefs, output, limit{cmp.Or(opts.MaxOutputSchemaBytes, DefaultMaxOutputSchemaBytes), "MaxOutputSchemaBytes"})
 		if err != nil {
 			return nil, nil, fmt.Errorf("response: %w", err)
 		}
-		if outDefs.m != nil {
-			out["$defs"] = outDefs.m
-		}
-		noted("output schema", outDefs.notes)
-		if outJSON, err = json.Marshal(out); err != nil {
-			return nil, nil, err
-		}
-		if outDefs.cut > 0 {
-			noted("output schema", []error{degraded("trimmed to %d bytes (MaxOutputSchemaBytes %d): the %d components reached through more than %d $refs accept any value", len(outJSON), limit, outDefs.cut, outDefs.depth)})
-		}
-	}
-	inJSON, err := json.Marshal(in)
-	if err != nil {
-		return nil, nil, err
+		noted("output schema", ns)
 	}
 
 	t = &mcpkit.Tool{

@@ -49,6 +49,7 @@ const (
 type compKey struct {
 	name string
 	dir  direction
+	bare bool // without annotations (see annotationOnly)
 }
 
 // A component is one converted component schema: its JSON and the names
@@ -175,94 +176,224 @@ func checkDepth(s *openapi3.SchemaRef) error {
 	return nil
 }
 
-// A defs is what a tool schema's $defs holds: the components it needs, the
-// notes of their conversions, and how many components a size limit left
-// out.
-type defs struct {
-	m     map[string]json.RawMessage
-	notes []error
-	cut   int // components left as {} by the size limit
-	depth int // the links from the root that were kept, when cut > 0
-}
-
-// stub is what a component that the size limit leaves out becomes: a
+// stub is what a component that a size limit leaves out becomes: a
 // schema that accepts any value, so that every $ref still resolves.
 var stub = json.RawMessage(`{}`)
 
-// defs returns the $defs that the component names in refs need, with the
-// components those refer to, transitively. A component that refers to
-// itself (a tree, a linked list) is listed once.
-//
-// With limit > 0, the components are taken a level at a time (those refs
-// names, then those they refer to, ...) while their JSON, with base bytes
-// of the root schema, stays within limit; the first level is always
-// taken. The components of the levels past the limit that the kept ones
-// refer to become stubs.
-func (c *converter) defs(refs map[string]bool, dir direction, base, limit int) (*defs, error) {
-	out := &defs{}
-	if len(refs) == 0 {
-		return out, nil
-	}
-	out.m = make(map[string]json.RawMessage)
+// levels returns the components that the names in refs need, a level of
+// $refs at a time: refs' own, then those they refer to, and so on. Each
+// component is in the first level that reaches it, so a component that
+// refers to itself (a tree, a linked list) is listed once.
+func (c *converter) levels(refs map[string]bool, dir direction) ([][]string, error) {
+	var out [][]string
+	seen := make(map[string]bool, len(refs))
 	level := make([]string, 0, len(refs))
 	for name := range refs {
 		level = append(level, name)
+		seen[name] = true
 	}
-	slices.Sort(level)
-	size := base
-	var prev []string // the last level kept
-	for depth := 0; len(level) > 0; depth++ {
-		comps := make([]*component, len(level))
-		grow := 0
-		for i, name := range level {
-			comps[i] = c.component(name, dir)
-			if comps[i].err != nil {
-				return nil, comps[i].err
-			}
-			grow += len(name) + len(comps[i].json) + 4
-		}
-		if limit > 0 && depth > 0 && size+grow > limit {
-			stubbed := make(map[string]bool, len(level))
-			for _, name := range level {
-				out.m[name] = stub
-				stubbed[name] = true
-			}
-			// A oneOf with two stubs among its branches would match every
-			// value twice, and refuse it: in the last kept level, whose
-			// components are the only ones that refer to stubs, such a
-			// oneOf becomes an anyOf.
-			for _, name := range prev {
-				if js, changed := loosenOneOf(out.m[name], stubbed); changed {
-					out.m[name] = js
-				}
-			}
-			out.cut, out.depth = len(level), depth
-			return out, nil
-		}
-		size += grow
-		prev = level
-		seen := make(map[string]bool)
+	for len(level) > 0 {
+		slices.Sort(level)
+		out = append(out, level)
 		var next []string
-		for i, name := range level {
-			out.m[name] = comps[i].json
-			for _, e := range comps[i].notes {
-				if !slices.ContainsFunc(out.notes, func(n error) bool { return n.Error() == e.Error() }) {
-					out.notes = append(out.notes, e)
-				}
+		for _, name := range level {
+			comp := c.component(name, dir, false)
+			if comp.err != nil {
+				return nil, comp.err
 			}
-		}
-		for _, comp := range comps {
 			for _, d := range comp.deps {
-				if _, ok := out.m[d]; !ok && !seen[d] {
+				if !seen[d] {
 					seen[d] = true
 					next = append(next, d)
 				}
 			}
 		}
-		slices.Sort(next)
 		level = next
 	}
 	return out, nil
+}
+
+// A limit is the size a tool schema is fitted to, and the option that set
+// it, for the note that says so.
+type limit struct {
+	bytes  int // <= 0: no limit
+	option string
+}
+
+// Which annotations (descriptions, titles, examples) a fitted schema
+// keeps, from the most to the least.
+const (
+	allProse   = iota // all of them
+	nearProse         // the root's, and those of the components it refers to
+	topProse          // the root's, down to topDepth
+	proseSteps        // how many steps there are
+)
+
+// topDepth is how deep in the root schema topProse keeps annotations: the
+// root, its properties (the tool's arguments) and theirs (a body's
+// fields).
+const topDepth = 2
+
+// fit returns the JSON of the tool schema root with the $defs it needs
+// (the components the names in refs reach), and the notes on what it
+// leaves out. The root is the caller's own, and fit may change it.
+//
+// Past lim, fit gives up, in this order and only while the schema is
+// still too long: the descriptions, titles and examples of the components
+// reached through more than one $ref; those of every component and of the
+// root below its properties' properties; then the components of the
+// deepest level, which become {} (any value), a level at a time, down to
+// the components the root refers to. What the schema says is what the
+// server enforces at every step: annotations check nothing, and a
+// component left as {} checks nothing either. Only the root, written in
+// the operation, is never cut, so it alone may pass the limit.
+func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction, lim limit) ([]byte, []error, error) {
+	levels, err := c.levels(refs, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	rootJSON, err := json.Marshal(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	// size is the length of the schema that keeps the first keep levels,
+	// with the annotations prose says, and stubs for the next level.
+	size := func(prose, keep int) int {
+		n := len(rootJSON) + len(`,"$defs":{}`)
+		for l, level := range levels {
+			if l > keep {
+				break
+			}
+			for _, name := range level {
+				n += len(name) + 4
+				if l == keep {
+					n += len(stub)
+				} else {
+					n += len(c.component(name, dir, prose > allProse && (l > 0 || prose > nearProse)).json)
+				}
+			}
+		}
+		return n
+	}
+	prose, keep := allProse, len(levels)
+	lost := false // whether an annotation was left out
+	if lim.bytes > 0 {
+		for prose+1 < proseSteps && size(prose, keep) > lim.bytes {
+			prose++
+			if prose == topProse && stripProse(root, 0) {
+				lost = true
+				if rootJSON, err = json.Marshal(root); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		for keep > 0 && size(prose, keep) > lim.bytes {
+			keep--
+		}
+	}
+
+	var (
+		defs  map[string]json.RawMessage
+		found []error
+	)
+	if len(levels) > 0 {
+		defs = make(map[string]json.RawMessage)
+	}
+	stubbed := make(map[string]bool)
+	for l, level := range levels {
+		if l > keep {
+			break
+		}
+		for _, name := range level {
+			if l == keep {
+				defs[name] = stub
+				stubbed[name] = true
+				continue
+			}
+			bare := prose > allProse && (l > 0 || prose > nearProse)
+			comp := c.component(name, dir, bare)
+			lost = lost || bare && len(comp.json) < len(c.component(name, dir, false).json)
+			defs[name] = comp.json
+			for _, e := range comp.notes {
+				if !slices.ContainsFunc(found, func(n error) bool { return n.Error() == e.Error() }) {
+					found = append(found, e)
+				}
+			}
+		}
+	}
+	// A oneOf with two stubs among its branches would match every value
+	// twice, and refuse it: in the last kept level (or the root), whose
+	// schemas are the only ones that refer to stubs, such a oneOf becomes
+	// an anyOf.
+	if keep > 0 && keep < len(levels) {
+		for _, name := range levels[keep-1] {
+			if js, changed := loosenOneOf(defs[name], stubbed); changed {
+				defs[name] = js
+			}
+		}
+	}
+	if defs != nil {
+		root["$defs"] = defs
+	}
+	out, err := json.Marshal(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	if keep == 0 && len(stubbed) > 0 {
+		out, _ = loosenOneOf(out, stubbed)
+	}
+	switch {
+	case keep < len(levels):
+		cut := 0
+		for _, level := range levels[keep:] {
+			cut += len(level)
+		}
+		found = append(found, degraded("trimmed to %d bytes (%s %d): descriptions are left out, and the %d components reached through more than %d $refs accept any value", len(out), lim.option, lim.bytes, cut, keep))
+	case !lost:
+	case prose == topProse:
+		found = append(found, degraded("trimmed to %d bytes (%s %d): the descriptions of its components and of nested properties are left out", len(out), lim.option, lim.bytes))
+	case prose == nearProse:
+		found = append(found, degraded("trimmed to %d bytes (%s %d): the descriptions of the components reached through more than one $ref are left out", len(out), lim.option, lim.bytes))
+	}
+	return out, found, nil
+}
+
+// annotationOnly are the keywords that a trimmed schema leaves out: they
+// check nothing, and are most of a large schema's length.
+var annotationOnly = map[string]bool{"description": true, "title": true, "examples": true, "$comment": true}
+
+// stripProse removes, in place, the annotations of the converted schema v
+// nested deeper than topDepth, depth being v's own, and reports whether
+// there were any.
+func stripProse(v any, depth int) bool {
+	m, ok := v.(map[string]any)
+	if !ok || depth > maxSchemaDepth {
+		return false
+	}
+	found := false
+	if depth > topDepth {
+		for k := range annotationOnly {
+			if _, ok := m[k]; ok {
+				delete(m, k)
+				found = true
+			}
+		}
+	}
+	for k, val := range m {
+		switch {
+		case k == "items" || schemaKeywords[k]:
+			found = stripProse(val, depth+1) || found
+		case schemaMapKeywords[k]:
+			for _, s := range asMap(val) {
+				found = stripProse(s, depth+1) || found
+			}
+		case schemaListKeywords[k]:
+			for _, s := range asSlice(val) {
+				found = stripProse(s, depth+1) || found
+			}
+		}
+	}
+	return found
 }
 
 // loosenOneOf returns the schema js with each oneOf that has a branch
@@ -319,10 +450,26 @@ func asSlice(v any) []any {
 	return s
 }
 
-// component converts the component schema name, once per direction.
-func (c *converter) component(name string, dir direction) *component {
-	key := compKey{name, dir}
+// component converts the component schema name, once per direction, with
+// its annotations or bare (without them).
+func (c *converter) component(name string, dir direction, bare bool) *component {
+	key := compKey{name, dir, bare}
 	if comp, ok := c.comps[key]; ok {
+		return comp
+	}
+	if bare {
+		// The converted component, less its annotations.
+		whole := c.component(name, dir, false)
+		comp := &component{deps: whole.deps, notes: whole.notes, err: whole.err}
+		c.comps[key] = comp
+		var v any
+		if comp.err == nil {
+			comp.err = json.Unmarshal(whole.json, &v)
+		}
+		if comp.err == nil {
+			stripProse(v, topDepth+1)
+			comp.json, comp.err = json.Marshal(v)
+		}
 		return comp
 	}
 	comp := &component{}
@@ -798,7 +945,7 @@ func (c *converter) isObjectSchema(s any) bool {
 		if err != nil {
 			return false
 		}
-		comp := c.component(name, output)
+		comp := c.component(name, output, false)
 		if comp.err != nil {
 			return false
 		}
