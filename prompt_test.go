@@ -136,7 +136,7 @@ func TestPrompts(t *testing.T) {
 	hidden.Unlisted = true
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "prompts"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{
 		PageSize:     2,
-		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = 0 },
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.TTLMs = 60000 },
 	}})
 	if err := srv.AddPrompts(say("alpha"), say("beta"), hidden, count(say("delta",
 		&mcp.PromptArgument{Name: "who", Required: true}, &mcp.PromptArgument{Name: "mood"}))); err != nil {
@@ -152,8 +152,8 @@ func TestPrompts(t *testing.T) {
 			if names != "alpha,beta,delta" || pages != 2 {
 				t.Errorf("listed %s in %d pages, want alpha,beta,delta in 2", names, pages)
 			}
-			if first.CacheScope != "public" {
-				t.Errorf("cacheScope %q, want public", first.CacheScope)
+			if first.CacheScope != "public" || first.TTLMs != 60000 {
+				t.Errorf("cacheScope %q, ttlMs %d; want public, 60000 (SetCacheable's)", first.CacheScope, first.TTLMs)
 			}
 			res, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "delta", Arguments: map[string]string{"who": "Ada", "mood": "glad"}})
 			if err != nil || promptText(res) != "delta Ada glad" {
@@ -467,6 +467,34 @@ func TestPromptErrors(t *testing.T) {
 		}
 		if res, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "empty"}); err != nil || res.Messages == nil {
 			t.Errorf("%s empty: %+v, %v; want an empty result", era.name, res, err)
+		}
+	}
+}
+
+// TestSDKPromptsKept checks that prompts registered on the SDK server
+// directly are listed beside mcpkit's and served by the SDK, while the
+// prompt through which mcpkit's pass is never listed nor reachable.
+func TestSDKPromptsKept(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "mixed"}, nil)
+	srv.MCPServer().AddPrompt(&mcp.Prompt{Name: "legacy"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "legacy"}}}}, nil
+	})
+	if err := srv.AddPrompts(say("mine")); err != nil {
+		t.Fatal(err)
+	}
+	for _, era := range promptEras {
+		cs := era.connect(t, srv, nil).Session
+		if names, _, _ := promptNames(t, cs); names != "legacy,mine" {
+			t.Errorf("%s: listed %s, want legacy,mine", era.name, names)
+		}
+		for _, name := range []string{"legacy", "mine"} {
+			if res, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: name}); err != nil || promptText(res) != name {
+				t.Errorf("%s %s: %s, %v", era.name, name, promptText(res), err)
+			}
+		}
+		_, unknown := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "nosuch"})
+		if w := wireError(t, unknown); w != `{"code":-32602,"message":"unknown prompt \"nosuch\""}` {
+			t.Errorf("%s: unknown prompt: %s", era.name, w)
 		}
 	}
 }

@@ -168,6 +168,7 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 	s := newServer(mcp.NewServer(impl, &sdkOpts), opts)
 	s.pageSize = cmp.Or(sdkOpts.PageSize, mcp.DefaultPageSize)
 	s.setCacheable = sdkOpts.SetCacheable
+	//lint:ignore SA1019 a server told to declare prompts the old way answers them too
 	s.declaresPrompts = caps.Prompts != nil || sdkOpts.HasPrompts
 	return s
 }
