@@ -53,3 +53,40 @@ func ExampleServer_AddPrompts() {
 	// middleware.Timeout
 	//   timeout=10s
 }
+
+// staffOnly serves prompts tagged "staff" only to requests that carry
+// the header X-Staff: yes; tools are everyone's.
+type staffOnly struct{}
+
+func (staffOnly) Enabled(*mcpkit.Tool) bool                                 { return true }
+func (staffOnly) PerRequest() bool                                          { return true }
+func (staffOnly) Allowed(context.Context, *mcpkit.Tool, mcpkit.Caller) bool { return true }
+func (staffOnly) EnabledTarget(mcpkit.Target) bool                          { return true }
+func (staffOnly) AllowedTarget(_ context.Context, t mcpkit.Target, c mcpkit.Caller) bool {
+	return !t.HasTag("staff") || c.Header().Get("X-Staff") == "yes"
+}
+
+func ExampleTargetVisibility() {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "desk"}, nil)
+	srv.SetVisibility(staffOnly{})
+	reply := func(text string) mcpkit.PromptHandler {
+		return mcpkit.PromptHandlerFunc(func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
+		})
+	}
+	srv.AddPrompts(
+		&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "faq"}, Handler: reply("Answer from the FAQ.")},
+		&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "escalate"}, Handler: reply("Escalate."), Tags: []string{"staff"}},
+	)
+	cs := connect(srv) // in memory: no headers, so not staff
+	defer cs.Close()
+	list, _ := cs.ListPrompts(context.Background(), nil)
+	for _, p := range list.Prompts {
+		fmt.Println(p.Name)
+	}
+	_, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "escalate"})
+	fmt.Println(err)
+	// Output:
+	// faq
+	// calling "prompts/get": unknown prompt "escalate"
+}
