@@ -380,7 +380,10 @@ func TestPromptPipeline(t *testing.T) {
 		})
 	}
 	srv.Use(middleware.Recover(nil), toolsOnly, mcpkit.ForTools(mcpkit.Named("t"), middleware.MaskErrors(nil)), middleware.Timeout(time.Minute, nil))
-	if err := srv.AddPrompts(say("p")); err != nil {
+	srv.Use(mcpkit.Chain(mcpkit.NamedMiddleware("acme.audit", toolsOnly), middleware.MaskErrors(nil)))
+	p := say("p")
+	p.Middleware = []mcpkit.Middleware{middleware.Recover(nil)}
+	if err := srv.AddPrompts(p); err != nil {
 		t.Fatal(err)
 	}
 	if err := srv.Add(tool("t", reply("t"))); err != nil {
@@ -396,10 +399,14 @@ func TestPromptPipeline(t *testing.T) {
 		if l.Skipped {
 			s += " (skipped: " + l.Reason + ")"
 		}
+		if l.From != mcpkit.FromServer {
+			s += " from " + l.From
+		}
 		got = append(got, s)
 	}
 	want := "middleware.Recover, mcpkit_test.TestPromptPipeline (skipped: does not serve prompts), " +
-		"middleware.MaskErrors (skipped: mcpkit.ForTools selects tools only), middleware.Timeout"
+		"middleware.MaskErrors (skipped: mcpkit.ForTools selects tools only), middleware.Timeout, " +
+		"acme.audit (skipped: does not serve prompts), middleware.MaskErrors, middleware.Recover from prompt"
 	if strings.Join(got, ", ") != want {
 		t.Errorf("prompt pipeline:\n%s\nwant\n%s", strings.Join(got, ", "), want)
 	}
@@ -407,7 +414,7 @@ func TestPromptPipeline(t *testing.T) {
 		t.Error("Timeout's settings are not shown")
 	}
 	tl, _ := srv.Pipeline("t")
-	if len(tl) != 5 || tl[1].Skipped || tl[2].Skipped {
+	if len(tl) != 7 || tl[1].Skipped || tl[2].Skipped || tl[4].Skipped {
 		t.Errorf("tool pipeline %+v: want every layer, none skipped", tl)
 	}
 	if _, ok := srv.PromptPipeline("t"); ok {
