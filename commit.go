@@ -9,13 +9,15 @@ import (
 
 // The one commit.
 //
-// Every mutation of a Server (Add, Remove, Transform, Use, UseList,
-// SetVisibility, Refresh, RefreshTools, the providers', a mounted
-// server's change, another replica's) ends in commit, with the state it
-// made and a change that says what changed. commit is the only writer of
-// the state, the generation and the change log, and the only place that
-// reviews the listeners per caller, has the SDK tell them, tells the
-// servers s is mounted into and shares the change with the other replicas.
+// Every mutation of a Server (Add, Remove, AddPrompts, RemovePrompts,
+// Transform, Use, UseList, SetVisibility, Refresh, RefreshTools, the
+// providers', a mounted server's change, another replica's) ends in
+// commit, with the state it made and a change that says what changed.
+// commit is the only writer of the state, the generation and the change
+// log, and the only place that reviews the listeners per caller, for each
+// kind, has the SDK tell them, tells the servers s is mounted into and
+// shares the change with the other replicas (of tools: prompts are not
+// mounted nor shared yet).
 
 // A change is what a mutation changed, for commit.
 type change struct {
