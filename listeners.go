@@ -42,12 +42,12 @@ type listener struct {
 	// Guarded by Server.mu, by kind. digest is what caller sees in the
 	// current state (see Server.digest), kept while callers are not all
 	// listed the same (see state.uniform); foreign is what it last heard
-	// of the tools that other code registered on the SDK server (see
-	// foreignDigest).
+	// of the tools (prompts) that other code registered on the SDK server
+	// (see foreignDigest).
 	digest       [numKinds]uint64
 	pending      [numKinds]bool // the next notification of the kind goes through
-	foreign      uint64
-	foreignKnown bool
+	foreign      [numKinds]uint64
+	foreignKnown [numKinds]bool
 }
 
 // watchListeners notes the listeners that open, and forgets them when they
@@ -100,7 +100,9 @@ func (s *Server) listen(ctx context.Context, ss *mcp.ServerSession, extra *mcp.R
 		}
 	}
 	if s.foreign.Load() {
-		l.foreign, l.foreignKnown = s.foreignDigest(ctx, ss)
+		for _, k := range listenedKinds {
+			l.foreign[k], l.foreignKnown[k] = s.foreignDigest(ctx, ss, k)
+		}
 	}
 	s.listeners[ss] = l
 	return l
@@ -142,8 +144,7 @@ var listenedKinds = [...]Kind{KindTool, KindPrompt}
 // prompts, for k) changed must reach ss: when s did not see ss open (it
 // cannot judge), when a change marked ss's listener since it last heard
 // one, or when those that other code registered on the SDK server
-// changed since then (they are everyone's; of prompts, s does not know
-// which changed, and every such notification goes through).
+// changed since then (they are everyone's).
 func (s *Server) hears(ctx context.Context, ss *mcp.ServerSession, k Kind) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -153,44 +154,60 @@ func (s *Server) hears(ctx context.Context, ss *mcp.ServerSession, k Kind) bool 
 	}
 	hear := l.pending[k]
 	l.pending[k] = false
-	if k == KindPrompt {
-		return hear || s.foreign.Load()
-	}
 	if s.foreign.Load() {
-		d, ok := s.foreignDigest(ctx, ss)
-		hear = hear || !ok || !l.foreignKnown || d != l.foreign
-		l.foreign, l.foreignKnown = d, ok
+		d, ok := s.foreignDigest(ctx, ss, k)
+		hear = hear || !ok || !l.foreignKnown[k] || d != l.foreign[k]
+		l.foreign[k], l.foreignKnown[k] = d, ok
 	}
 	return hear
 }
 
-// foreignDigest returns a digest of the tools that code other than s
-// registered on the SDK server (see [Server.MCPServer]), read from the
-// SDK's own tools/list, and whether it could read them. The SDK only says
-// that its tools changed, not who changed them: this tells the changes of
-// those tools, which are everyone's, from s's own. s.mu is held.
-func (s *Server) foreignDigest(ctx context.Context, ss *mcp.ServerSession) (uint64, bool) {
+// foreignDigest returns a digest of the tools (the prompts, for k) that
+// code other than s registered on the SDK server (see [Server.MCPServer]),
+// read from the SDK's own list, and whether it could read them. The SDK
+// only says that its list changed, not who changed it: this tells the
+// changes of those, which are everyone's, from s's own. s.mu is held.
+func (s *Server) foreignDigest(ctx context.Context, ss *mcp.ServerSession, k Kind) (uint64, bool) {
 	st := s.state.Load()
 	var d uint64
 	cursor := ""
 	for {
-		res, err := s.sdkReceive(ctx, "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
+		var (
+			req    mcp.Request
+			method string
+		)
+		if k == KindPrompt {
+			method, req = "prompts/list", &mcp.ListPromptsRequest{Session: ss, Params: &mcp.ListPromptsParams{Cursor: cursor}}
+		} else {
+			method, req = "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}}
+		}
+		res, err := s.sdkReceive(ctx, method, req)
 		if err != nil {
 			return 0, false
 		}
-		lres, ok := res.(*mcp.ListToolsResult)
-		if !ok {
+		var next string
+		switch lres := res.(type) {
+		case *mcp.ListToolsResult:
+			for _, t := range lres.Tools {
+				if _, ours := st.byName.Get(t.Name); !ours && t.Name != s.dispatch {
+					d ^= maphash.Comparable(s.seed, t)
+				}
+			}
+			next = lres.NextCursor
+		case *mcp.ListPromptsResult:
+			for _, p := range lres.Prompts {
+				if _, ours := st.prompts.Get(p.Name); !ours && p.Name != s.promptDispatch {
+					d ^= maphash.Comparable(s.seed, p)
+				}
+			}
+			next = lres.NextCursor
+		default:
 			return 0, false
 		}
-		for _, t := range lres.Tools {
-			if _, ours := st.byName.Get(t.Name); !ours && t.Name != s.dispatch {
-				d ^= maphash.Comparable(s.seed, t)
-			}
-		}
-		if lres.NextCursor == "" || lres.NextCursor == cursor {
+		if next == "" || next == cursor {
 			return d, true
 		}
-		cursor = lres.NextCursor
+		cursor = next
 	}
 }
 

@@ -319,53 +319,76 @@ func TestPromptInputRequired(t *testing.T) {
 // reaches a listening client only when a change touches a prompt it sees:
 // over a 2025-11-25 session and over a 2026-07-28 subscriptions/listen
 // stream (both in memory, in a synctest bubble, so that the test can tell
-// that a notification was not sent).
+// that a notification was not sent). With the SDK server handed out
+// (prompts registered on it directly are everyone's), a change of those
+// reaches everyone, and a change of mcpkit's still only those who see it.
 func TestPromptListChanged(t *testing.T) {
 	for _, version := range []string{mcpkittest.StatefulVersion, mcpkittest.StatelessVersion} {
-		t.Run(version, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				srv := mcpkit.NewServer(&mcp.Implementation{Name: "notify"}, nil)
-				srv.SetVisibility(adminOnly{})
-				if err := srv.AddPrompts(say("open")); err != nil {
-					t.Fatal(err)
-				}
-				var heard [2]atomic.Int32 // guest, admin
-				listen := func(i int) *mcpkittest.Options {
-					return &mcpkittest.Options{ProtocolVersion: version, Client: &mcp.ClientOptions{
-						PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { heard[i].Add(1) },
-					}}
-				}
-				guest := mcpkittest.NewInMemoryServer(t, srv, listen(0))
-				admin := mcpkittest.NewInMemoryServer(t, srv, asAdmin(listen(1)))
-				synctest.Wait()
-				step := func(what string, change func(), guestHears, adminHears int32) {
-					t.Helper()
-					heard[0].Store(0)
-					heard[1].Store(0)
-					change()
-					time.Sleep(time.Second) // past the SDK's debounce, on the bubble's clock
-					synctest.Wait()
-					if g, a := heard[0].Load(), heard[1].Load(); g != guestHears || a != adminHears {
-						t.Errorf("%s: guest heard %d, admin %d; want %d, %d", what, g, a, guestHears, adminHears)
-					}
-				}
-				vault := say("vault")
-				vault.Tags = []string{"admin"}
-				step("an admin prompt added", func() { srv.AddPrompts(vault) }, 0, 1)
-				step("a prompt for everyone added", func() { srv.AddPrompts(say("more")) }, 1, 1)
-				step("an admin prompt removed", func() { srv.RemovePrompts("vault") }, 0, 1)
-				step("a tool added", func() { srv.Add(tool("t", reply("t"))) }, 0, 0)
-				if names, _, _ := promptNames(t, guest.Session); names != "more,open" {
-					t.Errorf("guest lists %s", names)
-				}
-				if names, _, _ := promptNames(t, admin.Session); names != "more,open" {
-					t.Errorf("admin lists %s", names)
-				}
-				guest.Close()
-				admin.Close()
+		for _, foreign := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/foreign=%v", version, foreign), func(t *testing.T) {
+				testPromptListChanged(t, version, foreign)
 			})
-		})
+		}
 	}
+}
+
+func testPromptListChanged(t *testing.T, version string, foreign bool) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "notify"}, nil)
+		if foreign {
+			srv.MCPServer()
+		}
+		srv.SetVisibility(adminOnly{})
+		if err := srv.AddPrompts(say("open")); err != nil {
+			t.Fatal(err)
+		}
+		var heard [2]atomic.Int32 // guest, admin
+		listen := func(i int) *mcpkittest.Options {
+			return &mcpkittest.Options{ProtocolVersion: version, Client: &mcp.ClientOptions{
+				PromptListChangedHandler: func(context.Context, *mcp.PromptListChangedRequest) { heard[i].Add(1) },
+			}}
+		}
+		guest := mcpkittest.NewInMemoryServer(t, srv, listen(0))
+		admin := mcpkittest.NewInMemoryServer(t, srv, asAdmin(listen(1)))
+		synctest.Wait()
+		step := func(what string, change func(), guestHears, adminHears int32) {
+			t.Helper()
+			heard[0].Store(0)
+			heard[1].Store(0)
+			change()
+			time.Sleep(time.Second) // past the SDK's debounce, on the bubble's clock
+			synctest.Wait()
+			if g, a := heard[0].Load(), heard[1].Load(); g != guestHears || a != adminHears {
+				t.Errorf("%s: guest heard %d, admin %d; want %d, %d", what, g, a, guestHears, adminHears)
+			}
+		}
+		vault := say("vault")
+		vault.Tags = []string{"admin"}
+		step("an admin prompt added", func() { srv.AddPrompts(vault) }, 0, 1)
+		step("a prompt for everyone added", func() { srv.AddPrompts(say("more")) }, 1, 1)
+		step("an admin prompt removed", func() { srv.RemovePrompts("vault") }, 0, 1)
+		step("a tool added", func() { srv.Add(tool("t", reply("t"))) }, 0, 0)
+		if foreign {
+			step("an SDK prompt added", func() {
+				srv.MCPServer().AddPrompt(&mcp.Prompt{Name: "sdk"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) { return nil, nil })
+			}, 1, 1)
+			srv.MCPServer().RemovePrompts("sdk")
+			time.Sleep(time.Second)
+			synctest.Wait()
+			step("an admin prompt added again", func() { srv.AddPrompts(vault) }, 0, 1)
+			srv.RemovePrompts("vault")
+			time.Sleep(time.Second)
+			synctest.Wait()
+		}
+		if names, _, _ := promptNames(t, guest.Session); names != "more,open" {
+			t.Errorf("guest lists %s", names)
+		}
+		if names, _, _ := promptNames(t, admin.Session); names != "more,open" {
+			t.Errorf("admin lists %s", names)
+		}
+		guest.Close()
+		admin.Close()
+	})
 }
 
 // TestPromptPipeline checks that a prompt's chain holds the layers that
