@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -16,9 +14,10 @@ import (
 	"github.com/mcpkit/mcpkit/internal/paramheader"
 )
 
-// intercept is the SDK server's receiving middleware: it answers tools/list
-// from the registry (see listTools) and routes each tools/call (see call);
-// every other method goes to the SDK untouched.
+// intercept is the SDK server's receiving middleware: it answers
+// tools/list and prompts/list from the registry (see listTools,
+// listPrompts) and routes each tools/call and prompts/get (see call,
+// getPrompt); every other method goes to the SDK untouched.
 func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s.firstServe()
@@ -30,6 +29,14 @@ func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.CallToolRequest:
 			if method == "tools/call" && r.Params != nil {
 				return s.call(ctx, r, next)
+			}
+		case *mcp.ListPromptsRequest:
+			if method == "prompts/list" {
+				return s.listPrompts(ctx, r, next)
+			}
+		case *mcp.GetPromptRequest:
+			if method == "prompts/get" && r.Params != nil {
+				return s.getPrompt(ctx, r, next)
 			}
 		}
 		return next(ctx, method, req)
@@ -67,7 +74,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, next mcp.Me
 	if obs != nil {
 		rc.start = time.Now()
 	}
-	rc.e = s.reach(ctx, s.state.Load(), rc.req, name, pinOf(req))
+	rc.e = s.reach(ctx, s.state.Load(), rc.req, KindTool, name, pinOf(req))
 	if rc.e == nil {
 		unknown := func() (mcp.Result, error) {
 			err := NewUnknownToolError(name)
@@ -81,7 +88,7 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, next mcp.Me
 		}
 		res, err := next(ctx, "tools/call", req)
 		var wire *jsonrpc.Error
-		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && isSDKUnknownTool(wire.Message, name) {
+		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && isSDKUnknown("unknown tool ", wire.Message, name) {
 			return unknown()
 		}
 		return res, err
@@ -95,18 +102,6 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, next mcp.Me
 		rc.sdk = &sdkReq
 	}
 	return next(context.WithValue(ctx, routedKey{}, rc), "tools/call", rc.sdk)
-}
-
-// isSDKUnknownTool reports whether msg is the SDK's message for a call of
-// name, a tool it does not have.
-func isSDKUnknownTool(msg, name string) bool {
-	const prefix = "unknown tool "
-	q, ok := strings.CutPrefix(msg, prefix)
-	if !ok {
-		return false
-	}
-	unq, err := strconv.Unquote(q)
-	return err == nil && unq == name
 }
 
 // serveRouted is the handler of s's one SDK tool: it serves the call that
@@ -229,17 +224,23 @@ func wireResult(name string, err error) (*mcp.CallToolResult, error) {
 // and class and the entries of the first [ResultMetaError] in meta's chain
 // in its _meta.
 func errorResult(text string, class ErrorClass, meta error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		IsError: true,
+		Meta:    errorMeta(class, meta),
+	}
+}
+
+// errorMeta returns the _meta of an error: class, and the entries of the
+// first [ResultMetaError] in meta's chain.
+func errorMeta(class ErrorClass, meta error) mcp.Meta {
 	m := mcp.Meta{}
 	var rme ResultMetaError
 	if meta != nil && errors.As(meta, &rme) {
 		maps.Copy(m, rme.ResultMeta())
 	}
 	m[MetaKeyErrorClass] = string(class)
-	return &mcp.CallToolResult{
-		Content: []mcp.Content{&mcp.TextContent{Text: text}},
-		IsError: true,
-		Meta:    m,
-	}
+	return m
 }
 
 // finish is finishAs for a result whose tool is not known, only whether its

@@ -14,10 +14,11 @@ import (
 // version, that a server with tools and neither prompts nor resources
 // declares a capability exactly when it answers that capability's list
 // methods (2026-07-28 requires servers that answer prompts/list to declare
-// prompts in server/discover): the SDK answers prompts/list,
-// resources/list and resources/templates/list with empty lists, so those
-// capabilities are declared too, with listChanged as the SDK would once it
-// had one to serve; completion/complete has no handler and is neither
+// prompts in server/discover): the SDK answers resources/list and
+// resources/templates/list with empty lists, so that capability is
+// declared too, with listChanged as the SDK would once it had one to
+// serve; a server without prompts neither declares nor answers
+// prompts/list; completion/complete has no handler and is neither
 // declared nor answered.
 func TestDeclaresWhatItAnswers(t *testing.T) {
 	newServer := func(t *testing.T) *mcpkit.Server {
@@ -56,8 +57,8 @@ func TestDeclaresWhatItAnswers(t *testing.T) {
 				t.Errorf("%s: declared %v, answered with error %v", c.name, c.declared, err)
 			}
 		}
-		if caps.Prompts == nil || !caps.Prompts.ListChanged || caps.Resources == nil || !caps.Resources.ListChanged || caps.Resources.Subscribe {
-			t.Errorf("prompts %+v, resources %+v; want listChanged, and no subscribe", caps.Prompts, caps.Resources)
+		if caps.Prompts != nil || caps.Resources == nil || !caps.Resources.ListChanged || caps.Resources.Subscribe {
+			t.Errorf("prompts %+v, resources %+v; want no prompts, resources with listChanged, and no subscribe", caps.Prompts, caps.Resources)
 		}
 	}, nil)
 }

@@ -9,13 +9,15 @@ import (
 
 // The one commit.
 //
-// Every mutation of a Server (Add, Remove, Transform, Use, UseList,
-// SetVisibility, Refresh, RefreshTools, the providers', a mounted
-// server's change, another replica's) ends in commit, with the state it
-// made and a change that says what changed. commit is the only writer of
-// the state, the generation and the change log, and the only place that
-// reviews the listeners per caller, has the SDK tell them, tells the
-// servers s is mounted into and shares the change with the other replicas.
+// Every mutation of a Server (Add, Remove, AddPrompts, RemovePrompts,
+// Transform, Use, UseList, SetVisibility, Refresh, RefreshTools, the
+// providers', a mounted server's change, another replica's) ends in
+// commit, with the state it made and a change that says what changed.
+// commit is the only writer of the state, the generation and the change
+// log, and the only place that reviews the listeners per caller, for each
+// kind, has the SDK tell them, tells the servers s is mounted into and
+// shares the change with the other replicas (of tools: prompts are not
+// mounted nor shared yet).
 
 // A change is what a mutation changed, for commit.
 type change struct {
@@ -47,6 +49,10 @@ type change struct {
 	// the callers of that principal ("" for everyone), as
 	// ProviderChanged says: their listeners hear of it.
 	principal *string
+
+	// prompts are the prompt names whose definitions as served changed:
+	// every listener is reviewed for them.
+	prompts []string
 
 	// remote says that another replica's tools changed; caughtUp, that
 	// OnChange ran and succeeded. No state is made.
@@ -100,10 +106,20 @@ func (s *Server) commit(st *state, c change) {
 	if len(c.reviewed) > 0 {
 		reviewed = slices.Compact(slices.Sorted(slices.Values(append(slices.Clip(changed), c.reviewed...))))
 	}
-	told := s.review(old, st, c, reviewed)
+	told := s.review(old, st, c, KindTool, reviewed)
 	if told || len(reviewed) > 0 || c.whole || c.everyone || c.principal != nil {
 		// Listeners the server did not see open hear of every change.
 		s.poke()
+	}
+	toldPrompts := s.review(old, st, c, KindPrompt, c.prompts)
+	switch {
+	case st.prompts.Len() > 0 && !s.promptsServed.Load():
+		// The SDK declares the prompts capability once it has a prompt:
+		// the one through which every prompts/get passes (see getPrompt).
+		s.promptsServed.Store(true)
+		s.registerPromptDispatch()
+	case toldPrompts || len(c.prompts) > 0 || c.whole && st.prompts.Len() > 0:
+		s.pokePrompts()
 	}
 	if !local {
 		return
@@ -177,9 +193,12 @@ func (s *Server) finish(st *state) {
 	if st.provided == nil {
 		st.provided = newProvidedCache()
 	}
-	st.allowed = nil
+	st.allowed, st.allowedTarget = nil, nil
 	if v != nil && v.PerRequest() {
 		st.allowed = v.Allowed
+		if tv, ok := v.(TargetVisibility); ok {
+			st.allowedTarget = tv.AllowedTarget
+		}
 	}
 	st.lister = nil
 	if len(s.listUse) > 0 {
@@ -221,6 +240,22 @@ func (s *Server) poke() {
 		s.registerDispatch()
 		return
 	}
+}
+
+// pokePrompts is poke for notifications/prompts/list_changed: the SDK
+// sends it after a change of its prompts, and s registers again the prompt
+// through which every prompts/get passes. s.mu is held.
+func (s *Server) pokePrompts() {
+	for range s.sdk.Sessions() {
+		s.registerPromptDispatch()
+		return
+	}
+}
+
+// registerPromptDispatch registers with the SDK the prompt through which
+// every prompts/get of s's prompts passes (see getPrompt).
+func (s *Server) registerPromptDispatch() {
+	s.sdk.AddPrompt(&mcp.Prompt{Name: s.promptDispatch}, s.servePromptRouted)
 }
 
 // registerDispatch registers with the SDK the tool through which calls of

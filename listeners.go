@@ -21,8 +21,13 @@ import (
 // marks the listeners whose list a change concerns (review), and only
 // those hear the SDK's notification (filterListChanged).
 
-// toolsListChanged is the method of the notification that listeners hear.
-const toolsListChanged = "notifications/tools/list_changed"
+// toolsListChanged and promptsListChanged are the methods of the
+// notifications that listeners hear; the same rules hold for both, each of
+// its own kind.
+const (
+	toolsListChanged   = "notifications/tools/list_changed"
+	promptsListChanged = "notifications/prompts/list_changed"
+)
 
 // A listener is a client that hears notifications/tools/list_changed: a
 // session of a protocol before 2026-07-28, judged by its initialize
@@ -34,14 +39,15 @@ type listener struct {
 	ctx    context.Context
 	caller Caller // that request, as a tools/list from it would be judged
 
-	// Guarded by Server.mu. digest is what caller sees in the current
-	// state (see Server.digest), kept while callers are not all listed
-	// the same (see state.uniform); foreign is what it last heard of the tools that other
-	// code registered on the SDK server (see foreignDigest).
-	digest       uint64
-	pending      bool // the next notification goes through
-	foreign      uint64
-	foreignKnown bool
+	// Guarded by Server.mu, by kind. digest is what caller sees in the
+	// current state (see Server.digest), kept while callers are not all
+	// listed the same (see state.uniform); foreign is what it last heard
+	// of the tools (prompts) that other code registered on the SDK server
+	// (see foreignDigest).
+	digest       [numKinds]uint64
+	pending      [numKinds]bool // the next notification of the kind goes through
+	foreign      [numKinds]uint64
+	foreignKnown [numKinds]bool
 }
 
 // watchListeners notes the listeners that open, and forgets them when they
@@ -63,7 +69,8 @@ func (s *Server) watchListeners(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			return res, err
 		case *mcp.SubscriptionsListenRequest:
-			if r.Session == nil || r.Params == nil || r.Params.Notifications == nil || !r.Params.Notifications.ToolsListChanged {
+			if r.Session == nil || r.Params == nil || r.Params.Notifications == nil ||
+				!r.Params.Notifications.ToolsListChanged && !r.Params.Notifications.PromptsListChanged {
 				break
 			}
 			l := s.listen(ctx, r.Session, r.Extra, r.Params.Meta)
@@ -86,11 +93,16 @@ func (s *Server) listen(ctx context.Context, ss *mcp.ServerSession, extra *mcp.R
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if st := s.state.Load(); !st.uniform() {
-		l.digest, _ = s.digest(l.ctx, st, l.caller)
+	st := s.state.Load()
+	for _, k := range listenedKinds {
+		if !st.uniform(k) {
+			l.digest[k], _ = s.digest(l.ctx, st, l.caller, k)
+		}
 	}
 	if s.foreign.Load() {
-		l.foreign, l.foreignKnown = s.foreignDigest(ctx, ss)
+		for _, k := range listenedKinds {
+			l.foreign[k], l.foreignKnown[k] = s.foreignDigest(ctx, ss, k)
+		}
 	}
 	s.listeners[ss] = l
 	return l
@@ -110,70 +122,98 @@ func (s *Server) unlisten(ss *mcp.ServerSession, l *listener) {
 // hears).
 func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method == toolsListChanged {
-			if ss, ok := req.GetSession().(*mcp.ServerSession); ok && !s.hears(ctx, ss) {
-				return nil, nil
-			}
+		k := KindTool
+		switch method {
+		case toolsListChanged:
+		case promptsListChanged:
+			k = KindPrompt
+		default:
+			return next(ctx, method, req)
+		}
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok && !s.hears(ctx, ss, k) {
+			return nil, nil
 		}
 		return next(ctx, method, req)
 	}
 }
 
-// hears reports whether the SDK's notification that the tools changed must
-// reach ss: when s did not see ss open (it cannot judge), when a change
-// marked ss's listener since it last heard one, or when the tools that
-// other code registered on the SDK server changed since then (they are
-// everyone's).
-func (s *Server) hears(ctx context.Context, ss *mcp.ServerSession) bool {
+// listenedKinds are the kinds whose list_changed listeners hear.
+var listenedKinds = [...]Kind{KindTool, KindPrompt}
+
+// hears reports whether the SDK's notification that the tools (the
+// prompts, for k) changed must reach ss: when s did not see ss open (it
+// cannot judge), when a change marked ss's listener since it last heard
+// one, or when those that other code registered on the SDK server
+// changed since then (they are everyone's).
+func (s *Server) hears(ctx context.Context, ss *mcp.ServerSession, k Kind) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.listeners[ss]
 	if l == nil {
 		return true
 	}
-	hear := l.pending
-	l.pending = false
+	hear := l.pending[k]
+	l.pending[k] = false
 	if s.foreign.Load() {
-		d, ok := s.foreignDigest(ctx, ss)
-		hear = hear || !ok || !l.foreignKnown || d != l.foreign
-		l.foreign, l.foreignKnown = d, ok
+		d, ok := s.foreignDigest(ctx, ss, k)
+		hear = hear || !ok || !l.foreignKnown[k] || d != l.foreign[k]
+		l.foreign[k], l.foreignKnown[k] = d, ok
 	}
 	return hear
 }
 
-// foreignDigest returns a digest of the tools that code other than s
-// registered on the SDK server (see [Server.MCPServer]), read from the
-// SDK's own tools/list, and whether it could read them. The SDK only says
-// that its tools changed, not who changed them: this tells the changes of
-// those tools, which are everyone's, from s's own. s.mu is held.
-func (s *Server) foreignDigest(ctx context.Context, ss *mcp.ServerSession) (uint64, bool) {
+// foreignDigest returns a digest of the tools (the prompts, for k) that
+// code other than s registered on the SDK server (see [Server.MCPServer]),
+// read from the SDK's own list, and whether it could read them. The SDK
+// only says that its list changed, not who changed it: this tells the
+// changes of those, which are everyone's, from s's own. s.mu is held.
+func (s *Server) foreignDigest(ctx context.Context, ss *mcp.ServerSession, k Kind) (uint64, bool) {
 	st := s.state.Load()
 	var d uint64
 	cursor := ""
 	for {
-		res, err := s.sdkReceive(ctx, "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}})
+		var (
+			req    mcp.Request
+			method string
+		)
+		if k == KindPrompt {
+			method, req = "prompts/list", &mcp.ListPromptsRequest{Session: ss, Params: &mcp.ListPromptsParams{Cursor: cursor}}
+		} else {
+			method, req = "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}}
+		}
+		res, err := s.sdkReceive(ctx, method, req)
 		if err != nil {
 			return 0, false
 		}
-		lres, ok := res.(*mcp.ListToolsResult)
-		if !ok {
+		var next string
+		switch lres := res.(type) {
+		case *mcp.ListToolsResult:
+			for _, t := range lres.Tools {
+				if _, ours := st.byName.Get(t.Name); !ours && t.Name != s.dispatch {
+					d ^= maphash.Comparable(s.seed, t)
+				}
+			}
+			next = lres.NextCursor
+		case *mcp.ListPromptsResult:
+			for _, p := range lres.Prompts {
+				if _, ours := st.prompts.Get(p.Name); !ours && p.Name != s.promptDispatch {
+					d ^= maphash.Comparable(s.seed, p)
+				}
+			}
+			next = lres.NextCursor
+		default:
 			return 0, false
 		}
-		for _, t := range lres.Tools {
-			if _, ours := st.byName.Get(t.Name); !ours && t.Name != s.dispatch {
-				d ^= maphash.Comparable(s.seed, t)
-			}
-		}
-		if lres.NextCursor == "" || lres.NextCursor == cursor {
+		if next == "" || next == cursor {
 			return d, true
 		}
-		cursor = lres.NextCursor
+		cursor = next
 	}
 }
 
 // review marks the listeners that must hear of the change c from old to
-// st, which changed the names given (sorted), and reports whether it
-// marked any. s.mu is held.
+// st, which changed the names of kind k given (sorted), and reports
+// whether it marked any. s.mu is held.
 //
 // A listener hears when what its caller is listed changed: the names, and
 // the definitions (the versions it may see, which the listed one names in
@@ -191,47 +231,52 @@ func (s *Server) foreignDigest(ctx context.Context, ss *mcp.ServerSession) (uint
 // on their own (see askProviders); and a change of the Provider's own is
 // told as ProviderChanged says. A change that may concern any name tells
 // every listener when a Provider serves tools. Mounted servers are asked
-// like the registry, from the child's states of old and st.
-func (s *Server) review(old, st *state, c change, names []string) bool {
+// like the registry, from the child's states of old and st. Prompts have
+// no source, and are not told by list middleware, providers or replicas.
+func (s *Server) review(old, st *state, c change, k Kind, names []string) bool {
 	if len(s.listeners) == 0 {
 		return false
 	}
+	tools := k == KindTool
 	switch {
-	case c.everyone:
-		return s.tellAll()
-	case c.principal != nil:
+	case c.everyone && tools:
+		return s.tellAll(k)
+	case c.principal != nil && tools:
 		told := false
 		for _, l := range s.listeners {
 			if *c.principal == "" || principalOf(l.caller) == *c.principal {
-				l.pending, told = true, true
+				l.pending[k], told = true, true
 			}
 		}
 		return told
 	case c.remote:
+		if !tools {
+			return false
+		}
 		// Another replica's change: one that caught up serves what the
 		// fleet serves, and its listeners are judged as for a change of
 		// every name; one that could not catch up cannot judge.
-		if c.caughtUp && !st.uniform() {
-			if told, ok := s.reviewAll(st, st); ok {
+		if c.caughtUp && !st.uniform(k) {
+			if told, ok := s.reviewAll(st, st, k); ok {
 				return told
 			}
 		}
-		return s.tellAll()
-	case c.whole || old.uniform() != st.uniform():
+		return s.tellAll(k)
+	case c.whole || old.uniform(k) != st.uniform(k):
 		// Listeners keep a digest only while callers are not all listed
 		// the same: one that begins to be kept is made whole.
-		if told, ok := s.reviewAll(old, st); ok {
+		if told, ok := s.reviewAll(old, st, k); ok {
 			return told
 		}
-		return s.tellAll()
+		return s.tellAll(k)
 	}
-	if old.uniform() && st.uniform() {
+	if old.uniform(k) && st.uniform(k) {
 		// Everyone sees the same list.
 		for _, name := range names {
-			before, _ := s.view(context.Background(), old, nil, name, true)
-			after, _ := s.view(context.Background(), st, nil, name, true)
+			before, _ := s.view(context.Background(), old, nil, k, name, true)
+			after, _ := s.view(context.Background(), st, nil, k, name, true)
 			if before != after {
-				return s.tellAll()
+				return s.tellAll(k)
 			}
 		}
 		return false
@@ -240,8 +285,8 @@ func (s *Server) review(old, st *state, c change, names []string) bool {
 	var ask []asked
 	for ss, l := range s.listeners {
 		for _, name := range names {
-			before, bOpaque := s.view(l.ctx, old, l.caller, name, true)
-			after, aOpaque := s.view(l.ctx, st, l.caller, name, true)
+			before, bOpaque := s.view(l.ctx, old, l.caller, k, name, true)
+			after, aOpaque := s.view(l.ctx, st, l.caller, k, name, true)
 			switch {
 			case bOpaque && aOpaque:
 				// A Provider may decide the name for the caller in both
@@ -251,8 +296,8 @@ func (s *Server) review(old, st *state, c change, names []string) bool {
 					ask = append(ask, asked{ss, l, name})
 				}
 			case before != after || bOpaque != aOpaque:
-				l.digest ^= before ^ after
-				l.pending, told = true, true
+				l.digest[k] ^= before ^ after
+				l.pending[k], told = true, true
 			}
 		}
 	}
@@ -291,8 +336,8 @@ func (s *Server) askProviders(old, st *state, ask []asked) {
 		defer close(done)
 		for i, a := range ask {
 			ctx, cancel := context.WithDeadline(a.l.ctx, deadline)
-			before, _ := s.view(ctx, old, a.l.caller, a.name, false)
-			after, _ := s.view(ctx, st, a.l.caller, a.name, false)
+			before, _ := s.view(ctx, old, a.l.caller, KindTool, a.name, false)
+			after, _ := s.view(ctx, st, a.l.caller, KindTool, a.name, false)
 			late := ctx.Err() != nil
 			cancel()
 			mu.Lock()
@@ -322,7 +367,7 @@ func (s *Server) askProviders(old, st *state, ask []asked) {
 	told := false
 	for _, a := range tell {
 		if s.listeners[a.ss] == a.l {
-			a.l.pending, told = true, true
+			a.l.pending[KindTool], told = true, true
 		}
 	}
 	if told {
@@ -330,55 +375,62 @@ func (s *Server) askProviders(old, st *state, ask []asked) {
 	}
 }
 
-// reviewAll marks the listeners whose digest of st differs from the one
-// they had in old (kept, or, when everyone saw the same list in old,
-// old's digest), and reports whether it marked any; ok is false when a
-// Provider serves tools in either state, whose tools no digest covers.
-// s.mu is held.
-func (s *Server) reviewAll(old, st *state) (told, ok bool) {
+// reviewAll marks the listeners whose digest of st's names of kind k
+// differs from the one they had in old (kept, or, when everyone saw the
+// same list in old, old's digest), and reports whether it marked any; ok
+// is false when a Provider serves tools in either state, whose tools no
+// digest covers. s.mu is held.
+func (s *Server) reviewAll(old, st *state, k Kind) (told, ok bool) {
 	var oldAll, newAll uint64
-	if old.uniform() {
-		if oldAll, ok = s.digest(context.Background(), old, nil); !ok {
+	if old.uniform(k) {
+		if oldAll, ok = s.digest(context.Background(), old, nil, k); !ok {
 			return false, false
 		}
 	}
-	if st.uniform() {
-		if newAll, ok = s.digest(context.Background(), st, nil); !ok {
+	if st.uniform(k) {
+		if newAll, ok = s.digest(context.Background(), st, nil, k); !ok {
 			return false, false
 		}
 	}
 	for _, l := range s.listeners {
-		before, after := l.digest, newAll
-		if old.uniform() {
+		before, after := l.digest[k], newAll
+		if old.uniform(k) {
 			before = oldAll
 		}
-		if !st.uniform() {
-			if after, ok = s.digest(l.ctx, st, l.caller); !ok {
+		if !st.uniform(k) {
+			if after, ok = s.digest(l.ctx, st, l.caller, k); !ok {
 				return false, false
 			}
 		}
-		l.digest = after
+		l.digest[k] = after
 		if before != after {
-			l.pending, told = true, true
+			l.pending[k], told = true, true
 		}
 	}
 	return told, true
 }
 
-// uniform reports whether everyone is listed the same in st: no
-// per-request Visibility, no source.
-func (st *state) uniform() bool { return st.allowed == nil && len(st.sources) == 0 }
+// uniform reports whether everyone is listed the same names of kind k in
+// st: no per-request Visibility (for prompts, none that decides prompts),
+// and, for tools, no source.
+func (st *state) uniform(k Kind) bool {
+	if k == KindPrompt {
+		return st.allowedTarget == nil
+	}
+	return st.allowed == nil && len(st.sources) == 0
+}
 
-// tellAll marks every listener: the next notification reaches them all.
-// It reports whether there was one. s.mu is held.
-func (s *Server) tellAll() bool {
+// tellAll marks every listener for kind k: the next notification of k
+// reaches them all. It reports whether there was one. s.mu is held.
+func (s *Server) tellAll(k Kind) bool {
 	for _, l := range s.listeners {
-		l.pending = true
+		l.pending[k] = true
 	}
 	return len(s.listeners) > 0
 }
 
-// view returns a digest of what tools/list shows c under name in st: 0
+// view returns a digest of what tools/list (prompts/list, for k) shows c
+// under name in st: 0
 // when c is listed nothing under it, else a digest of the versions c sees,
 // the first of which is listed, with the others in its _meta. A version
 // stands for its definition (entry.fingerprint): what c is listed
@@ -387,12 +439,12 @@ func (s *Server) tellAll() bool {
 // list can be updated by one name's change. With blind set, no Provider
 // is asked: opaque then reports that one may decide the name for c, whose
 // tools the digest does not cover.
-func (s *Server) view(ctx context.Context, st *state, c Caller, name string, blind bool) (d uint64, opaque bool) {
+func (s *Server) view(ctx context.Context, st *state, c Caller, k Kind, name string, blind bool) (d uint64, opaque bool) {
 	var es []*entry
-	if _, _, blocked := s.walk(ctx, st, c, name, pin{}, &es, blind); blocked {
+	if _, _, blocked := s.walk(ctx, st, c, k, name, pin{}, &es, blind); blocked {
 		return 0, true
 	}
-	if len(es) == 0 || es[0].tool.Unlisted {
+	if len(es) == 0 || es[0].unlisted() {
 		return 0, false
 	}
 	for _, e := range es {
@@ -401,16 +453,23 @@ func (s *Server) view(ctx context.Context, st *state, c Caller, name string, bli
 	return d, false
 }
 
-// digest returns a digest of the whole list c sees in st: the views of
-// every name, combined with XOR; ok is false when a Provider serves tools
-// in st, whose names only a listing would tell.
-func (s *Server) digest(ctx context.Context, st *state, c Caller) (d uint64, ok bool) {
+// digest returns a digest of the whole list of kind k c sees in st: the
+// views of every name, combined with XOR; ok is false when a Provider
+// serves tools in st, whose names only a listing would tell.
+func (s *Server) digest(ctx context.Context, st *state, c Caller, k Kind) (d uint64, ok bool) {
+	if k == KindPrompt {
+		for n := range st.prompts.All() {
+			v, _ := s.view(ctx, st, c, k, n.name, true)
+			d ^= v
+		}
+		return d, true
+	}
 	names, ok := servedNames(st, "", nil)
 	if !ok {
 		return 0, false
 	}
 	for name := range names {
-		v, _ := s.view(ctx, st, c, name, true)
+		v, _ := s.view(ctx, st, c, k, name, true)
 		d ^= v
 	}
 	return d, true

@@ -50,7 +50,7 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 		}
 		cacheable.CacheScope = cmp.Or(cacheable.CacheScope, "public")
 	}
-	if !st.uniform() {
+	if !st.uniform(KindTool) {
 		// The list depends on who asks: no shared cache may keep it.
 		cacheable.CacheScope = "private"
 	}
@@ -94,7 +94,7 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 // basePage is the server's own Lister: the page req describes (see
 // Server.page), reporting in req how far it got.
 func (s *Server) basePage(ctx context.Context, st *state, req *ListRequest) []*Tool {
-	pg := s.page(ctx, st, req, req.After, req.Limit, false)
+	pg := s.page(ctx, st, req, KindTool, req.After, req.Limit, false)
 	if req.page != nil {
 		req.page.more, req.page.last = pg.more, pg.last
 	}

@@ -73,6 +73,14 @@ func Chain(mw ...Middleware) Middleware {
 	}
 	mw = slices.Clone(mw) // the caller may reuse its slice
 	return func(h Handler) Handler {
+		if b, ok := h.(promptBound); ok {
+			// Inside a Server, building a prompt's chain: each layer is
+			// judged on its own.
+			for i := len(mw) - 1; i >= 0; i-- {
+				b = b.apply(mw[i])
+			}
+			return b
+		}
 		if b, ok := h.(boundHandler); ok {
 			if b.probing() {
 				// Skipped by a ForTools selection: names alone.

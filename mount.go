@@ -240,7 +240,7 @@ func (mv *mountView) offer(ctx context.Context, st *state, c Caller, name string
 		return nil, false
 	}
 	var ces []*entry
-	if _, _, blocked := mv.m.child.walk(ctx, mv.child, c, cname, pin{}, &ces, blind); blocked {
+	if _, _, blocked := mv.m.child.walk(ctx, mv.child, c, KindTool, cname, pin{}, &ces, blind); blocked {
 		return nil, true
 	}
 	return mv.entries(st, ces), false
@@ -265,7 +265,7 @@ func (mv *mountView) page(ctx context.Context, st *state, c Caller, after string
 	if !ok {
 		return listPage{}
 	}
-	cp := mv.m.child.page(ctx, mv.child, c, from, limit, true)
+	cp := mv.m.child.page(ctx, mv.child, c, KindTool, from, limit, true)
 	pg := listPage{more: cp.more}
 	if cp.last != "" {
 		pg.last = mv.m.prefix + cp.last

@@ -54,7 +54,7 @@ func BenchmarkMount(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			req := &Request{Call: call, Arguments: args}
-			e := srv.reach(context.Background(), srv.state.Load(), req, name, pinOf(call))
+			e := srv.reach(context.Background(), srv.state.Load(), req, KindTool, name, pinOf(call))
 			if e == nil {
 				b.Fatal(name, "not found")
 			}

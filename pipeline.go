@@ -20,6 +20,7 @@ import (
 const (
 	FromServer = "server" // Server.Use, or the server's own validation
 	FromTool   = "tool"   // the tool's own Tool.Middleware
+	FromPrompt = "prompt" // the prompt's own Prompt.Middleware
 )
 
 // A Layer is one middleware in the pipeline of a tool, as
@@ -43,8 +44,14 @@ type Layer struct {
 	// Skipped is set for a middleware that a [ForTools] selection left out
 	// for this tool: it is listed where it would be, and costs nothing. A
 	// skipped [Chain] or [ForTools] (middleware.Bulkhead is one) lists its
-	// layers, under the names they have where they apply.
+	// layers, under the names they have where they apply. In a prompt's
+	// pipeline, a layer whose Handler does not serve prompts is skipped
+	// too.
 	Skipped bool `json:"skipped,omitempty"`
+	// Reason says why a layer of a prompt's pipeline (see
+	// [Server.PromptPipeline]) is skipped: its Handler does not serve
+	// prompts, or a ForTools selection holds it.
+	Reason string `json:"reason,omitempty"`
 	// Settings are what the layer says of its configuration (a time limit,
 	// a size limit), when the Handler its middleware returned implements
 	// [LayerSettings]. Skipped layers have none.
@@ -212,6 +219,24 @@ func NamedMiddleware(name string, m Middleware) Middleware {
 		panic("mcpkit: NamedMiddleware: empty name or nil middleware")
 	}
 	return func(next Handler) Handler {
+		if pb, ok := next.(promptBound); ok {
+			n := pb.rec.len()
+			h := m(next)
+			_, serves := h.(PromptHandler)
+			if pb.rec.len() == n {
+				l := Layer{Name: name, From: pb.rec.from, Skipped: !serves}
+				if !serves {
+					l.Reason = skipReason
+				} else if ls, ok := h.(LayerSettings); ok {
+					l.Settings = ls.LayerSettings()
+				}
+				pb.rec.layers = append(pb.rec.layers, l)
+			}
+			if !serves {
+				return next
+			}
+			return h
+		}
 		b, ok := next.(boundHandler)
 		if !ok {
 			return m(next)

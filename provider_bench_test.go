@@ -91,7 +91,7 @@ func BenchmarkProvider(b *testing.B) {
 				}
 				call := &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{Name: "op_042", Arguments: json.RawMessage(`{"a":1}`)}, Extra: extra}
 				req := &Request{Call: call, Arguments: call.Params.Arguments}
-				e := srv.reach(context.Background(), st, req, "op_042", pin{})
+				e := srv.reach(context.Background(), st, req, KindTool, "op_042", pin{})
 				if e == nil {
 					b.Fatal("op_042 not found")
 				}

@@ -310,7 +310,7 @@ func (s *Server) update(names []string) *state {
 		// over it costs less than a copied chunk per name.
 		return s.rebuild(old, names)
 	}
-	st := &state{byName: old.byName, listed: old.listed, byID: old.byID, sources: old.sources, provided: old.provided, requiring: old.requiring}
+	st := &state{byName: old.byName, listed: old.listed, byID: old.byID, prompts: old.prompts, sources: old.sources, provided: old.provided, requiring: old.requiring}
 	gone := make(map[*entry]bool)
 	fresh := make(map[string][]*entry)
 	ids := make(map[string]bool)
@@ -385,7 +385,7 @@ func (s *Server) rebuild(old *state, names []string) *state {
 	}
 	slices.SortFunc(all, func(a, b *toolName) int { return strings.Compare(a.name, b.name) })
 	st := indexed(all)
-	st.sources, st.provided = old.sources, old.provided
+	st.sources, st.provided, st.prompts = old.sources, old.provided, old.prompts
 	s.finish(st)
 	return st
 }
@@ -486,6 +486,8 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 	}
 	st := indexed(all)
 	st.sources = old.sources
+	// The prompts' chains are built with the same middleware.
+	st.prompts, _ = s.promptIndex(old.prompts, nil)
 	s.finish(st)
 	return st, groups, servedAs, nil
 }

@@ -11,8 +11,10 @@ import (
 
 // The one route.
 //
-// Which tool a call reaches, and whether its caller may see it, is decided
-// here and nowhere else, for every way in: tools/call, the tools/list page,
+// Which tool a call reaches (which prompt a prompts/get reaches), and
+// whether its caller may see it, is decided here and nowhere else, for
+// every way in: tools/call, prompts/get, the tools/list and prompts/list
+// pages,
 // the early refusal of a 2026-07-28 call by its headers, Resolve (and so
 // discovery's meta-tools and the rounds of a task), Reaches and the search
 // of provided tools. The rules:
@@ -27,6 +29,9 @@ import (
 //     under the deciding source, or the highest of them: state.pick;
 //   - one listing rule: the first version the caller sees is listed, unless
 //     it is Unlisted, its _meta naming the versions the caller may pin.
+//
+// Prompts take the same route, by their own names: one version each, no
+// pin, no source (providers and mounted servers serve tools only).
 
 // pin is the version a call pins with [MetaKeyVersion] in its _meta, if
 // it pins one.
@@ -61,6 +66,9 @@ func metaPin(meta mcp.Meta) pin {
 // Visibility, asked of the version the transforms made. A nil c is
 // whoever calls: only the rules for everyone apply.
 func (st *state) sees(ctx context.Context, c Caller, e *entry) bool {
+	if e.prompt != nil {
+		return st.allowedTarget == nil || c == nil || st.allowedTarget(ctx, e.prompt, c)
+	}
 	return st.allowed == nil || c == nil || st.allowed(ctx, e.tool, c)
 }
 
@@ -86,16 +94,20 @@ func (st *state) pick(ctx context.Context, c Caller, es []*entry, p pin, all *[]
 	return nil, seen
 }
 
-// walk is the route: it asks the registered versions of name, then each
-// source in order, until one offers c a version it sees; that one decides,
-// by the pin rule, and seen is set. With blind set (a review of listeners,
-// which never calls a Provider under the server's lock), it stops where a
-// Provider would be asked (a mounted server's too), setting blocked.
-func (s *Server) walk(ctx context.Context, st *state, c Caller, name string, p pin, all *[]*entry, blind bool) (e *entry, seen, blocked bool) {
-	if n, ok := st.byName.Get(name); ok {
+// walk is the route: it asks the registered versions of name (of kind
+// k), then each source in order, until one offers c a version it sees;
+// that one decides, by the pin rule, and seen is set. With blind set (a
+// review of listeners, which never calls a Provider under the server's
+// lock), it stops where a Provider would be asked (a mounted server's
+// too), setting blocked.
+func (s *Server) walk(ctx context.Context, st *state, c Caller, k Kind, name string, p pin, all *[]*entry, blind bool) (e *entry, seen, blocked bool) {
+	if n, ok := st.index(k).Get(name); ok {
 		if e, seen := st.pick(ctx, c, n.versions, p, all); seen {
 			return e, true, false
 		}
+	}
+	if k != KindTool {
+		return nil, false, false
 	}
 	for _, src := range st.sources {
 		es, blocked := src.offer(ctx, st, c, name, blind)
@@ -109,10 +121,10 @@ func (s *Server) walk(ctx context.Context, st *state, c Caller, name string, p p
 	return nil, false, false
 }
 
-// reach returns the entry that a call of name pinned by p from c reaches in
-// st, or nil for the answer of a name never registered.
-func (s *Server) reach(ctx context.Context, st *state, c Caller, name string, p pin) *entry {
-	e, _, _ := s.walk(ctx, st, c, name, p, nil, false)
+// reach returns the entry of kind k that a request for name pinned by p
+// from c reaches in st, or nil for the answer of a name never registered.
+func (s *Server) reach(ctx context.Context, st *state, c Caller, k Kind, name string, p pin) *entry {
+	e, _, _ := s.walk(ctx, st, c, k, name, p, nil, false)
 	return e
 }
 
@@ -128,11 +140,12 @@ func (st *state) registeredSeen(ctx context.Context, c Caller, name string) bool
 }
 
 // listing is the listing rule for a registered name: the definition of n
-// that c is listed, or nil. When c sees some of n's versions only, the
-// definition's _meta names those alone, so that a version hidden from c is
-// not advertised to it; such definitions are made once per set of versions
-// seen (for names of up to 64 versions).
-func (st *state) listing(ctx context.Context, c Caller, n *toolName) *Tool {
+// that c is listed, or nil; for a prompt's name, the prompt instead. When
+// c sees some of n's versions only, the definition's _meta names those
+// alone, so that a version hidden from c is not advertised to it; such
+// definitions are made once per set of versions seen (for names of up to
+// 64 versions).
+func (st *state) listing(ctx context.Context, c Caller, n *toolName) (*Tool, *Prompt) {
 	first, every := -1, true
 	var set uint64
 	for i, e := range n.versions {
@@ -141,24 +154,27 @@ func (st *state) listing(ctx context.Context, c Caller, n *toolName) *Tool {
 			continue
 		}
 		if first < 0 {
-			if e.tool.Unlisted {
-				return nil
+			if e.unlisted() {
+				return nil, nil
 			}
 			first = i
 		}
 		set |= 1 << min(i, 63)
 	}
 	if first < 0 {
-		return nil
+		return nil, nil
 	}
 	e := n.versions[first]
+	if e.prompt != nil {
+		return nil, e.prompt
+	}
 	if every || e.listed == nil {
-		return e.tool
+		return e.tool, nil
 	}
 	cache := len(n.versions) <= 64
 	if cache {
 		if t := n.versionDefs().get(set); t != nil {
-			return t
+			return t, nil
 		}
 	}
 	var listed []string
@@ -172,7 +188,7 @@ func (st *state) listing(ctx context.Context, c Caller, n *toolName) *Tool {
 	if cache {
 		n.versionDefs().put(set, t)
 	}
-	return t
+	return t, nil
 }
 
 // listedOf is the listing rule for es, the versions c sees of a name a
@@ -208,11 +224,12 @@ type listPage struct {
 
 // A listItem is a name of a page: the definition the caller is listed
 // (nil for a name a source decides for the caller without listing it),
-// and the versions the caller sees, highest first.
+// or the prompt, and the versions the caller sees, highest first.
 type listItem struct {
-	name  string
-	def   *Tool
-	group []*entry
+	name   string
+	def    *Tool
+	prompt *Prompt
+	group  []*entry
 }
 
 // tools returns the definitions the page lists.
@@ -226,8 +243,19 @@ func (pg listPage) tools() []*Tool {
 	return out
 }
 
-// page returns the page of what c is listed in st after the name after, at
-// most limit names (no limit when limit is not positive), merging the
+// prompts returns the prompts the page lists.
+func (pg listPage) prompts() []*Prompt {
+	out := make([]*Prompt, 0, len(pg.items))
+	for _, it := range pg.items {
+		if it.prompt != nil {
+			out = append(out, it.prompt)
+		}
+	}
+	return out
+}
+
+// page returns the page of what c is listed of kind k in st after the
+// name after, at most limit names (no limit when limit is not positive), merging the
 // registered tools with those of each source by the route's rules. Each
 // source is asked for one page; where one stopped before the others, the
 // page stops there too (last), so that a name is neither skipped nor
@@ -235,9 +263,9 @@ func (pg listPage) tools() []*Tool {
 // With groups set (for a server s is mounted into), each name comes with
 // the versions c sees, and the names c sees but is not listed are on the
 // page too, without a definition.
-func (s *Server) page(ctx context.Context, st *state, c Caller, after string, limit int, groups bool) listPage {
-	pg := st.registeredPage(ctx, c, after, limit, groups)
-	if len(st.sources) == 0 {
+func (s *Server) page(ctx context.Context, st *state, c Caller, k Kind, after string, limit int, groups bool) listPage {
+	pg := st.registeredPage(ctx, c, k, after, limit, groups)
+	if len(st.sources) == 0 || k != KindTool {
 		return pg
 	}
 	type ranked struct {
@@ -292,11 +320,11 @@ func (s *Server) page(ctx context.Context, st *state, c Caller, after string, li
 // not listed, without a definition: they are the registry's for c all the
 // same, and the parent may list another version of them (one its rules
 // leave visible). Each name c sees counts toward limit then.
-func (st *state) registeredPage(ctx context.Context, c Caller, after string, limit int, groups bool) listPage {
+func (st *state) registeredPage(ctx context.Context, c Caller, k Kind, after string, limit int, groups bool) listPage {
 	var pg listPage
 	names := st.listed
-	if groups {
-		names = st.byName
+	if groups || k != KindTool {
+		names = st.index(k)
 	}
 	for name, n := range names.After(after) {
 		if limit > 0 && len(pg.items) == limit {
@@ -304,13 +332,14 @@ func (st *state) registeredPage(ctx context.Context, c Caller, after string, lim
 			break
 		}
 		pg.last = name
-		it := listItem{name: name, def: st.listing(ctx, c, n)}
+		it := listItem{name: name}
+		it.def, it.prompt = st.listing(ctx, c, n)
 		if groups {
 			st.pick(ctx, c, n.versions, pin{}, &it.group)
 			if len(it.group) == 0 {
 				continue
 			}
-		} else if it.def == nil {
+		} else if it.def == nil && it.prompt == nil {
 			continue
 		}
 		pg.items = append(pg.items, it)
@@ -334,7 +363,7 @@ func (st *state) registeredPage(ctx context.Context, c Caller, after string, lim
 // them). The Go error it returns is not mapped onto the wire. The server's
 // observers (see [Server.Observe]) are told of the call.
 func (s *Server) Resolve(ctx context.Context, c Caller, name string, meta mcp.Meta) (*Tool, Handler, bool) {
-	e := s.reach(ctx, s.state.Load(), c, name, metaPin(meta))
+	e := s.reach(ctx, s.state.Load(), c, KindTool, name, metaPin(meta))
 	if e == nil {
 		return nil, nil, false
 	}
@@ -391,7 +420,7 @@ func (s *Server) Reaches(ctx context.Context, c Caller, id ToolID) bool {
 				continue
 			}
 			tried[name] = true
-			if e := s.reach(ctx, st, c, name, pin{version: id.Version, set: true}); e != nil && e.tool.ID() == id {
+			if e := s.reach(ctx, st, c, KindTool, name, pin{version: id.Version, set: true}); e != nil && e.tool.ID() == id {
 				return true
 			}
 		}
@@ -423,7 +452,7 @@ func (s *Server) Callable(ctx context.Context, c Caller) []*Tool {
 // exist per request, are not included). The Tools are shared and must not
 // be modified.
 func (s *Server) Tools() []*Tool {
-	return s.state.Load().registeredPage(context.Background(), nil, "", 0, false).tools()
+	return s.state.Load().registeredPage(context.Background(), nil, KindTool, "", 0, false).tools()
 }
 
 // Lookup returns the tool served under name (after transforms, the highest

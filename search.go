@@ -40,7 +40,7 @@ func (s *Server) SearchProvided(ctx context.Context, c Caller, query string, lim
 			if len(st.sources) > 1 {
 				// A call of the name reaches the first source that serves
 				// it to c: the route says which.
-				if e = s.reach(ctx, st, c, it.name, pin{}); e == nil {
+				if e = s.reach(ctx, st, c, KindTool, it.name, pin{}); e == nil {
 					continue
 				}
 			}

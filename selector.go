@@ -2,6 +2,7 @@ package mcpkit
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -35,6 +36,17 @@ func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
 	inner := Chain(mw...)
 	names := SelectorNames(match)
 	return func(next Handler) Handler {
+		if pb, ok := next.(promptBound); ok {
+			// A selection of tools selects no prompt.
+			n := pb.rec.len()
+			for i := len(mw) - 1; i >= 0; i-- {
+				pb.rec.addSkipped(mw[i], &Tool{})
+			}
+			for i := n; i < pb.rec.len(); i++ {
+				pb.rec.layers[i].Reason = "mcpkit.ForTools selects tools only"
+			}
+			return next
+		}
 		b, ok := next.(boundHandler)
 		if !ok {
 			return &selected{match: match, on: inner(next), off: next}
@@ -228,4 +240,72 @@ func buildChain(t *Tool, use []Middleware, c *checker) *chain {
 	slices.Reverse(rec.layers)
 	slices.Reverse(rec.requirements)
 	return &chain{handler: b, layers: rec.layers, require: rec.requirements, named: rec.named}
+}
+
+// promptBound is the next Handler a middleware is given when a Server
+// builds a prompt's chain: it serves prompts, labelled with the prompt and
+// the record of the chain being built. Its ServeTool is never called
+// within a Server.
+type promptBound struct {
+	prompt *Prompt
+	rec    *pipeline
+	next   PromptHandler
+}
+
+// errPromptChain is what a prompt chain's tool side answers: a layer
+// that calls ServeTool of its next while serving a prompt.
+var errPromptChain = errors.New("mcpkit: a prompt's chain was called for a tool")
+
+func (b promptBound) ServeTool(context.Context, *Request) (*mcp.CallToolResult, error) {
+	return nil, errPromptChain
+}
+
+func (b promptBound) ServePrompt(ctx context.Context, req *PromptRequest) (*mcp.GetPromptResult, error) {
+	return b.next.ServePrompt(ctx, req)
+}
+
+// skipReason is the reason a prompt's pipeline gives for a layer whose
+// Handler does not serve prompts.
+const skipReason = "does not serve prompts"
+
+// apply returns m(b) as the next layer out of a prompt's chain, recording
+// m as a layer unless m recorded its own (as Chain does). A middleware
+// whose Handler does not serve prompts is left out and recorded as
+// skipped.
+func (b promptBound) apply(m Middleware) promptBound {
+	n := b.rec.len()
+	h := m(b)
+	ph, ok := h.(PromptHandler)
+	if b.rec.len() == n {
+		b.rec.add(m, !ok)
+		switch l := &b.rec.layers[n]; {
+		case !ok:
+			l.Reason = skipReason
+		default:
+			if ls, isSet := h.(LayerSettings); isSet {
+				l.Settings = ls.LayerSettings()
+			}
+		}
+	}
+	if !ok {
+		return b
+	}
+	return promptBound{prompt: b.prompt, rec: b.rec, next: ph}
+}
+
+// buildPromptChain returns the chain of p: its handler wrapped in p's own
+// middleware, then the server-wide middleware use, with its layers
+// outermost first.
+func buildPromptChain(p *Prompt, use []Middleware) *chain {
+	rec := &pipeline{from: FromPrompt}
+	b := promptBound{prompt: p, rec: rec, next: p.Handler}
+	for i := len(p.Middleware) - 1; i >= 0; i-- {
+		b = b.apply(p.Middleware[i])
+	}
+	rec.from = FromServer
+	for i := len(use) - 1; i >= 0; i-- {
+		b = b.apply(use[i])
+	}
+	slices.Reverse(rec.layers)
+	return &chain{prompt: b.next, layers: rec.layers}
 }

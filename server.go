@@ -73,23 +73,25 @@ type Server struct {
 	// by each change: the tools the transforms made of the registered
 	// ones that are enabled, by the name they are served under; and, for
 	// every name and version served, the registered tool served so.
-	groups     map[string][]*Tool
-	servedAs   map[[2]string]*Tool
-	transforms []CatalogTransform
-	derived    map[*Tool]derivation // what the transforms made of each registered version
-	lineage    map[string][]*Tool   // registered versions by the other names in their derivations' lineage (see RefreshTools)
-	built      map[*Tool]*chain     // built chains by served tool, dropped when the server-wide chain changes
-	use        []Middleware
-	listUse    []ListMiddleware
-	visibility Visibility
-	frozen     Visibility // a snapshot of visibility, when it takes them, for the states (see VisibilitySnapshotter)
-	sources    []source   // the providers and mounts, in order (a state holds each mount with its child's state)
-	sharers    []*sharer  // see ShareChanges
-	mountedIn  []*mount   // the mounts of s into other servers, told of its changes (see Mount)
-	resyncs    int        // OnChange hooks running: their changes are not shared
-	listeners  map[*mcp.ServerSession]*listener
-	verdicts   sync.Map // *verdict of the HTTP requests within a session, by verdictHeader
-	observers  atomic.Pointer[[]Observer]
+	groups       map[string][]*Tool
+	servedAs     map[[2]string]*Tool
+	transforms   []CatalogTransform
+	derived      map[*Tool]derivation // what the transforms made of each registered version
+	lineage      map[string][]*Tool   // registered versions by the other names in their derivations' lineage (see RefreshTools)
+	built        map[*Tool]*chain     // built chains by served tool, dropped when the server-wide chain changes
+	prompts      map[string]*Prompt   // every registered prompt, by name
+	builtPrompts map[*Prompt]*chain   // built chains by prompt, dropped when the server-wide chain changes
+	use          []Middleware
+	listUse      []ListMiddleware
+	visibility   Visibility
+	frozen       Visibility // a snapshot of visibility, when it takes them, for the states (see VisibilitySnapshotter)
+	sources      []source   // the providers and mounts, in order (a state holds each mount with its child's state)
+	sharers      []*sharer  // see ShareChanges
+	mountedIn    []*mount   // the mounts of s into other servers, told of its changes (see Mount)
+	resyncs      int        // OnChange hooks running: their changes are not shared
+	listeners    map[*mcp.ServerSession]*listener
+	verdicts     sync.Map // *verdict of the HTTP requests within a session, by verdictHeader
+	observers    atomic.Pointer[[]Observer]
 
 	// sdkReceive is the receiving handler beneath mcpkit's middleware (the
 	// SDK's own, for a server NewServer made), through which
@@ -111,6 +113,9 @@ type Server struct {
 	// dispatch, the one tool s registers with the SDK, through which every
 	// call of s's tools passes (see serveRouted).
 	replica, dispatch string
+	promptDispatch    string        // the one prompt s registers with the SDK (see getPrompt)
+	promptsServed     atomic.Bool   // promptDispatch is registered: the prompts capability is declared
+	declaresPrompts   bool          // the SDK options declare the prompts capability (see answersPrompts)
 	events            atomic.Uint64 // change events published, for their seq
 
 	state   atomic.Pointer[state] // what calls and lists read, without locking
@@ -135,13 +140,16 @@ type Server struct {
 // opts.SDKOptions. Unless those options set it, the server advertises the
 // tools capability with listChanged from the start, so clients that connect
 // before the first tool is added still learn of later changes. It
-// advertises the prompts and resources capabilities the same way, also
-// while it has neither: the SDK server answers prompts/list, resources/list
-// and resources/templates/list whether or not any are registered, and
-// protocol 2026-07-28 requires a server to declare what it answers. Without
-// Capabilities in those options, it advertises only these: client logging,
-// which the SDK would advertise by default, is deprecated by protocol
-// 2026-07-28 (set Capabilities to advertise it).
+// advertises the resources capability the same way, also while it has
+// none: the SDK server answers resources/list and resources/templates/list
+// whether or not any are registered, and protocol 2026-07-28 requires a
+// server to declare what it answers. The prompts capability, with
+// listChanged, is advertised once a prompt is added ([Server.AddPrompts]);
+// until then prompts/list and prompts/get are answered -32601, as methods
+// the server does not have. Without Capabilities in those options, it
+// advertises only these: client logging, which the SDK would advertise by
+// default, is deprecated by protocol 2026-07-28 (set Capabilities to
+// advertise it).
 func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 	var sdkOpts mcp.ServerOptions
 	if opts != nil && opts.SDKOptions != nil {
@@ -156,9 +164,6 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 	if caps.Tools == nil {
 		caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
 	}
-	if caps.Prompts == nil {
-		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
-	}
 	if caps.Resources == nil {
 		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
 	}
@@ -166,6 +171,8 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 	s := newServer(mcp.NewServer(impl, &sdkOpts), opts)
 	s.pageSize = cmp.Or(sdkOpts.PageSize, mcp.DefaultPageSize)
 	s.setCacheable = sdkOpts.SetCacheable
+	//lint:ignore SA1019 a server told to declare prompts the old way answers them too
+	s.declaresPrompts = caps.Prompts != nil || sdkOpts.HasPrompts
 	return s
 }
 
@@ -195,27 +202,30 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		opts = &ServerOptions{}
 	}
 	srv := &Server{
-		sdk:        s,
-		logger:     opts.Logger,
-		replace:    opts.ReplaceDuplicates,
-		validation: cmp.Or(opts.Validation, Strict),
-		pageSize:   mcp.DefaultPageSize,
-		versions:   make(map[string][]*Tool),
-		groups:     make(map[string][]*Tool),
-		servedAs:   make(map[[2]string]*Tool),
-		derived:    make(map[*Tool]derivation),
-		built:      make(map[*Tool]*chain),
-		listeners:  make(map[*mcp.ServerSession]*listener),
-		replica:    rand.Text(),
-		seed:       maphash.MakeSeed(),
+		sdk:          s,
+		logger:       opts.Logger,
+		replace:      opts.ReplaceDuplicates,
+		validation:   cmp.Or(opts.Validation, Strict),
+		pageSize:     mcp.DefaultPageSize,
+		versions:     make(map[string][]*Tool),
+		groups:       make(map[string][]*Tool),
+		servedAs:     make(map[[2]string]*Tool),
+		derived:      make(map[*Tool]derivation),
+		built:        make(map[*Tool]*chain),
+		prompts:      make(map[string]*Prompt),
+		builtPrompts: make(map[*Prompt]*chain),
+		listeners:    make(map[*mcp.ServerSession]*listener),
+		replica:      rand.Text(),
+		seed:         maphash.MakeSeed(),
 
 		tableSchema: &jsonschema.Schema{Type: "object"},
 	}
 	srv.dispatch = "mcpkit.call." + srv.replica
+	srv.promptDispatch = "mcpkit.prompt." + srv.replica
 	if srv.logger == nil {
 		srv.logger = slog.New(slog.DiscardHandler)
 	}
-	empty := &state{byName: &nameindex.Index[*toolName]{}, listed: &nameindex.Index[*toolName]{}, byID: &nameindex.Index[[]*entry]{}}
+	empty := &state{byName: &nameindex.Index[*toolName]{}, listed: &nameindex.Index[*toolName]{}, byID: &nameindex.Index[[]*entry]{}, prompts: &promptIndex{}}
 	srv.finish(empty)
 	srv.state.Store(empty)
 	// watchListeners first, so that what it passes requests to is the
@@ -272,6 +282,7 @@ func (s *Server) Use(mw ...Middleware) {
 	defer s.mu.Unlock()
 	s.use = append(s.use, mw...)
 	clear(s.built)
+	clear(s.builtPrompts)
 	s.republish()
 }
 

@@ -21,10 +21,11 @@ import (
 // Its indexes share their parts with the states before it: a change of
 // some tools makes a new state in proportion to the change.
 type state struct {
-	byName *nameindex.Index[*toolName] // every callable registered name, with its enabled versions
-	listed *nameindex.Index[*toolName] // the names with a version that may be listed (not Unlisted)
-	byID   *nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID), of those served under another name (see identity)
-	lister Lister                      // list middleware around the server's own page; nil when there is none
+	byName  *nameindex.Index[*toolName] // every callable registered name, with its enabled versions
+	listed  *nameindex.Index[*toolName] // the names with a version that may be listed (not Unlisted)
+	byID    *nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID), of those served under another name (see identity)
+	lister  Lister                      // list middleware around the server's own page; nil when there is none
+	prompts *promptIndex                // every enabled registered prompt, by name, each one entry
 
 	// requiring counts the registered versions whose chains hold a
 	// RequireToken layer: without any, no call is refused by its headers
@@ -46,6 +47,22 @@ type state struct {
 	// allowed is the per-request half of the server's Visibility, or nil
 	// when what a request sees does not depend on the request.
 	allowed func(context.Context, *Tool, Caller) bool
+
+	// allowedTarget is the same for prompts: the per-request half of a
+	// TargetVisibility, or nil.
+	allowedTarget func(context.Context, Target, Caller) bool
+}
+
+// A promptIndex holds prompts by name, in the shape the route reads: a
+// toolName of one entry each.
+type promptIndex = nameindex.Index[*toolName]
+
+// index returns the names of kind k that st serves.
+func (st *state) index(k Kind) *nameindex.Index[*toolName] {
+	if k == KindPrompt {
+		return st.prompts
+	}
+	return st.byName
 }
 
 // toolName is a registered name clients can call, with its versions.
@@ -78,8 +95,9 @@ func (n *toolName) listable() bool {
 
 // entry is a served tool version with its middleware chain built.
 type entry struct {
-	tool     *Tool // as listed and as Request.Tool: after transforms, with its version's _meta
-	derived  *Tool // what the transforms made of the registered or provided tool; the chain was built for it
+	tool     *Tool   // as listed and as Request.Tool: after transforms, with its version's _meta; nil for a prompt
+	prompt   *Prompt // the prompt, for a prompt's entry
+	derived  *Tool   // what the transforms made of the registered or provided tool; the chain was built for it
 	chain    *chain
 	listed   []string // the versions of the name, highest first, when it has versions
 	provided bool     // made of a source's tool, not a registered one
@@ -139,6 +157,9 @@ func (e *entry) key() *Tool {
 // same as long as the definition is, or, for a Provider's tool (which a
 // Provider may make anew for each request), a digest of the definition.
 func (e *entry) fingerprint(seed maphash.Seed) uint64 {
+	if e.prompt != nil {
+		return maphash.Comparable(seed, e.prompt)
+	}
 	if k := e.key(); k != nil {
 		return maphash.Comparable(seed, k)
 	}
@@ -153,6 +174,14 @@ func (e *entry) fingerprint(seed maphash.Seed) uint64 {
 	return m.print
 }
 
+// unlisted reports whether e is kept out of lists.
+func (e *entry) unlisted() bool {
+	if e.prompt != nil {
+		return e.prompt.Unlisted
+	}
+	return e.tool.Unlisted
+}
+
 // paramHeaders returns the arguments e's input schema mirrors into HTTP
 // headers, read once.
 func (e *entry) paramHeaders() []paramheader.Param {
@@ -164,6 +193,7 @@ func (e *entry) paramHeaders() []paramheader.Param {
 // chain is a built middleware chain.
 type chain struct {
 	handler Handler
+	prompt  PromptHandler  // for a prompt's chain, instead of handler
 	layers  []Layer        // for Server.Pipeline
 	require []*requirement // the RequireToken layers, outermost first (see refusedEarly)
 	named   []namedUse     // the tool names its ForTools selections were written with (see judgeNames)

@@ -139,7 +139,10 @@ func (s *Server) RefreshTools(names ...string) {
 func (s *Server) revisit() {
 	s.freeze()
 	names := s.reenable()
-	s.commit(s.update(names), change{names: names, whole: true})
+	st := s.update(names)
+	var prompts []string
+	st.prompts, prompts = s.promptIndex(st.prompts, nil)
+	s.commit(st, change{names: names, whole: true, prompts: prompts})
 }
 
 // revisitNames is revisit for a change that concerns the tools names
@@ -173,14 +176,16 @@ func (s *Server) revisitNames(names []string) {
 	}
 	changedNames := slices.Sorted(maps.Keys(changed))
 	st := s.update(changedNames)
+	var prompts []string
+	st.prompts, prompts = s.promptIndex(st.prompts, names)
 	if !exact {
-		s.commit(st, change{names: changedNames, whole: true})
+		s.commit(st, change{names: changedNames, whole: true, prompts: prompts})
 		return
 	}
 	for _, src := range st.sources {
 		selectedNames(src, names, "", served)
 	}
-	s.commit(st, change{names: changedNames, reviewed: slices.Sorted(maps.Keys(served)), reask: true})
+	s.commit(st, change{names: changedNames, reviewed: slices.Sorted(maps.Keys(served)), reask: true, prompts: prompts})
 }
 
 // selectedNames adds to served the names under which src, a source of a state,

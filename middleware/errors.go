@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -62,4 +63,20 @@ func stillRunning(err error) <-chan struct{} {
 		return nil
 	}
 	return r.Running()
+}
+
+// errNoPrompts is what a layer's ServePrompt answers when the Handler it
+// wraps does not serve prompts: only outside a Server, which gives every
+// layer of a prompt's chain a next that does.
+var errNoPrompts = errors.New("middleware: the next handler does not serve prompts")
+
+// promptsOf returns next as a PromptHandler, or one that answers
+// errNoPrompts.
+func promptsOf(next mcpkit.Handler) mcpkit.PromptHandler {
+	if p, ok := next.(mcpkit.PromptHandler); ok {
+		return p
+	}
+	return mcpkit.PromptHandlerFunc(func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+		return nil, errNoPrompts
+	})
 }

@@ -66,6 +66,10 @@ type LoggingOptions struct {
 // Logging costs one Enabled call; when it is not enabled for a record's
 // level, the record costs no allocation.
 //
+// Logging serves prompts too: one record per prompts/get, with the message
+// "prompt get" and the attributes prompt, duration, outcome, class, error
+// and stack as above (arguments and results are not logged for prompts).
+//
 // Logging belongs outermost, so that its record covers everything the other
 // middleware did (a rejection by a limit, a timeout, a masked error).
 func Logging(opts *LoggingOptions) mcpkit.Middleware {
@@ -89,7 +93,7 @@ func Logging(opts *LoggingOptions) mcpkit.Middleware {
 		if l.logger == nil {
 			return next
 		}
-		return &loggingHandler{l: l, next: next}
+		return &loggingHandler{l: l, next: next, prompts: promptsOf(next)}
 	}
 }
 
@@ -120,8 +124,56 @@ func outcomeIndex(o mcpkit.Outcome) int {
 }
 
 type loggingHandler struct {
-	l    *logging
-	next mcpkit.Handler
+	l       *logging
+	next    mcpkit.Handler
+	prompts mcpkit.PromptHandler
+}
+
+func (h *loggingHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (res *mcp.GetPromptResult, err error) {
+	if !h.l.logger.Enabled(ctx, h.l.maxLevel) {
+		return h.prompts.ServePrompt(ctx, req)
+	}
+	start := time.Now()
+	returned := false
+	defer func() {
+		if !returned {
+			h.l.logPrompt(ctx, req, time.Since(start), nil, true)
+		}
+	}()
+	res, err = h.prompts.ServePrompt(ctx, req)
+	returned = true
+	h.l.logPrompt(ctx, req, time.Since(start), err, false)
+	return res, err
+}
+
+// logPrompt writes the record of a prompts/get that returned err, or
+// that is panicking through Logging.
+func (l *logging) logPrompt(ctx context.Context, req *mcpkit.PromptRequest, d time.Duration, err error, panicking bool) {
+	o, class := mcpkit.Classify(nil, err)
+	if panicking {
+		o, class = mcpkit.OutcomePanic, mcpkit.Fatal
+	}
+	level := l.levels[outcomeIndex(o)]
+	if !l.logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs,
+		slog.String("prompt", req.Prompt.Name),
+		slog.Duration("duration", d),
+		slog.String("outcome", string(o)))
+	if class != "" {
+		attrs = append(attrs, slog.String("class", string(class)))
+	}
+	if err != nil {
+		text, _ := errorText(nil, err)
+		attrs = append(attrs, slog.String("error", text))
+		var p *mcpkit.PanicError
+		if errors.As(err, &p) {
+			attrs = append(attrs, slog.String("stack", string(p.Stack)))
+		}
+	}
+	l.logger.LogAttrs(ctx, level, "prompt get", attrs...)
 }
 
 func (h *loggingHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {

@@ -35,6 +35,10 @@ type MaskErrorsOptions struct {
 // itself, with isError set, is the handler's own answer and passes
 // unchanged.
 //
+// MaskErrors serves prompts too: an internal error serving a prompts/get
+// reaches the client as the JSON-RPC error -32603 with the text
+// `error getting prompt "name"`.
+//
 // MaskErrors belongs inside [Logging] and [Recover] and outside everything
 // that produces errors: limits, [Timeout], validation and the handler.
 func MaskErrors(opts *MaskErrorsOptions) mcpkit.Middleware {
@@ -43,13 +47,27 @@ func MaskErrors(opts *MaskErrorsOptions) mcpkit.Middleware {
 		logger = opts.Logger
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		return &maskHandler{logger: logger, next: next}
+		return &maskHandler{logger: logger, next: next, prompts: promptsOf(next)}
 	}
 }
 
 type maskHandler struct {
-	logger *slog.Logger
-	next   mcpkit.Handler
+	logger  *slog.Logger
+	next    mcpkit.Handler
+	prompts mcpkit.PromptHandler
+}
+
+func (h *maskHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+	res, err := h.prompts.ServePrompt(ctx, req)
+	if err == nil || !maskable(err) {
+		return res, err
+	}
+	if h.logger != nil {
+		h.logger.LogAttrs(ctx, slog.LevelError, "prompt error masked",
+			slog.String("prompt", req.Prompt.Name),
+			slog.String("error", err.Error()))
+	}
+	return nil, &maskedError{tool: req.Prompt.Name, kind: mcpkit.KindPrompt, err: err}
 }
 
 func (h *maskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
@@ -79,11 +97,17 @@ func maskable(err error) bool {
 // maskedError shows a generic text and unwraps to the real error, whose
 // ErrorClass method (if any) therefore still decides the class.
 type maskedError struct {
-	tool string
+	tool string // the tool's name, or the prompt's
+	kind mcpkit.Kind
 	err  error
 }
 
-func (e *maskedError) Error() string { return fmt.Sprintf("error calling tool %q", e.tool) }
+func (e *maskedError) Error() string {
+	if e.kind == mcpkit.KindPrompt {
+		return fmt.Sprintf("error getting prompt %q", e.tool)
+	}
+	return fmt.Sprintf("error calling tool %q", e.tool)
+}
 func (e *maskedError) Unwrap() error { return e.err }
 
 // ResultMeta returns nil: the _meta of the masked error, like its text,

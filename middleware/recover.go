@@ -40,6 +40,11 @@ type RecoverOptions struct {
 // tool error, it is never masked or turned into a JSON-RPC error, whatever
 // the panic value was.
 //
+// Recover serves prompts too: a panic serving a prompts/get becomes the
+// JSON-RPC error -32603 `internal error in prompt "name"`, class Fatal in
+// its data. It is logged, but OnPanic, which takes a tool's request, is
+// not called for it.
+//
 // Recover belongs near the outside of a chain, inside [Logging] and outside
 // everything else, so that it also catches panics in middleware.
 func Recover(opts *RecoverOptions) mcpkit.Middleware {
@@ -48,7 +53,7 @@ func Recover(opts *RecoverOptions) mcpkit.Middleware {
 		r.logger, r.onPanic = opts.Logger, opts.OnPanic
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		return &recoverHandler{r: r, next: next}
+		return &recoverHandler{r: r, next: next, prompts: promptsOf(next)}
 	}
 }
 
@@ -58,8 +63,22 @@ type recoverer struct {
 }
 
 type recoverHandler struct {
-	r    *recoverer
-	next mcpkit.Handler
+	r       *recoverer
+	next    mcpkit.Handler
+	prompts mcpkit.PromptHandler
+}
+
+func (h *recoverHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (res *mcp.GetPromptResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p := mcpkit.NewPanicError(v)
+			if h.r.logger != nil {
+				logPromptPanic(ctx, h.r.logger, "prompt panicked", req, p)
+			}
+			res, err = nil, &mcpkit.ToolError{Err: &recoveredError{tool: req.Prompt.Name, kind: mcpkit.KindPrompt, panic: p}, Class: mcpkit.Fatal}
+		}
+	}()
+	return h.prompts.ServePrompt(ctx, req)
 }
 
 func (h *recoverHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {
@@ -91,11 +110,22 @@ func logPanic(ctx context.Context, logger *slog.Logger, msg string, req *mcpkit.
 		slog.String("stack", string(p.Stack)))
 }
 
+// logPromptPanic is logPanic for a prompt.
+func logPromptPanic(ctx context.Context, logger *slog.Logger, msg string, req *mcpkit.PromptRequest, p *mcpkit.PanicError) {
+	logger.LogAttrs(ctx, slog.LevelError, msg,
+		slog.String("prompt", req.Prompt.Name),
+		slog.String("panic", fmt.Sprint(p.Value)),
+		slog.String("stack", string(p.Stack)))
+}
+
 // recoveredError hides a panic behind a generic text.
 type recoveredError struct {
-	tool  string
+	tool  string // the tool's name, or the prompt's
+	kind  mcpkit.Kind
 	panic *mcpkit.PanicError
 }
 
-func (e *recoveredError) Error() string { return fmt.Sprintf("internal error in tool %q", e.tool) }
+func (e *recoveredError) Error() string {
+	return fmt.Sprintf("internal error in %v %q", e.kind, e.tool)
+}
 func (e *recoveredError) Unwrap() error { return e.panic }

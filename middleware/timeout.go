@@ -13,11 +13,15 @@ import (
 	"github.com/mcpkit/mcpkit"
 )
 
-// A TimeoutError reports that a tool did not answer within its time limit.
-// It unwraps to [context.DeadlineExceeded] and its class is Retryable.
+// A TimeoutError reports that a tool (or a prompt) did not answer within
+// its time limit. It unwraps to [context.DeadlineExceeded] and its class is
+// Retryable.
 type TimeoutError struct {
-	// Tool is the name of the tool that timed out.
+	// Tool is the name of the tool that timed out, or of the prompt when
+	// Kind is [mcpkit.KindPrompt].
 	Tool string
+	// Kind is what timed out: a tool (the zero value) or a prompt.
+	Kind mcpkit.Kind
 	// Limit is the time the tool was given: in all, or, when Idle is set,
 	// without reporting progress.
 	Limit time.Duration
@@ -31,9 +35,9 @@ type TimeoutError struct {
 
 func (e *TimeoutError) Error() string {
 	if e.Idle {
-		return fmt.Sprintf("tool %q timed out: no progress for %v", e.Tool, e.Limit)
+		return fmt.Sprintf("%v %q timed out: no progress for %v", e.Kind, e.Tool, e.Limit)
 	}
-	return fmt.Sprintf("tool %q timed out after %v", e.Tool, e.Limit)
+	return fmt.Sprintf("%v %q timed out after %v", e.Kind, e.Tool, e.Limit)
 }
 
 // Unwrap returns [context.DeadlineExceeded].
@@ -108,6 +112,10 @@ type TimeoutOptions struct {
 // to catch. When the caller's own context ends first (the client cancelled
 // the call), Timeout returns that context's error at once.
 //
+// Timeout serves prompts too, alike: a prompts/get past the limit is
+// answered with the JSON-RPC error -32603 `prompt "name" timed out after
+// 2s`, its class and limit in the error's data.
+//
 // Timeout belongs inside the rate and concurrency limits, so that time
 // spent waiting for a slot does not count, and outside size limits;
 // [Recover] must be outside it to catch re-raised panics.
@@ -120,15 +128,16 @@ func Timeout(d time.Duration, opts *TimeoutOptions) mcpkit.Middleware {
 		if d <= 0 && o.Idle <= 0 {
 			return next
 		}
-		return &timeoutHandler{limit: d, idle: o.Idle, logger: o.Logger, next: next}
+		return &timeoutHandler{limit: d, idle: o.Idle, logger: o.Logger, next: next, prompts: promptsOf(next)}
 	}
 }
 
 type timeoutHandler struct {
-	limit  time.Duration // <= 0: none
-	idle   time.Duration // <= 0: none
-	logger *slog.Logger
-	next   mcpkit.Handler
+	limit   time.Duration // <= 0: none
+	idle    time.Duration // <= 0: none
+	logger  *slog.Logger
+	next    mcpkit.Handler
+	prompts mcpkit.PromptHandler
 }
 
 // LayerSettings shows the time limits in the server's Pipeline; the overall
@@ -163,10 +172,12 @@ const (
 type timeoutCall struct {
 	h     *timeoutHandler
 	ctx   context.Context
-	req   *mcpkit.Request
+	req   *mcpkit.Request       // a tool's call, or
+	preq  *mcpkit.PromptRequest // a prompt's
 	state atomic.Int32
 	done  chan struct{} // closed when the goroutine moves state to finished
 	res   *mcp.CallToolResult
+	pres  *mcp.GetPromptResult
 	err   error
 	panic *mcpkit.PanicError
 	// gone is closed when an abandoned call's handler returns; set by the
@@ -175,8 +186,26 @@ type timeoutCall struct {
 }
 
 func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	if err := ctx.Err(); err != nil {
+	c := &timeoutCall{h: h, req: req}
+	if err := h.run(ctx, c); err != nil {
 		return nil, err
+	}
+	return c.res, c.err
+}
+
+func (h *timeoutHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+	c := &timeoutCall{h: h, preq: req}
+	if err := h.run(ctx, c); err != nil {
+		return nil, err
+	}
+	return c.pres, c.err
+}
+
+// run runs c on a goroutine of its own within the limits, and returns the
+// error that replaces its outcome, if any; a panic of c is raised again.
+func (h *timeoutHandler) run(ctx context.Context, c *timeoutCall) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	var tctx context.Context
 	var cancel context.CancelFunc
@@ -193,7 +222,7 @@ func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*m
 		defer quiet.Stop()
 		tctx = mcpkit.WatchProgress(ictx, func(float64, float64, string) { quiet.Reset(h.idle) })
 	}
-	c := &timeoutCall{h: h, ctx: tctx, req: req, done: make(chan struct{})}
+	c.ctx, c.done = tctx, make(chan struct{})
 	go c.run()
 
 	select {
@@ -203,30 +232,35 @@ func (h *timeoutHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*m
 		c.gone = gone
 		if c.state.CompareAndSwap(running, abandoned) {
 			if err := ctx.Err(); err != nil {
-				return nil, &abandonedError{err: err, running: gone}
+				return &abandonedError{err: err, running: gone}
 			}
-			te := h.timeoutError(tctx, req)
+			te := h.timeoutError(tctx, c)
 			te.running = gone
-			return nil, &mcpkit.ToolError{Err: te, Class: mcpkit.Retryable}
+			return &mcpkit.ToolError{Err: te, Class: mcpkit.Retryable}
 		}
 		<-c.done // the handler finished just now; its outcome is ready
 	}
-	res, err := c.res, c.err
 	if c.panic != nil {
 		panic(c.panic)
 	}
-	if err != nil && ctx.Err() == nil && tctx.Err() != nil {
-		return nil, &mcpkit.ToolError{Err: h.timeoutError(tctx, req), Class: mcpkit.Retryable}
+	if c.err != nil && ctx.Err() == nil && tctx.Err() != nil {
+		return &mcpkit.ToolError{Err: h.timeoutError(tctx, c), Class: mcpkit.Retryable}
 	}
-	return res, err
+	return nil
 }
 
-// timeoutError says which limit ended the call of tctx.
-func (h *timeoutHandler) timeoutError(tctx context.Context, req *mcpkit.Request) *TimeoutError {
-	if errors.Is(context.Cause(tctx), errIdle) {
-		return &TimeoutError{Tool: req.Tool.Name, Limit: h.idle, Idle: true}
+// timeoutError says which limit ended the call c of tctx.
+func (h *timeoutHandler) timeoutError(tctx context.Context, c *timeoutCall) *TimeoutError {
+	te := &TimeoutError{Limit: h.limit}
+	if c.preq != nil {
+		te.Tool, te.Kind = c.preq.Prompt.Name, mcpkit.KindPrompt
+	} else {
+		te.Tool = c.req.Tool.Name
 	}
-	return &TimeoutError{Tool: req.Tool.Name, Limit: h.limit}
+	if errors.Is(context.Cause(tctx), errIdle) {
+		te.Limit, te.Idle = h.idle, true
+	}
+	return te
 }
 
 // run calls the rest of the chain and hands the outcome to the caller, or,
@@ -241,9 +275,17 @@ func (c *timeoutCall) run() {
 			return
 		}
 		if c.panic != nil && c.h.logger != nil {
-			logPanic(c.ctx, c.h.logger, "tool panicked after its timeout", c.req, c.panic)
+			if c.preq != nil {
+				logPromptPanic(c.ctx, c.h.logger, "prompt panicked after its timeout", c.preq, c.panic)
+			} else {
+				logPanic(c.ctx, c.h.logger, "tool panicked after its timeout", c.req, c.panic)
+			}
 		}
 		close(c.gone)
 	}()
+	if c.preq != nil {
+		c.pres, c.err = c.h.prompts.ServePrompt(c.ctx, c.preq)
+		return
+	}
 	c.res, c.err = c.h.next.ServeTool(c.ctx, c.req)
 }

@@ -1,0 +1,294 @@
+package mcpkit
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit/internal/schema"
+)
+
+// NewUnknownPromptError returns the JSON-RPC error (-32602) a client gets
+// for a prompt that does not exist: `unknown prompt "name"`, the name
+// clipped as [NewUnknownToolError] clips it. The server answers a prompt
+// hidden from the caller with it too.
+func NewUnknownPromptError(name string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", schema.Clip(name))}
+}
+
+// requestCaller is an SDK request as a Caller, for the lists of kinds
+// other than tools.
+type requestCaller[P mcp.Params] struct{ *mcp.ServerRequest[P] }
+
+func (r requestCaller[P]) TokenInfo() *auth.TokenInfo {
+	if r.Extra == nil {
+		return nil
+	}
+	return r.Extra.TokenInfo
+}
+
+func (r requestCaller[P]) Header() http.Header {
+	if r.Extra == nil {
+		return nil
+	}
+	return r.Extra.Header
+}
+
+// answersPrompts reports whether s answers the prompt methods: once it
+// serves a prompt (and so declares the capability), when the capability
+// was declared for it, or when other code may serve prompts on the SDK
+// server. Otherwise they are methods s does not have.
+func (s *Server) answersPrompts() bool {
+	return s.promptsServed.Load() || s.declaresPrompts || s.foreign.Load()
+}
+
+// errNoPrompts answers the prompt methods of a server without prompts.
+var errNoPrompts = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "prompts are not supported"}
+
+// listPrompts answers one prompts/list: the page of what the caller is
+// listed (see Server.page), merged with the prompts registered on the SDK
+// server directly.
+func (s *Server) listPrompts(ctx context.Context, req *mcp.ListPromptsRequest, next mcp.MethodHandler) (mcp.Result, error) {
+	if !s.answersPrompts() {
+		return nil, errNoPrompts
+	}
+	var cursor string
+	if req.Params != nil {
+		cursor = req.Params.Cursor
+	}
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, err
+	}
+	st := s.state.Load()
+	pg := s.page(ctx, st, requestCaller[*mcp.ListPromptsParams]{req}, KindPrompt, after, s.pageSize+1, false)
+	all := make([]*mcp.Prompt, 0, len(pg.items))
+	for _, p := range pg.prompts() {
+		all = append(all, &p.Prompt)
+	}
+	var cacheable mcp.Cacheable
+	if s.foreign.Load() {
+		foreign, c, err := s.foreignPrompts(ctx, req, next)
+		if err != nil {
+			return nil, err
+		}
+		cacheable = c
+		for _, p := range foreign {
+			if p.Name > after && (!pg.more || p.Name <= pg.last) {
+				all = append(all, p)
+			}
+		}
+		byName := func(a, b *mcp.Prompt) int { return strings.Compare(a.Name, b.Name) }
+		slices.SortStableFunc(all, byName)
+		all = slices.CompactFunc(all, func(a, b *mcp.Prompt) bool { return a.Name == b.Name })
+	} else {
+		if s.setCacheable != nil {
+			s.setCacheable(ctx, req, &cacheable)
+		}
+		cacheable.CacheScope = cmp.Or(cacheable.CacheScope, "public")
+	}
+	if !st.uniform(KindPrompt) {
+		// The list depends on who asks: no shared cache may keep it.
+		cacheable.CacheScope = "private"
+	}
+	res := &mcp.ListPromptsResult{Cacheable: cacheable, Prompts: all}
+	switch {
+	case len(all) > s.pageSize:
+		res.Prompts = all[:s.pageSize]
+		res.NextCursor = encodeCursor(all[s.pageSize-1].Name)
+	case pg.more:
+		res.NextCursor = encodeCursor(pg.last)
+	}
+	return res, nil
+}
+
+// foreignPrompts returns the prompts registered on the SDK server by other
+// code than s, reading every page of the SDK's own list, and the cache
+// hints the SDK computed for the first page.
+func (s *Server) foreignPrompts(ctx context.Context, req *mcp.ListPromptsRequest, next mcp.MethodHandler) ([]*mcp.Prompt, mcp.Cacheable, error) {
+	var (
+		foreign   []*mcp.Prompt
+		cacheable mcp.Cacheable
+		cursor    string
+	)
+	st := s.state.Load()
+	for page := 0; ; page++ {
+		r := &mcp.ListPromptsRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.ListPromptsParams{Cursor: cursor}}
+		if req.Params != nil {
+			r.Params.Meta = req.Params.Meta
+		}
+		res, err := next(ctx, "prompts/list", r)
+		if err != nil {
+			return nil, cacheable, err
+		}
+		lres, ok := res.(*mcp.ListPromptsResult)
+		if !ok {
+			return nil, cacheable, fmt.Errorf("mcpkit: SDK answered prompts/list with %T", res)
+		}
+		if page == 0 {
+			cacheable = lres.Cacheable
+		}
+		for _, p := range lres.Prompts {
+			if _, ours := st.prompts.Get(p.Name); !ours && p.Name != s.promptDispatch {
+				foreign = append(foreign, p)
+			}
+		}
+		if lres.NextCursor == "" || lres.NextCursor == cursor {
+			return foreign, cacheable, nil
+		}
+		cursor = lres.NextCursor
+	}
+}
+
+// routedPrompt is a prompts/get on its way through the SDK to
+// servePromptRouted, as routed is for a tools/call.
+type routedPrompt struct {
+	e    *entry
+	name string
+	sdk  *mcp.GetPromptRequest
+	req  *PromptRequest
+}
+
+type routedPromptKey struct{}
+
+// getPrompt routes a prompts/get: the one route decides which prompt it
+// reaches, its required arguments are checked, and it goes on through the
+// SDK under the name of the one prompt s registers with it, so that the
+// SDK does for it what it does for any prompt (input_required over a
+// session), with the entry in ctx. A name that reaches nothing gets the
+// answer of a name never registered; when other code may have added
+// prompts to the SDK server, the SDK answers it instead, and its answer
+// for a name it does not know either is replaced by mcpkit's.
+func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, next mcp.MethodHandler) (mcp.Result, error) {
+	if !s.answersPrompts() {
+		return nil, errNoPrompts
+	}
+	name := req.Params.Name
+	rp := &routedPrompt{name: name, req: &PromptRequest{Arguments: req.Params.Arguments, Call: req}}
+	rp.e = s.reach(ctx, s.state.Load(), rp.req, KindPrompt, name, pin{})
+	if rp.e == nil {
+		if !s.foreign.Load() || name == s.promptDispatch {
+			return nil, NewUnknownPromptError(name)
+		}
+		res, err := next(ctx, "prompts/get", req)
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && isSDKUnknown("unknown prompt ", wire.Message, name) {
+			return nil, NewUnknownPromptError(name)
+		}
+		return res, err
+	}
+	rp.req.Prompt = rp.e.prompt
+	if err := missingArgument(rp.e.prompt, req.Params.Arguments); err != nil {
+		return nil, err
+	}
+	sdkReq := *req
+	params := *req.Params
+	params.Name = s.promptDispatch
+	sdkReq.Params = &params
+	rp.sdk = &sdkReq
+	return next(context.WithValue(ctx, routedPromptKey{}, rp), "prompts/get", rp.sdk)
+}
+
+// isSDKUnknown reports whether msg is the SDK's message, starting with
+// prefix, for a request of name, which it does not have.
+func isSDKUnknown(prefix, msg, name string) bool {
+	q, ok := strings.CutPrefix(msg, prefix)
+	if !ok {
+		return false
+	}
+	unq, err := strconv.Unquote(q)
+	return err == nil && unq == name
+}
+
+// servePromptRouted is the handler of s's one SDK prompt: it serves the
+// prompts/get that getPrompt routed to it, once the SDK passed it on.
+func (s *Server) servePromptRouted(ctx context.Context, sdkReq *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	rp, ok := ctx.Value(routedPromptKey{}).(*routedPrompt)
+	if !ok {
+		return nil, NewUnknownPromptError(sdkReq.Params.Name)
+	}
+	req := rp.req
+	if sdkReq != rp.sdk {
+		// The SDK asks again with another request: the same prompts/get,
+		// with the answers to the input it asked for (a client before
+		// 2026-07-28, over a session).
+		call := *sdkReq
+		params := *sdkReq.Params
+		params.Name = rp.name
+		call.Params = &params
+		req = &PromptRequest{Prompt: rp.e.prompt, Arguments: params.Arguments, Call: &call}
+	}
+	rp.sdk, rp.req = nil, nil
+	return s.servePrompt(ctx, rp.e, req)
+}
+
+// servePrompt runs req through e's chain and maps the outcome onto the
+// wire.
+func (s *Server) servePrompt(ctx context.Context, e *entry, req *PromptRequest) (res *mcp.GetPromptResult, err error) {
+	name := e.prompt.Name
+	defer func() {
+		if v := recover(); v != nil {
+			pe := NewPanicError(v)
+			s.logger.Error("mcpkit: prompt panicked", "prompt", name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+			res, err = nil, promptWireError(name, pe)
+		}
+	}()
+	res, err = e.chain.prompt.ServePrompt(ctx, req)
+	if err != nil {
+		return nil, promptWireError(name, err)
+	}
+	if res == nil {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}, nil
+	}
+	if res.Messages == nil && res.InputRequests == nil {
+		r := *res
+		r.Messages = []*mcp.PromptMessage{}
+		return &r, nil
+	}
+	return res, nil
+}
+
+// promptWireError applies the error table to err, which came out of the
+// chain of the prompt called name: a JSON-RPC error is kept; any other is
+// -32603, with the text a tool's error result would have (generic for a
+// panic, the tool error's own, the masked one), and the class and the
+// entries of the first [ResultMetaError] in its data.
+func promptWireError(name string, err error) error {
+	outcome, class := Classify(nil, err)
+	var (
+		text string
+		meta error
+	)
+	switch outcome {
+	case OutcomeProtocolError:
+		var wire *jsonrpc.Error
+		errors.As(err, &wire)
+		return wire
+	case OutcomePanic:
+		text = fmt.Sprintf("internal error in prompt %q", name)
+	case OutcomeToolError, OutcomeTimeout:
+		var te *ToolError
+		errors.As(err, &te)
+		text, meta = te.Error(), te.Err
+	default:
+		text, meta = err.Error(), err
+		if text == "" {
+			text = fmt.Sprintf("error getting prompt %q", name)
+		}
+	}
+	data, jerr := json.Marshal(errorMeta(class, meta))
+	if jerr != nil {
+		data, _ = json.Marshal(mcp.Meta{MetaKeyErrorClass: string(class)})
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: text, Data: data}
+}
