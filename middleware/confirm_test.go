@@ -1,0 +1,286 @@
+package middleware_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/requeststate"
+)
+
+func newSealer(t testing.TB) *requeststate.Sealer {
+	t.Helper()
+	s, err := requeststate.New([][]byte{[]byte(rand.Text() + rand.Text())}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// deleteSchema lets the model pass "confirm": true, which must not count.
+var deleteSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+	"path": {Type: "string"}, "confirm": {Type: "boolean"},
+}}
+
+// confirmServer serves delete_file and wipe_disk, both confirmed, and
+// counts their runs.
+func confirmServer(t *testing.T, sealer *requeststate.Sealer, opts *middleware.ConfirmOptions) (*mcpkit.Server, *atomic.Int32) {
+	t.Helper()
+	runs := new(atomic.Int32)
+	run := mcpkit.HandlerFunc(func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		runs.Add(1)
+		if req.Call.Params.RequestState != "" || req.Call.Params.InputResponses != nil {
+			return nil, mcpkit.ToolErrorf("the tool saw Confirm's state or answer")
+		}
+		return textResult("deleted " + string(req.Arguments)), nil
+	})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "confirm", Version: "1"}, nil)
+	srv.Use(mcpkit.ForTools(middleware.Destructive, middleware.Confirm(sealer, opts)))
+	for _, name := range []string{"delete_file", "wipe_disk"} {
+		if err := srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: name, InputSchema: deleteSchema}, Handler: run}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return srv, runs
+}
+
+// eras connects to srv as a 2026-07-28 client (which answers and calls
+// again) and as a 2025-11-25 one over a session (which the SDK asks).
+var eras = []struct {
+	name    string
+	connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+}{
+	{mcpkittest.StatelessVersion, mcpkittest.NewStatelessServer},
+	{mcpkittest.StatefulVersion, mcpkittest.NewServer},
+}
+
+// TestConfirm: on both eras, the user is asked once with a message naming
+// the tool and its arguments; accept with the box ticked runs the tool
+// once; decline, cancel, or accept without the box run nothing and answer
+// a fatal tool error.
+func TestConfirm(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			for _, tc := range []struct {
+				name   string
+				answer *mcp.ElicitResult
+				runs   int32
+				want   string
+			}{
+				{"accept", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, 1, `deleted {"path":"/tmp/x"}`},
+				{"decline", &mcp.ElicitResult{Action: "decline"}, 0, `the user declined: "delete_file" did not run`},
+				{"cancel", &mcp.ElicitResult{Action: "cancel"}, 0, `the user cancelled: "delete_file" did not run`},
+				{"unticked", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": false}}, 0, `the user did not confirm: "delete_file" did not run`},
+			} {
+				t.Run(tc.name, func(t *testing.T) {
+					srv, runs := confirmServer(t, newSealer(t), nil)
+					var asked []string
+					ts := era.connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+						ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+							asked = append(asked, req.Params.Message)
+							return tc.answer, nil
+						},
+					}})
+					res, err := ts.CallTool(t.Context(), "delete_file", map[string]any{"path": "/tmp/x"})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got := onlyText(res); got != tc.want || res.IsError != (tc.runs == 0) {
+						t.Errorf("got %q (isError %v), want %q", got, res.IsError, tc.want)
+					}
+					if tc.runs == 0 && res.Meta[mcpkit.MetaKeyErrorClass] != string(mcpkit.Fatal) {
+						t.Errorf("refusal's _meta: %v, want class fatal", res.Meta)
+					}
+					if runs.Load() != tc.runs {
+						t.Errorf("the tool ran %d times, want %d", runs.Load(), tc.runs)
+					}
+					if len(asked) != 1 || asked[0] != `Run "delete_file" with {"path":"/tmp/x"}?` {
+						t.Errorf("asked %q, want once, naming the tool and its arguments", asked)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestConfirmArgumentSatisfiesNothing: "confirm": true in the arguments
+// gets the question, not the tool's run, from a client that does not
+// answer it (here one that returns input_required results to its caller).
+func TestConfirmArgumentSatisfiesNothing(t *testing.T) {
+	srv, runs := confirmServer(t, newSealer(t), nil)
+	ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			t.Error("asked the user, with multi-round-trip handling off")
+			return nil, nil
+		},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	}})
+	res, err := ts.CallTool(t.Context(), "delete_file", map[string]any{"path": "/", "confirm": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NeedsInput() || res.RequestState == "" || runs.Load() != 0 {
+		t.Errorf("got %+v after %d runs, want an input_required result and no run", res, runs.Load())
+	}
+}
+
+// askFor calls name with args on ts, whose client hands input_required
+// results back, and returns the sealed state and the key of the question.
+func askFor(t *testing.T, ts *mcpkittest.Server, name string, args map[string]any) (state, key string) {
+	t.Helper()
+	res, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NeedsInput() || len(res.InputRequests) != 1 {
+		t.Fatalf("%s: got %+v, want one input request", name, res)
+	}
+	for k := range res.InputRequests {
+		key = k
+	}
+	return res.RequestState, key
+}
+
+// TestConfirmReplay: a confirmation runs the call it was asked for, once;
+// on another call (other arguments, other tool, other caller), forged, or
+// a second time, it gets -32602 "invalid request state" and runs nothing.
+func TestConfirmReplay(t *testing.T) {
+	srv, runs := confirmServer(t, newSealer(t), nil)
+	tokens := map[string]*auth.TokenInfo{"tok-ada": {UserID: "ada"}, "tok-bob": {UserID: "bob"}}
+	noRetry := &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil },
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	ada := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Client: noRetry, Tokens: tokens, Token: "tok-ada"})
+	bob := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Client: noRetry, Tokens: tokens, Token: "tok-bob"})
+
+	args := map[string]any{"path": "/tmp/x"}
+	state, key := askFor(t, ada, "delete_file", args)
+	yes := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+	answer := func(ts *mcpkittest.Server, name string, args map[string]any, state string) (*mcp.CallToolResult, error) {
+		return ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args, RequestState: state, InputResponses: yes})
+	}
+	refused := func(what string, res *mcp.CallToolResult, err error) {
+		t.Helper()
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || werr.Message != "invalid request state" {
+			t.Errorf("%s: got %+v, %v; want -32602 invalid request state", what, res, err)
+		}
+	}
+	res, err := answer(ada, "delete_file", map[string]any{"path": "/etc"}, state)
+	refused("other arguments", res, err)
+	res, err = answer(ada, "wipe_disk", args, state)
+	refused("other tool", res, err)
+	res, err = answer(bob, "delete_file", args, state)
+	refused("other principal", res, err)
+	res, err = answer(ada, "delete_file", args, "forged-"+state)
+	refused("forged", res, err)
+	if runs.Load() != 0 {
+		t.Fatalf("the tool ran %d times on refused states", runs.Load())
+	}
+
+	res, err = answer(ada, "delete_file", args, state)
+	if err != nil || onlyText(res) != `deleted {"path":"/tmp/x"}` {
+		t.Fatalf("the call it was asked for: %+v, %v", res, err)
+	}
+	res, err = answer(ada, "delete_file", args, state)
+	refused("used again", res, err)
+	if runs.Load() != 1 {
+		t.Errorf("the tool ran %d times, want once", runs.Load())
+	}
+}
+
+// TestConfirmWithoutElicitation: a client that declared no elicitation
+// gets a fatal tool error wrapping ErrCannotConfirm on both eras, unless
+// Unsupported lets the call run.
+func TestConfirmWithoutElicitation(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			srv, runs := confirmServer(t, newSealer(t), nil)
+			res, err := era.connect(t, srv, nil).CallTool(t.Context(), "delete_file", map[string]any{"path": "/tmp/x"})
+			want := `"delete_file" needs the user's confirmation, and this client cannot ask its user (no elicitation form capability)`
+			if err != nil || !res.IsError || onlyText(res) != want || res.Meta[mcpkit.MetaKeyErrorClass] != string(mcpkit.Fatal) {
+				t.Errorf("got %+v, %v; want the fatal error %q", res, err, want)
+			}
+			if runs.Load() != 0 {
+				t.Errorf("the tool ran %d times", runs.Load())
+			}
+
+			var seen error
+			srv, runs = confirmServer(t, newSealer(t), &middleware.ConfirmOptions{Unsupported: func(req *mcpkit.Request) error {
+				seen = errors.New(req.Tool.Name)
+				return nil
+			}})
+			res, err = era.connect(t, srv, nil).CallTool(t.Context(), "delete_file", map[string]any{"path": "/tmp/x"})
+			if err != nil || res.IsError || runs.Load() != 1 || seen == nil {
+				t.Errorf("with Unsupported allowing: %+v, %v, %d runs", res, err, runs.Load())
+			}
+		})
+	}
+}
+
+// TestConfirmAudit: on both eras, with Server.Observe and NewAudit, the
+// trail shows the declined call (served, tool_error, the reason naming the
+// decline), and an observer finds ErrDeclined and ErrCannotConfirm with
+// errors.Is.
+func TestConfirmAudit(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			var trail lockedBuffer
+			audit := middleware.NewAudit(middleware.NewJSONLinesSink(&trail, nil), nil)
+			var declined, cannot atomic.Int32
+			srv, runs := confirmServer(t, newSealer(t), nil)
+			srv.Observe(audit, mcpkit.ObserverFunc(func(_ context.Context, ev *mcpkit.Event) {
+				if errors.Is(ev.Err, middleware.ErrDeclined) {
+					declined.Add(1)
+				}
+				if errors.Is(ev.Err, middleware.ErrCannotConfirm) {
+					cannot.Add(1)
+				}
+			}))
+			ts := era.connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				},
+			}})
+			if res, err := ts.CallTool(t.Context(), "delete_file", map[string]any{"path": "/tmp/x"}); err != nil || !res.IsError {
+				t.Fatalf("declined call: %+v, %v", res, err)
+			}
+			if res, err := era.connect(t, srv, nil).CallTool(t.Context(), "wipe_disk", map[string]any{}); err != nil || !res.IsError {
+				t.Fatalf("call from a client that cannot ask: %+v, %v", res, err)
+			}
+			if err := audit.Close(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			var found bool
+			for line := range strings.Lines(trail.String()) {
+				var r middleware.AuditRecord
+				if err := json.Unmarshal([]byte(line), &r); err != nil {
+					t.Fatal(err)
+				}
+				if r.Tool == "delete_file" && r.Decision == "served" && r.Outcome == "tool_error" && r.Class == "fatal" &&
+					r.Reason == `the user declined: "delete_file" did not run` {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("no record of the declined call in the trail:\n%s", trail.String())
+			}
+			if declined.Load() != 1 || cannot.Load() != 1 || runs.Load() != 0 {
+				t.Errorf("observed %d declined and %d unconfirmable calls, want 1 each; %d runs", declined.Load(), cannot.Load(), runs.Load())
+			}
+		})
+	}
+}
