@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -282,5 +284,118 @@ func TestConfirmAudit(t *testing.T) {
 				t.Errorf("observed %d declined and %d unconfirmable calls, want 1 each; %d runs", declined.Load(), cannot.Load(), runs.Load())
 			}
 		})
+	}
+}
+
+// TestConfirmCarriesToolInput: a confirmed tool that asks for input of its
+// own sees only its own state and answers, on both eras, and runs to the
+// end without asking the user to confirm again.
+func TestConfirmCarriesToolInput(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			var confirms, names atomic.Int32
+			greet := mcpkit.HandlerFunc(func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+				p := req.Call.Params
+				answer, ok := mcpkit.InputResponse[*mcp.ElicitResult](req, "name")
+				if !ok {
+					if p.RequestState != "" || len(p.InputResponses) != 0 {
+						return nil, mcpkit.ToolErrorf("first round saw state %q, answers %v", p.RequestState, p.InputResponses)
+					}
+					return &mcp.CallToolResult{
+						InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "Your name?",
+							RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}}}},
+						RequestState: "greet-1",
+					}, nil
+				}
+				if p.RequestState != "greet-1" || len(p.InputResponses) != 1 {
+					return nil, mcpkit.ToolErrorf("second round saw state %q, answers %v", p.RequestState, p.InputResponses)
+				}
+				return textResult("bye " + answer.Content["name"].(string)), nil
+			})
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "confirm"}, nil)
+			srv.Use(middleware.Confirm(newSealer(t), nil))
+			if err := srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "close_account", InputSchema: deleteSchema}, Handler: greet}); err != nil {
+				t.Fatal(err)
+			}
+			ts := era.connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					if req.Params.Message == "Your name?" {
+						names.Add(1)
+						return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+					}
+					confirms.Add(1)
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+				},
+			}})
+			res, err := ts.CallTool(t.Context(), "close_account", map[string]any{})
+			if err != nil || onlyText(res) != "bye Ada" {
+				t.Fatalf("got %+v (%s), %v", res, onlyText(res), err)
+			}
+			if confirms.Load() != 1 || names.Load() != 1 {
+				t.Errorf("asked to confirm %d times and for the name %d times, want once each", confirms.Load(), names.Load())
+			}
+		})
+	}
+}
+
+// TestConfirmWindow: an answer that comes back after the window has
+// closed gets -32602 and runs nothing; one within it runs the tool.
+func TestConfirmWindow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var runs atomic.Int32
+		tool := newTool("drop_table", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+			runs.Add(1)
+			return textResult("dropped"), nil
+		})
+		h := middleware.Confirm(newSealer(t), &middleware.ConfirmOptions{Window: time.Minute})(tool.Handler)
+		caps := mcpkittest.WithMeta(mcp.Meta{mcp.MetaKeyClientCapabilities: map[string]any{"elicitation": map[string]any{}}})
+		ask := func() *mcpkit.Request {
+			res, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]any{}, caps))
+			if err != nil || res.InputRequests == nil {
+				t.Fatalf("first round: %+v, %v", res, err)
+			}
+			req := mcpkittest.NewRequest(tool, map[string]any{}, caps)
+			req.Call.Params.RequestState = res.RequestState
+			for key := range res.InputRequests {
+				req.Call.Params.InputResponses = mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+			}
+			return req
+		}
+
+		late := ask()
+		time.Sleep(time.Minute)
+		var werr *jsonrpc.Error
+		if res, err := h.ServeTool(t.Context(), late); !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !errors.Is(err, requeststate.ErrInvalid) {
+			t.Errorf("after the window: %+v, %v; want -32602", res, err)
+		}
+		timely := ask()
+		time.Sleep(time.Minute - time.Second)
+		if res, err := h.ServeTool(t.Context(), timely); err != nil || onlyText(res) != "dropped" {
+			t.Errorf("within the window: %+v, %v", res, err)
+		}
+		if runs.Load() != 1 {
+			t.Errorf("the tool ran %d times, want once", runs.Load())
+		}
+	})
+}
+
+// TestDestructive follows the annotations' defaults: destructive unless
+// read-only or marked destructiveHint false.
+func TestDestructive(t *testing.T) {
+	yes, no := true, false
+	for _, tc := range []struct {
+		a    *mcp.ToolAnnotations
+		want bool
+	}{
+		{nil, true},
+		{&mcp.ToolAnnotations{}, true},
+		{&mcp.ToolAnnotations{DestructiveHint: &yes}, true},
+		{&mcp.ToolAnnotations{DestructiveHint: &no}, false},
+		{&mcp.ToolAnnotations{ReadOnlyHint: true}, false},
+		{&mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &yes}, false},
+	} {
+		if got := middleware.Destructive(&mcpkit.Tool{Tool: mcp.Tool{Name: "t", Annotations: tc.a}}); got != tc.want {
+			t.Errorf("Destructive(%+v) = %v, want %v", tc.a, got, tc.want)
+		}
 	}
 }
