@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,6 +21,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/requeststate"
+	"github.com/mcpkit/mcpkit/visibility"
 )
 
 func newSealer(t testing.TB) *requeststate.Sealer {
@@ -397,5 +399,53 @@ func TestDestructive(t *testing.T) {
 		if got := middleware.Destructive(&mcpkit.Tool{Tool: mcp.Tool{Name: "t", Annotations: tc.a}}); got != tc.want {
 			t.Errorf("Destructive(%+v) = %v, want %v", tc.a, got, tc.want)
 		}
+	}
+}
+
+// TestConfirmHiddenByVisibility: with the visibility rule of
+// docs/middleware.md, a client that cannot confirm does not see the
+// confirmed tools, and its call of one reaches no tool; a client that can
+// sees them.
+func TestConfirmHiddenByVisibility(t *testing.T) {
+	canConfirm := func(_ context.Context, c mcpkit.Caller) bool {
+		caps := c.ClientCapabilities()
+		return caps != nil && caps.Elicitation != nil && (caps.Elicitation.Form != nil || caps.Elicitation.URL == nil)
+	}
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			srv, runs := confirmServer(t, newSealer(t), nil)
+			srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "list_files", InputSchema: deleteSchema,
+				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, Handler: mcpkit.HandlerFunc(ok)})
+			visibility.New(visibility.Require(middleware.Destructive, canConfirm)).Attach(srv)
+			listed := func(ts *mcpkittest.Server) []string {
+				res, err := ts.Session.ListTools(t.Context(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var names []string
+				for _, tl := range res.Tools {
+					names = append(names, tl.Name)
+				}
+				return names
+			}
+			plain := era.connect(t, srv, nil)
+			if got := listed(plain); !slices.Equal(got, []string{"list_files"}) {
+				t.Errorf("a client without elicitation lists %v, want [list_files]", got)
+			}
+			if _, err := plain.CallTool(t.Context(), "delete_file", map[string]any{"path": "/"}); err == nil {
+				t.Error("a client without elicitation called a hidden tool")
+			}
+			asking := era.connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				},
+			}})
+			if got := listed(asking); !slices.Equal(got, []string{"delete_file", "list_files", "wipe_disk"}) {
+				t.Errorf("a client with elicitation lists %v", got)
+			}
+			if runs.Load() != 0 {
+				t.Errorf("the tool ran %d times", runs.Load())
+			}
+		})
 	}
 }
