@@ -3,12 +3,12 @@ package middleware
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -16,8 +16,8 @@ import (
 	"github.com/mcpkit/mcpkit/requeststate"
 )
 
-// Errors that the refusals of [Confirm] wrap, for errors.Is. Both are
-// fatal tool errors: asking again will not change the answer.
+// Errors that the refusals of [Confirm] wrap, for errors.Is. The first
+// two are fatal tool errors: asking again will not change the answer.
 var (
 	// ErrDeclined: the user declined or cancelled the confirmation, or
 	// did not tick its box; the tool did not run.
@@ -25,6 +25,9 @@ var (
 	// ErrCannotConfirm: the client declared no way to ask its user (no
 	// form elicitation capability); the tool did not run.
 	ErrCannotConfirm = errors.New("middleware: client cannot ask its user to confirm")
+	// ErrConfirmUnavailable: the store of used confirmations
+	// ([ConfirmOptions.Used]) failed; the tool did not run. Retryable.
+	ErrConfirmUnavailable = errors.New("middleware: confirmation store unavailable")
 )
 
 // ConfirmField is the one boolean field of the form that [Confirm] asks
@@ -62,8 +65,9 @@ type ConfirmOptions struct {
 	// the tool at most once. Nil means an in-memory store of Confirm's
 	// own, which only this process consults: give replicas one shared
 	// store (the redisstore module's) so that none accepts a
-	// confirmation another has used. Confirm fails closed: a store that
-	// cannot answer refuses the call (retryable).
+	// confirmation another has used. Confirm fails closed: when the
+	// store fails, the call gets a retryable tool error wrapping
+	// ErrConfirmUnavailable and the tool does not run.
 	Used IdempotencyStore
 }
 
@@ -143,14 +147,10 @@ type confirmHandler struct {
 	next mcpkit.Handler
 }
 
-// confirmForm is the form the user fills in.
-var confirmForm = &jsonschema.Schema{
-	Type: "object",
-	Properties: map[string]*jsonschema.Schema{ConfirmField: {
-		Type: "boolean", Title: "Confirm", Description: "Run it?",
-	}},
-	Required: []string{ConfirmField},
-}
+// confirmForm is the form the user fills in, as JSON: no call can change
+// it.
+var confirmForm = json.RawMessage(`{"type":"object","properties":{"` + ConfirmField +
+	`":{"type":"boolean","title":"Confirm","description":"Run it?"}},"required":["` + ConfirmField + `"]}`)
 
 // What a state that Confirm seals says: the user was asked; or the user
 // confirmed, and the tool asked for more input (its own state follows).
@@ -169,7 +169,7 @@ func (h *confirmHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*m
 	}
 	kind, inner, ok := h.parse(raw)
 	if !ok {
-		return nil, errStateUsed
+		return nil, errStateRefused
 	}
 	var answer *mcp.ElicitResult
 	if kind == stateAsked {
@@ -177,7 +177,7 @@ func (h *confirmHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*m
 			return h.ask(ctx, req) // the state came back without an answer
 		}
 	}
-	if err := h.claim(ctx, req.Call.Params.RequestState); err != nil {
+	if err := h.claim(ctx, req.Tool.Name, req.Call.Params.RequestState); err != nil {
 		return nil, err
 	}
 	if kind == stateAsked && (answer.Action != "accept" || answer.Content[ConfirmField] != true) {
@@ -263,14 +263,16 @@ func (h *confirmHandler) parse(raw []byte) (kind byte, inner string, ok bool) {
 }
 
 // claim marks the sealed state used, or refuses it if it was.
-func (h *confirmHandler) claim(ctx context.Context, sealed string) error {
+func (h *confirmHandler) claim(ctx context.Context, name, sealed string) error {
 	key := newKeyHash("mcpkit confirm").add(sealed).sum("confirm:")
 	_, claimed, err := h.used.Claim(ctx, key, IdempotencyRecord{Fingerprint: "used", Token: randomToken()}, h.window)
 	if err != nil {
-		return mcpkit.NewToolError(fmt.Errorf("confirmation store unavailable: %w", err), mcpkit.Retryable)
+		return &mcpkit.ToolError{Err: &confirmError{
+			msg: fmt.Sprintf("tool %q: confirmation store unavailable: try again later", name), sentinel: ErrConfirmUnavailable, cause: err,
+		}, Class: mcpkit.Retryable}
 	}
 	if !claimed {
-		return errStateUsed
+		return errStateRefused
 	}
 	return nil
 }
@@ -306,19 +308,25 @@ func describeCall(req *mcpkit.Request) string {
 }
 
 // confirmError is a refusal by Confirm: a text for the client that
-// unwraps to one of Confirm's sentinel errors.
+// unwraps to one of Confirm's sentinel errors and to its cause, if any.
 type confirmError struct {
 	msg      string
 	sentinel error
+	cause    error
 }
 
 func (e *confirmError) Error() string { return e.msg }
-func (e *confirmError) Unwrap() error { return e.sentinel }
+func (e *confirmError) Unwrap() []error {
+	if e.cause == nil {
+		return []error{e.sentinel}
+	}
+	return []error{e.sentinel, e.cause}
+}
 
-// errStateUsed answers a state that the sealer opens but Confirm does not
+// errStateRefused answers a state that the sealer opens but Confirm does not
 // take (used already, or its window closed), as the sealer answers one it
 // does not open.
-var errStateUsed error = &usedStateError{wire: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid request state"}}
+var errStateRefused error = &usedStateError{wire: &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid request state"}}
 
 type usedStateError struct{ wire *jsonrpc.Error }
 

@@ -340,6 +340,23 @@ func TestConfirmCarriesToolInput(t *testing.T) {
 	}
 }
 
+// confirmedRequest asks h, by a request built by hand from a client that
+// can elicit, and returns the request that comes back with the user's yes.
+func confirmedRequest(t *testing.T, h mcpkit.Handler, tool *mcpkit.Tool) *mcpkit.Request {
+	t.Helper()
+	caps := mcpkittest.WithMeta(mcp.Meta{mcp.MetaKeyClientCapabilities: map[string]any{"elicitation": map[string]any{}}})
+	res, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]any{}, caps))
+	if err != nil || res.InputRequests == nil {
+		t.Fatalf("first round: %+v, %v", res, err)
+	}
+	req := mcpkittest.NewRequest(tool, map[string]any{}, caps)
+	req.Call.Params.RequestState = res.RequestState
+	for key := range res.InputRequests {
+		req.Call.Params.InputResponses = mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+	}
+	return req
+}
+
 // TestConfirmWindow: an answer that comes back after the window has
 // closed gets -32602 and runs nothing; one within it runs the tool.
 func TestConfirmWindow(t *testing.T) {
@@ -350,19 +367,7 @@ func TestConfirmWindow(t *testing.T) {
 			return textResult("dropped"), nil
 		})
 		h := middleware.Confirm(newSealer(t), &middleware.ConfirmOptions{Window: time.Minute})(tool.Handler)
-		caps := mcpkittest.WithMeta(mcp.Meta{mcp.MetaKeyClientCapabilities: map[string]any{"elicitation": map[string]any{}}})
-		ask := func() *mcpkit.Request {
-			res, err := h.ServeTool(t.Context(), mcpkittest.NewRequest(tool, map[string]any{}, caps))
-			if err != nil || res.InputRequests == nil {
-				t.Fatalf("first round: %+v, %v", res, err)
-			}
-			req := mcpkittest.NewRequest(tool, map[string]any{}, caps)
-			req.Call.Params.RequestState = res.RequestState
-			for key := range res.InputRequests {
-				req.Call.Params.InputResponses = mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
-			}
-			return req
-		}
+		ask := func() *mcpkit.Request { return confirmedRequest(t, h, tool) }
 
 		late := ask()
 		time.Sleep(time.Minute)
@@ -447,5 +452,26 @@ func TestConfirmHiddenByVisibility(t *testing.T) {
 				t.Errorf("the tool ran %d times", runs.Load())
 			}
 		})
+	}
+}
+
+// TestConfirmStoreFails: when the store of used confirmations fails, a
+// confirmed call is refused, retryably, without the store's error in its
+// text, and the tool does not run.
+func TestConfirmStoreFails(t *testing.T) {
+	var runs atomic.Int32
+	tool := newTool("drop_table", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+		runs.Add(1)
+		return textResult("dropped"), nil
+	})
+	h := middleware.Confirm(newSealer(t), &middleware.ConfirmOptions{Used: &failingStore{}})(tool.Handler)
+	res, err := h.ServeTool(t.Context(), confirmedRequest(t, h, tool))
+	var te *mcpkit.ToolError
+	if !errors.As(err, &te) || te.Class != mcpkit.Retryable || !errors.Is(err, middleware.ErrConfirmUnavailable) ||
+		!errors.Is(err, errStore) || err.Error() != `tool "drop_table": confirmation store unavailable: try again later` {
+		t.Errorf("got %+v, %v; want a retryable ErrConfirmUnavailable", res, err)
+	}
+	if runs.Load() != 0 {
+		t.Errorf("the tool ran %d times", runs.Load())
 	}
 }

@@ -137,7 +137,8 @@
 // [*TimeoutError]) for errors.Is and errors.As. Idempotent's refusals of
 // a key ([ErrIdempotencyKeyInvalid], [ErrIdempotencyKeyReused]) are Fatal:
 // the client must send another key, not retry. So are Confirm's refusals
-// ([ErrDeclined], [ErrCannotConfirm]); a confirmation replayed on another
-// call, or used twice, gets the JSON-RPC error -32602 of
+// ([ErrDeclined], [ErrCannotConfirm]), while its store's failure
+// ([ErrConfirmUnavailable]) is Retryable; a confirmation replayed on
+// another call, or used twice, gets the JSON-RPC error -32602 of
 // [requeststate.Sealer]. Every error keeps the class its ErrorClass method gives it.
 package middleware
