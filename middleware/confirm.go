@@ -54,8 +54,9 @@ type ConfirmOptions struct {
 	// (it declared no form elicitation capability): its error is the
 	// call's answer, and nil runs the tool unconfirmed. Nil means a
 	// fatal tool error wrapping ErrCannotConfirm. To hide such tools
-	// from such clients instead, tag them visibility.NeedsElicitation and
-	// add visibility.RequireClientCapabilities to the server's rules.
+	// from such clients instead, use a visibility rule: visibility.Require
+	// with the same match function and a predicate on the client's
+	// capabilities (see docs/middleware.md).
 	Unsupported func(req *mcpkit.Request) error
 	// Window is how long the user has to answer, and how long a used
 	// confirmation is remembered; zero means five minutes. The sealer's

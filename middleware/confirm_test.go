@@ -21,6 +21,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/requeststate"
+	"github.com/mcpkit/mcpkit/transform"
 	"github.com/mcpkit/mcpkit/visibility"
 )
 
@@ -473,5 +474,49 @@ func TestConfirmStoreFails(t *testing.T) {
 	}
 	if runs.Load() != 0 {
 		t.Errorf("the tool ran %d times", runs.Load())
+	}
+}
+
+// TestConfirmFollowsTheTool: a call by a deprecated alias or a derived name
+// of a destructive tool is asked about as a call by its own name, and runs
+// only on the user's yes.
+func TestConfirmFollowsTheTool(t *testing.T) {
+	var runs atomic.Int32
+	del := &mcpkit.Tool{Tool: mcp.Tool{Name: "delete_file", InputSchema: deleteSchema},
+		Handler: mcpkit.HandlerFunc(func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			runs.Add(1)
+			return textResult("deleted " + string(req.Arguments)), nil
+		})}
+	alias, err := transform.Alias(del, "rm", &transform.AliasOptions{Arguments: map[string]string{"path": "file"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	derived, err := transform.Tool(del, transform.Spec{Name: "unlink", Arguments: map[string]transform.Arg{"path": {Name: "target"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(t, []mcpkit.Middleware{mcpkit.ForTools(middleware.Destructive, middleware.Confirm(newSealer(t), nil))}, del, alias, derived)
+	var answer atomic.Value
+	var asked []string
+	ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			return answer.Load().(*mcp.ElicitResult), nil
+		},
+	}})
+	for _, route := range []struct{ name, arg string }{{"delete_file", "path"}, {"rm", "file"}, {"unlink", "target"}} {
+		args := map[string]any{route.arg: "/tmp/x"}
+		answer.Store(&mcp.ElicitResult{Action: "decline"})
+		if res, err := ts.CallTool(t.Context(), route.name, args); err != nil || !res.IsError || runs.Load() != 0 {
+			t.Errorf("%s, declined: %+v, %v after %d runs", route.name, res, err, runs.Load())
+		}
+		answer.Store(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}})
+		if res, err := ts.CallTool(t.Context(), route.name, args); err != nil || onlyText(res) != `deleted {"path":"/tmp/x"}` || runs.Load() != 1 {
+			t.Errorf("%s, confirmed: %+v, %v after %d runs", route.name, res, err, runs.Load())
+		}
+		runs.Store(0)
+	}
+	if len(asked) != 6 {
+		t.Errorf("asked %d times, want twice per route: %q", len(asked), asked)
 	}
 }
