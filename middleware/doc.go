@@ -1,6 +1,7 @@
 // Package middleware provides the built-in [mcpkit.Middleware] catalog:
 // recovery from panics, time limits, error masking, logging, limits on
-// concurrency, rate and size, a result cache and idempotent calls; and the
+// concurrency, rate and size, a result cache, idempotent calls and the
+// user's confirmation of destructive tools ([Confirm]); and the
 // list middleware [Deref], which removes $ref from advertised schemas. (Argument validation is not here: every
 // [mcpkit.Server] validates, innermost, by default.)
 //
@@ -29,14 +30,16 @@
 // The first middleware in a chain is the outermost: it sees the call first
 // and the outcome last. The recommended order, outermost first, is
 //
-//	Logging -> Recover -> MaskErrors -> CacheResults -> CircuitBreaker -> RateLimit -> Bulkhead
-//	        -> ConcurrencyLimit -> Timeout -> Idempotent -> ArgumentSizeLimit, ResultSizeLimit
+//	Logging -> Recover -> MaskErrors -> Confirm -> CacheResults -> CircuitBreaker -> RateLimit
+//	        -> Bulkhead -> ConcurrencyLimit -> Timeout -> Idempotent -> ArgumentSizeLimit, ResultSizeLimit
 //	        -> TokenBudget -> (the server's validation) -> handler
 //
 // Logging is outermost so that its one record per call covers everything
 // the others do; Recover next, so that a panic anywhere inside (a re-raised
 // one from Timeout included) becomes an error the rest of the chain
 // handles; MaskErrors then hides internal errors from everything inside it.
+// Confirm (for the tools that need it) follows, so that asking the user
+// costs no rate token or slot and no cached answer skips the question.
 // The limits reject calls before they cost anything, and outside Timeout,
 // so that waiting for a slot does not use up a call's time: CircuitBreaker
 // first, so that a rejection costs no rate token or slot, and Bulkhead
@@ -133,5 +136,9 @@
 // [ErrIdempotencyUnavailable], [*RateLimitError], [*CircuitOpenError],
 // [*TimeoutError]) for errors.Is and errors.As. Idempotent's refusals of
 // a key ([ErrIdempotencyKeyInvalid], [ErrIdempotencyKeyReused]) are Fatal:
-// the client must send another key, not retry. Every error keeps the class its ErrorClass method gives it.
+// the client must send another key, not retry. So are Confirm's refusals
+// ([ErrDeclined], [ErrCannotConfirm]), while its store's failure
+// ([ErrConfirmUnavailable]) is Retryable; a confirmation replayed on
+// another call, or used twice, gets the JSON-RPC error -32602 of
+// [requeststate.Sealer]. Every error keeps the class its ErrorClass method gives it.
 package middleware
