@@ -38,8 +38,10 @@ const MetaKeyRequiredScopes = "io.github.mcpkit/requiredScopes"
 // cannot fix it by changing the arguments; the client must get a token
 // with Scopes (over HTTP it was challenged to).
 type InsufficientScopeError struct {
-	// Tool is the name the tool was called by.
+	// Tool is the name the tool (or prompt: see Kind) was called by.
 	Tool string
+	// Kind is what was refused: a tool (the zero value) or a prompt.
+	Kind Kind
 	// Scopes are the scopes the tool needs, as the challenge names them;
 	// empty when the requirement names none.
 	Scopes []string
@@ -51,13 +53,13 @@ type InsufficientScopeError struct {
 func (e *InsufficientScopeError) Error() string {
 	switch {
 	case e.Unauthenticated && len(e.Scopes) > 0:
-		return fmt.Sprintf("tool %q requires authorization with scope %q", e.Tool, strings.Join(e.Scopes, " "))
+		return fmt.Sprintf("%s %q requires authorization with scope %q", e.Kind, e.Tool, strings.Join(e.Scopes, " "))
 	case e.Unauthenticated:
-		return fmt.Sprintf("tool %q requires authorization", e.Tool)
+		return fmt.Sprintf("%s %q requires authorization", e.Kind, e.Tool)
 	case len(e.Scopes) > 0:
-		return fmt.Sprintf("insufficient scope: tool %q requires scope %q", e.Tool, strings.Join(e.Scopes, " "))
+		return fmt.Sprintf("insufficient scope: %s %q requires scope %q", e.Kind, e.Tool, strings.Join(e.Scopes, " "))
 	}
-	return fmt.Sprintf("insufficient scope: the token does not grant tool %q", e.Tool)
+	return fmt.Sprintf("insufficient scope: the token does not grant %s %q", e.Kind, e.Tool)
 }
 
 // Unwrap returns [ErrInsufficientScope].
@@ -131,6 +133,10 @@ func RequireScopes(scopes ...string) Middleware {
 // scopes (none if scopes is empty: the client then learns that it needs a
 // better token, not which).
 //
+// Both guard prompts too: a server-wide requirement refuses a prompts/get
+// as it refuses a call (over HTTP with the challenge, once the request was
+// read; elsewhere with a JSON-RPC error saying what the prompt requires).
+//
 // RequireToken panics if check is nil or a scope is empty or holds a space
 // or a double quote.
 func RequireToken(check func(ctx context.Context, info *auth.TokenInfo) bool, scopes ...string) Middleware {
@@ -150,6 +156,7 @@ func RequireToken(check func(ctx context.Context, info *auth.TokenInfo) bool, sc
 			// refusal of a call by its headers (see refusedEarly).
 			b.rec.requirements = append(b.rec.requirements, r)
 		}
+		r.prompts, _ = next.(PromptHandler)
 		return r
 	}
 }
@@ -166,9 +173,10 @@ func (h *requirement) refusal(ctx context.Context, info *auth.TokenInfo, name st
 
 // requirement is the layer of RequireToken.
 type requirement struct {
-	check  func(context.Context, *auth.TokenInfo) bool
-	scopes []string
-	next   Handler
+	check   func(context.Context, *auth.TokenInfo) bool
+	scopes  []string
+	next    Handler
+	prompts PromptHandler // next, in a prompt's chain
 }
 
 // LayerSettings shows the scopes a call needs, space-separated as the
@@ -189,9 +197,30 @@ func (h *requirement) ServeTool(ctx context.Context, req *Request) (*mcp.CallToo
 	if err == nil {
 		return h.next.ServeTool(ctx, req)
 	}
-	verdictOf(ctx).refuse(req, err)
+	verdictOf(ctx).refuse(req.Session(), err)
 	// A tool error, so that error masking further out never hides what
 	// the client must do.
+	return nil, &ToolError{Err: err, Class: Fatal}
+}
+
+// ServePrompt refuses a prompts/get as ServeTool refuses a call: over HTTP
+// with the challenge, elsewhere with the JSON-RPC error -32603 saying what
+// the prompt requires. A requirement is never skipped in a prompt's chain:
+// a server-wide RequireScopes guards prompts as it guards tools.
+func (h *requirement) ServePrompt(ctx context.Context, req *PromptRequest) (*mcp.GetPromptResult, error) {
+	if h.prompts == nil {
+		return nil, errPromptChain
+	}
+	name := ""
+	if req.Prompt != nil {
+		name = req.Prompt.Name
+	}
+	err := h.refusal(ctx, req.TokenInfo(), name)
+	if err == nil {
+		return h.prompts.ServePrompt(ctx, req)
+	}
+	err.Kind = KindPrompt
+	verdictOf(ctx).refuse(req.Session(), err)
 	return nil, &ToolError{Err: err, Class: Fatal}
 }
 

@@ -490,3 +490,86 @@ func TestRefusalEndsSDKSession(t *testing.T) {
 		})
 	}
 }
+
+// TestRequireScopesGuardsPrompts: a server-wide requirement guards
+// prompts as it guards tools: over HTTP, on both eras, a prompts/get
+// without the scope is answered 403 with the challenge, and the client's
+// step-up then gets the prompt; in memory, the refusal is a JSON-RPC
+// error that says what the prompt requires. Nothing is served before.
+func TestRequireScopesGuardsPrompts(t *testing.T) {
+	newServer := func(served *atomic.Int32) *mcpkit.Server {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "authz", Version: "1"}, nil)
+		srv.Use(mcpkit.RequireScopes("repo:admin"))
+		err := srv.AddPrompts(&mcpkit.Prompt{
+			Prompt: mcp.Prompt{Name: "release_notes"},
+			Handler: mcpkit.PromptHandlerFunc(func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+				served.Add(1)
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "notes"}}}}, nil
+			}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return srv
+	}
+	if layers, _ := newServer(new(atomic.Int32)).PromptPipeline("release_notes"); len(layers) != 1 || layers[0].Skipped {
+		t.Errorf("the prompt's pipeline: %+v", layers)
+	}
+	for _, tc := range []struct {
+		name     string
+		version  string
+		sessions bool
+	}{
+		{"2026-07-28", mcpkittest.StatelessVersion, false},
+		{"2025-11-25 stateless", mcpkittest.StatefulVersion, false},
+		{"2025-11-25 session", mcpkittest.StatefulVersion, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var served atomic.Int32
+			srv := newServer(&served)
+			verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+				if info, ok := stepUpTokens[token]; ok {
+					return info, nil
+				}
+				return nil, auth.ErrInvalidToken
+			}
+			h := srv.HTTPHandler(&mcpkit.HTTPOptions{Sessions: tc.sessions, ResourceMetadataURL: testResourceMetadata})
+			ts := httptest.NewServer(auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: testResourceMetadata})(h))
+			defer ts.Close()
+			up := &stepUp{token: "t-read"}
+			client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+			cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL, OAuthHandler: up},
+				&mcp.ClientSessionOptions{ProtocolVersion: tc.version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			res, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "release_notes"})
+			if err != nil || len(res.Messages) != 1 {
+				t.Fatalf("release_notes after step-up: %v %v", res, err)
+			}
+			want := []seenChallenge{{status: http.StatusForbidden, err: "insufficient_scope", scope: "repo:admin", resourceMeta: testResourceMetadata}}
+			if got := up.seen(); !slices.Equal(got, want) {
+				t.Errorf("challenges = %+v, want %+v", got, want)
+			}
+			if n := served.Load(); n != 1 {
+				t.Errorf("the prompt was served %d times, want once (after the step-up)", n)
+			}
+		})
+	}
+	t.Run("in memory", func(t *testing.T) {
+		var served atomic.Int32
+		cs, err := mcpkittest.ConnectInMemory(t.Context(), newServer(&served), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		_, err = cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "release_notes"})
+		if err == nil || !strings.Contains(err.Error(), `prompt "release_notes" requires authorization with scope "repo:admin"`) {
+			t.Errorf("without a token: %v", err)
+		}
+		if n := served.Load(); n != 0 {
+			t.Errorf("served %d times without a token", n)
+		}
+	})
+}

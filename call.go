@@ -130,7 +130,7 @@ func (s *Server) serveRouted(ctx context.Context, sdkReq *mcp.CallToolRequest) (
 	// the routed call: that must not keep the request (a stateless
 	// session holds the call's whole message).
 	rc.sdk, rc.req = nil, nil
-	ctx = s.withVerdict(ctx, req)
+	ctx = s.withVerdict(ctx, req.Header())
 	defer verdictOf(ctx).serving(req.Session())()
 	// A client builds the headers of a call from the definition it is
 	// listed: a call pinned to another version need not carry them.

@@ -154,19 +154,19 @@ func (v *verdict) serving(ss *mcp.ServerSession) func() {
 // calls is being served, and req belongs to it (a call's requests share its
 // session, down every chain it runs; work it starts that outlives it, a
 // task's, drops the session, and so does a task's round). v.mu is held.
-func (v *verdict) ours(req *Request) bool {
-	return v.calls > 0 && !v.done && v.session != nil && req.Session() == v.session
+func (v *verdict) ours(ss *mcp.ServerSession) bool {
+	return v.calls > 0 && !v.done && v.session != nil && ss == v.session
 }
 
-// refuse records err, the refusal of req, as the refusal of the request, if
-// it is the first and req is the request's.
-func (v *verdict) refuse(req *Request, err *InsufficientScopeError) {
+// refuse records err, the refusal of a call on session ss, as the refusal
+// of the request, if it is the first and the call is the request's.
+func (v *verdict) refuse(ss *mcp.ServerSession, err *InsufficientScopeError) {
 	if v == nil {
 		return
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.challenge == nil && v.ours(req) {
+	if v.challenge == nil && v.ours(ss) {
 		v.challenge = err
 	}
 }
@@ -179,7 +179,7 @@ func (v *verdict) headerFault(req *Request) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.ours(req) {
+	if v.ours(req.Session()) {
 		v.fault = true
 	}
 }
@@ -274,8 +274,8 @@ func isBatch(r *http.Request) bool {
 // in. A call of a session runs on the session's context, which may hold
 // the verdict of the request that opened the session: its own is found by
 // the header holding gave its request.
-func (s *Server) withVerdict(ctx context.Context, req *Request) context.Context {
-	if id := req.Header().Get(verdictHeader); id != "" {
+func (s *Server) withVerdict(ctx context.Context, h http.Header) context.Context {
+	if id := h.Get(verdictHeader); id != "" {
 		if v, ok := s.verdicts.Load(id); ok {
 			return context.WithValue(ctx, verdictKey{}, v)
 		}

@@ -229,6 +229,8 @@ func (s *Server) servePromptRouted(ctx context.Context, sdkReq *mcp.GetPromptReq
 		req = &PromptRequest{Prompt: rp.e.prompt, Arguments: params.Arguments, Call: &call}
 	}
 	rp.sdk, rp.req = nil, nil
+	ctx = s.withVerdict(ctx, req.Header())
+	defer verdictOf(ctx).serving(req.Session())()
 	return s.servePrompt(ctx, rp.e, req)
 }
 
