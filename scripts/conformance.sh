@@ -72,6 +72,7 @@ declare -A QUICKSTART_EXCLUDED=(
 	[resources-read-text]="fixture resource test://static-text"
 	[resources-read-binary]="fixture resource test://static-binary"
 	[resources-templates-read]="fixture resource template test://template/{id}/data"
+	[prompts-list]="the prompts capability, which a server without prompts does not declare (mcpkit declares what it serves)"
 	[prompts-get-simple]="fixture prompt test_simple_prompt"
 	[prompts-get-with-args]="fixture prompt test_prompt_with_arguments"
 	[prompts-get-embedded-resource]="fixture prompt test_prompt_with_embedded_resource"
@@ -110,6 +111,7 @@ declare -A QUICKSTART_EXCLUDED_CHECKS=(
 	[server-stateless/sep-2575-missing-capability-http-400]="fixture tool test_missing_capability"
 	[server-stateless/sep-2575-http-server-no-independent-requests-on-stream]="fixture tool test_streaming_elicitation"
 	[server-stateless/sep-2575-server-no-log-without-loglevel]="fixture tool test_logging_tool"
+	[caching/sep-2549-prompts-list-caching-hints]="the prompts capability (see prompts-list)"
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)
