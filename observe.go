@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A Decision is what a server decided about a tools/call: refused it, found
-// no tool for it, found its headers at fault, or served it.
+// A Decision is what a server decided about a tools/call or a prompts/get:
+// refused it, found nothing for it, found it at fault, or served it.
 type Decision string
 
 // The decisions an [Event] reports.
@@ -22,10 +22,13 @@ const (
 	// 2026-07-28 call over HTTP whose headers decide it) or in its chain.
 	// Err holds the [*InsufficientScopeError].
 	DecisionRefused Decision = "refused"
-	// DecisionUnknown: the name reaches no tool the caller may see (never
-	// registered, hidden, or disabled alike; the client gets one answer
-	// for all three).
+	// DecisionUnknown: the name reaches no tool (or prompt) the caller may
+	// see (never registered, hidden, or disabled alike; the client gets
+	// one answer for all three).
 	DecisionUnknown Decision = "unknown"
+	// DecisionInvalid: a prompts/get lacks a required argument; its chain
+	// did not run.
+	DecisionInvalid Decision = "invalid"
 	// DecisionHeaderMismatch: the call's Mcp-Param headers disagree with
 	// its arguments (a 2026-07-28 call over HTTP); the chain did not run.
 	DecisionHeaderMismatch Decision = "header_mismatch"
@@ -40,15 +43,15 @@ const (
 	DecisionServed Decision = "served"
 )
 
-// An Event is one decision about one tools/call, as an [Observer] is told
-// of it. An observer must not keep it, nor its Request, beyond its call:
-// copy what it needs.
+// An Event is one decision about one tools/call or prompts/get, as an
+// [Observer] is told of it. An observer must not keep it, nor its
+// requests, beyond its call: copy what it needs.
 type Event struct {
 	// Decision is what the server decided.
 	Decision Decision
-	// Method is the request's method: "tools/call".
+	// Method is the request's method: "tools/call" or "prompts/get".
 	Method string
-	// Name is the name the call named.
+	// Name is the name the request named.
 	Name string
 	// Tool is the tool the call reached (its [Tool.ID] is the identity
 	// every rule keys on), or nil when it reached none. For a refusal
@@ -62,6 +65,10 @@ type Event struct {
 	// read. Its Arguments are the caller's: an observer that records them
 	// redacts them first.
 	Request *Request
+	// Prompt and PromptRequest are, for a prompts/get, the prompt it
+	// reached (nil: none) and the request.
+	Prompt        *Prompt
+	PromptRequest *PromptRequest
 	// Outcome and Class are [Classify]'s verdict on what the chain
 	// returned (DecisionServed), or on the refusal.
 	Outcome Outcome
@@ -77,7 +84,7 @@ type Event struct {
 }
 
 // An Observer is told of every decision a [Server] makes about a
-// tools/call it routes (see [Server.Observe]).
+// tools/call or prompts/get it routes (see [Server.Observe]).
 type Observer interface {
 	// Observe is called once per decision, on the call's goroutine,
 	// after the decision and before the answer is written. It must not
@@ -97,10 +104,11 @@ func (f ObserverFunc) Observe(ctx context.Context, ev *Event) { f(ctx, ev) }
 // requirement refused the call before its body was read (2026-07-28 over
 // HTTP) or in its chain; each name that reaches no tool the caller may see;
 // each call whose Mcp-Param headers are at fault; and the outcome of each
-// call served, with the tool it reached. It is the one place to audit a
-// server: unlike a middleware, it also sees what is decided before any
-// middleware runs. Calls of tools registered on the SDK server directly
-// are not mcpkit's, and are not observed.
+// call served, with the tool it reached; and the same of each prompts/get.
+// It is the one place to audit a server: unlike a middleware, it also sees
+// what is decided before any middleware runs. Tools and prompts
+// registered on the SDK server directly are not mcpkit's, and are not
+// observed.
 func (s *Server) Observe(observers ...Observer) {
 	observers = slices.DeleteFunc(slices.Clone(observers), func(o Observer) bool { return o == nil })
 	if len(observers) == 0 {
@@ -203,5 +211,31 @@ func observeServed(ctx context.Context, obs []Observer, name string, e *entry, r
 		ev.Decision = DecisionRefused
 	}
 	ev.Outcome, ev.Class = Classify(res, err)
+	observe(ctx, obs, ev)
+}
+
+// observePrompt tells obs of req, a prompts/get of name that reached e
+// (nil: nothing), decided d; for DecisionServed, res and err are what its
+// chain returned.
+func observePrompt(ctx context.Context, obs []Observer, d Decision, name string, e *entry, req *PromptRequest, err error, start time.Time) {
+	ev := &Event{
+		Decision:      d,
+		Method:        "prompts/get",
+		Name:          name,
+		Caller:        req,
+		Principal:     principalOf(req),
+		PromptRequest: req,
+		Err:           err,
+		Start:         start,
+		Duration:      time.Since(start),
+	}
+	var ise *InsufficientScopeError
+	if d == DecisionServed && errors.As(err, &ise) {
+		ev.Decision = DecisionRefused
+	}
+	ev.Outcome, ev.Class = Classify(nil, err)
+	if e != nil {
+		ev.Prompt = e.prompt
+	}
 	observe(ctx, obs, ev)
 }

@@ -201,3 +201,54 @@ func TestObserveThroughCallTool(t *testing.T) {
 		t.Errorf("the meta-tool's event: %+v", e)
 	}
 }
+
+// TestObservePrompts: a prompts/get is heard of as a call is: unknown and
+// hidden alike, a missing required argument before the chain, a refusal
+// by a server-wide requirement, a prompt served.
+func TestObservePrompts(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "observed", Version: "1"}, nil)
+	log := &eventLog{}
+	srv.Observe(log)
+	var seen []string
+	srv.Observe(mcpkit.ObserverFunc(func(_ context.Context, ev *mcpkit.Event) {
+		p := "-"
+		if ev.Prompt != nil {
+			p = ev.Prompt.Key()
+		}
+		seen = append(seen, string(ev.Decision)+" "+ev.Method+" "+ev.Name+" "+p+" "+string(ev.Outcome))
+	}))
+	handler := mcpkit.PromptHandlerFunc(func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
+	})
+	if err := srv.AddPrompts(
+		&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who", Required: true}}}, Handler: handler},
+		&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "staff"}, Handler: handler, Middleware: []mcpkit.Middleware{mcpkit.RequireScopes("staff")}},
+	); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcpkittest.ConnectInMemory(t.Context(), srv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, p := range []*mcp.GetPromptParams{
+		{Name: "greet", Arguments: map[string]string{"who": "ada"}},
+		{Name: "greet"},
+		{Name: "nosuch"},
+		{Name: "staff"},
+	} {
+		cs.GetPrompt(t.Context(), p)
+	}
+	want := []string{
+		"served prompts/get greet greet ok",
+		"invalid prompts/get greet greet protocol_error",
+		"unknown prompts/get nosuch - protocol_error",
+		"refused prompts/get staff staff tool_error",
+	}
+	if !slices.Equal(seen, want) {
+		t.Errorf("events:\n got %q\nwant %q", seen, want)
+	}
+	if got := log.take(); len(got) != 4 || got[0].args != "-" {
+		t.Errorf("the log's events: %+v", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -153,10 +154,11 @@ func (s *Server) foreignPrompts(ctx context.Context, req *mcp.ListPromptsRequest
 // routedPrompt is a prompts/get on its way through the SDK to
 // servePromptRouted, as routed is for a tools/call.
 type routedPrompt struct {
-	e    *entry
-	name string
-	sdk  *mcp.GetPromptRequest
-	req  *PromptRequest
+	e     *entry
+	name  string
+	sdk   *mcp.GetPromptRequest
+	req   *PromptRequest
+	start time.Time // when s began on the request, if it has observers
 }
 
 type routedPromptKey struct{}
@@ -175,20 +177,34 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, next 
 	}
 	name := req.Params.Name
 	rp := &routedPrompt{name: name, req: &PromptRequest{Arguments: req.Params.Arguments, Call: req}}
+	obs := s.observing()
+	if obs != nil {
+		rp.start = time.Now()
+	}
 	rp.e = s.reach(ctx, s.state.Load(), rp.req, KindPrompt, name, pin{})
 	if rp.e == nil {
+		unknown := func() (mcp.Result, error) {
+			err := NewUnknownPromptError(name)
+			if obs != nil {
+				observePrompt(ctx, obs, DecisionUnknown, name, nil, rp.req, err, rp.start)
+			}
+			return nil, err
+		}
 		if !s.foreign.Load() || name == s.promptDispatch {
-			return nil, NewUnknownPromptError(name)
+			return unknown()
 		}
 		res, err := next(ctx, "prompts/get", req)
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && isSDKUnknown("unknown prompt ", wire.Message, name) {
-			return nil, NewUnknownPromptError(name)
+			return unknown()
 		}
 		return res, err
 	}
 	rp.req.Prompt = rp.e.prompt
 	if err := missingArgument(rp.e.prompt, req.Params.Arguments); err != nil {
+		if obs != nil {
+			observePrompt(ctx, obs, DecisionInvalid, name, rp.e, rp.req, err, rp.start)
+		}
 		return nil, err
 	}
 	sdkReq := *req
@@ -231,21 +247,29 @@ func (s *Server) servePromptRouted(ctx context.Context, sdkReq *mcp.GetPromptReq
 	rp.sdk, rp.req = nil, nil
 	ctx = s.withVerdict(ctx, req.Header())
 	defer verdictOf(ctx).serving(req.Session())()
-	return s.servePrompt(ctx, rp.e, req)
+	res, err := s.runPrompt(ctx, rp.e, req)
+	if obs := s.observing(); obs != nil {
+		observePrompt(ctx, obs, DecisionServed, rp.name, rp.e, req, err, rp.start)
+	}
+	return finishPrompt(rp.e, res, err)
 }
 
-// servePrompt runs req through e's chain and maps the outcome onto the
-// wire.
-func (s *Server) servePrompt(ctx context.Context, e *entry, req *PromptRequest) (res *mcp.GetPromptResult, err error) {
-	name := e.prompt.Name
+// runPrompt runs req through e's chain; a panic is returned as a
+// [*PanicError].
+func (s *Server) runPrompt(ctx context.Context, e *entry, req *PromptRequest) (res *mcp.GetPromptResult, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			pe := NewPanicError(v)
-			s.logger.Error("mcpkit: prompt panicked", "prompt", name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
-			res, err = nil, promptWireError(name, pe)
+			s.logger.Error("mcpkit: prompt panicked", "prompt", e.prompt.Name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+			res, err = nil, pe
 		}
 	}()
-	res, err = e.chain.prompt.ServePrompt(ctx, req)
+	return e.chain.prompt.ServePrompt(ctx, req)
+}
+
+// finishPrompt maps what e's chain returned onto the wire.
+func finishPrompt(e *entry, res *mcp.GetPromptResult, err error) (*mcp.GetPromptResult, error) {
+	name := e.prompt.Name
 	if err != nil {
 		return nil, promptWireError(name, err)
 	}

@@ -35,6 +35,8 @@ type AuditRecord struct {
 	Name    string `json:"name"`
 	Tool    string `json:"tool,omitempty"`
 	Version string `json:"version,omitempty"`
+	// Prompt is the identity of the prompt a prompts/get reached.
+	Prompt string `json:"prompt,omitempty"`
 	// Arguments are the call's arguments with every redacted value
 	// replaced by "[redacted]", or nil when there were none, they were
 	// not JSON, or (see ArgumentsBytes) they were too large to record.
@@ -80,7 +82,8 @@ type AuditOptions struct {
 	// schema marks them writeOnly or format "password".
 	RedactNames []string
 	// Redact, if set, returns the arguments to record, after the other
-	// rules; nil records none. It must not modify args.
+	// rules; nil records none. It must not modify args. Tool is nil for a
+	// prompts/get (whose arguments are an object of strings).
 	Redact func(tool *mcpkit.Tool, args json.RawMessage) json.RawMessage
 	// MaxArgumentBytes bounds the recorded arguments (after redaction);
 	// larger ones are left out and their size recorded. 4096 if zero.
@@ -255,8 +258,19 @@ func (a *Audit) record(ctx context.Context, ev *mcpkit.Event) *AuditRecord {
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
 		rec.TraceID = sc.TraceID().String()
 	}
-	if ev.Request != nil && len(ev.Request.Arguments) > 0 {
-		args := a.redact(ev.Tool, ev.Request.Arguments)
+	if ev.Prompt != nil {
+		rec.Prompt = ev.Prompt.Key()
+	}
+	var args json.RawMessage
+	switch {
+	case ev.Request != nil && len(ev.Request.Arguments) > 0:
+		args = a.redact(ev.Tool, ev.Request.Arguments)
+	case ev.PromptRequest != nil && len(ev.PromptRequest.Arguments) > 0:
+		if b, err := json.Marshal(ev.PromptRequest.Arguments); err == nil {
+			args = a.redact(nil, b)
+		}
+	}
+	if args != nil {
 		if len(args) > a.opts.MaxArgumentBytes {
 			rec.ArgumentsBytes = len(args)
 		} else {
@@ -703,6 +717,7 @@ func (s *SlogSink) WriteAudit(ctx context.Context, rec *AuditRecord) error {
 	}
 	add("tool", rec.Tool)
 	add("version", rec.Version)
+	add("prompt", rec.Prompt)
 	add("outcome", rec.Outcome)
 	add("class", rec.Class)
 	add("reason", rec.Reason)

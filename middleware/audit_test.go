@@ -329,3 +329,39 @@ func FuzzAuditRedact(f *testing.F) {
 		walk(v, true)
 	})
 }
+
+// TestAuditPrompts: a prompts/get is recorded with the prompt it reached
+// and its arguments, redacted by name.
+func TestAuditPrompts(t *testing.T) {
+	var trail lockedBuffer
+	audit := middleware.NewAudit(middleware.NewJSONLinesSink(&trail, nil), &middleware.AuditOptions{RedactNames: []string{"token"}})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "audited", Version: "1"}, nil)
+	srv.Observe(audit)
+	if err := srv.AddPrompts(&mcpkit.Prompt{
+		Prompt: mcp.Prompt{Name: "greet"},
+		Handler: mcpkit.PromptHandlerFunc(func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
+		}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcpkittest.ConnectInMemory(t.Context(), srv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"who": "ada", "token": "tok-secret"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := audit.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var rec middleware.AuditRecord
+	if err := json.Unmarshal([]byte(trail.String()), &rec); err != nil {
+		t.Fatal(err, trail.String())
+	}
+	if rec.Method != "prompts/get" || rec.Prompt != "greet" || rec.Tool != "" || rec.Decision != "served" ||
+		string(rec.Arguments) != `{"token":"[redacted]","who":"ada"}` {
+		t.Errorf("record: %+v, arguments %s", rec, rec.Arguments)
+	}
+}
