@@ -794,6 +794,7 @@ var identityClassified = map[string]string{
 	"middleware.Idempotent":       "mechanism",
 	"middleware.CacheResults":     "mechanism",
 	"requeststate.New":            "mechanism: bound to Tool.ID, TestSealer",
+	"middleware.Confirm":          "mechanism: its state is the Sealer's, bound to Tool.ID; middleware's TestConfirmReplay, TestConfirmFollowsTheTool",
 	"middleware.CircuitBreaker":   "keyed on Tool.ID by default, per tool: TestCircuitBreakerKeys",
 	"middleware.ConcurrencyLimit": "mechanism only with a Key function of the user's; by default one limit for all tools",
 	// Match functions and rules over what every route shares.
