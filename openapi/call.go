@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -328,14 +329,14 @@ func decode(raw json.RawMessage, asJSON bool) (any, error) {
 }
 
 // scalar writes a value that is not serialised by a style: strings as
-// they are, numbers as written, true and false, null as nothing, and
-// anything nested deeper as JSON.
+// they are, numbers as written (but see number), true and false, null as
+// nothing, and anything nested deeper as JSON.
 func scalar(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
 	case json.Number:
-		return v.String()
+		return number(v)
 	case bool:
 		return strconv.FormatBool(v)
 	case nil:
@@ -343,6 +344,23 @@ func scalar(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// number writes a JSON number as text for a URL or a form: as written,
+// but a whole number written with a fraction or an exponent (2.0, 1e3),
+// which the server's validator admits as an integer, is written as an
+// integer, as APIs read integers from text. Past 2^53, where a float64
+// no longer holds every integer, it stays as written.
+func number(n json.Number) string {
+	s := n.String()
+	if !strings.ContainsAny(s, ".eE") {
+		return s
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return s
+	}
+	return strconv.FormatInt(int64(f), 10)
 }
 
 func plain(s string) string { return s }
@@ -677,7 +695,10 @@ func (o *operation) result(status int, header http.Header, body []byte) (*mcp.Ca
 	case len(body) == 0:
 		res.Content = []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))}}
 		return res, nil
-	case isJSON(ct) || ct == "" && json.Valid(body):
+	case isJSON(ct) || (ct == "" || o.accept != "") && json.Valid(body):
+		// A tool with an output schema reads JSON whatever the answer's
+		// type says (text/plain, as some frameworks send by default): it
+		// must send structured content.
 		if !json.Valid(body) {
 			return nil, mcpkit.NewToolError(fmt.Errorf("%s %s: the answer is not valid JSON: %s", o.method, o.path, clip(string(body), 200)), mcpkit.Fatal)
 		}

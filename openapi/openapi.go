@@ -145,17 +145,21 @@ func Load(data []byte) (d *Document, err error) {
 }
 
 // isSwagger2 reports whether data, JSON or YAML, is a Swagger 2.0
-// document: its top level says swagger: "2.0".
+// document: its top level says swagger: "2.0" (or 2.0, a number, as
+// hand-written documents do), perhaps after a byte order mark, perhaps
+// with a YAML comment after it.
 func isSwagger2(data []byte) bool {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		var top struct {
 			Swagger any `json:"swagger"`
 		}
-		return json.Unmarshal(t, &top) == nil && fmt.Sprint(top.Swagger) == "2.0"
+		return json.Unmarshal(t, &top) == nil && (top.Swagger == "2.0" || top.Swagger == 2.0)
 	}
 	for line := range bytes.Lines(data) {
 		v, ok := bytes.CutPrefix(line, []byte("swagger:"))
 		if ok {
+			v, _, _ = bytes.Cut(v, []byte(" #"))
 			return string(bytes.Trim(bytes.TrimSpace(v), `"'`)) == "2.0"
 		}
 	}
@@ -244,7 +248,9 @@ type Options struct {
 	// OnDegrade, if set, is told about each tool that is served with less
 	// than its operation says, once per reason: a pattern that Go's regexp
 	// cannot compile (lookahead, backreferences) is not checked, a schema
-	// is trimmed to MaxInputSchemaBytes or MaxOutputSchemaBytes. The error matches
+	// is trimmed to MaxInputSchemaBytes or MaxOutputSchemaBytes, an
+	// operation that may answer a 2xx without a JSON body has no output
+	// schema. The error matches
 	// [ErrDegraded]. The tool is served either way.
 	OnDegrade func(op *Operation, err error)
 }
@@ -418,8 +424,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 	if !opts.NoOutputSchema {
 		if s, media, ns, err := d.output(op, outRefs); err != nil {
 			return nil, nil, fmt.Errorf("response: %w", err)
-		} else if s != nil {
-			noted("response", ns)
+		} else if noted("response", ns); s != nil {
 			call.accept = media
 			if m, ok := s.(map[string]any); ok && m["type"] == "object" {
 				out = m
@@ -607,7 +612,11 @@ func isJSON(media string) bool {
 
 // output returns the converted schema of the operation's first 2xx
 // response with a JSON body ("200" before "201", codes before "2XX"), its
-// media type and the conversion's notes; nil if there is none.
+// media type and the conversion's notes; nil if there is none, or if
+// another 2xx response has no JSON body (GitHub's secrets answer 201 with
+// an object when they create and 204 when they update): such an answer
+// has no structured content, which a tool with an output schema must
+// send, and a call the API served would fail.
 func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []error, error) {
 	if op.op.Responses == nil {
 		return nil, "", nil, nil
@@ -619,6 +628,17 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []e
 		}
 	}
 	slices.Sort(codes) // digits sort before "X": "200" < "201" < "2XX"
+	var bare []string  // the codes whose answers have no JSON body
+	for _, code := range codes {
+		if r := op.op.Responses.Value(code); r != nil && r.Value != nil {
+			if mt, _ := jsonMedia(r.Value.Content); mt == nil {
+				bare = append(bare, code)
+			}
+		}
+	}
+	if len(bare) > 0 && len(bare) < len(codes) {
+		return nil, "", []error{degraded("no output schema: its %s answer has no JSON body, and an answer without structured content would fail the output schema", strings.Join(bare, ", "))}, nil
+	}
 	for _, code := range codes {
 		r := op.op.Responses.Value(code)
 		if r == nil || r.Value == nil {

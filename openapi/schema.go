@@ -397,8 +397,10 @@ func stripProse(v any, depth int) bool {
 }
 
 // loosenOneOf returns the schema js with each oneOf that has a branch
-// referring to a stubbed component turned into an anyOf, and whether it
-// changed anything. The schema js is shared and is not modified.
+// referring to a stubbed component, itself or below it (an allOf that
+// wraps the $ref to add a description, a nullable anyOf), turned into an
+// anyOf, and whether it changed anything. The schema js is shared and is
+// not modified.
 func loosenOneOf(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, bool) {
 	var v any
 	if json.Unmarshal(js, &v) != nil {
@@ -413,9 +415,7 @@ func loosenOneOf(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, 
 		switch v := v.(type) {
 		case map[string]any:
 			if branches, ok := v["oneOf"].([]any); ok && slices.ContainsFunc(branches, func(b any) bool {
-				ref, _ := asMap(b)["$ref"].(string)
-				name, err := componentName(strings.Replace(ref, "#/$defs/", componentPrefix, 1))
-				return ref != "" && err == nil && stubbed[name]
+				return refersTo(b, stubbed, depth+1)
 			}) {
 				delete(v, "oneOf")
 				if other, ok := v["anyOf"].([]any); ok {
@@ -443,6 +443,31 @@ func loosenOneOf(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, 
 		return js, false
 	}
 	return out, true
+}
+
+// refersTo reports whether the converted schema v has a $ref to one of
+// the components named in names, at any depth.
+func refersTo(v any, names map[string]bool, depth int) bool {
+	if depth > maxSchemaDepth {
+		return false
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if ref, ok := v["$ref"].(string); ok {
+			name, err := componentName(strings.Replace(ref, "#/$defs/", componentPrefix, 1))
+			if err == nil && names[name] {
+				return true
+			}
+		}
+		for k, e := range v {
+			if k != "enum" && k != "const" && k != "default" && k != "examples" && refersTo(e, names, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(v, func(e any) bool { return refersTo(e, names, depth+1) })
+	}
+	return false
 }
 
 func asSlice(v any) []any {
