@@ -262,3 +262,145 @@ func TestAttack38bSwagger2Versions(t *testing.T) {
 		}
 	}
 }
+
+// deployment is a Deployment as a cluster answers it (kubectl get -o
+// json), with the null creationTimestamp that Kubernetes writes in every
+// pod template.
+const deployment = `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{"deployment.kubernetes.io/revision":"1"},
+"creationTimestamp":"2026-11-01T10:00:00Z","generation":1,"labels":{"app":"web"},"name":"web","namespace":"default",
+"resourceVersion":"1234","uid":"0f8d3c1e-1111-2222-3333-444455556666","managedFields":[{"apiVersion":"apps/v1","fieldsType":"FieldsV1",
+"fieldsV1":{"f:spec":{"f:replicas":{}}},"manager":"kubectl-create","operation":"Update","time":"2026-11-01T10:00:00Z"}]},
+"spec":{"progressDeadlineSeconds":600,"replicas":2,"revisionHistoryLimit":10,"selector":{"matchLabels":{"app":"web"}},
+"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":1},"type":"RollingUpdate"},
+"template":{"metadata":{"creationTimestamp":null,"labels":{"app":"web"}},"spec":{"containers":[{"image":"nginx:1.27","imagePullPolicy":"IfNotPresent",
+"name":"nginx","ports":[{"containerPort":80,"protocol":"TCP"}],"resources":{"limits":{"cpu":"500m","memory":"128Mi"}},
+"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],"dnsPolicy":"ClusterFirst","restartPolicy":"Always",
+"schedulerName":"default-scheduler","securityContext":{},"terminationGracePeriodSeconds":30}}},
+"status":{"availableReplicas":2,"conditions":[{"lastTransitionTime":"2026-11-01T10:00:05Z","lastUpdateTime":"2026-11-01T10:00:05Z",
+"message":"Deployment has minimum availability.","reason":"MinimumReplicasAvailable","status":"True","type":"Available"}],
+"observedGeneration":1,"readyReplicas":2,"replicas":2,"updatedReplicas":2}}`
+
+// TestAttack38bRealDeploymentAnswer: a Deployment as a cluster answers
+// it, read with readAppsV1NamespacedDeployment, whole and with the
+// default limit, is a fatal output validation error: Kubernetes writes
+// "creationTimestamp": null in every pod template, and its document
+// says that a Time is a string. The default limit keeps ObjectMeta (the
+// Deployment's own metadata), so it checks the template's too.
+func TestAttack38bRealDeploymentAnswer(t *testing.T) {
+	t.Skip("known defect: output schemas refuse the null that Go APIs write for an optional value the document types (Kubernetes' creationTimestamp); only NoOutputSchema serves them")
+	backend := &api{answer: func(*http.Request, []byte) (int, string) { return http.StatusOK, deployment }}
+	for _, limit := range []int{0, -1} {
+		cs, _ := serveReal(t, kubernetesDoc, backend, &openapi.Options{MaxOutputSchemaBytes: limit}, "readAppsV1NamespacedDeployment")
+		res := call(t, cs, "readAppsV1NamespacedDeployment", map[string]any{"namespace": "default", "name": "web"})
+		if res.IsError {
+			t.Errorf("MaxOutputSchemaBytes %d: a real Deployment is refused: %s", limit, clipText(text(res)))
+		}
+	}
+}
+
+// TestAttack38bDefaultAgainstAllOfSibling: a base schema gives kind a
+// default; the schema that extends it through allOf allows other values
+// only. The default fits its own schema, and Load kept it; the server
+// fills in the defaults of every schema an allOf brings together, and
+// refused every truck without kind. Load now drops a default that a
+// sibling's property refuses.
+func TestAttack38bDefaultAgainstAllOfSibling(t *testing.T) {
+	const spec = `
+openapi: 3.0.3
+info: {title: inherit, version: "1"}
+paths:
+  /vehicles:
+    post:
+      operationId: createTruck
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/Truck"}
+      responses:
+        "204": {description: created}
+components:
+  schemas:
+    Vehicle:
+      type: object
+      properties:
+        name: {type: string}
+        kind: {type: string, default: car}
+    Truck:
+      allOf:
+        - $ref: "#/components/schemas/Vehicle"
+        - type: object
+          properties:
+            kind: {type: string, enum: [truck, lorry]}
+            axles: {type: integer}
+`
+	backend := &api{}
+	cs, _ := serveSpec(t, spec, backend)
+	if res := call(t, cs, "createTruck", map[string]any{"body": map[string]any{"name": "t", "axles": 3}}); res.IsError {
+		t.Errorf("a truck without kind is refused: %s", clipText(text(res)))
+	}
+}
+
+// TestAttack38bDiscriminatorOddNames: a discriminator without a mapping
+// whose branches are components named with "~" and ".": the implicit
+// value of a branch was its $ref's text after the prefix ("pet~0cat"),
+// not the component's name ("pet~cat"), so the right value was refused
+// and the escaped one accepted.
+func TestAttack38bDiscriminatorOddNames(t *testing.T) {
+	const spec = `{"openapi":"3.0.3","info":{"title":"d","version":"1"},"paths":{"/pets":{"post":{"operationId":"createPet",
+		"requestBody":{"required":true,"content":{"application/json":{"schema":{"oneOf":[
+		{"$ref":"#/components/schemas/pet~0cat"},{"$ref":"#/components/schemas/pet.dog"}],"discriminator":{"propertyName":"kind"}}}}},
+		"responses":{"204":{"description":"x"}}}}},"components":{"schemas":{
+		"pet~cat":{"type":"object","required":["kind"],"properties":{"kind":{"type":"string"},"name":{"type":"string"}}},
+		"pet.dog":{"type":"object","required":["kind"],"properties":{"kind":{"type":"string"},"name":{"type":"string"}}}}}}`
+	backend := &api{}
+	cs, skipped := serveSpec(t, spec, backend)
+	if len(skipped) > 0 {
+		t.Fatalf("skipped: %v", skipped)
+	}
+	for _, kind := range []string{"pet~cat", "pet.dog"} {
+		if res := call(t, cs, "createPet", map[string]any{"body": map[string]any{"kind": kind, "name": "n"}}); res.IsError {
+			t.Errorf("kind %q is refused: %s", kind, clipText(text(res)))
+		}
+	}
+	if res := call(t, cs, "createPet", map[string]any{"body": map[string]any{"kind": "pet~0cat"}}); !res.IsError {
+		t.Errorf("kind %q, the escaped $ref, is accepted", "pet~0cat")
+	}
+}
+
+// TestAttack38bSharedInlineSchemaUnbounded: MaxInputSchemaBytes bounds
+// what a tool carries of the component schemas it reaches, but a schema
+// written inline in a shared request body (components/requestBodies) or
+// parameter (components/parameters) is "written in the operation" and
+// never cut: each operation that refers to it carries it whole. 200
+// operations sharing a body of 1,000 properties (a 60 KB document) make
+// megabytes of input schemas, each past the limit: the square of the
+// document's size, as before input schemas were bounded.
+func TestAttack38bSharedInlineSchemaUnbounded(t *testing.T) {
+	t.Skip("known defect: the inline schemas of shared request bodies and parameters are copied whole into each tool, past MaxInputSchemaBytes")
+	var props, paths []string
+	for i := range 1000 {
+		props = append(props, fmt.Sprintf(`"p%d":{"type":"string"}`, i))
+	}
+	for i := range 200 {
+		paths = append(paths, fmt.Sprintf(`"/o%d":{"post":{"requestBody":{"$ref":"#/components/requestBodies/Big"},"responses":{"204":{"description":"x"}}}}`, i))
+	}
+	spec := `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{` + strings.Join(paths, ",") +
+		`},"components":{"requestBodies":{"Big":{"content":{"application/json":{"schema":{"type":"object","properties":{` +
+		strings.Join(props, ",") + `}}}}}}}}`
+	doc, err := openapi.Load([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := doc.Tools(&openapi.Options{Handler: http.NotFoundHandler()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, tool := range tools {
+		total += len(tool.InputSchema.(json.RawMessage))
+	}
+	if total > len(tools)*openapi.DefaultMaxInputSchemaBytes {
+		t.Errorf("%d tools carry %d KB of input schemas for a document of %d KB, each past MaxInputSchemaBytes", len(tools), total>>10, len(spec)>>10)
+	}
+}
