@@ -404,3 +404,23 @@ func TestAttack38bSharedInlineSchemaUnbounded(t *testing.T) {
 		t.Errorf("%d tools carry %d KB of input schemas for a document of %d KB, each past MaxInputSchemaBytes", len(tools), total>>10, len(spec)>>10)
 	}
 }
+
+// TestAttack38bOtherSuccessSchema: GitHub's repos/create-deployment
+// answers 201 with the deployment, or 202 with {"message": ...} when it
+// merged the default branch first. The tool's output schema was the
+// 201's, which requires a deployment's id, url, ...: every 202 answer, a
+// deployment request the API accepted, was a fatal error. 12 operations
+// of the real documents (GitHub 9, Linode 3) answer 2xx in two schemas.
+func TestAttack38bOtherSuccessSchema(t *testing.T) {
+	backend := &api{answer: func(*http.Request, []byte) (int, string) {
+		return http.StatusAccepted, `{"message":"Auto-merged main into topic-branch on deployment."}`
+	}}
+	cs, degraded := serveReal(t, githubDoc, backend, nil, "repos/create-deployment")
+	res := call(t, cs, "repos_create-deployment", map[string]any{"owner": "o", "repo": "r", "body": map[string]any{"ref": "topic-branch"}})
+	if res.IsError {
+		t.Errorf("a 202 answer, as documented: %s", clipText(text(res)))
+	}
+	if len(degraded) != 1 || !strings.Contains(degraded[0].Error(), "201 and 202 answers have different schemas") {
+		t.Errorf("OnDegrade heard %v", degraded)
+	}
+}

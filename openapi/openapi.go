@@ -249,8 +249,8 @@ type Options struct {
 	// than its operation says, once per reason: a pattern that Go's regexp
 	// cannot compile (lookahead, backreferences) is not checked, a schema
 	// is trimmed to MaxInputSchemaBytes or MaxOutputSchemaBytes, an
-	// operation that may answer a 2xx without a JSON body has no output
-	// schema. The error matches
+	// operation whose 2xx answers do not all have JSON of one schema has no
+	// output schema. The error matches
 	// [ErrDegraded]. The tool is served either way.
 	OnDegrade func(op *Operation, err error)
 }
@@ -612,11 +612,13 @@ func isJSON(media string) bool {
 
 // output returns the converted schema of the operation's first 2xx
 // response with a JSON body ("200" before "201", codes before "2XX"), its
-// media type and the conversion's notes; nil if there is none, or if
-// another 2xx response has no JSON body (GitHub's secrets answer 201 with
-// an object when they create and 204 when they update): such an answer
-// has no structured content, which a tool with an output schema must
-// send, and a call the API served would fail.
+// media type and the conversion's notes; nil if there is none, or if the
+// 2xx responses do not all answer JSON of that one schema: another
+// answer, without a JSON body (GitHub's secrets answer 201 with an object
+// when they create and 204 when they update) or with JSON of another
+// schema (its deployments answer 201 with the deployment, 202 with a
+// message), would fail the output schema, and a call the API served would
+// be an error.
 func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []error, error) {
 	if op.op.Responses == nil {
 		return nil, "", nil, nil
@@ -628,15 +630,29 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []e
 		}
 	}
 	slices.Sort(codes) // digits sort before "X": "200" < "201" < "2XX"
-	var bare []string  // the codes whose answers have no JSON body
+	var (
+		bare   []string // the codes whose answers have no JSON body
+		shaped []string // those whose answers have a JSON schema
+		first  *openapi3.SchemaRef
+	)
 	for _, code := range codes {
-		if r := op.op.Responses.Value(code); r != nil && r.Value != nil {
-			if mt, _ := jsonMedia(r.Value.Content); mt == nil {
-				bare = append(bare, code)
+		r := op.op.Responses.Value(code)
+		if r == nil || r.Value == nil {
+			continue
+		}
+		switch mt, _ := jsonMedia(r.Value.Content); {
+		case mt == nil:
+			bare = append(bare, code)
+		case mt.Schema != nil:
+			if first == nil {
+				first = mt.Schema
+			} else if !sameSchema(first, mt.Schema) {
+				return nil, "", []error{degraded("no output schema: its %s and %s answers have different schemas, and one would fail the other's", shaped[0], code)}, nil
 			}
+			shaped = append(shaped, code)
 		}
 	}
-	if len(bare) > 0 && len(bare) < len(codes) {
+	if len(bare) > 0 && len(shaped) > 0 {
 		return nil, "", []error{degraded("no output schema: its %s answer has no JSON body, and an answer without structured content would fail the output schema", strings.Join(bare, ", "))}, nil
 	}
 	for _, code := range codes {
@@ -652,6 +668,15 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []e
 		return s, media, notes, err
 	}
 	return nil, "", nil, nil
+}
+
+// sameSchema reports whether two response schemas are one: the same $ref,
+// or the same parsed schema.
+func sameSchema(a, b *openapi3.SchemaRef) bool {
+	if a.Ref != "" || b.Ref != "" {
+		return a.Ref == b.Ref
+	}
+	return a.Value == b.Value
 }
 
 func describe(op *Operation) string {
