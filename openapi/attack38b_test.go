@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -422,5 +423,97 @@ func TestAttack38bOtherSuccessSchema(t *testing.T) {
 	}
 	if len(degraded) != 1 || !strings.Contains(degraded[0].Error(), "201 and 202 answers have different schemas") {
 		t.Errorf("OnDegrade heard %v", degraded)
+	}
+}
+
+// TestAttack38bComponentChainQuadratic: fitting a schema to its limit
+// measured the whole schema again for each level it gave up, so a chain
+// of components (each refers to the next: a linked list written out, a
+// generated document's nesting) cost the square of its length per tool:
+// 40 operations reaching 6,000 components (a 650 KB document) took 31 s.
+// Each level's length is now summed once, and they take under a second.
+// The bound is a safety net.
+func TestAttack38bComponentChainQuadratic(t *testing.T) {
+	skipWholeDocumentsUnderRace(t)
+	const n, ops = 6000, 40
+	var comps, paths []string
+	for i := range n {
+		comps = append(comps, fmt.Sprintf(`"C%d":{"type":"object","properties":{"p%d":{"type":"string"},"next":{"$ref":"#/components/schemas/C%d"}}}`, i, i, (i+1)%n))
+	}
+	for i := range ops {
+		paths = append(paths, fmt.Sprintf(`"/o%d":{"post":{"requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/C0"}}}},"responses":{"204":{"description":"x"}}}}`, i))
+	}
+	spec := `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{` + strings.Join(paths, ",") +
+		`},"components":{"schemas":{` + strings.Join(comps, ",") + `}}}`
+	doc, err := openapi.Load([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	tools, err := doc.Tools(&openapi.Options{Handler: http.NotFoundHandler()})
+	if err != nil || len(tools) != ops {
+		t.Fatalf("%d tools: %v", len(tools), err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("Tools of %d operations reaching a chain of %d components took %v", ops, n, d)
+	}
+}
+
+// TestAttack38bDiscriminatorTrimmedBranches (held): Ory's login body with
+// its nine methods trimmed to {} (MaxInputSchemaBytes 2,500) still tells
+// the methods apart by the discriminator: a password login is accepted
+// and reaches the API as given, a method that none of the branches names
+// is refused, and the advertised schema lists the methods.
+func TestAttack38bDiscriminatorTrimmedBranches(t *testing.T) {
+	backend := &api{answer: func(*http.Request, []byte) (int, string) {
+		return http.StatusOK, `{"session":{"id":"s1"},"session_token":"t1"}`
+	}}
+	cs, degraded := serveReal(t, oryDoc, backend, &openapi.Options{MaxInputSchemaBytes: 2500, NoOutputSchema: true}, "updateLoginFlow")
+	if len(degraded) == 0 || !strings.Contains(degraded[0].Error(), "accept any value") {
+		t.Fatalf("OnDegrade heard %v", degraded)
+	}
+	listedIn := string(listed(t, cs, "updateLoginFlow", false))
+	if !strings.Contains(listedIn, `"password"`) || !strings.Contains(listedIn, `"oidc"`) {
+		t.Errorf("the trimmed schema does not list the methods: %s", clipText(listedIn))
+	}
+	login := map[string]any{"method": "password", "identifier": "a@example.com", "password": "s3cret!"}
+	if res := call(t, cs, "updateLoginFlow", map[string]any{"flow": "f1", "body": login}); res.IsError {
+		t.Fatalf("a password login: %s", clipText(text(res)))
+	}
+	if reqs := backend.requests(); len(reqs) != 1 || reqs[0].body != `{"identifier":"a@example.com","method":"password","password":"s3cret!"}` {
+		t.Errorf("the API received %+v", reqs)
+	}
+	if res := call(t, cs, "updateLoginFlow", map[string]any{"flow": "f1", "body": map[string]any{"method": "telepathy"}}); !res.IsError {
+		t.Errorf("a login by telepathy is accepted")
+	}
+}
+
+// TestAttack38bDeepObjectReservedCharacters (held): Stripe's metadata is
+// a deepObject whose keys are the caller's: a key with a space, brackets
+// or non-ASCII letters and a value with "+", "&" and "=" reach the API
+// as given, percent-encoded, brackets included.
+func TestAttack38bDeepObjectReservedCharacters(t *testing.T) {
+	backend := &api{answer: func(*http.Request, []byte) (int, string) {
+		return http.StatusOK, `{"id":"cus_1","object":"customer","created":1700000000,"livemode":false}`
+	}}
+	cs, _ := serveReal(t, stripeDoc, backend, nil, "PostCustomers")
+	meta := map[string]any{"order id": "a+b&c=d", "x[y]": "1", "clé": "ü"}
+	if res := call(t, cs, "PostCustomers", map[string]any{"body": map[string]any{"metadata": meta}}); res.IsError {
+		t.Fatalf("PostCustomers: %s", clipText(text(res)))
+	}
+	reqs := backend.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("the API received %+v", reqs)
+	}
+	if strings.ContainsAny(reqs[0].body, "[] ") {
+		t.Errorf("the form %q has brackets or spaces not percent-encoded", reqs[0].body)
+	}
+	form, err := url.ParseQuery(reqs[0].body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := url.Values{"metadata[order id]": {"a+b&c=d"}, "metadata[x[y]]": {"1"}, "metadata[clé]": {"ü"}}
+	if !reflect.DeepEqual(form, want) {
+		t.Errorf("the API received %v, want %v", form, want)
 	}
 }

@@ -256,22 +256,43 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 	if err != nil {
 		return nil, nil, err
 	}
+	// The length of the levels, whole, bare and as stubs, the first two
+	// summed from the top (whole[k] is that of levels[:k]), so that size
+	// costs the same whatever it keeps: a chain of thousands of
+	// components is given up a level at a time.
+	whole, stubs := make([]int, len(levels)+1), make([]int, len(levels))
+	for l, level := range levels {
+		n := 0
+		for _, name := range level {
+			n += len(name) + 4 + len(c.component(name, dir, false).json)
+			stubs[l] += len(name) + 4 + len(stub)
+		}
+		whole[l+1] = whole[l] + n
+	}
+	var bare []int // as whole, without annotations; summed when first needed
 	// size is the length of the schema that keeps the first keep levels,
 	// with the annotations prose says, and stubs for the next level.
 	size := func(prose, keep int) int {
 		n := len(rootJSON) + len(`,"$defs":{}`)
-		for l, level := range levels {
-			if l > keep {
-				break
-			}
-			for _, name := range level {
-				n += len(name) + 4
-				if l == keep {
-					n += len(stub)
-				} else {
-					n += len(c.component(name, dir, prose > allProse && (l > 0 || prose > nearProse)).json)
+		if keep < len(levels) {
+			n += stubs[keep]
+		}
+		if prose == allProse {
+			return n + whole[keep]
+		}
+		if bare == nil {
+			bare = make([]int, len(levels)+1)
+			for l, level := range levels {
+				b := 0
+				for _, name := range level {
+					b += len(name) + 4 + len(c.component(name, dir, true).json)
 				}
+				bare[l+1] = bare[l] + b
 			}
+		}
+		n += bare[keep]
+		if prose == nearProse && keep > 0 {
+			n += whole[1] - bare[1] // the root's own components keep theirs
 		}
 		return n
 	}
