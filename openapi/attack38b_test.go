@@ -517,3 +517,80 @@ func TestAttack38bDeepObjectReservedCharacters(t *testing.T) {
 		t.Errorf("the API received %v, want %v", form, want)
 	}
 }
+
+// TestAttack38bTrimmedOneOfDeeper: the branches of a oneOf are told apart
+// by a property whose enum is a component of its own (as generators
+// write them); past the limit those enums are stubbed while the branches
+// are kept. The branches then both match every value, and the oneOf,
+// which referred to no stub itself, was kept: it refused every answer.
+// Now a oneOf that reaches a stub through its branches' $refs becomes
+// an anyOf too.
+func TestAttack38bTrimmedOneOfDeeper(t *testing.T) {
+	enum := func(first string) string {
+		values := []string{`"` + first + `"`}
+		for i := range 100 {
+			values = append(values, fmt.Sprintf(`"%s_variant_%d"`, first, i))
+		}
+		return `{"type":"string","enum":[` + strings.Join(values, ",") + `]}`
+	}
+	spec := `{"openapi":"3.0.3","info":{"title":"w","version":"1"},"paths":{"/a":{"get":{"operationId":"a",
+		"responses":{"200":{"description":"x","content":{"application/json":{"schema":{"type":"object","properties":{"item":{"oneOf":[
+		{"$ref":"#/components/schemas/Cat"},{"$ref":"#/components/schemas/Dog"}]}}}}}}}}}},
+		"components":{"schemas":{
+		"Cat":{"type":"object","required":["kind"],"properties":{"kind":{"$ref":"#/components/schemas/CatKind"},"name":{"type":"string"}}},
+		"Dog":{"type":"object","required":["kind"],"properties":{"kind":{"$ref":"#/components/schemas/DogKind"},"name":{"type":"string"}}},
+		"CatKind":` + enum("cat") + `,"DogKind":` + enum("dog") + `}}}`
+	backend := &api{answer: func(*http.Request, []byte) (int, string) {
+		return http.StatusOK, `{"item":{"kind":"cat","name":"Tom"}}`
+	}}
+	doc, err := openapi.Load([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var degraded []error
+	tools, err := doc.Tools(&openapi.Options{Handler: backend, MaxOutputSchemaBytes: 1000, OnDegrade: func(_ *openapi.Operation, err error) { degraded = append(degraded, err) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(degraded) != 1 || !strings.Contains(degraded[0].Error(), "the 2 components reached through more than 1 $refs") {
+		t.Fatalf("OnDegrade heard %v", degraded)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "w"}, nil)
+	if err := srv.Add(tools...); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	if res := call(t, cs, "a", nil); res.IsError {
+		t.Errorf("a cat is refused: %s", clipText(text(res)))
+	}
+}
+
+// TestAttack38bTrimmedNot: a not of a component that the limit stubs is
+// a not of {}, which refuses every value.
+func TestAttack38bTrimmedNot(t *testing.T) {
+	var props []string
+	for i := range 60 {
+		props = append(props, fmt.Sprintf(`"p%d":{"type":"integer","description":"a property of some length, %d"}`, i, i))
+	}
+	spec := `{"openapi":"3.0.3","info":{"title":"n","version":"1"},"paths":{"/a":{"get":{"operationId":"a",
+		"responses":{"200":{"description":"x","content":{"application/json":{"schema":{"type":"object","properties":{"item":{
+		"type":"object","not":{"$ref":"#/components/schemas/Legacy"}}}}}}}}}}},
+		"components":{"schemas":{"Legacy":{"type":"object","required":["p0"],"properties":{` + strings.Join(props, ",") + `}}}}}`
+	backend := &api{answer: func(*http.Request, []byte) (int, string) { return http.StatusOK, `{"item":{"name":"new"}}` }}
+	doc, err := openapi.Load([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := doc.Tools(&openapi.Options{Handler: backend, MaxOutputSchemaBytes: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "n"}, nil)
+	if err := srv.Add(tools...); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	if res := call(t, cs, "a", nil); res.IsError {
+		t.Errorf("an item that is not legacy is refused: %s", clipText(text(res)))
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -342,17 +343,6 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 			}
 		}
 	}
-	// A oneOf with two stubs among its branches would match every value
-	// twice, and refuse it: in the last kept level (or the root), whose
-	// schemas are the only ones that refer to stubs, such a oneOf becomes
-	// an anyOf.
-	if keep > 0 && keep < len(levels) {
-		for _, name := range levels[keep-1] {
-			if js, changed := loosenOneOf(defs[name], stubbed); changed {
-				defs[name] = js
-			}
-		}
-	}
 	if defs != nil {
 		root["$defs"] = defs
 	}
@@ -360,8 +350,12 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 	if err != nil {
 		return nil, nil, err
 	}
-	if keep == 0 && len(stubbed) > 0 {
-		out, _ = loosenOneOf(out, stubbed)
+	if len(stubbed) > 0 {
+		// A oneOf whose branches reach stubs, directly or through the
+		// $refs of kept components, may now match a value twice, and
+		// refuse it (see loosen): the schema, which the limit keeps
+		// short, is loosened where it reaches them.
+		out, _ = loosen(out, c.reaching(levels[:keep], stubbed, dir))
 	}
 	switch {
 	case keep < len(levels):
@@ -377,6 +371,32 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 		found = append(found, degraded("trimmed to %d bytes (%s %d): the descriptions of the components reached through more than one $ref are left out", len(out), lim.option, lim.bytes))
 	}
 	return out, found, nil
+}
+
+// reaching returns the names in stubbed and those of the components of
+// kept that refer to one of them, directly or through others.
+func (c *converter) reaching(kept [][]string, stubbed map[string]bool, dir direction) map[string]bool {
+	out := maps.Clone(stubbed)
+	referrers := make(map[string][]string)
+	for _, level := range kept {
+		for _, name := range level {
+			for _, d := range c.component(name, dir, false).deps {
+				referrers[d] = append(referrers[d], name)
+			}
+		}
+	}
+	queue := slices.Collect(maps.Keys(stubbed))
+	for len(queue) > 0 {
+		name := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, r := range referrers[name] {
+			if !out[r] {
+				out[r] = true
+				queue = append(queue, r)
+			}
+		}
+	}
+	return out
 }
 
 // annotationOnly are the keywords that a trimmed schema leaves out: they
@@ -417,12 +437,16 @@ func stripProse(v any, depth int) bool {
 	return found
 }
 
-// loosenOneOf returns the schema js with each oneOf that has a branch
-// referring to a stubbed component, itself or below it (an allOf that
-// wraps the $ref to add a description, a nullable anyOf), turned into an
-// anyOf, and whether it changed anything. The schema js is shared and is
-// not modified.
-func loosenOneOf(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, bool) {
+// loosen returns the schema js, some of whose components are stubbed
+// ({}, any value), with the checks that a stub would make stricter than
+// the document's left out, and whether it changed anything: each oneOf
+// that has a branch referring to a stubbed component, itself or below it
+// (an allOf that wraps the $ref to add a description, a nullable anyOf),
+// becomes an anyOf, since two branches may now match one value; a not of
+// such a schema, which would now refuse more, is dropped, and so is an
+// if (with its then and else) whose then would now apply to more. The
+// schema js is shared and is not modified.
+func loosen(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, bool) {
 	var v any
 	if json.Unmarshal(js, &v) != nil {
 		return js, false
@@ -430,28 +454,43 @@ func loosenOneOf(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, 
 	changed := false
 	var visit func(v any, depth int)
 	visit = func(v any, depth int) {
-		if depth > maxSchemaDepth {
+		m, ok := v.(map[string]any)
+		if !ok || depth > maxSchemaDepth {
 			return
 		}
-		switch v := v.(type) {
-		case map[string]any:
-			if branches, ok := v["oneOf"].([]any); ok && slices.ContainsFunc(branches, func(b any) bool {
-				return refersTo(b, stubbed, depth+1)
-			}) {
-				delete(v, "oneOf")
-				if other, ok := v["anyOf"].([]any); ok {
-					// Both must hold: the anyOf moves into an allOf.
-					v["allOf"] = append(slices.Clip(asSlice(v["allOf"])), map[string]any{"anyOf": other})
+		if branches, ok := m["oneOf"].([]any); ok && slices.ContainsFunc(branches, func(b any) bool {
+			return refersTo(b, stubbed, depth+1)
+		}) {
+			delete(m, "oneOf")
+			if other, ok := m["anyOf"].([]any); ok {
+				// Both must hold: the anyOf moves into an allOf.
+				m["allOf"] = append(slices.Clip(asSlice(m["allOf"])), map[string]any{"anyOf": other})
+			}
+			m["anyOf"] = branches
+			changed = true
+		}
+		if not, ok := m["not"]; ok && refersTo(not, stubbed, depth+1) {
+			delete(m, "not")
+			changed = true
+		}
+		if cond, ok := m["if"]; ok && refersTo(cond, stubbed, depth+1) {
+			delete(m, "if")
+			delete(m, "then")
+			delete(m, "else")
+			changed = true
+		}
+		for k, e := range m {
+			switch {
+			case k == "items" || schemaKeywords[k]:
+				visit(e, depth+1)
+			case schemaMapKeywords[k]:
+				for _, s := range asMap(e) {
+					visit(s, depth+1)
 				}
-				v["anyOf"] = branches
-				changed = true
-			}
-			for _, e := range v {
-				visit(e, depth+1)
-			}
-		case []any:
-			for _, e := range v {
-				visit(e, depth+1)
+			case schemaListKeywords[k]:
+				for _, s := range asSlice(e) {
+					visit(s, depth+1)
+				}
 			}
 		}
 	}
