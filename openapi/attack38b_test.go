@@ -6,6 +6,7 @@ package openapi_test
 // held.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -592,5 +594,62 @@ func TestAttack38bTrimmedNot(t *testing.T) {
 	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
 	if res := call(t, cs, "a", nil); res.IsError {
 		t.Errorf("an item that is not legacy is refused: %s", clipText(text(res)))
+	}
+}
+
+// TestAttack38bDefaultsThroughMount (held): the same partial update
+// served by a child server mounted under "do", with a parent that runs
+// middleware of its own, called directly and through call_tool: the
+// parent does not fill in the defaults before the tool's own middleware
+// records what was given.
+func TestAttack38bDefaultsThroughMount(t *testing.T) {
+	backend := &api{answer: func(*http.Request, []byte) (int, string) {
+		return http.StatusOK, `{"key":{"name":"new-key-name","access_key":"DOKEY","grants":[{"bucket":"b","permission":"read"}],"created_at":"2018-07-19T15:04:16Z"}}`
+	}}
+	tools, err := realDoc(t, doDoc).Tools(&openapi.Options{Handler: backend, OperationIDs: []string{"spacesKey_patch"}})
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("%d tools: %v", len(tools), err)
+	}
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "do"}, nil)
+	if err := child.Add(tools...); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "gateway"}, nil)
+	var (
+		mu   sync.Mutex
+		seen []string // the arguments the parent's middleware sees
+	)
+	parent.Use(func(next mcpkit.Handler) mcpkit.Handler {
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			mu.Lock()
+			seen = append(seen, string(req.Arguments))
+			mu.Unlock()
+			return next.ServeTool(ctx, req)
+		})
+	})
+	if _, err := parent.Mount("do", child); err != nil {
+		t.Fatal(err)
+	}
+	if err := transform.Discovery(parent, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewStatelessServer(t, parent, nil).Session
+	args := map[string]any{"access_key": "DOKEY", "body": map[string]any{"name": "new-key-name"}}
+	if res := call(t, cs, "do_spacesKey_patch", args); res.IsError {
+		t.Fatalf("direct: %s", clipText(text(res)))
+	}
+	if res := call(t, cs, transform.CallToolName, map[string]any{"name": "do_spacesKey_patch", "arguments": args}); res.IsError {
+		t.Fatalf("call_tool: %s", clipText(text(res)))
+	}
+	reqs := backend.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the API received %+v", reqs)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, r := range reqs {
+		if r.body != `{"name":"new-key-name"}` {
+			t.Errorf("the API received %+v (the parent's middleware saw %q)", r, seen)
+		}
 	}
 }
