@@ -653,3 +653,76 @@ func TestAttack38bDefaultsThroughMount(t *testing.T) {
 		}
 	}
 }
+
+// charge is a card charge as Stripe's API reference shows one, with the
+// nulls a real charge has.
+const charge = `{"id":"ch_3MmlLrLkdIwHu7ix0snN0B15","object":"charge","amount":1099,"amount_captured":1099,"amount_refunded":0,
+"application":null,"application_fee":null,"application_fee_amount":null,"balance_transaction":"txn_3MmlLrLkdIwHu7ix0uke3Ezy",
+"billing_details":{"address":{"city":null,"country":null,"line1":null,"line2":null,"postal_code":null,"state":null},"email":null,"name":null,"phone":null},
+"calculated_statement_descriptor":"Stripe","captured":true,"created":1679090539,"currency":"usd","customer":null,"description":null,
+"disputed":false,"failure_balance_transaction":null,"failure_code":null,"failure_message":null,"fraud_details":{},"invoice":null,
+"livemode":false,"metadata":{},"on_behalf_of":null,"outcome":{"network_status":"approved_by_network","reason":null,"risk_level":"normal",
+"risk_score":32,"seller_message":"Payment complete.","type":"authorized"},"paid":true,"payment_intent":null,
+"payment_method":"card_1MmlLrLkdIwHu7ixIJwEWSNR","payment_method_details":{"card":{"brand":"visa","checks":{"address_line1_check":null,
+"address_postal_code_check":null,"cvc_check":null},"country":"US","exp_month":3,"exp_year":2024,"fingerprint":"mToisGZ01V71BCos",
+"funding":"credit","installments":null,"last4":"4242","mandate":null,"network":"visa","three_d_secure":null,"wallet":null},"type":"card"},
+"receipt_email":null,"receipt_number":null,"receipt_url":"https://pay.stripe.com/receipts/payment/CAcaFwoVYWNjdF8xTTJKVGtMa2RJd0h1N2l4KOvG06AGMgZfBXyr1aw6LBa9vaaSRWU96d8qBwz9z2J_CObiV_H2-e8RezSK_sw0KISesp4czsOUlVKY",
+"refunded":false,"review":null,"shipping":null,"source_transfer":null,"statement_descriptor":null,"statement_descriptor_suffix":null,
+"status":"succeeded","transfer_data":null,"transfer_group":null}`
+
+// TestAttack38bRealChargeAnswer (held): a whole Stripe charge, with its nulls,
+// read with GetChargesCharge, whole and with the default limit.
+func TestAttack38bRealChargeAnswer(t *testing.T) {
+	backend := &api{answer: func(*http.Request, []byte) (int, string) { return http.StatusOK, charge }}
+	for _, limit := range []int{0, -1} {
+		cs, _ := serveReal(t, stripeDoc, backend, &openapi.Options{MaxOutputSchemaBytes: limit}, "GetChargesCharge")
+		if res := call(t, cs, "GetChargesCharge", map[string]any{"charge": "ch_1"}); res.IsError {
+			t.Errorf("MaxOutputSchemaBytes %d: a real charge is refused: %s", limit, clipText(text(res)))
+		}
+	}
+}
+
+// TestAttack38bReadOnlyRequiredBySibling: the base declares id readOnly;
+// the schema that extends it through allOf requires it (the API always
+// answers it). A create without the id, which the API assigns, was
+// refused: only a required list beside the readOnly property lost it.
+// Now the required lists of an allOf lose what another of its schemas
+// declares readOnly.
+func TestAttack38bReadOnlyRequiredBySibling(t *testing.T) {
+	const spec = `
+openapi: 3.0.3
+info: {title: ro, version: "1"}
+paths:
+  /things:
+    post:
+      operationId: createThing
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema: {$ref: "#/components/schemas/Thing"}
+      responses:
+        "201":
+          description: created
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Thing"}
+components:
+  schemas:
+    Base:
+      type: object
+      properties:
+        id: {type: string, readOnly: true}
+        name: {type: string}
+    Thing:
+      allOf:
+        - $ref: "#/components/schemas/Base"
+        - type: object
+          required: [id, name]
+`
+	backend := &api{answer: func(*http.Request, []byte) (int, string) { return http.StatusCreated, `{"id":"t1","name":"n"}` }}
+	cs, _ := serveSpec(t, spec, backend)
+	if res := call(t, cs, "createThing", map[string]any{"body": map[string]any{"name": "n"}}); res.IsError {
+		t.Errorf("a thing without its readOnly id is refused: %s", clipText(text(res)))
+	}
+}

@@ -784,16 +784,88 @@ func (c *converter) rewrite(v any, w *walk, depth int) (any, error) {
 	if pp, ok := out["patternProperties"].(map[string]any); ok && len(pp) < len(asMap(m["patternProperties"])) {
 		delete(out, "additionalProperties") // what the dropped ones matched stays allowed
 	}
-	if req, ok := out["required"].([]any); ok && len(dropped) > 0 {
-		kept := make([]any, 0, len(req))
-		for _, r := range req {
-			if name, ok := r.(string); !ok || !slices.Contains(dropped, name) {
-				kept = append(kept, r)
+	if parts, ok := out["allOf"].([]any); ok {
+		// A property that one schema of an allOf declares readOnly (or
+		// writeOnly) is no more required by another, written here, than
+		// by its own: Base's readOnly id, required by the schema that
+		// extends it.
+		inline := []map[string]any{out}
+		for _, p := range parts {
+			if pm, ok := p.(map[string]any); ok && pm["$ref"] == nil && pm["required"] != nil {
+				inline = append(inline, pm)
 			}
 		}
-		out["required"] = kept
+		if out["required"] != nil || len(inline) > 1 {
+			dropped = append(dropped, c.gone(m, w.dir, 0)...)
+			for _, pm := range inline[1:] {
+				dropRequired(pm, dropped)
+			}
+		}
 	}
+	dropRequired(out, dropped)
 	return normalize(out), nil
+}
+
+// dropRequired removes names from the required list of the converted
+// schema s.
+func dropRequired(s map[string]any, names []string) {
+	req, ok := s["required"].([]any)
+	if !ok || len(names) == 0 {
+		return
+	}
+	kept := make([]any, 0, len(req))
+	for _, r := range req {
+		if name, ok := r.(string); !ok || !slices.Contains(names, name) {
+			kept = append(kept, r)
+		}
+	}
+	s["required"] = kept
+}
+
+// gone returns the names of the properties that do not go in direction
+// dir (see goes) among those that the schema m, as written, and the
+// component schemas its allOf refers to, at any depth, declare.
+func (c *converter) gone(m map[string]any, dir direction, depth int) []string {
+	var out []string
+	for name, s := range asMap(m["properties"]) {
+		if !c.goes(s, dir) {
+			out = append(out, name)
+		}
+	}
+	for _, p := range asSlice(m["allOf"]) {
+		pm := asMap(p)
+		if ref, ok := pm["$ref"].(string); ok {
+			if name, err := componentName(ref); err == nil && c.doc.Components != nil {
+				if cs := c.doc.Components.Schemas[name]; cs != nil && cs.Value != nil {
+					out = append(out, goneOf(cs.Value, dir, depth+1)...)
+				}
+			}
+			continue
+		}
+		if depth < 8 {
+			out = append(out, c.gone(pm, dir, depth+1)...)
+		}
+	}
+	return out
+}
+
+// goneOf is gone for a parsed schema.
+func goneOf(s *openapi3.Schema, dir direction, depth int) []string {
+	if depth > 8 {
+		return nil
+	}
+	var out []string
+	for name, p := range s.Properties {
+		if p != nil && p.Value != nil && (dir == input && p.Value.ReadOnly || dir == output && p.Value.WriteOnly) {
+			out = append(out, name)
+		}
+	}
+	for _, p := range s.AllOf {
+		if p != nil && p.Value != nil {
+			out = append(out, goneOf(p.Value, dir, depth+1)...)
+		}
+	}
+	return out
 }
 
 func asMap(v any) map[string]any {
