@@ -726,3 +726,19 @@ components:
 		t.Errorf("a thing without its readOnly id is refused: %s", clipText(text(res)))
 	}
 }
+
+// TestAttack38bJSONAnswerWithBOM: an API that starts its JSON answers
+// with a byte order mark (some Windows-hosted APIs do) got "the answer
+// is not valid JSON", a fatal error. RFC 8259 lets a parser ignore the
+// mark, and the tool now does.
+func TestAttack38bJSONAnswerWithBOM(t *testing.T) {
+	backend := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		fmt.Fprint(w, "\ufeff"+`{"object":"balance","livemode":false,"available":[],"pending":[]}`)
+	})
+	cs, _ := serveReal(t, stripeDoc, backend, nil, "GetBalance")
+	res := call(t, cs, "GetBalance", nil)
+	if res.IsError || structured(t, res)["object"] != "balance" || strings.HasPrefix(text(res), "\ufeff") {
+		t.Errorf("a balance after a byte order mark: %s", clipText(text(res)))
+	}
+}

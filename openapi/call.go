@@ -691,6 +691,11 @@ func (o *operation) result(status int, header http.Header, body []byte) (*mcp.Ca
 	}
 	res := &mcp.CallToolResult{}
 	ct := header.Get("Content-Type")
+	if isJSON(ct) || o.accept != "" || ct == "" {
+		// RFC 8259 lets a parser ignore a byte order mark, which some
+		// APIs put before their JSON.
+		body = bytes.TrimPrefix(body, []byte("\ufeff"))
+	}
 	switch {
 	case len(body) == 0:
 		res.Content = []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))}}
