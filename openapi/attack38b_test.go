@@ -33,9 +33,10 @@ const githubDoc = "api.github.com.json.gz" // OpenAPI 3.0, 1,223 operations
 // answers 201 with a JSON object when it creates the secret and 204, no
 // body, when it updates it. The tool's output schema was the 201's; the
 // 204 answer has no structured content, and the server turned every
-// update the API made into a fatal error ("no structured content"). 35
-// of GitHub's operations document a 2xx without a body beside one with.
-// Such an operation now has no output schema, and OnDegrade says why.
+// update the API made into a fatal error ("no structured content"). 31
+// of GitHub's operations document a 2xx without a body beside one with
+// JSON. Such an operation now has no output schema, and OnDegrade says
+// why.
 func TestAttack38bEmptyAnswerFatal(t *testing.T) {
 	status := http.StatusNoContent
 	backend := &api{answer: func(*http.Request, []byte) (int, string) {
@@ -568,7 +569,8 @@ func TestAttack38bTrimmedOneOfDeeper(t *testing.T) {
 }
 
 // TestAttack38bTrimmedNot: a not of a component that the limit stubs is
-// a not of {}, which refuses every value.
+// a not of {}, which refused every answer. A not (or an if) that reaches
+// a stub is now left out.
 func TestAttack38bTrimmedNot(t *testing.T) {
 	var props []string
 	for i := range 60 {
