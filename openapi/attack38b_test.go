@@ -744,3 +744,62 @@ func TestAttack38bJSONAnswerWithBOM(t *testing.T) {
 		t.Errorf("a balance after a byte order mark: %s", clipText(text(res)))
 	}
 }
+
+// TestAttack38bThroughToolTransform: transform.Tool derives a tool from a
+// generated one, renaming an argument, hiding one that the server fills
+// in, and giving a required one a default. The tool's own middleware
+// records the arguments as the client gave them, under the derived
+// tool's names; the derived handler maps them back to the operation's
+// names and adds the hidden one, and the operation then left out every
+// argument the record does not have: Stripe received no limit, no email
+// and no customer. (Wrong data to the API, without an error, for a query
+// argument; "missing path parameter" for a path one.) Now a tool whose
+// input schema is not the operation's records nothing, and sends what
+// its handler gets.
+func TestAttack38bThroughToolTransform(t *testing.T) {
+	backend := &api{answer: func(*http.Request, []byte) (int, string) {
+		return http.StatusOK, `{"object":"list","data":[],"has_more":false,"url":"/v1/customers"}`
+	}}
+	tools, err := realDoc(t, stripeDoc).Tools(&openapi.Options{Handler: backend, OperationIDs: []string{"GetCustomers", "GetCustomersCustomer"}})
+	if err != nil || len(tools) != 2 {
+		t.Fatalf("%d tools: %v", len(tools), err)
+	}
+	list, err := transform.Tool(tools[0], transform.Spec{
+		Name: "find_customers",
+		Arguments: map[string]transform.Arg{
+			"limit": {Name: "page_size"},
+			"email": {Hide: true, Value: "ada@example.com"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get, err := transform.Tool(tools[1], transform.Spec{
+		Name:      "my_customer",
+		Arguments: map[string]transform.Arg{"customer": {Default: "cus_me", Required: transform.Optional}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "stripe"}, nil)
+	if err := srv.Add(list, get); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	if res := call(t, cs, "find_customers", map[string]any{"page_size": 3}); res.IsError {
+		t.Errorf("find_customers: %s", clipText(text(res)))
+	}
+	backend.answer = func(*http.Request, []byte) (int, string) {
+		return http.StatusOK, `{"id":"cus_me","object":"customer","created":1700000000,"livemode":false}`
+	}
+	if res := call(t, cs, "my_customer", map[string]any{}); res.IsError {
+		t.Errorf("my_customer: %s", clipText(text(res)))
+	}
+	reqs := backend.requests()
+	if len(reqs) < 1 || reqs[0].query != "email=ada%40example.com&limit=3" {
+		t.Errorf("find_customers: the API received %+v, want the query email=ada%%40example.com&limit=3", reqs)
+	}
+	if len(reqs) < 2 || reqs[1].path != "/v1/customers/cus_me" {
+		t.Errorf("my_customer: the API received %+v, want the path /v1/customers/cus_me", reqs)
+	}
+}

@@ -56,6 +56,7 @@ type operation struct {
 	body               string           // the request body's media type; "" for none
 	fields             map[string]field // how a form or multipart body's properties are sent
 	accept             string           // the media type of the answer's schema
+	schema             json.RawMessage  // the tool's input schema, whose arguments keepGiven records
 	wrap               bool             // the structured content is {"result": answer}
 }
 
@@ -153,8 +154,21 @@ type givenKey struct{}
 // the server filled in. A default says what the API assumes when a value
 // is absent; sending it changes what the caller left alone (a partial
 // update that clears what it does not name).
-func keepGiven(next mcpkit.Handler) mcpkit.Handler {
+//
+// A tool derived from this one (transform.Tool, transform.Portable) keeps
+// this middleware but is called with arguments of its own schema, which
+// its handler maps back to the operation's names, adding those it hides:
+// the record could not be matched with them, and would leave out every
+// renamed or hidden argument. For such a tool, whose input schema is not
+// the operation's, nothing is recorded, and the request sends what the
+// handler gets, defaults included.
+func (o *operation) keepGiven(next mcpkit.Handler) mcpkit.Handler {
 	return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		if req.Tool != nil {
+			if in, ok := req.Tool.InputSchema.(json.RawMessage); !ok || !bytes.Equal(in, o.schema) {
+				return next.ServeTool(ctx, req)
+			}
+		}
 		return next.ServeTool(context.WithValue(ctx, givenKey{}, req.Arguments), req)
 	})
 }

@@ -443,6 +443,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		return nil, nil, err
 	}
 	noted("input schema", ns)
+	call.schema = inJSON
 	var outJSON []byte
 	if out != nil {
 		outJSON, ns, err = d.conv.fit(out, outRefs, output, limit{cmp.Or(opts.MaxOutputSchemaBytes, DefaultMaxOutputSchemaBytes), "MaxOutputSchemaBytes"})
@@ -462,7 +463,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 			Meta:        mcp.Meta{MetaKeyOperation: opMeta(op)},
 		},
 		Handler:    call,
-		Middleware: []mcpkit.Middleware{keepGiven},
+		Middleware: []mcpkit.Middleware{call.keepGiven},
 		Tags:       slices.Clone(op.Tags),
 	}
 	if out != nil {
