@@ -753,9 +753,10 @@ func TestAttack38bJSONAnswerWithBOM(t *testing.T) {
 // names and adds the hidden one, and the operation then left out every
 // argument the record does not have: Stripe received no limit, no email
 // and no customer. (Wrong data to the API, without an error, for a query
-// argument; "missing path parameter" for a path one.) Now a tool whose
-// input schema is not the operation's records nothing, and sends what
-// its handler gets.
+// argument; "missing path parameter" for a path one.) Now, for a tool
+// whose input schema is not the operation's, every top-level argument
+// the handler gets is sent, and only what lies below them is matched
+// with what the call gave.
 func TestAttack38bThroughToolTransform(t *testing.T) {
 	backend := &api{answer: func(*http.Request, []byte) (int, string) {
 		return http.StatusOK, `{"object":"list","data":[],"has_more":false,"url":"/v1/customers"}`
@@ -801,5 +802,49 @@ func TestAttack38bThroughToolTransform(t *testing.T) {
 	}
 	if len(reqs) < 2 || reqs[1].path != "/v1/customers/cus_me" {
 		t.Errorf("my_customer: the API received %+v, want the path /v1/customers/cus_me", reqs)
+	}
+}
+
+// TestAttack38bDerivedPatchSendsGiven: DigitalOcean's spacesKey_patch
+// derived with transform.Tool (its access_key renamed key) and rewritten
+// for Gemini by transform.Portable: the renamed argument reaches the
+// API, and the grants' default, which the server fills in below the
+// body, does not (the top-level arguments are mapped by the derived
+// tool; what lies below them is the caller's).
+func TestAttack38bDerivedPatchSendsGiven(t *testing.T) {
+	backend := &api{answer: func(*http.Request, []byte) (int, string) {
+		return http.StatusOK, `{"key":{"name":"new-key-name","access_key":"DOKEY","grants":[{"bucket":"b","permission":"read"}],"created_at":"2018-07-19T15:04:16Z"}}`
+	}}
+	tools, err := realDoc(t, doDoc).Tools(&openapi.Options{Handler: backend, OperationIDs: []string{"spacesKey_patch"}})
+	if err != nil || len(tools) != 1 {
+		t.Fatalf("%d tools: %v", len(tools), err)
+	}
+	derived, err := transform.Tool(tools[0], transform.Spec{Name: "rename_key", Arguments: map[string]transform.Arg{"access_key": {Name: "key"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "do"}, nil)
+	if err := srv.Add(tools[0], derived); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Transform(transform.Portable(transform.Gemini, nil)); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	body := map[string]any{"name": "new-key-name"}
+	if res := call(t, cs, "spacesKey_patch", map[string]any{"access_key": "DOKEY", "body": body}); res.IsError {
+		t.Fatalf("spacesKey_patch: %s", clipText(text(res)))
+	}
+	if res := call(t, cs, "rename_key", map[string]any{"key": "DOKEY", "body": body}); res.IsError {
+		t.Fatalf("rename_key: %s", clipText(text(res)))
+	}
+	reqs := backend.requests()
+	if len(reqs) != 2 {
+		t.Fatalf("the API received %+v", reqs)
+	}
+	for _, r := range reqs {
+		if r.path != "/v2/spaces/keys/DOKEY" || r.body != `{"name":"new-key-name"}` {
+			t.Errorf("the API received %+v", r)
+		}
 	}
 }

@@ -126,8 +126,8 @@ func (e *HTTPError) class() mcpkit.ErrorClass {
 // sends it, and turns the answer into a result.
 func (o *operation) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	args := req.Arguments
-	if given, ok := ctx.Value(givenKey{}).(json.RawMessage); ok {
-		args = onlyGiven(args, given)
+	if g, ok := ctx.Value(givenKey{}).(*given); ok {
+		args = onlyGiven(args, g.args, g.own)
 	}
 	hreq, err := o.request(ctx, args)
 	if err != nil {
@@ -146,8 +146,14 @@ func (o *operation) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Ca
 }
 
 // givenKey is the context key of the arguments as the call gave them,
-// before the server filled in the input schema's defaults.
+// before the server filled in the input schema's defaults: a *given.
 type givenKey struct{}
+
+// given is what keepGiven records of a call.
+type given struct {
+	args json.RawMessage
+	own  bool // the arguments of the operation's own schema, by its names
+}
 
 // keepGiven is the tool's outermost middleware: it records the arguments
 // as given, so that the request sends what the caller gave and no default
@@ -157,28 +163,28 @@ type givenKey struct{}
 //
 // A tool derived from this one (transform.Tool, transform.Portable) keeps
 // this middleware but is called with arguments of its own schema, which
-// its handler maps back to the operation's names, adding those it hides:
-// the record could not be matched with them, and would leave out every
-// renamed or hidden argument. For such a tool, whose input schema is not
-// the operation's, nothing is recorded, and the request sends what the
-// handler gets, defaults included.
+// its handler maps back to the operation's, renaming them or adding those
+// it hides, at the top level only: for such a tool, whose input schema is
+// not the operation's, the request keeps every top-level argument the
+// handler gets, and leaves out what the call did not give below them.
 func (o *operation) keepGiven(next mcpkit.Handler) mcpkit.Handler {
 	return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+		g := &given{args: req.Arguments, own: true}
 		if req.Tool != nil {
-			if in, ok := req.Tool.InputSchema.(json.RawMessage); !ok || !bytes.Equal(in, o.schema) {
-				return next.ServeTool(ctx, req)
-			}
+			in, ok := req.Tool.InputSchema.(json.RawMessage)
+			g.own = ok && bytes.Equal(in, o.schema)
 		}
-		return next.ServeTool(context.WithValue(ctx, givenKey{}, req.Arguments), req)
+		return next.ServeTool(context.WithValue(ctx, givenKey{}, g), req)
 	})
 }
 
 // onlyGiven returns the arguments args (validated, perhaps coerced, with
 // defaults filled in) without the object members that given, the
-// arguments as the call gave them, does not have, at any depth; args
-// comes back as it is when nothing is left out or the two cannot be
-// matched.
-func onlyGiven(args, given json.RawMessage) json.RawMessage {
+// arguments as the call gave them, does not have, at any depth, or below
+// the top level only when the two are not by the same names (own is
+// false); args comes back as it is when nothing is left out or the two
+// cannot be matched.
+func onlyGiven(args, given json.RawMessage, own bool) json.RawMessage {
 	if bytes.Equal(args, given) {
 		return args
 	}
@@ -191,7 +197,18 @@ func onlyGiven(args, given json.RawMessage) json.RawMessage {
 	if d.Decode(&a) != nil {
 		return args
 	}
-	if !prune(a, g, 0) {
+	changed := false
+	if own {
+		changed = prune(a, g, 0)
+	} else if am, ok := a.(map[string]any); ok {
+		gm, _ := g.(map[string]any)
+		for k, v := range am {
+			if gv, ok := gm[k]; ok && prune(v, gv, 1) {
+				changed = true
+			}
+		}
+	}
+	if !changed {
 		return args
 	}
 	out, err := json.Marshal(a)
