@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -55,6 +56,7 @@ type operation struct {
 	body               string           // the request body's media type; "" for none
 	fields             map[string]field // how a form or multipart body's properties are sent
 	accept             string           // the media type of the answer's schema
+	schema             json.RawMessage  // the tool's input schema, whose arguments keepGiven records
 	wrap               bool             // the structured content is {"result": answer}
 }
 
@@ -124,8 +126,8 @@ func (e *HTTPError) class() mcpkit.ErrorClass {
 // sends it, and turns the answer into a result.
 func (o *operation) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
 	args := req.Arguments
-	if given, ok := ctx.Value(givenKey{}).(json.RawMessage); ok {
-		args = onlyGiven(args, given)
+	if g, ok := ctx.Value(givenKey{}).(*given); ok {
+		args = onlyGiven(args, g.args, g.own)
 	}
 	hreq, err := o.request(ctx, args)
 	if err != nil {
@@ -144,26 +146,45 @@ func (o *operation) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Ca
 }
 
 // givenKey is the context key of the arguments as the call gave them,
-// before the server filled in the input schema's defaults.
+// before the server filled in the input schema's defaults: a *given.
 type givenKey struct{}
+
+// given is what keepGiven records of a call.
+type given struct {
+	args json.RawMessage
+	own  bool // the arguments of the operation's own schema, by its names
+}
 
 // keepGiven is the tool's outermost middleware: it records the arguments
 // as given, so that the request sends what the caller gave and no default
 // the server filled in. A default says what the API assumes when a value
 // is absent; sending it changes what the caller left alone (a partial
 // update that clears what it does not name).
-func keepGiven(next mcpkit.Handler) mcpkit.Handler {
+//
+// A tool derived from this one (transform.Tool, transform.Portable) keeps
+// this middleware but is called with arguments of its own schema, which
+// its handler maps back to the operation's, renaming them or adding those
+// it hides, at the top level only: for such a tool, whose input schema is
+// not the operation's, the request keeps every top-level argument the
+// handler gets, and leaves out what the call did not give below them.
+func (o *operation) keepGiven(next mcpkit.Handler) mcpkit.Handler {
 	return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-		return next.ServeTool(context.WithValue(ctx, givenKey{}, req.Arguments), req)
+		g := &given{args: req.Arguments, own: true}
+		if req.Tool != nil {
+			in, ok := req.Tool.InputSchema.(json.RawMessage)
+			g.own = ok && bytes.Equal(in, o.schema)
+		}
+		return next.ServeTool(context.WithValue(ctx, givenKey{}, g), req)
 	})
 }
 
 // onlyGiven returns the arguments args (validated, perhaps coerced, with
 // defaults filled in) without the object members that given, the
-// arguments as the call gave them, does not have, at any depth; args
-// comes back as it is when nothing is left out or the two cannot be
-// matched.
-func onlyGiven(args, given json.RawMessage) json.RawMessage {
+// arguments as the call gave them, does not have, at any depth, or below
+// the top level only when the two are not by the same names (own is
+// false); args comes back as it is when nothing is left out or the two
+// cannot be matched.
+func onlyGiven(args, given json.RawMessage, own bool) json.RawMessage {
 	if bytes.Equal(args, given) {
 		return args
 	}
@@ -176,7 +197,18 @@ func onlyGiven(args, given json.RawMessage) json.RawMessage {
 	if d.Decode(&a) != nil {
 		return args
 	}
-	if !prune(a, g, 0) {
+	changed := false
+	if own {
+		changed = prune(a, g, 0)
+	} else if am, ok := a.(map[string]any); ok {
+		gm, _ := g.(map[string]any)
+		for k, v := range am {
+			if gv, ok := gm[k]; ok && prune(v, gv, 1) {
+				changed = true
+			}
+		}
+	}
+	if !changed {
 		return args
 	}
 	out, err := json.Marshal(a)
@@ -328,14 +360,14 @@ func decode(raw json.RawMessage, asJSON bool) (any, error) {
 }
 
 // scalar writes a value that is not serialised by a style: strings as
-// they are, numbers as written, true and false, null as nothing, and
-// anything nested deeper as JSON.
+// they are, numbers as written (but see number), true and false, null as
+// nothing, and anything nested deeper as JSON.
 func scalar(v any) string {
 	switch v := v.(type) {
 	case string:
 		return v
 	case json.Number:
-		return v.String()
+		return number(v)
 	case bool:
 		return strconv.FormatBool(v)
 	case nil:
@@ -343,6 +375,23 @@ func scalar(v any) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// number writes a JSON number as text for a URL or a form: as written,
+// but a whole number written with a fraction or an exponent (2.0, 1e3),
+// which the server's validator admits as an integer, is written as an
+// integer, as APIs read integers from text. Past 2^53, where a float64
+// no longer holds every integer, it stays as written.
+func number(n json.Number) string {
+	s := n.String()
+	if !strings.ContainsAny(s, ".eE") {
+		return s
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return s
+	}
+	return strconv.FormatInt(int64(f), 10)
 }
 
 func plain(s string) string { return s }
@@ -673,11 +722,19 @@ func (o *operation) result(status int, header http.Header, body []byte) (*mcp.Ca
 	}
 	res := &mcp.CallToolResult{}
 	ct := header.Get("Content-Type")
+	if isJSON(ct) || o.accept != "" || ct == "" {
+		// RFC 8259 lets a parser ignore a byte order mark, which some
+		// APIs put before their JSON.
+		body = bytes.TrimPrefix(body, []byte("\ufeff"))
+	}
 	switch {
 	case len(body) == 0:
 		res.Content = []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("HTTP %d %s", status, http.StatusText(status))}}
 		return res, nil
-	case isJSON(ct) || ct == "" && json.Valid(body):
+	case isJSON(ct) || (ct == "" || o.accept != "") && json.Valid(body):
+		// A tool with an output schema reads JSON whatever the answer's
+		// type says (text/plain, as some frameworks send by default): it
+		// must send structured content.
 		if !json.Valid(body) {
 			return nil, mcpkit.NewToolError(fmt.Errorf("%s %s: the answer is not valid JSON: %s", o.method, o.path, clip(string(body), 200)), mcpkit.Fatal)
 		}

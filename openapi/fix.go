@@ -31,8 +31,49 @@ func fix(doc *openapi3.T) {
 			}
 		}
 	}
+	// The server fills in the defaults of every schema an allOf brings
+	// together: a default that a sibling's property refuses (a base's
+	// kind "car" in a truck that allows "truck" only) goes.
+	for _, s := range schemas {
+		if len(s.AllOf) > 0 {
+			dropClashing(s)
+		}
+	}
 	for _, s := range schemas {
 		discriminate(s)
+	}
+}
+
+// dropClashing removes the defaults of the properties of s and of the
+// schemas its allOf brings together, at any depth, that the same
+// property of another of them refuses.
+func dropClashing(s *openapi3.Schema) {
+	var parts []*openapi3.Schema
+	var gather func(s *openapi3.Schema, depth int)
+	gather = func(s *openapi3.Schema, depth int) {
+		if depth > 8 || slices.Contains(parts, s) {
+			return
+		}
+		parts = append(parts, s)
+		for _, p := range s.AllOf {
+			if p != nil && p.Value != nil {
+				gather(p.Value, depth+1)
+			}
+		}
+	}
+	gather(s, 0)
+	for _, p := range parts {
+		for name, ps := range p.Properties {
+			if ps == nil || ps.Value == nil || ps.Value.Default == nil {
+				continue
+			}
+			for _, q := range parts {
+				if qs := q.Properties[name]; q != p && qs != nil && qs.Value != nil && qs.Value != ps.Value && !fits(qs.Value, ps.Value.Default) {
+					ps.Value.Default = nil
+					break
+				}
+			}
+		}
 	}
 }
 
@@ -129,13 +170,21 @@ func discriminate(s *openapi3.Schema) {
 	if d == nil || d.PropertyName == "" {
 		return
 	}
+	// Branches and the mapping's values are matched by the names their
+	// $refs resolve to ("#/components/schemas/a~1b" names "a/b").
+	target := func(ref string) string {
+		if name, err := componentName(ref); err == nil {
+			return name
+		}
+		return ref
+	}
 	byRef := make(map[string][]any)
 	for _, key := range slices.Sorted(maps.Keys(d.Mapping)) {
 		ref := d.Mapping[key].Ref
 		if ref != "" && !strings.Contains(ref, "/") {
-			ref = componentPrefix + ref // the mapping may name a component
+			ref = componentPrefix + escapePointer(ref) // the mapping may name a component
 		}
-		byRef[ref] = append(byRef[ref], key)
+		byRef[target(ref)] = append(byRef[target(ref)], key)
 	}
 	for i, branches := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf} {
 		if !slices.ContainsFunc(branches, func(b *openapi3.SchemaRef) bool {
@@ -156,10 +205,10 @@ func discriminate(s *openapi3.Schema) {
 				all = nil
 				break
 			}
-			values := byRef[b.Ref]
+			values := byRef[target(b.Ref)]
 			if len(values) == 0 {
-				name, ok := strings.CutPrefix(b.Ref, componentPrefix)
-				if !ok || constrains(b.Value, d.PropertyName) {
+				name := target(b.Ref)
+				if !strings.HasPrefix(b.Ref, componentPrefix) || strings.HasPrefix(name, "/") || constrains(b.Value, d.PropertyName) {
 					all = nil
 					break
 				}

@@ -145,17 +145,21 @@ func Load(data []byte) (d *Document, err error) {
 }
 
 // isSwagger2 reports whether data, JSON or YAML, is a Swagger 2.0
-// document: its top level says swagger: "2.0".
+// document: its top level says swagger: "2.0" (or 2.0, a number, as
+// hand-written documents do), perhaps after a byte order mark, perhaps
+// with a YAML comment after it.
 func isSwagger2(data []byte) bool {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		var top struct {
 			Swagger any `json:"swagger"`
 		}
-		return json.Unmarshal(t, &top) == nil && fmt.Sprint(top.Swagger) == "2.0"
+		return json.Unmarshal(t, &top) == nil && (top.Swagger == "2.0" || top.Swagger == 2.0)
 	}
 	for line := range bytes.Lines(data) {
 		v, ok := bytes.CutPrefix(line, []byte("swagger:"))
 		if ok {
+			v, _, _ = bytes.Cut(v, []byte(" #"))
 			return string(bytes.Trim(bytes.TrimSpace(v), `"'`)) == "2.0"
 		}
 	}
@@ -244,7 +248,9 @@ type Options struct {
 	// OnDegrade, if set, is told about each tool that is served with less
 	// than its operation says, once per reason: a pattern that Go's regexp
 	// cannot compile (lookahead, backreferences) is not checked, a schema
-	// is trimmed to MaxInputSchemaBytes or MaxOutputSchemaBytes. The error matches
+	// is trimmed to MaxInputSchemaBytes or MaxOutputSchemaBytes, an
+	// operation whose 2xx answers do not all have JSON of one schema has no
+	// output schema. The error matches
 	// [ErrDegraded]. The tool is served either way.
 	OnDegrade func(op *Operation, err error)
 }
@@ -418,8 +424,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 	if !opts.NoOutputSchema {
 		if s, media, ns, err := d.output(op, outRefs); err != nil {
 			return nil, nil, fmt.Errorf("response: %w", err)
-		} else if s != nil {
-			noted("response", ns)
+		} else if noted("response", ns); s != nil {
 			call.accept = media
 			if m, ok := s.(map[string]any); ok && m["type"] == "object" {
 				out = m
@@ -438,6 +443,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		return nil, nil, err
 	}
 	noted("input schema", ns)
+	call.schema = inJSON
 	var outJSON []byte
 	if out != nil {
 		outJSON, ns, err = d.conv.fit(out, outRefs, output, limit{cmp.Or(opts.MaxOutputSchemaBytes, DefaultMaxOutputSchemaBytes), "MaxOutputSchemaBytes"})
@@ -457,7 +463,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 			Meta:        mcp.Meta{MetaKeyOperation: opMeta(op)},
 		},
 		Handler:    call,
-		Middleware: []mcpkit.Middleware{keepGiven},
+		Middleware: []mcpkit.Middleware{call.keepGiven},
 		Tags:       slices.Clone(op.Tags),
 	}
 	if out != nil {
@@ -607,7 +613,13 @@ func isJSON(media string) bool {
 
 // output returns the converted schema of the operation's first 2xx
 // response with a JSON body ("200" before "201", codes before "2XX"), its
-// media type and the conversion's notes; nil if there is none.
+// media type and the conversion's notes; nil if there is none, or if the
+// 2xx responses do not all answer JSON of that one schema: another
+// answer, without a JSON body (GitHub's secrets answer 201 with an object
+// when they create and 204 when they update) or with JSON of another
+// schema (its deployments answer 201 with the deployment, 202 with a
+// message), would fail the output schema, and a call the API served would
+// be an error.
 func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []error, error) {
 	if op.op.Responses == nil {
 		return nil, "", nil, nil
@@ -619,6 +631,31 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []e
 		}
 	}
 	slices.Sort(codes) // digits sort before "X": "200" < "201" < "2XX"
+	var (
+		bare   []string // the codes whose answers have no JSON body
+		shaped []string // those whose answers have a JSON schema
+		first  *openapi3.SchemaRef
+	)
+	for _, code := range codes {
+		r := op.op.Responses.Value(code)
+		if r == nil || r.Value == nil {
+			continue
+		}
+		switch mt, _ := jsonMedia(r.Value.Content); {
+		case mt == nil:
+			bare = append(bare, code)
+		case mt.Schema != nil:
+			if first == nil {
+				first = mt.Schema
+			} else if !sameSchema(first, mt.Schema) {
+				return nil, "", []error{degraded("no output schema: its %s and %s answers have different schemas, and one would fail the other's", shaped[0], code)}, nil
+			}
+			shaped = append(shaped, code)
+		}
+	}
+	if len(bare) > 0 && len(shaped) > 0 {
+		return nil, "", []error{degraded("no output schema: its %s answer has no JSON body, and an answer without structured content would fail the output schema", strings.Join(bare, ", "))}, nil
+	}
 	for _, code := range codes {
 		r := op.op.Responses.Value(code)
 		if r == nil || r.Value == nil {
@@ -632,6 +669,15 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []e
 		return s, media, notes, err
 	}
 	return nil, "", nil, nil
+}
+
+// sameSchema reports whether two response schemas are one: the same $ref,
+// or the same parsed schema.
+func sameSchema(a, b *openapi3.SchemaRef) bool {
+	if a.Ref != "" || b.Ref != "" {
+		return a.Ref == b.Ref
+	}
+	return a.Value == b.Value
 }
 
 func describe(op *Operation) string {

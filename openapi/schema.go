@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -256,22 +257,43 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 	if err != nil {
 		return nil, nil, err
 	}
+	// The length of the levels, whole, bare and as stubs, the first two
+	// summed from the top (whole[k] is that of levels[:k]), so that size
+	// costs the same whatever it keeps: a chain of thousands of
+	// components is given up a level at a time.
+	whole, stubs := make([]int, len(levels)+1), make([]int, len(levels))
+	for l, level := range levels {
+		n := 0
+		for _, name := range level {
+			n += len(name) + 4 + len(c.component(name, dir, false).json)
+			stubs[l] += len(name) + 4 + len(stub)
+		}
+		whole[l+1] = whole[l] + n
+	}
+	var bare []int // as whole, without annotations; summed when first needed
 	// size is the length of the schema that keeps the first keep levels,
 	// with the annotations prose says, and stubs for the next level.
 	size := func(prose, keep int) int {
 		n := len(rootJSON) + len(`,"$defs":{}`)
-		for l, level := range levels {
-			if l > keep {
-				break
-			}
-			for _, name := range level {
-				n += len(name) + 4
-				if l == keep {
-					n += len(stub)
-				} else {
-					n += len(c.component(name, dir, prose > allProse && (l > 0 || prose > nearProse)).json)
+		if keep < len(levels) {
+			n += stubs[keep]
+		}
+		if prose == allProse {
+			return n + whole[keep]
+		}
+		if bare == nil {
+			bare = make([]int, len(levels)+1)
+			for l, level := range levels {
+				b := 0
+				for _, name := range level {
+					b += len(name) + 4 + len(c.component(name, dir, true).json)
 				}
+				bare[l+1] = bare[l] + b
 			}
+		}
+		n += bare[keep]
+		if prose == nearProse && keep > 0 {
+			n += whole[1] - bare[1] // the root's own components keep theirs
 		}
 		return n
 	}
@@ -321,17 +343,6 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 			}
 		}
 	}
-	// A oneOf with two stubs among its branches would match every value
-	// twice, and refuse it: in the last kept level (or the root), whose
-	// schemas are the only ones that refer to stubs, such a oneOf becomes
-	// an anyOf.
-	if keep > 0 && keep < len(levels) {
-		for _, name := range levels[keep-1] {
-			if js, changed := loosenOneOf(defs[name], stubbed); changed {
-				defs[name] = js
-			}
-		}
-	}
 	if defs != nil {
 		root["$defs"] = defs
 	}
@@ -339,8 +350,12 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 	if err != nil {
 		return nil, nil, err
 	}
-	if keep == 0 && len(stubbed) > 0 {
-		out, _ = loosenOneOf(out, stubbed)
+	if len(stubbed) > 0 {
+		// A oneOf whose branches reach stubs, directly or through the
+		// $refs of kept components, may now match a value twice, and
+		// refuse it (see loosen): the schema, which the limit keeps
+		// short, is loosened where it reaches them.
+		out, _ = loosen(out, c.reaching(levels[:keep], stubbed, dir))
 	}
 	switch {
 	case keep < len(levels):
@@ -356,6 +371,32 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 		found = append(found, degraded("trimmed to %d bytes (%s %d): the descriptions of the components reached through more than one $ref are left out", len(out), lim.option, lim.bytes))
 	}
 	return out, found, nil
+}
+
+// reaching returns the names in stubbed and those of the components of
+// kept that refer to one of them, directly or through others.
+func (c *converter) reaching(kept [][]string, stubbed map[string]bool, dir direction) map[string]bool {
+	out := maps.Clone(stubbed)
+	referrers := make(map[string][]string)
+	for _, level := range kept {
+		for _, name := range level {
+			for _, d := range c.component(name, dir, false).deps {
+				referrers[d] = append(referrers[d], name)
+			}
+		}
+	}
+	queue := slices.Collect(maps.Keys(stubbed))
+	for len(queue) > 0 {
+		name := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, r := range referrers[name] {
+			if !out[r] {
+				out[r] = true
+				queue = append(queue, r)
+			}
+		}
+	}
+	return out
 }
 
 // annotationOnly are the keywords that a trimmed schema leaves out: they
@@ -396,10 +437,16 @@ func stripProse(v any, depth int) bool {
 	return found
 }
 
-// loosenOneOf returns the schema js with each oneOf that has a branch
-// referring to a stubbed component turned into an anyOf, and whether it
-// changed anything. The schema js is shared and is not modified.
-func loosenOneOf(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, bool) {
+// loosen returns the schema js, some of whose components are stubbed
+// ({}, any value), with the checks that a stub would make stricter than
+// the document's left out, and whether it changed anything: each oneOf
+// that has a branch referring to a stubbed component, itself or below it
+// (an allOf that wraps the $ref to add a description, a nullable anyOf),
+// becomes an anyOf, since two branches may now match one value; a not of
+// such a schema, which would now refuse more, is dropped, and so is an
+// if (with its then and else) whose then would now apply to more. The
+// schema js is shared and is not modified.
+func loosen(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, bool) {
 	var v any
 	if json.Unmarshal(js, &v) != nil {
 		return js, false
@@ -407,30 +454,43 @@ func loosenOneOf(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, 
 	changed := false
 	var visit func(v any, depth int)
 	visit = func(v any, depth int) {
-		if depth > maxSchemaDepth {
+		m, ok := v.(map[string]any)
+		if !ok || depth > maxSchemaDepth {
 			return
 		}
-		switch v := v.(type) {
-		case map[string]any:
-			if branches, ok := v["oneOf"].([]any); ok && slices.ContainsFunc(branches, func(b any) bool {
-				ref, _ := asMap(b)["$ref"].(string)
-				name, err := componentName(strings.Replace(ref, "#/$defs/", componentPrefix, 1))
-				return ref != "" && err == nil && stubbed[name]
-			}) {
-				delete(v, "oneOf")
-				if other, ok := v["anyOf"].([]any); ok {
-					// Both must hold: the anyOf moves into an allOf.
-					v["allOf"] = append(slices.Clip(asSlice(v["allOf"])), map[string]any{"anyOf": other})
+		if branches, ok := m["oneOf"].([]any); ok && slices.ContainsFunc(branches, func(b any) bool {
+			return refersTo(b, stubbed, depth+1)
+		}) {
+			delete(m, "oneOf")
+			if other, ok := m["anyOf"].([]any); ok {
+				// Both must hold: the anyOf moves into an allOf.
+				m["allOf"] = append(slices.Clip(asSlice(m["allOf"])), map[string]any{"anyOf": other})
+			}
+			m["anyOf"] = branches
+			changed = true
+		}
+		if not, ok := m["not"]; ok && refersTo(not, stubbed, depth+1) {
+			delete(m, "not")
+			changed = true
+		}
+		if cond, ok := m["if"]; ok && refersTo(cond, stubbed, depth+1) {
+			delete(m, "if")
+			delete(m, "then")
+			delete(m, "else")
+			changed = true
+		}
+		for k, e := range m {
+			switch {
+			case k == "items" || schemaKeywords[k]:
+				visit(e, depth+1)
+			case schemaMapKeywords[k]:
+				for _, s := range asMap(e) {
+					visit(s, depth+1)
 				}
-				v["anyOf"] = branches
-				changed = true
-			}
-			for _, e := range v {
-				visit(e, depth+1)
-			}
-		case []any:
-			for _, e := range v {
-				visit(e, depth+1)
+			case schemaListKeywords[k]:
+				for _, s := range asSlice(e) {
+					visit(s, depth+1)
+				}
 			}
 		}
 	}
@@ -443,6 +503,31 @@ func loosenOneOf(js json.RawMessage, stubbed map[string]bool) (json.RawMessage, 
 		return js, false
 	}
 	return out, true
+}
+
+// refersTo reports whether the converted schema v has a $ref to one of
+// the components named in names, at any depth.
+func refersTo(v any, names map[string]bool, depth int) bool {
+	if depth > maxSchemaDepth {
+		return false
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if ref, ok := v["$ref"].(string); ok {
+			name, err := componentName(strings.Replace(ref, "#/$defs/", componentPrefix, 1))
+			if err == nil && names[name] {
+				return true
+			}
+		}
+		for k, e := range v {
+			if k != "enum" && k != "const" && k != "default" && k != "examples" && refersTo(e, names, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(v, func(e any) bool { return refersTo(e, names, depth+1) })
+	}
+	return false
 }
 
 func asSlice(v any) []any {
@@ -699,16 +784,88 @@ func (c *converter) rewrite(v any, w *walk, depth int) (any, error) {
 	if pp, ok := out["patternProperties"].(map[string]any); ok && len(pp) < len(asMap(m["patternProperties"])) {
 		delete(out, "additionalProperties") // what the dropped ones matched stays allowed
 	}
-	if req, ok := out["required"].([]any); ok && len(dropped) > 0 {
-		kept := make([]any, 0, len(req))
-		for _, r := range req {
-			if name, ok := r.(string); !ok || !slices.Contains(dropped, name) {
-				kept = append(kept, r)
+	if parts, ok := out["allOf"].([]any); ok {
+		// A property that one schema of an allOf declares readOnly (or
+		// writeOnly) is no more required by another, written here, than
+		// by its own: Base's readOnly id, required by the schema that
+		// extends it.
+		inline := []map[string]any{out}
+		for _, p := range parts {
+			if pm, ok := p.(map[string]any); ok && pm["$ref"] == nil && pm["required"] != nil {
+				inline = append(inline, pm)
 			}
 		}
-		out["required"] = kept
+		if out["required"] != nil || len(inline) > 1 {
+			dropped = append(dropped, c.gone(m, w.dir, 0)...)
+			for _, pm := range inline[1:] {
+				dropRequired(pm, dropped)
+			}
+		}
 	}
+	dropRequired(out, dropped)
 	return normalize(out), nil
+}
+
+// dropRequired removes names from the required list of the converted
+// schema s.
+func dropRequired(s map[string]any, names []string) {
+	req, ok := s["required"].([]any)
+	if !ok || len(names) == 0 {
+		return
+	}
+	kept := make([]any, 0, len(req))
+	for _, r := range req {
+		if name, ok := r.(string); !ok || !slices.Contains(names, name) {
+			kept = append(kept, r)
+		}
+	}
+	s["required"] = kept
+}
+
+// gone returns the names of the properties that do not go in direction
+// dir (see goes) among those that the schema m, as written, and the
+// component schemas its allOf refers to, at any depth, declare.
+func (c *converter) gone(m map[string]any, dir direction, depth int) []string {
+	var out []string
+	for name, s := range asMap(m["properties"]) {
+		if !c.goes(s, dir) {
+			out = append(out, name)
+		}
+	}
+	for _, p := range asSlice(m["allOf"]) {
+		pm := asMap(p)
+		if ref, ok := pm["$ref"].(string); ok {
+			if name, err := componentName(ref); err == nil && c.doc.Components != nil {
+				if cs := c.doc.Components.Schemas[name]; cs != nil && cs.Value != nil {
+					out = append(out, goneOf(cs.Value, dir, depth+1)...)
+				}
+			}
+			continue
+		}
+		if depth < 8 {
+			out = append(out, c.gone(pm, dir, depth+1)...)
+		}
+	}
+	return out
+}
+
+// goneOf is gone for a parsed schema.
+func goneOf(s *openapi3.Schema, dir direction, depth int) []string {
+	if depth > 8 {
+		return nil
+	}
+	var out []string
+	for name, p := range s.Properties {
+		if p != nil && p.Value != nil && (dir == input && p.Value.ReadOnly || dir == output && p.Value.WriteOnly) {
+			out = append(out, name)
+		}
+	}
+	for _, p := range s.AllOf {
+		if p != nil && p.Value != nil {
+			out = append(out, goneOf(p.Value, dir, depth+1)...)
+		}
+	}
+	return out
 }
 
 func asMap(v any) map[string]any {
