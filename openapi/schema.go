@@ -803,7 +803,32 @@ func (c *converter) rewrite(v any, w *walk, depth int) (any, error) {
 		}
 	}
 	dropRequired(out, dropped)
+	if w.dir == output {
+		optionalNullable(out)
+	}
 	return normalize(out), nil
+}
+
+// optionalNullable lets every optional property of the converted output
+// schema s be null too: APIs written in Go, Kubernetes first, answer null
+// for an optional value they do not have ("creationTimestamp": null in
+// every pod template), where their documents type the value, and such an
+// answer is not an API's fault to refuse.
+func optionalNullable(s map[string]any) {
+	props, ok := s["properties"].(map[string]any)
+	if !ok {
+		return
+	}
+	req, _ := s["required"].([]any)
+	for name, p := range props {
+		pm, ok := p.(map[string]any)
+		if !ok || slices.Contains(req, any(name)) {
+			continue
+		}
+		c := maps.Clone(pm)
+		c["nullable"] = true
+		props[name] = normalize(c)
+	}
 }
 
 // dropRequired removes names from the required list of the converted
