@@ -287,7 +287,7 @@ func TestAttack36SharedSinkChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, _, err := middleware.VerifyAuditChain(strings.NewReader(trail.String())); errors.Is(err, middleware.ErrAuditChain) {
-		t.Skip("known defect (documentation): one sink shared by two Audits numbers records twice from 1, and an untampered trail fails VerifyAuditChain: " + err.Error())
+		t.Skip("known limitation, now documented: one sink shared by two Audits numbers records twice from 1, and an untampered trail fails VerifyAuditChain: " + err.Error())
 	}
 }
 
@@ -386,5 +386,89 @@ func TestAttack36SearchNotConfirmed(t *testing.T) {
 	}
 	if asked.Load() != 0 {
 		t.Errorf("the user was asked %d times to confirm a search and a description", asked.Load())
+	}
+}
+
+// TestAttack36ConfirmMounted: a destructive tool of a mounted server is
+// confirmed once, whether Confirm is the parent's, the child's, or both
+// (a child built to stand alone, mounted into a gateway that confirms).
+func TestAttack36ConfirmMounted(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		parent, child bool
+	}{{"parent", true, false}, {"child", false, true}, {"both", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			sealer := newSealer(t)
+			child, runs := confirmServer(t, sealer, nil)
+			if !tc.child {
+				child, runs = func() (*mcpkit.Server, *atomic.Int32) {
+					n := new(atomic.Int32)
+					srv := newServer(t, nil, &mcpkit.Tool{Tool: mcp.Tool{Name: "delete_file", InputSchema: deleteSchema},
+						Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+							n.Add(1)
+							return textResult("deleted"), nil
+						})})
+					return srv, n
+				}()
+			}
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "gateway", Version: "1"}, nil)
+			if tc.parent {
+				parent.Use(mcpkit.ForTools(middleware.Destructive, middleware.Confirm(newSealer(t), nil)))
+			}
+			if _, err := parent.Mount("fs", child); err != nil {
+				t.Fatal(err)
+			}
+			var asked atomic.Int32
+			ts := mcpkittest.NewStatelessServer(t, parent, &mcpkittest.Options{Client: &mcp.ClientOptions{
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked.Add(1)
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+				},
+			}})
+			res, err := ts.CallTool(t.Context(), "fs_delete_file", map[string]any{"path": "/tmp/x"})
+			if err != nil && strings.Contains(err.Error(), "exceeded maximum retries") && tc.parent && tc.child {
+				t.Skipf("known defect: Confirm on both the parent and the mounted child: the parent's layer strips the child's answer, asked %d times, the tool never runs", asked.Load())
+			}
+			if err != nil || res.IsError || runs.Load() != 1 || asked.Load() < 1 {
+				t.Errorf("got %+v, %v; %d runs after %d questions", res, err, runs.Load(), asked.Load())
+			}
+			t.Logf("asked %d times", asked.Load())
+		})
+	}
+}
+
+// TestAttack36ChainReorderDuplicate: the records of many calls at once
+// make one chain, numbered without a gap; two lines swapped, or one
+// written twice, break it.
+func TestAttack36ChainReorderDuplicate(t *testing.T) {
+	var trail lockedBuffer
+	sink := middleware.NewJSONLinesSink(&trail, &middleware.JSONLinesOptions{Chain: true})
+	audit := middleware.NewAudit(sink, &middleware.AuditOptions{Queue: 4096})
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			for j := range 50 {
+				audit.Observe(t.Context(), &mcpkit.Event{Decision: mcpkit.DecisionUnknown, Method: "tools/call", Name: strings.Repeat("x", i+j%3)})
+			}
+		})
+	}
+	wg.Wait()
+	if err := audit.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	text := trail.String()
+	n, head, err := middleware.VerifyAuditChain(strings.NewReader(text))
+	if err != nil || n != 800 || head != sink.Head() || audit.Dropped() != 0 {
+		t.Fatalf("the whole trail: %d records, %v, dropped %d", n, err, audit.Dropped())
+	}
+	lines := strings.SplitAfter(text, "\n")
+	lines = lines[:len(lines)-1]
+	swapped := append([]string(nil), lines...)
+	swapped[10], swapped[11] = swapped[11], swapped[10]
+	doubled := append(append(append([]string(nil), lines[:11]...), lines[10]), lines[11:]...)
+	for name, ls := range map[string][]string{"swapped": swapped, "doubled": doubled} {
+		if _, _, err := middleware.VerifyAuditChain(strings.NewReader(strings.Join(ls, ""))); !errors.Is(err, middleware.ErrAuditChain) {
+			t.Errorf("%s: %v, want ErrAuditChain", name, err)
+		}
 	}
 }
