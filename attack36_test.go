@@ -2,6 +2,8 @@ package mcpkit_test
 
 import (
 	"context"
+	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -219,5 +221,107 @@ func TestAttack36EarlyRefusalPinnedVersion(t *testing.T) {
 	}
 	if got[0].tool != "deploy@1.0" {
 		t.Skipf("known defect: the early 403 of a call pinned to 1.0 is observed as a refusal of %s (the pin is in the body, which is never read)", got[0].tool)
+	}
+}
+
+// TestAttack36DrainSlowBody: a 2026-07-28 call whose headers arrived
+// before the drain began, and whose body comes after, is served, and
+// Drain returns only once it has been.
+func TestAttack36DrainSlowBody(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+	var toolDone atomic.Bool
+	if err := srv.Add(tool("work", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+		toolDone.Store(true)
+		return textResult("done"), nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	begun := drainBegun(srv)
+	arrived := make(chan struct{})
+	inner := srv.HTTPHandler(nil)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		inner.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	pr, pw := io.Pipe()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, hs.URL, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+		"Mcp-Protocol-Version": mcpkittest.StatelessVersion, "Mcp-Method": "tools/call", "Mcp-Name": "work"} {
+		req.Header.Set(k, v)
+	}
+	type answer struct {
+		status int
+		body   string
+		err    error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		got <- answer{status: resp.StatusCode, body: string(b)}
+	}()
+	<-arrived
+	drained := make(chan error, 1)
+	go func() {
+		err := srv.Drain(t.Context())
+		if !toolDone.Load() {
+			err = errors.New("Drain returned before the admitted call ran")
+		}
+		drained <- err
+	}()
+	<-begun
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"work","arguments":{},"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"` + mcpkittest.StatelessVersion + `","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	if _, err := io.WriteString(pw, body); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	a := <-got
+	if a.err != nil || a.status != http.StatusOK || !strings.Contains(a.body, "done") {
+		t.Errorf("the admitted call: %d %q %v", a.status, a.body, a.err)
+	}
+	if err := <-drained; err != nil {
+		t.Errorf("Drain: %v", err)
+	}
+}
+
+// TestAttack36DrainTwiceAtOnce: two Drains at once both wait for the call
+// in flight and for the functions registered, which run once.
+func TestAttack36DrainTwiceAtOnce(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "twice", Version: "1"}, nil)
+	var hooks atomic.Int32
+	release := make(chan struct{})
+	srv.RegisterOnDrain(func(context.Context) error { hooks.Add(1); <-release; return nil })
+	cs, err := mcpkittest.ConnectInMemory(t.Context(), srv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() { errs <- srv.Drain(t.Context()) }()
+	}
+	select {
+	case err := <-errs:
+		t.Fatalf("a Drain returned before the registered function did: %v", err)
+	case <-time.After(20 * time.Millisecond): // a safety net: nothing should arrive
+	}
+	close(release)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Errorf("Drain: %v", err)
+		}
+	}
+	if hooks.Load() != 1 {
+		t.Errorf("the registered function ran %d times", hooks.Load())
 	}
 }
