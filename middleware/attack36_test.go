@@ -498,3 +498,54 @@ func TestAttack36ConfirmationInTrail(t *testing.T) {
 		t.Skipf("known gap: the question and the confirmed run are recorded alike (decision %q, outcome %q): the trail does not show that the user was asked, nor that they said yes", ask.Decision, ask.Outcome)
 	}
 }
+
+// TestAttack36RenamedNameRuleRedacted: RedactNames names the tool's own
+// argument ("password"); a transform that renames it (to "pw") must not
+// let its value into the trail.
+func TestAttack36RenamedNameRuleRedacted(t *testing.T) {
+	srv, audit, trail := auditedServer(t, &middleware.AuditOptions{RedactNames: []string{"password"}})
+	plain := map[string]any{"type": "object", "properties": map[string]any{
+		"user": map[string]any{"type": "string"}, "password": map[string]any{"type": "string"}}}
+	parent := &mcpkit.Tool{Tool: mcp.Tool{Name: "signin", InputSchema: plain}, Handler: mcpkit.HandlerFunc(
+		func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return textResult("ok"), nil })}
+	derived, err := transform.Tool(parent, transform.Spec{Name: "signin2", Arguments: map[string]transform.Arg{"password": {Name: "pw"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Add(derived); err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewStatelessServer(t, srv, nil)
+	if res, err := ts.CallTool(t.Context(), "signin2", map[string]any{"user": "ada", "pw": attackSecret}); err != nil || res.IsError {
+		t.Fatalf("signin2: %v %v", res, err)
+	}
+	text, _ := closeTrail(t, audit, trail)
+	if strings.Contains(text, attackSecret) {
+		t.Skipf("known defect: RedactNames applies to the names the caller sent, so an argument renamed by a transform escapes the rule:\n%s", text)
+	}
+}
+
+// TestAttack36ConfirmMessageSecret: the default message that asks the
+// user shows the call's arguments; a value the schema marks writeOnly is
+// not for display (clients log what they show).
+func TestAttack36ConfirmMessageSecret(t *testing.T) {
+	srv := newServer(t, []mcpkit.Middleware{mcpkit.ForTools(middleware.Destructive, middleware.Confirm(newSealer(t), nil))},
+		&mcpkit.Tool{Tool: mcp.Tool{Name: "rotate_key", InputSchema: pwSchema}, Handler: mcpkit.HandlerFunc(
+			func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return textResult("rotated"), nil })})
+	var asked []string
+	ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+	}})
+	if _, err := ts.CallTool(t.Context(), "rotate_key", map[string]any{"user": "ada", "password": attackSecret}); err != nil {
+		t.Fatal(err)
+	}
+	if len(asked) != 1 {
+		t.Fatalf("asked %q", asked)
+	}
+	if strings.Contains(asked[0], attackSecret) {
+		t.Skipf("known defect (low): the default confirmation message shows a writeOnly value: %q", asked[0])
+	}
+}
