@@ -158,6 +158,12 @@ func TestAttack36SchemaShapesRedacted(t *testing.T) {
 				map[string]any{"type": "string"}, map[string]any{"type": "string", "writeOnly": true},
 			}},
 		}}, map[string]any{"pair": []any{"u", attackSecret}}},
+		{"unevaluatedProperties", map[string]any{"type": "object", "properties": map[string]any{"user": map[string]any{"type": "string"}},
+			"unevaluatedProperties": map[string]any{"type": "string", "writeOnly": true},
+		}, map[string]any{"user": "ada", "key": attackSecret}},
+		{"contains", map[string]any{"type": "object", "properties": map[string]any{
+			"list": map[string]any{"type": "array", "contains": map[string]any{"type": "string", "writeOnly": true}},
+		}}, map[string]any{"list": []any{attackSecret}}},
 		{"if-then", map[string]any{"type": "object",
 			"if":   map[string]any{"required": []any{"kind"}},
 			"then": map[string]any{"properties": map[string]any{"cred": map[string]any{"type": "string", "writeOnly": true}}},

@@ -580,9 +580,13 @@ func (pl *planner) plan(s map[string]any, depth int) *redactPlan {
 			}
 		}
 	}
-	if sub, ok := s["additionalProperties"].(map[string]any); ok {
-		if sp := pl.plan(sub, depth+1); sp != noPlan {
-			p.additional, marks = sp, true
+	// unevaluatedProperties is taken as additionalProperties: it may
+	// apply to fewer names, never to more.
+	for _, key := range []string{"additionalProperties", "unevaluatedProperties"} {
+		if sub, ok := s[key].(map[string]any); ok && p.additional == nil {
+			if sp := pl.plan(sub, depth+1); sp != noPlan {
+				p.additional, marks = sp, true
+			}
 		}
 	}
 	// Items past the prefix: items (2020-12) or additionalItems (before,
@@ -601,9 +605,13 @@ func (pl *planner) plan(s map[string]any, depth int) *redactPlan {
 			p.prefix[i], marks = sp, true
 		}
 	}
-	if sub, ok := rest.(map[string]any); ok {
-		if sp := pl.plan(sub, depth+1); sp != noPlan {
-			p.items, marks = sp, true
+	// unevaluatedItems and contains are taken as items: they may apply
+	// to fewer items, never to more.
+	for _, sub := range []any{rest, s["unevaluatedItems"], s["contains"]} {
+		if sub, ok := sub.(map[string]any); ok && p.items == nil {
+			if sp := pl.plan(sub, depth+1); sp != noPlan {
+				p.items, marks = sp, true
+			}
 		}
 	}
 	// A value that any subschema of the same value marks secret is
