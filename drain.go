@@ -179,7 +179,9 @@ func (s *Server) Drain(ctx context.Context) error {
 	first := !d.draining
 	d.draining = true
 	d.streamsLocked()
-	if first {
+	if first && len(d.hooks) == 0 {
+		d.hooksRun = closed
+	} else if first {
 		d.hooksRun = make(chan struct{})
 		hooks := d.hooks
 		go func() {
@@ -206,19 +208,30 @@ func (s *Server) Drain(ctx context.Context) error {
 	d.mu.Unlock()
 
 	defer d.endStreams()
+	// What is done already counts, however ctx is: only what is left
+	// when ctx has ended is an error (a select between two ready cases
+	// picks either).
 	select {
 	case <-idle:
-		d.endStreams()
-	case <-ctx.Done():
-		d.mu.Lock()
-		n := d.calls
-		d.mu.Unlock()
-		return fmt.Errorf("mcpkit: drain: %d %s still running: %w", n, plural(n, "call", "calls"), context.Cause(ctx))
+	default:
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			d.mu.Lock()
+			n := d.calls
+			d.mu.Unlock()
+			return fmt.Errorf("mcpkit: drain: %d %s still running: %w", n, plural(n, "call", "calls"), context.Cause(ctx))
+		}
 	}
+	d.endStreams()
 	select {
 	case <-hooksRun:
-	case <-ctx.Done():
-		return fmt.Errorf("mcpkit: drain: the functions registered with RegisterOnDrain are still running: %w", context.Cause(ctx))
+	default:
+		select {
+		case <-hooksRun:
+		case <-ctx.Done():
+			return fmt.Errorf("mcpkit: drain: the functions registered with RegisterOnDrain are still running: %w", context.Cause(ctx))
+		}
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -3,6 +3,8 @@ package mcpkit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"time"
@@ -108,11 +110,15 @@ func (f ObserverFunc) Observe(ctx context.Context, ev *Event) { f(ctx, ev) }
 // It is the one place to audit a server: unlike a middleware, it also sees
 // what is decided before any middleware runs. Tools and prompts
 // registered on the SDK server directly are not mcpkit's, and are not
-// observed.
+// observed. An observer that panics is logged and skipped: the call goes
+// on.
 func (s *Server) Observe(observers ...Observer) {
 	observers = slices.DeleteFunc(slices.Clone(observers), func(o Observer) bool { return o == nil })
 	if len(observers) == 0 {
 		return
+	}
+	for i, o := range observers {
+		observers[i] = &guarded{o: o, logger: s.logger}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -122,6 +128,23 @@ func (s *Server) Observe(observers ...Observer) {
 	}
 	all = append(all, observers...)
 	s.observers.Store(&all)
+}
+
+// guarded is an observer whose panic is logged, not raised: an audit's
+// failure must not fail, or crash, the call it records.
+type guarded struct {
+	o      Observer
+	logger *slog.Logger
+}
+
+func (g *guarded) Observe(ctx context.Context, ev *Event) {
+	defer func() {
+		if v := recover(); v != nil {
+			pe := NewPanicError(v)
+			g.logger.Error("mcpkit: observer panicked", "name", ev.Name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+		}
+	}()
+	g.o.Observe(ctx, ev)
 }
 
 // observing returns s's observers, or nil when there are none.

@@ -11,10 +11,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
 
@@ -39,7 +41,9 @@ type AuditRecord struct {
 	Prompt string `json:"prompt,omitempty"`
 	// Arguments are the call's arguments with every redacted value
 	// replaced by "[redacted]", or nil when there were none, they were
-	// not JSON, or (see ArgumentsBytes) they were too large to record.
+	// not JSON, the call reached no tool (so no schema says which of
+	// them are secret), or (see ArgumentsBytes) they were too large to
+	// record.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	// ArgumentsBytes is the size of arguments not recorded for their size.
 	ArgumentsBytes int     `json:"arguments_bytes,omitempty"`
@@ -217,7 +221,7 @@ func (a *Audit) write() {
 	put := func(rec *AuditRecord) {
 		seq++
 		rec.Seq = seq
-		if err := a.sink.WriteAudit(ctx, rec); err != nil {
+		if err := a.writeOne(ctx, rec); err != nil {
 			a.failed.Add(1)
 			a.logger.Error("mcpkit: audit sink failed", "seq", rec.Seq, "err", err)
 		}
@@ -233,8 +237,23 @@ func (a *Audit) write() {
 	}
 }
 
-// maxReason bounds the reason a record gives, in bytes.
-const maxReason = 512
+// writeOne hands rec to the sink; a panic of the sink is its error, so
+// that it costs the record, not the process.
+func (a *Audit) writeOne(ctx context.Context, rec *AuditRecord) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("audit sink panicked: %v", v)
+		}
+	}()
+	return a.sink.WriteAudit(ctx, rec)
+}
+
+// maxReason bounds the reason a record gives, in bytes, and maxName the
+// name it records (the caller's, of any size; a tool's has at most 128).
+const (
+	maxReason = 512
+	maxName   = 256
+)
 
 // record returns the record of ev, its arguments redacted.
 func (a *Audit) record(ctx context.Context, ev *mcpkit.Event) *AuditRecord {
@@ -242,7 +261,7 @@ func (a *Audit) record(ctx context.Context, ev *mcpkit.Event) *AuditRecord {
 		Time:       ev.Start,
 		Principal:  ev.Principal,
 		Method:     ev.Method,
-		Name:       ev.Name,
+		Name:       clipText(ev.Name, maxName),
 		Decision:   string(ev.Decision),
 		Outcome:    string(ev.Outcome),
 		Class:      string(ev.Class),
@@ -261,11 +280,14 @@ func (a *Audit) record(ctx context.Context, ev *mcpkit.Event) *AuditRecord {
 	if ev.Prompt != nil {
 		rec.Prompt = ev.Prompt.Key()
 	}
+	// A request that reached nothing (unknown, hidden, refused while
+	// draining) has no schema to say what in its arguments is secret:
+	// they are not recorded.
 	var args json.RawMessage
 	switch {
-	case ev.Request != nil && len(ev.Request.Arguments) > 0:
+	case ev.Request != nil && ev.Tool != nil && len(ev.Request.Arguments) > 0:
 		args = a.redact(ev.Tool, ev.Request.Arguments)
-	case ev.PromptRequest != nil && len(ev.PromptRequest.Arguments) > 0:
+	case ev.PromptRequest != nil && ev.Prompt != nil && len(ev.PromptRequest.Arguments) > 0:
 		if b, err := json.Marshal(ev.PromptRequest.Arguments); err == nil {
 			args = a.redact(nil, b)
 		}
@@ -301,7 +323,9 @@ func (a *Audit) redact(t *mcpkit.Tool, args json.RawMessage) json.RawMessage {
 	if t != nil {
 		plan = a.plan(t)
 	}
-	if len(a.names) > 0 || plan != nil {
+	// Strings that are not UTF-8 are rewritten, as a record must be.
+	invalid := !utf8.Valid(args)
+	if len(a.names) > 0 || plan != nil || invalid {
 		var v any
 		d := json.NewDecoder(bytes.NewReader(args))
 		d.UseNumber()
@@ -313,7 +337,7 @@ func (a *Audit) redact(t *mcpkit.Tool, args json.RawMessage) json.RawMessage {
 		if w.exhausted {
 			return nil // too deep or too large to be sure: record nothing
 		}
-		if changed {
+		if changed || invalid {
 			b, err := json.Marshal(v)
 			if err != nil {
 				return nil
@@ -364,13 +388,7 @@ func (w *redactWalk) value(v *any, plan *redactPlan, depth int) bool {
 			if _, done := val.(json.RawMessage); done {
 				continue // redacted by another branch
 			}
-			var sub *redactPlan
-			if plan != nil {
-				sub = plan.props[k]
-				if sub == nil {
-					sub = plan.additional
-				}
-			}
+			sub := plan.property(k)
 			if w.names[k] || sub.isSecret(0) {
 				x[k] = redacted
 				changed = true
@@ -382,16 +400,12 @@ func (w *redactWalk) value(v *any, plan *redactPlan, depth int) bool {
 			}
 		}
 	case []any:
-		var sub *redactPlan
-		if plan != nil {
-			sub = plan.items
-		}
-		secret := sub.isSecret(0)
 		for i := range x {
 			if _, done := x[i].(json.RawMessage); done {
 				continue
 			}
-			if secret {
+			sub := plan.item(i)
+			if sub.isSecret(0) {
 				x[i] = redacted
 				changed = true
 				continue
@@ -426,9 +440,54 @@ func (p *redactPlan) isSecret(depth int) bool {
 type redactPlan struct {
 	secret     bool
 	props      map[string]*redactPlan
-	additional *redactPlan
-	items      *redactPlan
-	alts       []*redactPlan // of allOf, anyOf and oneOf branches: each applies
+	patterns   []patternPlan // of patternProperties: each whose pattern matches applies
+	additional *redactPlan   // of a property that no other applies to
+	prefix     []*redactPlan // of prefixItems (or items as an array), by index
+	items      *redactPlan   // of the items past prefix
+	alts       []*redactPlan // of the subschemas of the same value (allOf, if, ...): each applies
+}
+
+// A patternPlan is the plan of the properties whose names match re; a
+// pattern that does not compile matches every name, so that no secret
+// escapes for want of a regexp engine that reads it.
+type patternPlan struct {
+	re   *regexp.Regexp
+	plan *redactPlan
+}
+
+// property returns the plan of p's property k, nil when none applies.
+func (p *redactPlan) property(k string) *redactPlan {
+	if p == nil {
+		return nil
+	}
+	sub := p.props[k]
+	matched := sub != nil
+	for _, pp := range p.patterns {
+		if pp.re != nil && !pp.re.MatchString(k) {
+			continue
+		}
+		matched = true
+		if sub == nil {
+			sub = pp.plan
+		} else {
+			sub = &redactPlan{alts: []*redactPlan{sub, pp.plan}}
+		}
+	}
+	if !matched {
+		sub = p.additional
+	}
+	return sub
+}
+
+// item returns the plan of p's item i, nil when none applies.
+func (p *redactPlan) item(i int) *redactPlan {
+	if p == nil {
+		return nil
+	}
+	if i < len(p.prefix) {
+		return p.prefix[i]
+	}
+	return p.items
 }
 
 // noPlan is the plan of a schema that marks nothing secret.
@@ -524,25 +583,72 @@ func (pl *planner) plan(s map[string]any, depth int) *redactPlan {
 			}
 		}
 	}
-	if sub, ok := s["additionalProperties"].(map[string]any); ok {
-		if sp := pl.plan(sub, depth+1); sp != noPlan {
-			p.additional, marks = sp, true
-		}
-	}
-	if sub, ok := s["items"].(map[string]any); ok {
-		if sp := pl.plan(sub, depth+1); sp != noPlan {
-			p.items, marks = sp, true
-		}
-	}
-	// A value that any branch of a combination marks secret is secret.
-	for _, key := range []string{"allOf", "anyOf", "oneOf"} {
-		branches, _ := s[key].([]any)
-		for _, br := range branches {
-			if sub, ok := br.(map[string]any); ok {
+	if pats, ok := s["patternProperties"].(map[string]any); ok {
+		for pat, v := range pats {
+			if sub, ok := v.(map[string]any); ok {
 				if sp := pl.plan(sub, depth+1); sp != noPlan {
-					p.alts = append(p.alts, sp)
+					re, _ := regexp.Compile(pat) // nil: matches every name
+					p.patterns = append(p.patterns, patternPlan{re: re, plan: sp})
 					marks = true
 				}
+			}
+		}
+	}
+	// unevaluatedProperties is taken as additionalProperties: it may
+	// apply to fewer names, never to more.
+	for _, key := range []string{"additionalProperties", "unevaluatedProperties"} {
+		if sub, ok := s[key].(map[string]any); ok && p.additional == nil {
+			if sp := pl.plan(sub, depth+1); sp != noPlan {
+				p.additional, marks = sp, true
+			}
+		}
+	}
+	// Items past the prefix: items (2020-12) or additionalItems (before,
+	// when items is the prefix).
+	prefix, _ := s["prefixItems"].([]any)
+	rest := s["items"]
+	if tuple, ok := rest.([]any); ok {
+		prefix, rest = tuple, s["additionalItems"]
+	}
+	for i, v := range prefix {
+		sub, _ := v.(map[string]any)
+		if sp := pl.plan(sub, depth+1); sp != noPlan {
+			if p.prefix == nil {
+				p.prefix = make([]*redactPlan, len(prefix))
+			}
+			p.prefix[i], marks = sp, true
+		}
+	}
+	// unevaluatedItems and contains are taken as items: they may apply
+	// to fewer items, never to more.
+	for _, sub := range []any{rest, s["unevaluatedItems"], s["contains"]} {
+		if sub, ok := sub.(map[string]any); ok && p.items == nil {
+			if sp := pl.plan(sub, depth+1); sp != noPlan {
+				p.items, marks = sp, true
+			}
+		}
+	}
+	// A value that any subschema of the same value marks secret is
+	// secret: the branches of a combination, a condition's, a
+	// dependency's.
+	var same []any
+	for _, key := range []string{"allOf", "anyOf", "oneOf"} {
+		branches, _ := s[key].([]any)
+		same = append(same, branches...)
+	}
+	for _, key := range []string{"if", "then", "else"} {
+		same = append(same, s[key])
+	}
+	if deps, ok := s["dependentSchemas"].(map[string]any); ok {
+		for _, v := range deps {
+			same = append(same, v)
+		}
+	}
+	for _, br := range same {
+		if sub, ok := br.(map[string]any); ok {
+			if sp := pl.plan(sub, depth+1); sp != noPlan {
+				p.alts = append(p.alts, sp)
+				marks = true
 			}
 		}
 	}

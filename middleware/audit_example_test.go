@@ -2,6 +2,7 @@ package middleware_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,18 +37,20 @@ func ExampleNewAudit() {
 	}
 	defer cs.Close()
 	cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{"env": "prod", "token": "s3cret"}})
-	cs.CallTool(ctx, &mcp.CallToolParams{Name: "rollback"})
+	// A name that reaches no tool: no schema says what in its arguments
+	// is secret, so they are not recorded.
+	cs.CallTool(ctx, &mcp.CallToolParams{Name: "rollback", Arguments: map[string]any{"token": "s3cret"}})
 
 	audit.Close(ctx) // on shutdown: write what is queued
 	for line := range strings.Lines(trail.String()) {
 		var rec middleware.AuditRecord
 		json.Unmarshal([]byte(line), &rec)
-		fmt.Println(rec.Seq, rec.Decision, rec.Name, rec.Outcome, string(rec.Arguments))
+		fmt.Println(rec.Seq, rec.Decision, rec.Name, rec.Outcome, cmp.Or(string(rec.Arguments), "-"))
 	}
 	n, _, err := middleware.VerifyAuditChain(&trail)
 	fmt.Println(n, "records, chain intact:", err == nil)
 	// Output:
 	// 1 served deploy ok {"env":"prod","token":"[redacted]"}
-	// 2 unknown rollback protocol_error {}
+	// 2 unknown rollback protocol_error -
 	// 2 records, chain intact: true
 }

@@ -103,7 +103,10 @@ func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
 	if d.match == nil {
 		d.match = func(*mcpkit.Tool) bool { return true }
 	}
+	// search_tools and describe_tool only read: said so, so that a rule
+	// on destructive tools (middleware.Destructive) leaves them alone.
 	search, err := tools.NewWithRequest(SearchToolName, d.search, &tools.Options{
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 		Description: "Search the server's tools by keywords; returns the best matches, best first. The first " +
 			strconv.Itoa(MaxQueryWords) + " distinct words count. Call describe_tool for a tool's arguments, then call_tool to call it.",
 	})
@@ -111,6 +114,7 @@ func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
 		return err
 	}
 	describe, err := tools.NewWithRequest(DescribeToolName, d.describe, &tools.Options{
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 		Description: "Describe one tool found with search_tools: its description and the JSON Schema of its arguments.",
 	})
 	if err != nil {
