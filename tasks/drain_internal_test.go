@@ -12,6 +12,7 @@ import (
 func TestUpdateWhileDrainingHandsOver(t *testing.T) {
 	store := NewMemoryStore(nil)
 	m := NewManager(&Options{Store: store})
+	NewManager(&Options{Store: store}) // another replica's, which takes tasks up
 	now := time.Now()
 	who := principal(nil, nil)
 	err := store.Create(t.Context(), &Task{

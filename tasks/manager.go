@@ -32,7 +32,9 @@ const codeMissingCapability = mcp.CodeMissingRequiredClientCapabilities
 // Options configures [NewManager]. A nil *Options means the defaults.
 type Options struct {
 	// Store keeps the tasks. Nil means a [MemoryStore] with its defaults,
-	// which serves one replica only.
+	// which serves one replica only: a drain then lets the tasks running
+	// finish, since no other replica could take them up (see Attach), as
+	// it does for a MemoryStore that no other Manager uses.
 	Store Store
 
 	// TTL is how long a task is kept from its creation, whatever its
@@ -71,7 +73,8 @@ type Manager struct {
 	mu       sync.Mutex
 	running  map[string][]*reservation // the runs of tasks reserved or running here, by task ID
 	closed   bool
-	draining bool // see drain
+	draining bool         // see drain
+	mem      *MemoryStore // the store, if it is one (see alone)
 	wg       sync.WaitGroup
 }
 
@@ -97,6 +100,10 @@ func NewManager(opts *Options) *Manager {
 	}
 	if m.store == nil {
 		m.store = NewMemoryStore(nil)
+	}
+	if ms, ok := m.store.(*MemoryStore); ok {
+		ms.managers.Add(1)
+		m.mem = ms
 	}
 	m.store = signalling{Store: m.store, c: &m.changes}
 	if m.logger == nil {
@@ -127,7 +134,11 @@ func NewManager(opts *Options) *Manager {
 // round it was in, as a round after input is run. Work must therefore be
 // safe to run again, as a retried call is. A draining server refuses new
 // calls; one it admitted before creates its task handed over, and a
-// tasks/update that completes a task's answers hands its round over.
+// tasks/update that completes a task's answers hands its round over. A
+// manager whose store is a [MemoryStore] no other Manager uses has no
+// replica to hand its tasks to: its drain waits for the tasks running to
+// finish, within the drain's deadline, and admitted calls and rounds run
+// here.
 func (m *Manager) Attach(srv *mcpkit.Server) error {
 	sdk := srv.MCPServer()
 	// The handlers registered here only let the methods past the SDK's
@@ -542,11 +553,18 @@ func (m *Manager) stop(id string, cause error) {
 	}
 }
 
-// isDraining reports whether the server m is attached to drains.
+// isDraining reports whether the server m is attached to drains, handing
+// its tasks over.
 func (m *Manager) isDraining() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.draining
+	return m.draining && !m.alone()
+}
+
+// alone reports whether no other replica can take m's tasks up: its store
+// is a MemoryStore that no other Manager uses.
+func (m *Manager) alone() bool {
+	return m.mem != nil && m.mem.managers.Load() == 1
 }
 
 // drain hands every task m runs over to the other replicas (see Attach)
@@ -556,9 +574,11 @@ func (m *Manager) drain(ctx context.Context) error {
 	m.mu.Lock()
 	first := !m.draining
 	m.draining = true
-	for _, rs := range m.running {
-		for _, r := range rs {
-			r.cancel(errHandedOver)
+	if !m.alone() {
+		for _, rs := range m.running {
+			for _, r := range rs {
+				r.cancel(errHandedOver)
+			}
 		}
 	}
 	m.mu.Unlock()
@@ -574,6 +594,9 @@ func (m *Manager) drain(ctx context.Context) error {
 		m.mu.Lock()
 		n := len(m.running)
 		m.mu.Unlock()
+		if m.alone() {
+			return fmt.Errorf("tasks: %d tasks still running: %w", n, context.Cause(ctx))
+		}
 		return fmt.Errorf("tasks: %d tasks not handed over, their work still running: %w", n, context.Cause(ctx))
 	}
 }

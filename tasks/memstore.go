@@ -6,6 +6,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -70,6 +71,8 @@ type MemoryStore struct {
 	all    usage             // every task
 	owners map[string]*usage // the tasks of each principal
 	expiry expiryQueue       // the tasks with an ExpiresAt, soonest first
+
+	managers atomic.Int32 // the Managers using the store (see Manager.alone)
 }
 
 // An entry is a task in a MemoryStore.

@@ -246,7 +246,7 @@ func (m *Manager) reserve(parent context.Context, id string) (*reservation, bool
 	ctx, cancel := context.WithCancelCause(ContextWithInfo(context.WithoutCancel(parent), info))
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.closed || m.draining {
+	if m.closed || (m.draining && !m.alone()) {
 		cancel(nil)
 		return nil, false
 	}
