@@ -67,6 +67,11 @@ type Event struct {
 	// read. Its Arguments are the caller's: an observer that records them
 	// redacts them first.
 	Request *Request
+	// Result is what a tools/call's chain returned, for DecisionServed
+	// (nil with an error); an input_required result (its InputRequests
+	// set) asked the client for input, a confirmation say. It is shared:
+	// an observer must not modify it.
+	Result *mcp.CallToolResult
 	// Prompt and PromptRequest are, for a prompts/get, the prompt it
 	// reached (nil: none) and the request.
 	Prompt        *Prompt
@@ -219,6 +224,7 @@ func observeUnrouted(ctx context.Context, obs []Observer, d Decision, name strin
 func observeServed(ctx context.Context, obs []Observer, name string, e *entry, req *Request, res *mcp.CallToolResult, err error, start time.Time) {
 	ev := &Event{
 		Decision:  DecisionServed,
+		Result:    res,
 		Method:    "tools/call",
 		Name:      name,
 		Tool:      e.tool,

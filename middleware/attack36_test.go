@@ -500,8 +500,8 @@ func TestAttack36ConfirmationInTrail(t *testing.T) {
 		t.Fatalf("records:\n%s", text)
 	}
 	ask, run := recs[0], recs[1]
-	if ask.Decision == run.Decision && ask.Outcome == run.Outcome && ask.Class == run.Class && ask.Reason == run.Reason {
-		t.Skipf("known gap: the question and the confirmed run are recorded alike (decision %q, outcome %q): the trail does not show that the user was asked, nor that they said yes", ask.Decision, ask.Outcome)
+	if !ask.InputRequired || ask.Answered || run.InputRequired || !run.Answered || run.Outcome != "ok" {
+		t.Errorf("the question and the confirmed run: %+v, %+v", ask, run)
 	}
 }
 

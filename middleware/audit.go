@@ -45,6 +45,12 @@ type AuditRecord struct {
 	// them are secret), or (see ArgumentsBytes) they were too large to
 	// record.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// InputRequired is set when the call's result asked the client for
+	// input (an input_required result: a confirmation, a question), and
+	// Answered when the call carried answers to such a request: a
+	// confirmed call is recorded twice, asked, then answered.
+	InputRequired bool `json:"input_required,omitempty"`
+	Answered      bool `json:"answered,omitempty"`
 	// ArgumentsBytes is the size of arguments not recorded for their size.
 	ArgumentsBytes int     `json:"arguments_bytes,omitempty"`
 	Decision       string  `json:"decision"`
@@ -279,6 +285,12 @@ func (a *Audit) record(ctx context.Context, ev *mcpkit.Event) *AuditRecord {
 	}
 	if ev.Prompt != nil {
 		rec.Prompt = ev.Prompt.Key()
+	}
+	if ev.Result != nil && len(ev.Result.InputRequests) > 0 {
+		rec.InputRequired = true
+	}
+	if ev.Request != nil && ev.Request.Call != nil && ev.Request.Call.Params != nil && len(ev.Request.Call.Params.InputResponses) > 0 {
+		rec.Answered = true
 	}
 	// A request that reached nothing (unknown, hidden, refused while
 	// draining) has no schema to say what in its arguments is secret:
@@ -833,6 +845,12 @@ func (s *SlogSink) WriteAudit(ctx context.Context, rec *AuditRecord) error {
 	}
 	if rec.Dropped > 0 {
 		attrs = append(attrs, slog.Uint64("dropped", rec.Dropped))
+	}
+	if rec.InputRequired {
+		attrs = append(attrs, slog.Bool("input_required", true))
+	}
+	if rec.Answered {
+		attrs = append(attrs, slog.Bool("answered", true))
 	}
 	attrs = append(attrs, slog.Float64("duration_ms", rec.DurationMS))
 	s.logger.LogAttrs(ctx, level, "mcp.audit", attrs...)
