@@ -205,7 +205,10 @@ func TestAttack36CallToolArgumentsRedacted(t *testing.T) {
 		t.Fatalf("records: %s", text)
 	}
 	if strings.Contains(text, attackSecret) {
-		t.Skip("known defect: the call_tool record holds the reached tool's writeOnly argument (call_tool's own schema marks nothing)")
+		t.Errorf("the trail holds the reached tool's writeOnly argument:\n%s", text)
+	}
+	if recs[0].Tool != "login" || !strings.Contains(string(recs[0].Arguments), `"user":"ada"`) {
+		t.Errorf("the reached tool's record: %+v", recs[0])
 	}
 }
 

@@ -126,7 +126,10 @@ func Discovery(srv *mcpkit.Server, opts *DiscoveryOptions) error {
 			Description: "Call a tool found with search_tools, with arguments as describe_tool gives them.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{` +
 				`"name":{"type":"string","description":"The tool's name."},` +
-				`"arguments":{"type":"object","description":"The tool's arguments."}},` +
+				// writeOnly: the arguments are the reached tool's, which
+				// its own schema judges (an audit trail redacts them by
+				// it, in the reached tool's record), not call_tool's.
+				`"arguments":{"type":"object","description":"The tool's arguments.","writeOnly":true}},` +
 				`"required":["name"],"additionalProperties":false}`),
 		},
 		Handler: mcpkit.HandlerFunc(d.call),
