@@ -221,8 +221,12 @@ func TestAttack36EarlyRefusalPinnedVersion(t *testing.T) {
 	if len(got) != 1 || got[0].decision != mcpkit.DecisionRefused || got[0].user != "ada" {
 		t.Fatalf("events: %+v", got)
 	}
-	if got[0].tool != "deploy@1.0" {
-		t.Skipf("known defect: the early 403 of a call pinned to 1.0 is observed as a refusal of %s (the pin is in the body, which is never read)", got[0].tool)
+	// Every version the caller sees is refused, so the call is refused
+	// whatever it pins; the pin is in the body, which the early refusal
+	// never reads: the event names the version an unpinned call reaches,
+	// as Event.Tool says.
+	if got[0].tool != "deploy@2.0" {
+		t.Errorf("the early refusal names %s, want the unpinned version, deploy@2.0", got[0].tool)
 	}
 }
 

@@ -57,7 +57,9 @@ type Event struct {
 	Name string
 	// Tool is the tool the call reached (its [Tool.ID] is the identity
 	// every rule keys on), or nil when it reached none. For a refusal
-	// before the body was read, it is the version the requirement is of.
+	// before the body was read (made only when every version the caller
+	// sees is refused), it is the version an unpinned call reaches: a
+	// version pinned in the body is not read.
 	Tool *Tool
 	// Caller is who sent the call: its token, headers, protocol version;
 	// Principal is who that is, as [Principal] says it.
