@@ -359,9 +359,6 @@ func TestAttack36ConfirmThroughCallTool(t *testing.T) {
 	}
 	answer.Store(&mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}})
 	res, err = ts.CallTool(t.Context(), transform.CallToolName, via)
-	if err != nil && strings.Contains(err.Error(), "exceeded maximum retries") && runs.Load() == 0 {
-		t.Skipf("known defect: call_tool (no annotations, so Destructive) and the tool it reaches are both confirmed under one key and one request state; the outer layer strips the inner's answer, so the user is asked %d times and the tool never runs", asked.Load())
-	}
 	if err != nil || res.IsError || runs.Load() != 1 {
 		t.Errorf("confirmed through call_tool: %+v, %v after %d runs", res, err, runs.Load())
 	}
@@ -435,9 +432,6 @@ func TestAttack36ConfirmMounted(t *testing.T) {
 				},
 			}})
 			res, err := ts.CallTool(t.Context(), "fs_delete_file", map[string]any{"path": "/tmp/x"})
-			if err != nil && strings.Contains(err.Error(), "exceeded maximum retries") && tc.parent && tc.child {
-				t.Skipf("known defect: Confirm on both the parent and the mounted child: the parent's layer strips the child's answer, asked %d times, the tool never runs", asked.Load())
-			}
 			if err != nil || res.IsError || runs.Load() != 1 || asked.Load() < 1 {
 				t.Errorf("got %+v, %v; %d runs after %d questions", res, err, runs.Load(), asked.Load())
 			}

@@ -35,6 +35,10 @@ var (
 // true.
 const ConfirmField = "confirm"
 
+// confirmedKey marks the context of a call that a Confirm has had
+// confirmed, for the Confirm layers further in (see ServeTool).
+type confirmedKey struct{}
+
 // confirmKey is the key of Confirm's input request: a name no tool is
 // likely to use for its own.
 const confirmKey = "mcpkit.confirm"
@@ -161,6 +165,12 @@ const (
 )
 
 func (h *confirmHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+	if ctx.Value(confirmedKey{}) != nil {
+		// A Confirm further out asked about this very call (call_tool
+		// reaching a tool, a mounted server's tool under its parent's
+		// layer): the user said yes once, to a message naming it all.
+		return h.next.ServeTool(ctx, req)
+	}
 	raw, err := h.sealer.Open(req)
 	if err != nil {
 		return nil, err // forged, expired, another call's: -32602
@@ -230,7 +240,7 @@ func (h *confirmHandler) run(ctx context.Context, req *mcpkit.Request, inner str
 		}
 		r.Call.Params.InputResponses = answers
 	}
-	res, err := h.next.ServeTool(ctx, r)
+	res, err := h.next.ServeTool(context.WithValue(ctx, confirmedKey{}, true), r)
 	if err != nil || res == nil || res.InputRequests == nil {
 		return res, err
 	}
