@@ -548,7 +548,7 @@ func TestAttack36ConfirmMessageSecret(t *testing.T) {
 	if len(asked) != 1 {
 		t.Fatalf("asked %q", asked)
 	}
-	if strings.Contains(asked[0], attackSecret) {
-		t.Skipf("known defect (low): the default confirmation message shows a writeOnly value: %q", asked[0])
+	if strings.Contains(asked[0], attackSecret) || !strings.Contains(asked[0], `"user":"ada"`) {
+		t.Errorf("the default confirmation message: %q", asked[0])
 	}
 }

@@ -335,32 +335,40 @@ func (a *Audit) redact(t *mcpkit.Tool, args json.RawMessage) json.RawMessage {
 	if t != nil {
 		plan = a.plan(t)
 	}
-	// Strings that are not UTF-8 are rewritten, as a record must be.
-	invalid := !utf8.Valid(args)
-	if len(a.names) > 0 || plan != nil || invalid {
-		var v any
-		d := json.NewDecoder(bytes.NewReader(args))
-		d.UseNumber()
-		if err := d.Decode(&v); err != nil {
-			return nil // not JSON: nothing is recorded that may hold a secret
-		}
-		w := redactWalk{names: a.names}
-		changed := w.value(&v, plan, 0)
-		if w.exhausted {
-			return nil // too deep or too large to be sure: record nothing
-		}
-		if changed || invalid {
-			b, err := json.Marshal(v)
-			if err != nil {
-				return nil
-			}
-			args = b
-		}
-	}
-	if a.opts.Redact != nil {
+	args = redactJSON(args, plan, a.names)
+	if args != nil && a.opts.Redact != nil {
 		args = a.opts.Redact(t, args)
 	}
 	return args
+}
+
+// redactJSON returns args with the values that plan (nil: none) and names
+// mark secret replaced, and its strings made valid UTF-8; nil when args is
+// not JSON or too deep or large to be sure of.
+func redactJSON(args json.RawMessage, plan *redactPlan, names map[string]bool) json.RawMessage {
+	invalid := !utf8.Valid(args)
+	if len(names) == 0 && plan == nil && !invalid {
+		return args
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return nil // not JSON: nothing is shown that may hold a secret
+	}
+	w := redactWalk{names: names}
+	changed := w.value(&v, plan, 0)
+	if w.exhausted {
+		return nil // too deep or too large to be sure: nothing shown
+	}
+	if !changed && !invalid {
+		return args
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // maxRedactDepth bounds the walk of arguments and schemas alike, and

@@ -311,9 +311,15 @@ func declined(answer *mcp.ElicitResult) string {
 
 // describeCall is the default ConfirmOptions.Describe.
 func describeCall(req *mcpkit.Request) string {
-	args := string(req.Arguments)
-	if args == "" {
-		args = "{}"
+	args := "{}"
+	if len(req.Arguments) > 0 {
+		// What the schema marks secret (writeOnly, format "password") is
+		// not shown, as an audit trail does not record it.
+		b := redactJSON(req.Arguments, planOf(req.Tool.InputSchema), nil)
+		if b == nil {
+			return clipText(fmt.Sprintf("Run %q?", req.Tool.Name), maxDescribe)
+		}
+		args = string(b)
 	}
 	return clipText(fmt.Sprintf("Run %q with %s?", req.Tool.Name, args), maxDescribe)
 }
