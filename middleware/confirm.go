@@ -9,6 +9,8 @@ import (
 	"maps"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/taskround"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -102,7 +104,10 @@ type ConfirmOptions struct {
 //
 // When the tool itself asks for input, Confirm carries the confirmation
 // along in the request state, and the tool sees only its own state and
-// answers. Confirm belongs after MaskErrors and before the limits, so that
+// answers. A call that a Confirm further out already had confirmed (through
+// call_tool, or a mounted server's tool) is not asked about again, nor is a
+// later round of a task (package tasks), which the chain admitted when it
+// created the task. Confirm belongs after MaskErrors and before the limits, so that
 // asking costs no rate token or slot. It panics if sealer is nil.
 func Confirm(sealer *requeststate.Sealer, opts *ConfirmOptions) mcpkit.Middleware {
 	if sealer == nil {
@@ -165,10 +170,12 @@ const (
 )
 
 func (h *confirmHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	if ctx.Value(confirmedKey{}) != nil {
+	if ctx.Value(confirmedKey{}) != nil || taskround.In(ctx) {
 		// A Confirm further out asked about this very call (call_tool
 		// reaching a tool, a mounted server's tool under its parent's
 		// layer): the user said yes once, to a message naming it all.
+		// Or this is a later round of a task, which the whole chain,
+		// this layer included, admitted when the task was created.
 		return h.next.ServeTool(ctx, req)
 	}
 	raw, err := h.sealer.Open(req)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/taskround"
+
 	"github.com/mcpkit/mcpkit"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -328,7 +330,7 @@ func (m *Manager) takeOver(ctx context.Context, srv resolver, who string, extra 
 	})
 	if err == nil && next != nil {
 		m.logger.Info("tasks: took over a task handed over by another server", "task", t.ID)
-		r.ctx = context.WithValue(r.ctx, roundKey{}, &round{h: bound})
+		r.ctx = taskround.With(context.WithValue(r.ctx, roundKey{}, &round{h: bound}))
 		go m.run(r, t.ID, h, next)
 		return t, nil
 	}
@@ -446,7 +448,7 @@ func (m *Manager) update(ctx context.Context, srv resolver, who string, extra *m
 	})
 	switch {
 	case err == nil && next != nil:
-		r.ctx = context.WithValue(r.ctx, roundKey{}, &round{h: bound})
+		r.ctx = taskround.With(context.WithValue(r.ctx, roundKey{}, &round{h: bound}))
 		go m.run(r, p.TaskID, h, next)
 		return ack, nil
 	case err == nil, errors.Is(err, ErrNotFound):
