@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
@@ -87,7 +88,11 @@ type AuditOptions struct {
 	// once. A call never waits longer, however slow the sink.
 	Wait time.Duration
 	// RedactNames are argument names whose values are redacted wherever
-	// they appear, in objects at any depth ("password", "token").
+	// they appear, in objects at any depth ("password", "token"),
+	// compared without regard to case (as encoding/json matches members
+	// to struct fields). A name a tool's handler knows an argument by
+	// counts under the name a transform gave it too (see
+	// transform.Spec.Arguments).
 	// Whatever the names, values are redacted where the tool's input
 	// schema marks them writeOnly or format "password".
 	RedactNames []string
@@ -145,7 +150,7 @@ func NewAudit(sink AuditSink, opts *AuditOptions) *Audit {
 	}
 	a.names = make(map[string]bool, len(a.opts.RedactNames))
 	for _, n := range a.opts.RedactNames {
-		a.names[n] = true
+		a.names[foldName(n)] = true
 	}
 	a.queue = make(chan queued, a.opts.Queue)
 	a.done = make(chan struct{})
@@ -409,7 +414,7 @@ func (w *redactWalk) value(v *any, plan *redactPlan, depth int) bool {
 				continue // redacted by another branch
 			}
 			sub := plan.property(k)
-			if w.names[k] || sub.isSecret(0) {
+			if len(w.names) > 0 && w.names[foldName(k)] || sub.isSecret(0) {
 				x[k] = redacted
 				changed = true
 				continue
@@ -523,6 +528,9 @@ func (a *Audit) plan(t *mcpkit.Tool) *redactPlan {
 		return p
 	}
 	p = planOf(t.InputSchema)
+	if len(a.names) > 0 {
+		p = a.renamed(t, p)
+	}
 	a.plansMu.Lock()
 	defer a.plansMu.Unlock()
 	if a.plans == nil || len(a.plans) >= maxPlans {
@@ -531,6 +539,91 @@ func (a *Audit) plan(t *mcpkit.Tool) *redactPlan {
 	}
 	a.plans[t] = p
 	return p
+}
+
+// A parentArgument is the handler of a tool derived by transform.Tool that
+// renamed arguments: it tells the name the parent knows an argument by.
+type parentArgument interface {
+	ParentArgument(name string) (string, bool)
+}
+
+// renamed returns p with the arguments of t that its lineage renamed from
+// a name in RedactNames marked secret too: the rule names the argument,
+// whatever a transform calls it now.
+func (a *Audit) renamed(t *mcpkit.Tool, p *redactPlan) *redactPlan {
+	var secret map[string]*redactPlan
+	for _, name := range rootProperties(t.InputSchema) {
+		cur, depth := name, 0
+		for o := t; o != nil && depth < maxLineage; o, depth = o.Origin, depth+1 {
+			pa, ok := o.Handler.(parentArgument)
+			if !ok {
+				continue
+			}
+			if parent, ok := pa.ParentArgument(cur); ok {
+				cur = parent
+				if a.named(cur) {
+					if secret == nil {
+						secret = make(map[string]*redactPlan)
+					}
+					secret[name] = &redactPlan{secret: true}
+					break
+				}
+			}
+		}
+	}
+	if secret == nil {
+		return p
+	}
+	own := &redactPlan{props: secret}
+	if p == nil {
+		return own
+	}
+	return &redactPlan{alts: []*redactPlan{p, own}}
+}
+
+// maxLineage bounds the walk along a tool's origins; real chains have a
+// few links.
+const maxLineage = 64
+
+// rootProperties returns the names of the properties of schema's root.
+func rootProperties(schema any) []string {
+	b, err := json.Marshal(schema)
+	if err != nil {
+		return nil
+	}
+	var root struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if json.Unmarshal(b, &root) != nil {
+		return nil
+	}
+	names := make([]string, 0, len(root.Properties))
+	for k := range root.Properties {
+		names = append(names, k)
+	}
+	return names
+}
+
+// named reports whether RedactNames names k.
+func (a *Audit) named(k string) bool { return a.names[foldName(k)] }
+
+// foldName returns s case-folded: RedactNames match names as
+// encoding/json matches a member to a struct field, without regard to
+// case, so that "Password" is redacted where "password" is named.
+func foldName(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	// Through upper case and back, so that the Kelvin sign and "ſ" fold
+	// as encoding/json folds them, to "k" and "s".
+	return strings.Map(func(r rune) rune { return unicode.ToLower(unicode.ToUpper(r)) }, s)
 }
 
 // maxPlans bounds the plans an Audit keeps.

@@ -19,6 +19,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/transform"
 )
 
 // lockedBuffer is a bytes.Buffer safe for a sink's writer and a test.
@@ -363,5 +364,64 @@ func TestAuditPrompts(t *testing.T) {
 	if rec.Method != "prompts/get" || rec.Prompt != "greet" || rec.Tool != "" || rec.Decision != "served" ||
 		string(rec.Arguments) != `{"token":"[redacted]","who":"ada"}` {
 		t.Errorf("record: %+v, arguments %s", rec, rec.Arguments)
+	}
+}
+
+// TestAuditRedactNamesFollowRenames: a name in RedactNames is the
+// argument's, whatever a chain of transforms calls it and whatever case
+// the caller writes it in (encoding/json would deliver "PassWord" to a
+// field named password).
+func TestAuditRedactNamesFollowRenames(t *testing.T) {
+	srv, audit, trail := auditedServer(t, &middleware.AuditOptions{RedactNames: []string{"password"}})
+	plain := map[string]any{"type": "object", "properties": map[string]any{
+		"user": map[string]any{"type": "string"}, "password": map[string]any{"type": "string"},
+		"nested": map[string]any{"type": "object"}}}
+	var got []string
+	base := &mcpkit.Tool{Tool: mcp.Tool{Name: "signin", InputSchema: plain}, Handler: mcpkit.HandlerFunc(
+		func(_ context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			got = append(got, string(req.Arguments))
+			return textResult("ok"), nil
+		})}
+	once, err := transform.Tool(base, transform.Spec{Name: "signin_once", Arguments: map[string]transform.Arg{"password": {Name: "pw"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	twice, err := transform.Tool(once, transform.Spec{Name: "signin_twice", Arguments: map[string]transform.Arg{"pw": {Name: "phrase"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Add(base, once, twice); err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewStatelessServer(t, srv, nil)
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"signin_once", map[string]any{"user": "ada", "pw": attackSecret + "1"}},
+		{"signin_twice", map[string]any{"user": "ada", "phrase": attackSecret + "2"}},
+		{"signin", map[string]any{"user": "ada", "PassWord": attackSecret + "3"}},
+		{"signin", map[string]any{"user": "ada", "nested": map[string]any{"PASSWORD": attackSecret + "4"}}},
+	}
+	for _, c := range calls {
+		if res, err := ts.CallTool(t.Context(), c.tool, c.args); err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", c.tool, res, err)
+		}
+	}
+	// The handler received each secret: the trail is what must not hold them.
+	if n := len(got); n != len(calls) || !strings.Contains(got[1], `"password":"`+attackSecret+`2"`) {
+		t.Fatalf("the handler received %q", got)
+	}
+	text, recs := closeTrail(t, audit, trail)
+	if strings.Contains(text, attackSecret) {
+		t.Errorf("a secret in the trail:\n%s", text)
+	}
+	if len(recs) != len(calls) {
+		t.Fatalf("%d records, want %d", len(recs), len(calls))
+	}
+	for _, r := range recs {
+		if !strings.Contains(string(r.Arguments), `"[redacted]"`) || !strings.Contains(string(r.Arguments), `"ada"`) {
+			t.Errorf("%s: arguments %s, want the user kept and the secret redacted", r.Name, r.Arguments)
+		}
 	}
 }

@@ -55,6 +55,22 @@ func newMapper(parent *mcpkit.Tool, rw *rewritten) *mapper {
 	return m
 }
 
+// ParentArgument returns the name the parent knows the argument name by,
+// when the derived tool renamed it. [github.com/mcpkit/mcpkit/middleware.NewAudit]
+// asks a tool's handler for it, so that a rule naming an argument follows
+// it under its new name.
+func (m *mapper) ParentArgument(name string) (string, bool) {
+	q := m.keys[name]
+	if q == nil {
+		return "", false
+	}
+	var old string
+	if json.Unmarshal(q, &old) != nil {
+		return "", false
+	}
+	return old, true
+}
+
 func quote(s string) []byte {
 	b, _ := json.Marshal(s) // a string always marshals
 	return b
