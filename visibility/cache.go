@@ -6,8 +6,6 @@ import (
 	"sync/atomic"
 	"unsafe"
 	"weak"
-
-	"github.com/mcpkit/mcpkit"
 )
 
 // A checkCache maps tools, by identity, to the checks that the Require
@@ -29,29 +27,32 @@ import (
 // many lookups were answered from it as it has entries (as sync.Map
 // promotes its dirty map), so that a warm cache is read without locking.
 // A merge drops the entries whose tool is gone.
-type checkCache struct {
-	compile func(*mcpkit.Tool) []Predicate
+//
+// The cache is generic over what it keeps checks for: a tool, or a target of
+// another kind ([mcpkit.Prompt]), each kind in a cache of its own.
+type checkCache[T any] struct {
+	compile func(*T) []Predicate
 
-	read   atomic.Pointer[map[uintptr]*checks]
+	read   atomic.Pointer[map[uintptr]*checks[T]]
 	mu     sync.Mutex
-	dirty  map[uintptr]*checks
+	dirty  map[uintptr]*checks[T]
 	misses int // lookups answered from dirty since the last merge
 }
 
-// checks are the per-request checks of one tool.
-type checks struct {
-	tool weak.Pointer[mcpkit.Tool]
+// checks are the per-request checks of one tool (or other target).
+type checks[T any] struct {
+	tool weak.Pointer[T]
 	all  []Predicate // every one must hold
 }
 
-func newCheckCache(compile func(*mcpkit.Tool) []Predicate) *checkCache {
-	c := &checkCache{compile: compile, dirty: map[uintptr]*checks{}}
-	c.read.Store(&map[uintptr]*checks{})
+func newCheckCache[T any](compile func(*T) []Predicate) *checkCache[T] {
+	c := &checkCache[T]{compile: compile, dirty: map[uintptr]*checks[T]{}}
+	c.read.Store(&map[uintptr]*checks[T]{})
 	return c
 }
 
 // get returns t's checks, compiling them on the first call for t.
-func (c *checkCache) get(t *mcpkit.Tool) []Predicate {
+func (c *checkCache[T]) get(t *T) []Predicate {
 	key := uintptr(unsafe.Pointer(t))
 	if e := (*c.read.Load())[key]; e != nil && e.tool.Value() == t {
 		return e.all
@@ -65,7 +66,7 @@ func (c *checkCache) get(t *mcpkit.Tool) []Predicate {
 		}
 		return e.all
 	}
-	e := &checks{tool: weak.Make(t), all: c.compile(t)}
+	e := &checks[T]{tool: weak.Make(t), all: c.compile(t)}
 	c.dirty[key] = e
 	if len(c.dirty) > len(read)/2 {
 		c.merge(read)
@@ -75,8 +76,8 @@ func (c *checkCache) get(t *mcpkit.Tool) []Predicate {
 
 // merge makes read and dirty the new read map, without the entries whose
 // tool is gone. c.mu is held.
-func (c *checkCache) merge(read map[uintptr]*checks) {
-	merged := make(map[uintptr]*checks, len(read)+len(c.dirty))
+func (c *checkCache[T]) merge(read map[uintptr]*checks[T]) {
+	merged := make(map[uintptr]*checks[T], len(read)+len(c.dirty))
 	for k, e := range read {
 		if e.tool.Value() != nil {
 			merged[k] = e
@@ -84,5 +85,5 @@ func (c *checkCache) merge(read map[uintptr]*checks) {
 	}
 	maps.Copy(merged, c.dirty)
 	c.read.Store(&merged)
-	c.dirty, c.misses = map[uintptr]*checks{}, 0
+	c.dirty, c.misses = map[uintptr]*checks[T]{}, 0
 }

@@ -21,7 +21,9 @@
 // [RequireClientCapabilities]. They select tools with match functions, the
 // same as [mcpkit.ForTools] takes: [mcpkit.Named], [mcpkit.Tagged],
 // [mcpkit.Not], [Key], [VersionRange], [ReadOnly], [AllTools], or any
-// func(*mcpkit.Tool) bool. Rules by name, made by [EnableNames],
+// func(*mcpkit.Tool) bool. The same rules decide prompts: a match function
+// over *mcpkit.Prompt ([AllPrompts]) selects prompts, and one over
+// [mcpkit.Target] ([AllTargets]) tools and prompts alike. Rules by name, made by [EnableNames],
 // [DisableNames], [DisableVersion] and [RequireNames], select as
 // [mcpkit.Named] and [Key] do. A Rules learns the servers it serves from
 // [Rules.Attach]; each [Rules.Add] and [Rules.Remove] refreshes them before

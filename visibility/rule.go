@@ -9,11 +9,12 @@ import (
 	"github.com/mcpkit/mcpkit/internal/version"
 )
 
-// A Rule is one statement about which tools are served, made by [Enable],
-// [Disable], [Require], [ReadOnlyFor], [RequireClientCapabilities], or by
-// name with [EnableNames], [DisableNames], [DisableVersion] and
-// [RequireNames], and put in effect by [Rules.Add]. A Rule is immutable: the same Rule may be
-// added to several Rules, and is removed by identity with [Rules.Remove].
+// A Rule is one statement about which tools (and prompts) are served,
+// made by [Enable], [Disable], [Require], [ReadOnlyFor],
+// [RequireClientCapabilities], or by name with [EnableNames],
+// [DisableNames], [DisableVersion] and [RequireNames], and put in effect by
+// [Rules.Add]. A Rule is immutable: the same Rule may be added to several
+// Rules, and is removed by identity with [Rules.Remove].
 type Rule struct {
 	effect effect
 	match  func(*mcpkit.Tool) bool // Enable and Disable: the tools it applies to
@@ -22,6 +23,12 @@ type Rule struct {
 	// when the rule does not apply to t. It is called once per tool
 	// version and rule set, not per request.
 	check func(t *mcpkit.Tool) Predicate
+
+	// other selects the targets of the other kinds (prompts) that the rule
+	// applies to; nil when it applies to tools alone. A Require rule puts
+	// pred on them.
+	other func(mcpkit.Target) bool
+	pred  Predicate
 
 	// names, when not nil, are the names by which the rule selects its
 	// tools (see [EnableNames]): every tool it selects has one of them in
@@ -42,47 +49,77 @@ const (
 	require
 )
 
-// Enable returns a Rule that enables the tools match selects. It matters to
-// an allowlist ([NewAllowlist]), where only enabled tools are served, and
-// never overrides a Disable rule. In a Rules made by [New], every tool is
-// enabled already. Enable panics if match is nil.
-func Enable(match func(*mcpkit.Tool) bool) *Rule {
+// selects returns what a match function over T selects, as the rules ask
+// it: the tools, the targets of the other kinds (nil: none), and the tool
+// names it was written with. A match over *mcpkit.Tool selects tools
+// alone; one over *mcpkit.Prompt, prompts alone; one over [mcpkit.Target],
+// everything.
+func selects[T mcpkit.Target](match func(T) bool) (tools func(*mcpkit.Tool) bool, other func(mcpkit.Target) bool, written []string) {
+	switch m := any(match).(type) {
+	case func(*mcpkit.Tool) bool:
+		return m, nil, mcpkit.SelectorNames(m)
+	case func(mcpkit.Target) bool:
+		tools = func(t *mcpkit.Tool) bool { return m(t) }
+		return tools, func(t mcpkit.Target) bool { _, tool := t.(*mcpkit.Tool); return !tool && m(t) }, mcpkit.SelectorNames(tools)
+	}
+	return noTool, func(t mcpkit.Target) bool {
+		x, ok := t.(T)
+		return ok && match(x)
+	}, nil
+}
+
+// noTool selects no tool.
+func noTool(*mcpkit.Tool) bool { return false }
+
+// Enable returns a Rule that enables what match selects. It matters to
+// an allowlist ([NewAllowlist]), where only enabled tools and prompts are
+// served, and never overrides a Disable rule. In a Rules made by [New],
+// everything is enabled already. Enable panics if match is nil.
+//
+// Match selects tools (a func(*mcpkit.Tool) bool such as
+// [mcpkit.Tagged]), prompts (a func(*mcpkit.Prompt) bool), or targets of
+// every kind (a func(mcpkit.Target) bool such as [AllTargets]).
+func Enable[T mcpkit.Target](match func(T) bool) *Rule {
 	if match == nil {
 		panic("visibility: Enable: nil match")
 	}
-	return &Rule{effect: enable, match: match, written: mcpkit.SelectorNames(match)}
+	tools, other, written := selects(match)
+	return &Rule{effect: enable, match: tools, other: other, written: written}
 }
 
-// Disable returns a Rule that stops serving the tools match selects, to
+// Disable returns a Rule that stops serving what match selects, to
 // everyone, whatever other rules say: a disabled tool is absent from
-// tools/list and answered as an unknown tool. Disable panics if match is
-// nil.
-func Disable(match func(*mcpkit.Tool) bool) *Rule {
+// tools/list and answered as an unknown tool, and a disabled prompt alike.
+// Match selects as [Enable]'s does. Disable panics if match is nil.
+func Disable[T mcpkit.Target](match func(T) bool) *Rule {
 	if match == nil {
 		panic("visibility: Disable: nil match")
 	}
-	return &Rule{effect: disable, match: match, written: mcpkit.SelectorNames(match)}
+	tools, other, written := selects(match)
+	return &Rule{effect: disable, match: tools, other: other, written: written}
 }
 
-// Require returns a Rule that shows the tools match selects only to the
-// requests for which p holds; to the others they are hidden as if never
-// registered. When several Require rules select a tool, each must hold.
-// Require panics if match or p is nil.
+// Require returns a Rule that shows what match selects only to the
+// requests for which p holds; to the others it is hidden as if never
+// registered. When several Require rules select a tool (or prompt), each
+// must hold. Match selects as [Enable]'s does. Require panics if match or p
+// is nil.
 //
-// The match function is asked once per tool version, when the tool is
-// first seen after a change of rules, and p once per request for each
-// tool that match selected. Require, Enable and Disable also ask match
-// once, with a tool of no name, for the names it selects by (see
-// [mcpkit.SelectorNames]): a server logs those that select no tool.
-func Require(match func(*mcpkit.Tool) bool, p Predicate) *Rule {
+// The match function is asked once per tool version (or prompt), when it
+// is first seen after a change of rules, and p once per request for each
+// one that match selected. Require, Enable and Disable also ask a match
+// over tools once, with a tool of no name, for the names it selects by
+// (see [mcpkit.SelectorNames]): a server logs those that select no tool.
+func Require[T mcpkit.Target](match func(T) bool, p Predicate) *Rule {
 	if match == nil {
 		panic("visibility: Require: nil match")
 	}
 	if p == nil {
 		panic("visibility: Require: nil predicate")
 	}
-	return &Rule{effect: require, written: mcpkit.SelectorNames(match), check: func(t *mcpkit.Tool) Predicate {
-		if match(t) {
+	tools, other, written := selects(match)
+	return &Rule{effect: require, written: written, other: other, pred: p, check: func(t *mcpkit.Tool) Predicate {
+		if tools(t) {
 			return p
 		}
 		return nil
@@ -139,8 +176,16 @@ func RequireClientCapabilities() *Rule {
 }
 
 // AllTools is a match function that selects every tool:
-// Require(AllTools, Authenticated()) hides the whole server from strangers.
+// Require(AllTools, Authenticated()) hides every tool from strangers.
 func AllTools(*mcpkit.Tool) bool { return true }
+
+// AllPrompts is a match function that selects every prompt.
+func AllPrompts(*mcpkit.Prompt) bool { return true }
+
+// AllTargets is a match function that selects every tool and every
+// prompt: Require(AllTargets, Authenticated()) hides the whole server from
+// strangers.
+func AllTargets(mcpkit.Target) bool { return true }
 
 // ReadOnly is a match function that selects the tools annotated
 // readOnlyHint: true, those that do not modify their environment.

@@ -35,7 +35,8 @@ type ruleSet struct {
 	enable    []*Rule
 	disable   []*Rule
 	require   []*Rule
-	checks    *checkCache // per tool, the checks of the require rules
+	checks    *checkCache[mcpkit.Tool]   // per tool, the checks of the require rules
+	prompts   *checkCache[mcpkit.Prompt] // per prompt, the same
 }
 
 func newRuleSet(allowlist bool, rules []*Rule) *ruleSet {
@@ -51,7 +52,20 @@ func newRuleSet(allowlist bool, rules []*Rule) *ruleSet {
 		}
 	}
 	s.checks = newCheckCache(s.compile)
+	s.prompts = newCheckCache(func(p *mcpkit.Prompt) []Predicate { return s.compileTarget(p) })
 	return s
+}
+
+// compileTarget returns the checks the require rules put on t, a target
+// that is not a tool.
+func (s *ruleSet) compileTarget(t mcpkit.Target) []Predicate {
+	var ps []Predicate
+	for _, r := range s.require {
+		if r.other != nil && r.other(t) {
+			ps = append(ps, r.pred)
+		}
+	}
+	return ps
 }
 
 // compile returns the checks the require rules put on t: those of each rule
@@ -201,6 +215,61 @@ func (s *ruleSet) enabled(t *mcpkit.Tool) bool {
 	return false
 }
 
+// EnabledTarget reports whether t, a tool or a prompt, is served at all,
+// as [Rules.Enabled] does for tools: no Disable rule selects it and, in an
+// allowlist, an Enable rule does. It makes r an
+// [mcpkit.TargetVisibility].
+func (r *Rules) EnabledTarget(t mcpkit.Target) bool {
+	return r.set.Load().enabledTarget(t)
+}
+
+// enabledTarget is EnabledTarget for the rules of s.
+func (s *ruleSet) enabledTarget(t mcpkit.Target) bool {
+	if tool, ok := t.(*mcpkit.Tool); ok {
+		return s.enabled(tool)
+	}
+	for _, rule := range s.disable {
+		if rule.other != nil && rule.other(t) {
+			return false
+		}
+	}
+	if !s.allowlist {
+		return true
+	}
+	for _, rule := range s.enable {
+		if rule.other != nil && rule.other(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// AllowedTarget reports whether the request c may see and reach t, an
+// enabled tool or prompt, as [Rules.Allowed] does for tools: the rules
+// that select a prompt are found once per prompt and rule set.
+func (r *Rules) AllowedTarget(ctx context.Context, t mcpkit.Target, c mcpkit.Caller) bool {
+	return r.set.Load().allowedTarget(ctx, t, c)
+}
+
+// allowedTarget is AllowedTarget for the rules of s.
+func (s *ruleSet) allowedTarget(ctx context.Context, t mcpkit.Target, c mcpkit.Caller) bool {
+	var ps []Predicate
+	switch x := t.(type) {
+	case *mcpkit.Tool:
+		return s.allowed(ctx, x, c)
+	case *mcpkit.Prompt:
+		ps = s.prompts.get(x)
+	default:
+		ps = s.compileTarget(t)
+	}
+	for _, p := range ps {
+		if !p(ctx, c) {
+			return false
+		}
+	}
+	return true
+}
+
 // PerRequest reports whether r has a Require rule, so that what a request
 // sees depends on the request (and lists answer with cacheScope
 // "private").
@@ -262,9 +331,14 @@ func (s snapshot) PerRequest() bool            { return s.set.perRequest() }
 func (s snapshot) Allowed(ctx context.Context, t *mcpkit.Tool, c mcpkit.Caller) bool {
 	return s.set.allowed(ctx, t, c)
 }
+func (s snapshot) EnabledTarget(t mcpkit.Target) bool { return s.set.enabledTarget(t) }
+func (s snapshot) AllowedTarget(ctx context.Context, t mcpkit.Target, c mcpkit.Caller) bool {
+	return s.set.allowedTarget(ctx, t, c)
+}
 
 var (
-	_ mcpkit.Visibility            = (*Rules)(nil)
+	_ mcpkit.TargetVisibility      = (*Rules)(nil)
+	_ mcpkit.TargetVisibility      = snapshot{}
 	_ mcpkit.VisibilitySnapshotter = (*Rules)(nil)
 )
 

@@ -214,9 +214,9 @@ func TestMatchFunctions(t *testing.T) {
 
 func TestPanics(t *testing.T) {
 	for name, f := range map[string]func(){
-		"Enable(nil)":          func() { visibility.Enable(nil) },
-		"Disable(nil)":         func() { visibility.Disable(nil) },
-		"Require(nil, p)":      func() { visibility.Require(nil, visibility.Authenticated()) },
+		"Enable(nil)":          func() { visibility.Enable[*mcpkit.Tool](nil) },
+		"Disable(nil)":         func() { visibility.Disable[*mcpkit.Tool](nil) },
+		"Require(nil, p)":      func() { visibility.Require[*mcpkit.Tool](nil, visibility.Authenticated()) },
 		"Require(m, nil)":      func() { visibility.Require(visibility.AllTools, nil) },
 		"ReadOnlyFor(nil)":     func() { visibility.ReadOnlyFor(nil) },
 		"Scopes()":             func() { visibility.Scopes() },
