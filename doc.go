@@ -13,7 +13,8 @@
 // through the same middleware, those whose Handler also implements
 // [PromptHandler] (middleware.Recover, MaskErrors, Timeout); a layer that
 // serves tools only, RequireScopes among them, is left out of a prompt's
-// chain: hide prompts with a [TargetVisibility]. A whole server:
+// chain: hide prompts with a [TargetVisibility] (visibility.Rules is one).
+// A whole server:
 //
 //	srv := mcpkit.NewServer(&mcp.Implementation{Name: "calc"}, nil)
 //	srv.Use(middleware.Recommended(nil)) // a log line per call, recovery, masking, a time limit
@@ -36,6 +37,7 @@
 //   - tasks: tool calls that run in the background;
 //   - requeststate: sealed request state of input_required results;
 //   - proxy: a remote MCP server's tools served through this one;
+//   - apps: tools of MCP Apps, rendered by a host's HTML views;
 //   - otelmcp: OpenTelemetry traces and metrics;
 //   - mcpkittest: the test harness, shaped like net/http/httptest.
 //

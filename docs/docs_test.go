@@ -55,6 +55,7 @@ var implied = map[string]string{
 	"stdouttrace":  "go.opentelemetry.io/otel/exporters/stdout/stdouttrace",
 	"tracetest":    "go.opentelemetry.io/otel/sdk/trace/tracetest",
 	"mcpkit":       "github.com/mcpkit/mcpkit",
+	"apps":         "github.com/mcpkit/mcpkit/apps",
 	"mcpkittest":   "github.com/mcpkit/mcpkit/mcpkittest",
 	"middleware":   "github.com/mcpkit/mcpkit/middleware",
 	"otelmcp":      "github.com/mcpkit/mcpkit/otelmcp",
