@@ -3,6 +3,7 @@ package skills
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -30,9 +31,10 @@ type Options struct {
 }
 
 // FromFS loads every skill in fsys: each directory holding a SKILL.md is a
-// skill, and every regular file below it is one of its files. It works alike
-// on an embed.FS and on os.DirFS (for a directory on disk, os.Root's FS also
-// keeps later reads from following links out of it).
+// skill, and every regular file below it, as fsys lists it, is one of its
+// files. It works alike on an embed.FS (which leaves out names starting with
+// "." or "_" unless embedded with "all:") and on os.DirFS (for a directory on
+// disk, os.Root's FS also keeps later reads from following links out of it).
 //
 // FromFS reads each file of a skill once, to compute its size and SHA-256
 // digest, and keeps neither its bytes nor a handle: [File.Open] opens it again.
@@ -44,8 +46,12 @@ type Options struct {
 // SKILL.md without YAML frontmatter, a name or description that breaks the
 // Agent Skills format, a name other than the directory's, more than [MaxFiles]
 // files or [MaxBytes] bytes, or a symbolic link or other irregular file
-// inside it. Names that need it are percent-encoded in URIs.
+// inside it. A file whose size changes while it is read is refused with
+// [ErrChanged]. Names that need it are percent-encoded in URIs.
 func FromFS(fsys fs.FS, opts *Options) (*Set, error) {
+	if fsys == nil {
+		return nil, errors.New("skills: FromFS: nil fs.FS")
+	}
 	var files []*source
 	var bad []*source
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {

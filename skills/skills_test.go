@@ -568,3 +568,16 @@ func TestConcurrentReads(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestFromFSNil(t *testing.T) {
+	if _, err := skills.FromFS(nil, nil); err == nil {
+		t.Error("FromFS(nil) succeeded")
+	}
+	set, err := skills.FromFS(fstest.MapFS{"README.md": {Data: []byte("no skills")}}, nil)
+	if err != nil || len(set.Skills()) != 0 {
+		t.Errorf("FromFS of a tree without skills = %v, %v; want an empty set", set, err)
+	}
+	if _, ok := set.Lookup("skill://README.md"); ok {
+		t.Error("a file outside every skill is served")
+	}
+}

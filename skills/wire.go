@@ -39,6 +39,21 @@ type Entry struct {
 	Resources Manifest `json:"resources"`
 }
 
+// MapURIs returns a copy of e with f applied to its URI and to every file's
+// URI: what a mount or a proxy that rewrites URIs does to an entry. The
+// frontmatter is shared with e, not copied.
+func (e Entry) MapURIs(f func(uri string) string) Entry {
+	out := Entry{URI: f(e.URI), Frontmatter: e.Frontmatter, Resources: Manifest{Dynamic: e.Resources.Dynamic}}
+	if e.Resources.Files != nil {
+		out.Resources.Files = make([]Resource, len(e.Resources.Files))
+		for i, r := range e.Resources.Files {
+			r.URI = f(r.URI)
+			out.Resources.Files[i] = r
+		}
+	}
+	return out
+}
+
 // A Manifest is an entry's resources: every file of the skill with its digest
 // and size, or, for a skill whose content is generated, the string "dynamic".
 type Manifest struct {

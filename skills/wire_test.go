@@ -194,3 +194,19 @@ func TestWireThroughSDK(t *testing.T) {
 		t.Errorf("skills/get of an unknown skill: %v, want -32602", err)
 	}
 }
+
+func TestEntryMapURIs(t *testing.T) {
+	set := mustLoad(t, embeddedSkills(t), nil)
+	k, _ := set.Get("skill://git-workflow/SKILL.md")
+	e := k.Entry()
+	mounted := e.MapURIs(func(uri string) string { return "skill://child/" + uri[len("skill://"):] })
+	if mounted.URI != "skill://child/git-workflow/SKILL.md" || mounted.Resources.Files[1].URI != "skill://child/git-workflow/references/style.md" {
+		t.Errorf("MapURIs = %+v", mounted)
+	}
+	if e.URI != k.URI() || e.Resources.Files[1].URI != "skill://git-workflow/references/style.md" {
+		t.Errorf("MapURIs changed its receiver: %+v", e)
+	}
+	if d := (skills.Entry{Resources: skills.Manifest{Dynamic: true}}).MapURIs(func(s string) string { return s }); !d.Resources.Dynamic {
+		t.Error("MapURIs lost Dynamic")
+	}
+}
