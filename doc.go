@@ -37,7 +37,8 @@
 //   - tasks: tool calls that run in the background;
 //   - requeststate: sealed request state of input_required results;
 //   - proxy: a remote MCP server's tools served through this one;
-//   - apps: tools of MCP Apps, rendered by a host's HTML views;
+//   - apps: tools of MCP Apps, rendered by HTML views;
+//   - skills: SKILL.md directories for the Skills extension;
 //   - otelmcp: OpenTelemetry traces and metrics;
 //   - mcpkittest: the test harness, shaped like net/http/httptest.
 //
