@@ -229,8 +229,11 @@ type Options struct {
 	// through the most $refs, which become {} (any value), a level at a
 	// time. The server validates the schema it advertises, so whatever is
 	// left out is neither said nor checked (the API still checks it). A
-	// schema written in the operation itself rather than in components is
-	// never cut, and may pass the limit. Zero means
+	// schema that operations share (written in components/requestBodies,
+	// parameters or responses, or in a path item's parameters) is an
+	// entry of $defs, cut as a component schema is, unless it is short; one
+	// written in the operation itself is never cut, and may pass the
+	// limit. Zero means
 	// [DefaultMaxInputSchemaBytes]; a negative value, no limit.
 	MaxInputSchemaBytes int
 
@@ -364,13 +367,13 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 			continue
 		}
 		arg := param{name: p.Name, in: p.In}
-		sr := p.Schema
+		sr, at := p.Schema, p.schemaAt("")
 		if sr == nil {
-			if mt, _ := jsonMedia(p.Content); mt != nil {
-				sr, arg.json = mt.Schema, true
+			if mt, media := jsonMedia(p.Content); mt != nil {
+				sr, at, arg.json = mt.Schema, p.schemaAt(media), true
 			}
 		}
-		s, ns, err := d.conv.schema(sr, input, refs)
+		s, ns, err := d.conv.sharedSchema(sr, at, input, refs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
 		}
@@ -399,7 +402,11 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		}
 		switch {
 		case mt != nil:
-			s, ns, err := d.conv.schema(mt.Schema, input, refs)
+			var at string
+			if shared := refPointer(op.op.RequestBody.Ref); shared != "" {
+				at = shared + "/content/" + pointerToken(media) + "/schema"
+			}
+			s, ns, err := d.conv.sharedSchema(mt.Schema, at, input, refs)
 			if err != nil {
 				return nil, nil, fmt.Errorf("request body: %w", err)
 			}
@@ -478,10 +485,30 @@ const (
 	resultKey = "result" // a non-object answer, in the structured content
 )
 
+// A sharedParam is a parameter of an operation and, when operations share
+// it (a $ref, or its path item's), the JSON Pointer of where it is in the
+// document; "" for the operation's own.
+type sharedParam struct {
+	*openapi3.Parameter
+	at string
+}
+
+// schemaAt returns the JSON Pointer of the schema of p, or of its media
+// type media, when p is shared; "" when it is not.
+func (p sharedParam) schemaAt(media string) string {
+	switch {
+	case p.at == "":
+		return ""
+	case media == "":
+		return p.at + "/schema"
+	}
+	return p.at + "/content/" + pointerToken(media) + "/schema"
+}
+
 // parameters returns the operation's parameters: those of its path item,
 // replaced by the operation's own of the same name and location.
-func parameters(op *Operation) []*openapi3.Parameter {
-	var out []*openapi3.Parameter
+func parameters(op *Operation) []sharedParam {
+	var out []sharedParam
 	own := func(p *openapi3.Parameter) bool {
 		for _, q := range op.op.Parameters {
 			if q != nil && q.Value != nil && q.Value.Name == p.Name && q.Value.In == p.In {
@@ -490,14 +517,18 @@ func parameters(op *Operation) []*openapi3.Parameter {
 		}
 		return false
 	}
-	for _, p := range op.item.Parameters {
+	for i, p := range op.item.Parameters {
 		if p != nil && p.Value != nil && !own(p.Value) {
-			out = append(out, p.Value)
+			at := "/paths/" + pointerToken(op.Path) + "/parameters/" + strconv.Itoa(i)
+			if p.Ref != "" {
+				at = refPointer(p.Ref)
+			}
+			out = append(out, sharedParam{p.Value, at})
 		}
 	}
 	for _, p := range op.op.Parameters {
 		if p != nil && p.Value != nil {
-			out = append(out, p.Value)
+			out = append(out, sharedParam{p.Value, refPointer(p.Ref)})
 		}
 	}
 	return out
@@ -665,7 +696,11 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []e
 		if mt == nil || mt.Schema == nil {
 			continue
 		}
-		s, notes, err := d.conv.schema(mt.Schema, output, refs)
+		var at string
+		if shared := refPointer(r.Ref); shared != "" {
+			at = shared + "/content/" + pointerToken(media) + "/schema"
+		}
+		s, notes, err := d.conv.sharedSchema(mt.Schema, at, output, refs)
 		return s, media, notes, err
 	}
 	return nil, "", nil, nil
