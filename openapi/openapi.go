@@ -87,6 +87,11 @@ type Operation struct {
 
 	item *openapi3.PathItem
 	op   *openapi3.Operation
+	// itemAt is where the path item is written, as a JSON Pointer: under
+	// its path or, for a $ref that several paths may share, where that
+	// points (see locate); shared is true then.
+	itemAt string
+	shared bool
 }
 
 // Load parses an OpenAPI 3.0 or 3.1 document, in JSON or YAML. It
@@ -141,7 +146,49 @@ func Load(data []byte) (d *Document, err error) {
 	for i, name := range uniqueNames(names) {
 		d.ops[i].Name = name
 	}
+	d.locate()
 	return d, nil
+}
+
+// locate sets where each operation's path item is written: the schemas
+// of its parameters serve each of its operations, and the schemas of a
+// path item that paths refer to with a $ref (as OpenAPI 3.1 allows) serve
+// its operations under each path; sharedSchema names them by where they
+// are. A $ref with fields beside it (an operation, parameters) is taken as
+// written under its path, since the fields may replace what it points to.
+func (d *Document) locate() {
+	for _, op := range d.ops {
+		op.itemAt = "/paths/" + pointerToken(op.Path)
+		if ptr := refPointer(op.item.Ref); ptr != "" && onlyRef(op.item) {
+			op.itemAt, op.shared = ptr, true
+		}
+	}
+}
+
+// onlyRef reports whether the path item, a $ref, has nothing beside it
+// but texts and extensions.
+func onlyRef(item *openapi3.PathItem) bool {
+	data, err := json.Marshal(item)
+	var m map[string]json.RawMessage
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	for k := range m {
+		if k != "$ref" && k != "summary" && k != "description" && !strings.HasPrefix(k, "x-") {
+			return false
+		}
+	}
+	return true
+}
+
+// sharedAt returns the JSON Pointer of a parameter, request body or
+// response that tools share: the one its $ref ref points to, or inline
+// (where it is written, "" when one tool has it alone).
+func sharedAt(ref, inline string) string {
+	if ref != "" {
+		return refPointer(ref)
+	}
+	return inline
 }
 
 // isSwagger2 reports whether data, JSON or YAML, is a Swagger 2.0
@@ -230,10 +277,10 @@ type Options struct {
 	// time. The server validates the schema it advertises, so whatever is
 	// left out is neither said nor checked (the API still checks it). A
 	// schema that operations share (written in components/requestBodies,
-	// parameters or responses, or in a path item's parameters) is an
-	// entry of $defs, cut as a component schema is, unless it is short; one
-	// written in the operation itself is never cut, and may pass the
-	// limit. Zero means
+	// parameters or responses, in a path item's parameters, or in a path
+	// item that paths refer to with a $ref) is an entry of $defs, cut as a
+	// component schema is, unless it is short; one written in the
+	// operation itself is never cut, and may pass the limit. Zero means
 	// [DefaultMaxInputSchemaBytes]; a negative value, no limit.
 	MaxInputSchemaBytes int
 
@@ -403,7 +450,7 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		switch {
 		case mt != nil:
 			var at string
-			if shared := refPointer(op.op.RequestBody.Ref); shared != "" {
+			if shared := sharedAt(op.op.RequestBody.Ref, op.within("/requestBody")); shared != "" {
 				at = shared + "/content/" + pointerToken(media) + "/schema"
 			}
 			s, ns, err := d.conv.sharedSchema(mt.Schema, at, input, refs)
@@ -505,6 +552,15 @@ func (p sharedParam) schemaAt(media string) string {
 	return p.at + "/content/" + pointerToken(media) + "/schema"
 }
 
+// within returns the JSON Pointer of the place ptr in the operation when
+// paths share it (see Document.locate), or "".
+func (op *Operation) within(ptr string) string {
+	if !op.shared {
+		return ""
+	}
+	return op.itemAt + "/" + strings.ToLower(op.Method) + ptr
+}
+
 // parameters returns the operation's parameters: those of its path item,
 // replaced by the operation's own of the same name and location.
 func parameters(op *Operation) []sharedParam {
@@ -519,16 +575,12 @@ func parameters(op *Operation) []sharedParam {
 	}
 	for i, p := range op.item.Parameters {
 		if p != nil && p.Value != nil && !own(p.Value) {
-			at := "/paths/" + pointerToken(op.Path) + "/parameters/" + strconv.Itoa(i)
-			if p.Ref != "" {
-				at = refPointer(p.Ref)
-			}
-			out = append(out, sharedParam{p.Value, at})
+			out = append(out, sharedParam{p.Value, sharedAt(p.Ref, op.itemAt+"/parameters/"+strconv.Itoa(i))})
 		}
 	}
-	for _, p := range op.op.Parameters {
+	for i, p := range op.op.Parameters {
 		if p != nil && p.Value != nil {
-			out = append(out, sharedParam{p.Value, refPointer(p.Ref)})
+			out = append(out, sharedParam{p.Value, sharedAt(p.Ref, op.within("/parameters/"+strconv.Itoa(i)))})
 		}
 	}
 	return out
@@ -697,7 +749,7 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []e
 			continue
 		}
 		var at string
-		if shared := refPointer(r.Ref); shared != "" {
+		if shared := sharedAt(r.Ref, op.within("/responses/"+pointerToken(code))); shared != "" {
 			at = shared + "/content/" + pointerToken(media) + "/schema"
 		}
 		s, notes, err := d.conv.sharedSchema(mt.Schema, at, output, refs)

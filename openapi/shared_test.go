@@ -1,6 +1,7 @@
 package openapi_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,8 +28,8 @@ func bigObject(n int) string {
 
 // TestSharedInlineSchemas: a schema written inline in a component that
 // operations share (a request body, a parameter by its schema or its
-// content, a response) or in a path item's parameter becomes one $defs
-// entry, named by where it is in the document, which the size limits trim
+// content, a response), in a path item's parameter, or in a path item
+// that paths share with a $ref (OpenAPI 3.1) becomes one $defs entry, named by where it is in the document, which the size limits trim
 // as they trim component schemas: every tool of the document keeps within
 // the limit, where each carried a copy that was never cut. The server
 // validates what it advertises: the entry trimmed to {} accepts a value
@@ -48,6 +49,7 @@ func TestSharedInlineSchemas(t *testing.T) {
 	limitRef := `{"$ref":"#/components/parameters/Limit"}`
 	for _, tc := range []struct {
 		name       string
+		version    string // of OpenAPI, 3.0.3 if empty
 		paths      string
 		components string
 		entry      string // the $defs entry of the shared schema
@@ -80,6 +82,13 @@ func TestSharedInlineSchemas(t *testing.T) {
 		entry:      "/paths/~1items~1{id}/parameters/1/schema",
 		arg:        "filter",
 	}, {
+		name:       "path items",
+		version:    "3.1.0",
+		paths:      strings.ReplaceAll(ops(20, `{}`), `"post":{}`, `"$ref":"#/components/pathItems/P"`),
+		components: `"pathItems":{"P":{"parameters":[` + limitRef + `],"post":{"requestBody":{"content":{"application/json":{"schema":` + big + `}}},"responses":{"204":{"description":"x"}}}}},"parameters":{` + page + `}`,
+		entry:      "/components/pathItems/P/post/requestBody/content/application~1json/schema",
+		arg:        "body",
+	}, {
 		name:       "responses",
 		paths:      ops(20, `{"parameters":[`+limitRef+`],"responses":{"200":{"$ref":"#/components/responses/Big"}}}`),
 		components: `"responses":{"Big":{"description":"x","content":{"application/json":{"schema":` + big + `}}}},"parameters":{` + page + `}`,
@@ -87,7 +96,7 @@ func TestSharedInlineSchemas(t *testing.T) {
 		output:     true,
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{` + tc.paths + `},"components":{` + tc.components + `}}`
+			spec := `{"openapi":"` + cmp.Or(tc.version, "3.0.3") + `","info":{"title":"x","version":"1"},"paths":{` + tc.paths + `},"components":{` + tc.components + `}}`
 			doc, err := openapi.Load([]byte(spec))
 			if err != nil {
 				t.Fatal(err)
@@ -166,6 +175,38 @@ func TestSharedInlineSchemas(t *testing.T) {
 				t.Errorf("trimmed to {}, p0 of 1 is refused: %s", clipText(text(res)))
 			}
 		})
+	}
+}
+
+// TestSharedPathItemWithSiblings: a path item that is a $ref with an
+// operation beside it, which replaces the one it points to, is not the
+// shared one: its body is its own, and so is what the server checks.
+func TestSharedPathItemWithSiblings(t *testing.T) {
+	body := func(typ string) string {
+		return `{"requestBody":{"content":{"application/json":{"schema":{"type":"object","properties":{"p0":{"type":"` + typ + `"}},"description":"` +
+			strings.Repeat("a shared body. ", 50) + `"}}}},"responses":{"204":{"description":"x"}}}`
+	}
+	spec := `{"openapi":"3.1.0","info":{"title":"x","version":"1"},"paths":{` +
+		`"/a":{"$ref":"#/components/pathItems/P"},"/b":{"$ref":"#/components/pathItems/P","post":` + body("integer") + `}},` +
+		`"components":{"pathItems":{"P":{"post":` + body("string") + `}}}}`
+	cs, skipped := serveSpec(t, spec, &api{})
+	if len(skipped) > 0 {
+		t.Fatal(skipped)
+	}
+	for _, tc := range []struct {
+		tool   string
+		p0     any
+		refuse bool
+	}{
+		{"post_a", "x", false}, {"post_a", 1, true},
+		{"post_b", 1, false}, {"post_b", "x", true},
+	} {
+		if res := call(t, cs, tc.tool, map[string]any{"body": map[string]any{"p0": tc.p0}}); res.IsError != tc.refuse {
+			t.Errorf("%s with p0 %v: isError %v: %s", tc.tool, tc.p0, res.IsError, clipText(text(res)))
+		}
+	}
+	if in := listed(t, cs, "post_a", false); !strings.Contains(string(in), `"/components/pathItems/P/post/requestBody/content/application~1json/schema"`) {
+		t.Errorf("post_a's input schema: %s", clipText(string(in)))
 	}
 }
 
