@@ -87,6 +87,11 @@ type Operation struct {
 
 	item *openapi3.PathItem
 	op   *openapi3.Operation
+	// itemAt is where the path item is written, as a JSON Pointer: under
+	// its path or, for a $ref that several paths may share, where that
+	// points (see locate); shared is true then.
+	itemAt string
+	shared bool
 }
 
 // Load parses an OpenAPI 3.0 or 3.1 document, in JSON or YAML. It
@@ -141,7 +146,49 @@ func Load(data []byte) (d *Document, err error) {
 	for i, name := range uniqueNames(names) {
 		d.ops[i].Name = name
 	}
+	d.locate()
 	return d, nil
+}
+
+// locate sets where each operation's path item is written: the schemas
+// of its parameters serve each of its operations, and the schemas of a
+// path item that paths refer to with a $ref (as OpenAPI 3.1 allows) serve
+// its operations under each path; sharedSchema names them by where they
+// are. A $ref with fields beside it (an operation, parameters) is taken as
+// written under its path, since the fields may replace what it points to.
+func (d *Document) locate() {
+	for _, op := range d.ops {
+		op.itemAt = "/paths/" + pointerToken(op.Path)
+		if ptr := refPointer(op.item.Ref); ptr != "" && onlyRef(op.item) {
+			op.itemAt, op.shared = ptr, true
+		}
+	}
+}
+
+// onlyRef reports whether the path item, a $ref, has nothing beside it
+// but texts and extensions.
+func onlyRef(item *openapi3.PathItem) bool {
+	data, err := json.Marshal(item)
+	var m map[string]json.RawMessage
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	for k := range m {
+		if k != "$ref" && k != "summary" && k != "description" && !strings.HasPrefix(k, "x-") {
+			return false
+		}
+	}
+	return true
+}
+
+// sharedAt returns the JSON Pointer of a parameter, request body or
+// response that tools share: the one its $ref ref points to, or inline
+// (where it is written, "" when one tool has it alone).
+func sharedAt(ref, inline string) string {
+	if ref != "" {
+		return refPointer(ref)
+	}
+	return inline
 }
 
 // isSwagger2 reports whether data, JSON or YAML, is a Swagger 2.0
@@ -229,8 +276,11 @@ type Options struct {
 	// through the most $refs, which become {} (any value), a level at a
 	// time. The server validates the schema it advertises, so whatever is
 	// left out is neither said nor checked (the API still checks it). A
-	// schema written in the operation itself rather than in components is
-	// never cut, and may pass the limit. Zero means
+	// schema that operations share (written in components/requestBodies,
+	// parameters or responses, in a path item's parameters, or in a path
+	// item that paths refer to with a $ref) is an entry of $defs, cut as a
+	// component schema is, unless it is short; one written in the
+	// operation itself is never cut, and may pass the limit. Zero means
 	// [DefaultMaxInputSchemaBytes]; a negative value, no limit.
 	MaxInputSchemaBytes int
 
@@ -364,13 +414,13 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 			continue
 		}
 		arg := param{name: p.Name, in: p.In}
-		sr := p.Schema
+		sr, at := p.Schema, p.schemaAt("")
 		if sr == nil {
-			if mt, _ := jsonMedia(p.Content); mt != nil {
-				sr, arg.json = mt.Schema, true
+			if mt, media := jsonMedia(p.Content); mt != nil {
+				sr, at, arg.json = mt.Schema, p.schemaAt(media), true
 			}
 		}
-		s, ns, err := d.conv.schema(sr, input, refs)
+		s, ns, err := d.conv.sharedSchema(sr, at, input, refs)
 		if err != nil {
 			return nil, nil, fmt.Errorf("parameter %q: %w", clip(p.Name, 80), err)
 		}
@@ -399,7 +449,11 @@ func (d *Document) tool(op *Operation, be *backend, opts *Options) (t *mcpkit.To
 		}
 		switch {
 		case mt != nil:
-			s, ns, err := d.conv.schema(mt.Schema, input, refs)
+			var at string
+			if shared := sharedAt(op.op.RequestBody.Ref, op.within("/requestBody")); shared != "" {
+				at = shared + "/content/" + pointerToken(media) + "/schema"
+			}
+			s, ns, err := d.conv.sharedSchema(mt.Schema, at, input, refs)
 			if err != nil {
 				return nil, nil, fmt.Errorf("request body: %w", err)
 			}
@@ -478,10 +532,39 @@ const (
 	resultKey = "result" // a non-object answer, in the structured content
 )
 
+// A sharedParam is a parameter of an operation and, when operations share
+// it (a $ref, or its path item's), the JSON Pointer of where it is in the
+// document; "" for the operation's own.
+type sharedParam struct {
+	*openapi3.Parameter
+	at string
+}
+
+// schemaAt returns the JSON Pointer of the schema of p, or of its media
+// type media, when p is shared; "" when it is not.
+func (p sharedParam) schemaAt(media string) string {
+	switch {
+	case p.at == "":
+		return ""
+	case media == "":
+		return p.at + "/schema"
+	}
+	return p.at + "/content/" + pointerToken(media) + "/schema"
+}
+
+// within returns the JSON Pointer of the place ptr in the operation when
+// paths share it (see Document.locate), or "".
+func (op *Operation) within(ptr string) string {
+	if !op.shared {
+		return ""
+	}
+	return op.itemAt + "/" + strings.ToLower(op.Method) + ptr
+}
+
 // parameters returns the operation's parameters: those of its path item,
 // replaced by the operation's own of the same name and location.
-func parameters(op *Operation) []*openapi3.Parameter {
-	var out []*openapi3.Parameter
+func parameters(op *Operation) []sharedParam {
+	var out []sharedParam
 	own := func(p *openapi3.Parameter) bool {
 		for _, q := range op.op.Parameters {
 			if q != nil && q.Value != nil && q.Value.Name == p.Name && q.Value.In == p.In {
@@ -490,14 +573,14 @@ func parameters(op *Operation) []*openapi3.Parameter {
 		}
 		return false
 	}
-	for _, p := range op.item.Parameters {
+	for i, p := range op.item.Parameters {
 		if p != nil && p.Value != nil && !own(p.Value) {
-			out = append(out, p.Value)
+			out = append(out, sharedParam{p.Value, sharedAt(p.Ref, op.itemAt+"/parameters/"+strconv.Itoa(i))})
 		}
 	}
-	for _, p := range op.op.Parameters {
+	for i, p := range op.op.Parameters {
 		if p != nil && p.Value != nil {
-			out = append(out, p.Value)
+			out = append(out, sharedParam{p.Value, sharedAt(p.Ref, op.within("/parameters/"+strconv.Itoa(i)))})
 		}
 	}
 	return out
@@ -665,7 +748,11 @@ func (d *Document) output(op *Operation, refs map[string]bool) (any, string, []e
 		if mt == nil || mt.Schema == nil {
 			continue
 		}
-		s, notes, err := d.conv.schema(mt.Schema, output, refs)
+		var at string
+		if shared := sharedAt(r.Ref, op.within("/responses/"+pointerToken(code))); shared != "" {
+			at = shared + "/content/" + pointerToken(media) + "/schema"
+		}
+		s, notes, err := d.conv.sharedSchema(mt.Schema, at, output, refs)
 		return s, media, notes, err
 	}
 	return nil, "", nil, nil

@@ -32,9 +32,10 @@ var errUnsupportedRef = errors.New("unsupported $ref")
 // as MCP tool schemas are written. Each component schema is converted once
 // and shared, read-only, by every tool that refers to it.
 type converter struct {
-	doc   *openapi3.T
-	comps map[compKey]*component // by component name and direction
-	raw   any                    // the document as JSON values, for lookup
+	doc    *openapi3.T
+	comps  map[compKey]*component         // by component name and direction
+	shared map[string]*openapi3.SchemaRef // see sharedSchema, by name
+	raw    any                            // the document as JSON values, for lookup
 }
 
 // A direction says which way a schema's data goes: into the API (the
@@ -64,8 +65,9 @@ type component struct {
 
 func newConverter(doc *openapi3.T) *converter {
 	return &converter{
-		doc:   doc,
-		comps: make(map[compKey]*component),
+		doc:    doc,
+		comps:  make(map[compKey]*component),
+		shared: make(map[string]*openapi3.SchemaRef),
 	}
 }
 
@@ -125,6 +127,45 @@ func (c *converter) schema(s *openapi3.SchemaRef, dir direction, refs map[string
 		refs[d] = true
 	}
 	return out, w.notes, nil
+}
+
+// maxInlineShared is the longest a shared schema (see sharedSchema) is
+// copied into each tool's root, converted: a longer one becomes an entry
+// of its $defs. A short one reads better inline, and costs no more.
+const maxInlineShared = 512
+
+// sharedSchema converts, as schema does, the schema s of a parameter,
+// request body or response that operations may share: one of the
+// document's components (parameters, requestBodies, responses) or a
+// parameter of a path item, whose schema is at the JSON Pointer at in the
+// document ("" for an operation's own, which schema converts). Written
+// inline there and longer than maxInlineShared, it becomes the entry at
+// of the tool schema's $defs, named by where it is (no component schema's
+// name starts with "/"), which fit trims as it does a component schema,
+// instead of a copy in each operation's root.
+func (c *converter) sharedSchema(s *openapi3.SchemaRef, at string, dir direction, refs map[string]bool) (any, []error, error) {
+	if at == "" || s == nil || s.Ref != "" || s.Value == nil {
+		return c.schema(s, dir, refs)
+	}
+	if c.shared[at] == nil {
+		c.shared[at] = s
+	}
+	comp := c.component(at, dir, false)
+	if comp.err != nil {
+		return nil, nil, comp.err
+	}
+	if len(comp.json) > maxInlineShared {
+		refs[at] = true
+		return map[string]any{"$ref": "#/$defs/" + escapePointer(at)}, nil, nil
+	}
+	var v any
+	if err := json.Unmarshal(comp.json, &v); err != nil {
+		return nil, nil, err
+	}
+	for _, d := range comp.deps {
+		refs[d] = true
+	}
+	return v, comp.notes, nil
 }
 
 // errTooDeep is the error for a schema nested past maxSchemaDepth.
@@ -247,7 +288,9 @@ const topDepth = 2
 // the components the root refers to. What the schema says is what the
 // server enforces at every step: annotations check nothing, and a
 // component left as {} checks nothing either. Only the root, written in
-// the operation, is never cut, so it alone may pass the limit.
+// the operation, is never cut, so it alone may pass the limit; the
+// schemas that operations share are entries of $defs (see sharedSchema),
+// short ones aside.
 func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction, lim limit) ([]byte, []error, error) {
 	levels, err := c.levels(refs, dir)
 	if err != nil {
@@ -560,15 +603,15 @@ func (c *converter) component(name string, dir direction, bare bool) *component 
 	comp := &component{}
 	c.comps[key] = comp
 	var v any
-	if strings.HasPrefix(name, "/") {
+	if strings.HasPrefix(name, "/") && c.shared[name] == nil {
 		// A place in the document other than a component: Linode's
 		// "#/components/schemas/X/properties/y", bundlers' "#/paths/...".
 		if v, comp.err = c.lookup(name); comp.err != nil {
 			return comp
 		}
 	} else {
-		var s *openapi3.SchemaRef
-		if c.doc.Components != nil {
+		s := c.shared[name] // a shared body's, parameter's or response's
+		if s == nil && c.doc.Components != nil {
 			s = c.doc.Components.Schemas[name]
 		}
 		if s == nil || s.Value == nil && s.Ref == "" {
@@ -1103,8 +1146,22 @@ func (c *converter) lookupFrom(ptr string, hops int) (any, error) {
 // escapePointer escapes name as a JSON Pointer token, and what a URI
 // fragment cannot hold.
 func escapePointer(name string) string {
-	name = strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
-	return (&url.URL{Fragment: name}).EscapedFragment()
+	return (&url.URL{Fragment: pointerToken(name)}).EscapedFragment()
+}
+
+// pointerToken escapes s as a JSON Pointer token.
+func pointerToken(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// refPointer returns the JSON Pointer that the $ref ref of a parameter,
+// request body or response points to in the document, or "" for a $ref
+// to another document.
+func refPointer(ref string) string {
+	if name, err := componentName(ref); err == nil && strings.HasPrefix(name, "/") {
+		return name
+	}
+	return ""
 }
 
 // isObjectSchema reports whether the converted schema s describes a JSON
