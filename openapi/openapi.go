@@ -280,7 +280,8 @@ type Options struct {
 	// parameters or responses, in a path item's parameters, or in a path
 	// item that paths refer to with a $ref) is an entry of $defs, cut as a
 	// component schema is, unless it is short; one written in the
-	// operation itself is never cut, and may pass the limit. Zero means
+	// operation itself is never cut, and may pass the limit ([Options.OnDegrade]
+	// is told). Zero means
 	// [DefaultMaxInputSchemaBytes]; a negative value, no limit.
 	MaxInputSchemaBytes int
 
@@ -298,7 +299,8 @@ type Options struct {
 	// OnDegrade, if set, is told about each tool that is served with less
 	// than its operation says, once per reason: a pattern that Go's regexp
 	// cannot compile (lookahead, backreferences) is not checked, a schema
-	// is trimmed to MaxInputSchemaBytes or MaxOutputSchemaBytes, an
+	// is trimmed to MaxInputSchemaBytes or MaxOutputSchemaBytes (or stays
+	// past it, when what the operation writes itself is longer), an
 	// operation whose 2xx answers do not all have JSON of one schema has no
 	// output schema. The error matches
 	// [ErrDegraded]. The tool is served either way.

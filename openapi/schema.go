@@ -413,6 +413,11 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 	case prose == nearProse:
 		found = append(found, degraded("trimmed to %d bytes (%s %d): the descriptions of the components reached through more than one $ref are left out", len(out), lim.option, lim.bytes))
 	}
+	if lim.bytes > 0 && len(out) > lim.bytes {
+		// What the operation writes itself is never cut: said, so that
+		// the limit is never passed unheard.
+		found = append(found, degraded("%d bytes, past %s %d: the schema the operation writes itself is kept whole", len(out), lim.option, lim.bytes))
+	}
 	return out, found, nil
 }
 
