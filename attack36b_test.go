@@ -2,12 +2,15 @@ package mcpkit_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +18,9 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/proxy"
+	"github.com/mcpkit/mcpkit/requeststate"
 )
 
 // attackChildEnv, set, makes a test run the part that may crash the
@@ -140,4 +146,94 @@ func TestAttack36bDrainedPromptObserved(t *testing.T) {
 	if !prompt {
 		t.Errorf("a prompts/get refused while draining is not observed: %+v", got)
 	}
+}
+
+// TestAttack36bConfirmProxiedAndProvided: Confirm asks before a proxied
+// tool's call leaves for its upstream and before a provider's tool runs,
+// once each; with the upstream down, the confirmed call is observed as
+// served, outcome "error" (an *UpstreamError is internal: masked by
+// MaskErrors) of class retryable, and the client gets a retryable error
+// result.
+func TestAttack36bConfirmProxiedAndProvided(t *testing.T) {
+	var remoteRuns atomic.Int32
+	remote := mcpkit.NewServer(&mcp.Implementation{Name: "db", Version: "1"}, nil)
+	if err := remote.Add(tool("drop_table", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+		remoteRuns.Add(1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "dropped"}}}, nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	var down atomic.Bool
+	var sessions []*mcp.ServerSession
+	var mu sync.Mutex
+	up, err := proxy.New(t.Context(), func(ctx context.Context) (mcp.Transport, error) {
+		if down.Load() {
+			return nil, errors.New("connection refused")
+		}
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := remote.MCPServer().Connect(ctx, st, nil)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		sessions = append(sessions, ss)
+		mu.Unlock()
+		return ct, nil
+	}, &proxy.Options{Prefix: "db_"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "local", Version: "1"}, nil)
+	log := &eventLog{}
+	srv.Observe(log)
+	srv.Use(mcpkit.ForTools(middleware.Destructive, middleware.Confirm(attackSealer(t), nil)))
+	up.AddTo(srv)
+	srv.AddProvider(newReports("sales"))
+	var asked atomic.Int32
+	ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+		},
+	}})
+	for _, name := range []string{"db_drop_table", "report_sales"} {
+		if res, err := ts.CallTool(t.Context(), name, map[string]any{}); err != nil || res.IsError {
+			t.Fatalf("%s: %+v %v", name, res, err)
+		}
+	}
+	if asked.Load() != 2 || remoteRuns.Load() != 1 {
+		t.Fatalf("asked %d times, the upstream ran %d times; want 2 and 1", asked.Load(), remoteRuns.Load())
+	}
+	log.take()
+
+	down.Store(true)
+	mu.Lock()
+	for _, ss := range sessions {
+		ss.Close()
+	}
+	mu.Unlock()
+	res, err := ts.CallTool(t.Context(), "db_drop_table", map[string]any{})
+	if err != nil || !res.IsError || res.Meta[mcpkit.MetaKeyErrorClass] != string(mcpkit.Retryable) {
+		t.Errorf("a call with the upstream down: %+v, %v; want a retryable error result", res, err)
+	}
+	got := log.take()
+	last := got[len(got)-1]
+	if last.decision != mcpkit.DecisionServed || last.tool != "db_drop_table" || last.outcome != mcpkit.OutcomeError || last.class != mcpkit.Retryable {
+		t.Errorf("the call with the upstream down was observed as %+v", got)
+	}
+	if remoteRuns.Load() != 1 {
+		t.Errorf("the upstream ran %d times", remoteRuns.Load())
+	}
+}
+
+// attackSealer returns a sealer with a fresh key.
+func attackSealer(t *testing.T) *requeststate.Sealer {
+	t.Helper()
+	s, err := requeststate.New([][]byte{[]byte(rand.Text() + rand.Text())}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
