@@ -78,7 +78,7 @@ func TestAttack36bConfirmedTaskTakenOver(t *testing.T) {
 		t.Fatalf("first call: %v %v", res, err)
 	}
 	res, err = rawCall(t, aliceOnA, "tools/call", map[string]any{"name": "job", "arguments": map[string]any{},
-		"requestState": res["requestState"],
+		"requestState":   res["requestState"],
 		"inputResponses": map[string]any{"mcpkit.confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}}})
 	id, _ := res["taskId"].(string)
 	if err != nil || id == "" {
