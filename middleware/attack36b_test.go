@@ -7,11 +7,14 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"golang.org/x/time/rate"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
@@ -246,4 +249,143 @@ func TestAttack36bConfirmMessageShowsTarget(t *testing.T) {
 	if !strings.Contains(msg, `"path":"/"`) {
 		t.Skipf("known defect: the user confirmed %q; the tool ran %d times on path \"/\" (%+v)", msg, runs.Load(), res.Content)
 	}
+}
+
+// TestAttack36bConfirmAcrossEras: a confirmation asked and used by a
+// 2026-07-28 client does not run the tool again when a 2025-11-25 client
+// of the same principal replays it over its session; and one asked on
+// 2026-07-28 but not used runs the tool at most once across both eras.
+func TestAttack36bConfirmAcrossEras(t *testing.T) {
+	srv, runs := confirmServer(t, newSealer(t), nil)
+	noRetry := &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		},
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+	}
+	now := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Client: noRetry})
+	old := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Client: noRetry})
+	args := map[string]any{"path": "/tmp/x"}
+	yes := func(key string) mcp.InputResponseMap {
+		return mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+	}
+	call := func(ts *mcpkittest.Server, state, key string) {
+		res, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", Arguments: args, RequestState: state, InputResponses: yes(key)})
+		t.Logf("answer: %+v %v", res, err)
+	}
+	state, key := askFor(t, now, "delete_file", args)
+	call(now, state, key)
+	call(old, state, key)
+	if runs.Load() != 1 {
+		t.Errorf("a used confirmation replayed on the other era: %d runs, want 1", runs.Load())
+	}
+	state, key = askFor(t, now, "delete_file", args)
+	call(old, state, key)
+	call(now, state, key)
+	call(old, state, key)
+	if runs.Load() > 2 {
+		t.Errorf("one confirmation ran the tool %d times across the eras", runs.Load()-1)
+	}
+}
+
+// TestAttack36bLimitsInTrail: the trail tells a rate-limited, a busy and
+// a timed-out call apart: each is served with a reason naming it, class
+// retryable, and the timed-out one outcome "timeout".
+func TestAttack36bLimitsInTrail(t *testing.T) {
+	var trail lockedBuffer
+	audit := middleware.NewAudit(middleware.NewJSONLinesSink(&trail, nil), nil)
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	block := mcpkit.HandlerFunc(func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+		started <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return textResult("ok"), nil
+	})
+	wait := mcpkit.HandlerFunc(func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "limits", Version: "1"}, nil)
+	srv.Observe(audit)
+	for _, tl := range []*mcpkit.Tool{
+		{Tool: mcp.Tool{Name: "rated", InputSchema: objectSchema}, Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return textResult("ok"), nil }),
+			Middleware: []mcpkit.Middleware{middleware.RateLimit(middleware.NewTokenBucket(rate.Every(time.Hour), 1, nil), nil)}},
+		{Tool: mcp.Tool{Name: "narrow", InputSchema: objectSchema}, Handler: block,
+			Middleware: []mcpkit.Middleware{middleware.ConcurrencyLimit(1, nil)}},
+		{Tool: mcp.Tool{Name: "slow", InputSchema: objectSchema}, Handler: wait,
+			Middleware: []mcpkit.Middleware{middleware.Timeout(time.Millisecond, nil)}},
+	} {
+		if err := srv.Add(tl); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := mcpkittest.NewStatelessServer(t, srv, nil)
+	ts.CallTool(t.Context(), "rated", map[string]any{})
+	ts.CallTool(t.Context(), "rated", map[string]any{})
+	done := make(chan struct{})
+	go func() { defer close(done); ts.CallTool(context.Background(), "narrow", map[string]any{}) }()
+	<-started
+	ts.CallTool(t.Context(), "narrow", map[string]any{})
+	close(release)
+	<-done
+	ts.CallTool(t.Context(), "slow", map[string]any{})
+	_, recs := closeTrail(t, audit, &trail)
+	want := map[string]string{"rated": "rate limit", "narrow": "busy", "slow": ""}
+	found := map[string]middleware.AuditRecord{}
+	for _, r := range recs {
+		if r.Outcome != "ok" {
+			found[r.Tool] = r
+		}
+	}
+	for name, reason := range want {
+		r, ok := found[name]
+		if !ok || r.Decision != "served" || r.Class != "retryable" || !strings.Contains(r.Reason, reason) {
+			t.Errorf("%s: %+v, want served, retryable, a reason with %q", name, r, reason)
+		}
+	}
+	if found["slow"].Outcome != "timeout" {
+		t.Errorf("the timed-out call: %+v", found["slow"])
+	}
+}
+
+// TestAttack36bSlowSync: a sink whose Sync (an fsync) hangs delays a call
+// by at most Wait; what does not fit is dropped, counted, and announced
+// in the trail once the sink moves again.
+func TestAttack36bSlowSync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var trail lockedBuffer
+		stuck := make(chan struct{})
+		syncs := 0
+		sink := middleware.NewJSONLinesSink(&trail, &middleware.JSONLinesOptions{Chain: true, Sync: func() error {
+			syncs++
+			if syncs == 1 {
+				<-stuck
+			}
+			return nil
+		}})
+		audit := middleware.NewAudit(sink, &middleware.AuditOptions{Queue: 1, Wait: 10 * time.Millisecond})
+		ev := &mcpkit.Event{Decision: mcpkit.DecisionUnknown, Method: "tools/call", Name: "x"}
+		audit.Observe(t.Context(), ev)
+		synctest.Wait() // the writer is in Sync
+		audit.Observe(t.Context(), ev)
+		start := time.Now()
+		audit.Observe(t.Context(), ev)
+		if d := time.Since(start); d > 10*time.Millisecond {
+			t.Errorf("a call waited %v for a hung fsync", d)
+		}
+		if audit.Dropped() != 1 {
+			t.Errorf("dropped %d, want 1", audit.Dropped())
+		}
+		close(stuck)
+		if err := audit.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		n, _, err := middleware.VerifyAuditChain(strings.NewReader(trail.String()))
+		if err != nil || n != 3 || !strings.Contains(trail.String(), `"decision":"dropped"`) {
+			t.Errorf("trail (%d records, %v):\n%s", n, err, trail.String())
+		}
+	})
 }
