@@ -2,6 +2,7 @@ package middleware_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"context"
 	"encoding/json"
 	"errors"
@@ -388,4 +389,55 @@ func TestAttack36bSlowSync(t *testing.T) {
 			t.Errorf("trail (%d records, %v):\n%s", n, err, trail.String())
 		}
 	})
+}
+
+// respell returns another spelling of the unpadded base64url text s that
+// decodes to the same bytes (the last character's unused low bits set), or
+// "" if s has none.
+func respell(s string) string {
+	want, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(s) == 0 {
+		return ""
+	}
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	for _, c := range alphabet {
+		other := s[:len(s)-1] + string(c)
+		if other == s {
+			continue
+		}
+		if got, err := base64.RawURLEncoding.DecodeString(other); err == nil && bytes.Equal(got, want) {
+			return other
+		}
+	}
+	return ""
+}
+
+// TestAttack36bConfirmRespelledState: a used confirmation, its sealed
+// state spelled another way that decodes to the same bytes, must not run
+// the tool a second time.
+func TestAttack36bConfirmRespelledState(t *testing.T) {
+	srv, runs := confirmServer(t, newSealer(t), nil)
+	ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil },
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	}})
+	args := map[string]any{"path": "/tmp/x"}
+	for runs.Load() == 0 {
+		state, key := askFor(t, ts, "delete_file", args)
+		other := respell(state)
+		if other == "" {
+			continue // this state's length leaves no unused bits: ask again
+		}
+		yes := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+		if _, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", Arguments: args, RequestState: state, InputResponses: yes}); err != nil {
+			t.Fatal(err)
+		}
+		// Base64 decoders skip line breaks too.
+		for _, other := range []string{other, state[:10] + "\n" + state[10:], state + "\r\n"} {
+			res, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", Arguments: args, RequestState: other, InputResponses: yes})
+			if runs.Load() != 1 {
+				t.Fatalf("one yes ran the tool %d times: the used state respelled %q got %+v, %v", runs.Load(), other, res, err)
+			}
+		}
+	}
 }
