@@ -441,3 +441,51 @@ func TestAttack36bConfirmRespelledState(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack36bSecretInReason: a call whose writeOnly argument fails the
+// schema (a pattern, an enum, a type, a length) is refused with a reason;
+// the trail records the reason, and the secret must not be in it.
+func TestAttack36bSecretInReason(t *testing.T) {
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"pin":  map[string]any{"type": "string", "writeOnly": true, "pattern": "^[0-9]{4}$"},
+			"code": map[string]any{"type": "string", "format": "password", "enum": []any{"a", "b"}},
+			"key":  map[string]any{"type": "integer", "writeOnly": true},
+			"word": map[string]any{"type": "string", "writeOnly": true, "maxLength": 3},
+			"card": map[string]any{"type": "integer", "writeOnly": true, "minimum": 1e20},
+			"vault": map[string]any{"type": "object", "writeOnly": true, "properties": map[string]any{
+				"inner": map[string]any{"type": "string", "pattern": "^x$"},
+			}},
+		},
+	}
+	trail := &lockedBuffer{}
+	audit := middleware.NewAudit(middleware.NewJSONLinesSink(trail, nil), nil)
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "audited", Version: "1"}, nil)
+	srv.Observe(audit)
+	if err := srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "unlock", InputSchema: schema},
+		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return textResult("ok"), nil })}); err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewStatelessServer(t, srv, nil)
+	for _, args := range []map[string]any{
+		{"pin": attackSecret},
+		{"code": attackSecret},
+		{"key": attackSecret},
+		{"word": attackSecret},
+		{"card": 4111111111111111},
+		{"vault": map[string]any{"inner": attackSecret}},
+	} {
+		res, err := ts.CallTool(t.Context(), "unlock", args)
+		if err == nil && !res.IsError {
+			t.Errorf("%v was accepted", args)
+		}
+		if err != nil && strings.Contains(err.Error(), attackSecret) || res != nil && strings.Contains(onlyText(res), attackSecret) {
+			t.Logf("the client is told the secret back: %v %v", res, err)
+		}
+	}
+	text, _ := closeTrail(t, audit, trail)
+	if strings.Contains(text, attackSecret) || strings.Contains(text, "4111111111111111") {
+		t.Errorf("the secret is in the trail:\n%s", text)
+	}
+}
