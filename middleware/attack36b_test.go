@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -487,5 +488,43 @@ func TestAttack36bSecretInReason(t *testing.T) {
 	text, _ := closeTrail(t, audit, trail)
 	if strings.Contains(text, attackSecret) || strings.Contains(text, "4111111111111111") {
 		t.Errorf("the secret is in the trail:\n%s", text)
+	}
+}
+
+// TestAttack36bConfirmAfterNewVersion: a confirmation asked for version
+// 1.0 of a tool does not run version 2.0, added under the same name once
+// 1.0 was removed, when the retried call names no version and so reaches
+// 2.0.
+func TestAttack36bConfirmAfterNewVersion(t *testing.T) {
+	var ran []string
+	var mu sync.Mutex
+	versioned := func(v string) *mcpkit.Tool {
+		return &mcpkit.Tool{Tool: mcp.Tool{Name: "delete_file", InputSchema: deleteSchema}, Version: v,
+			Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) {
+				mu.Lock()
+				defer mu.Unlock()
+				ran = append(ran, v)
+				return textResult("deleted by " + v), nil
+			})}
+	}
+	srv := newServer(t, []mcpkit.Middleware{mcpkit.ForTools(middleware.Destructive, middleware.Confirm(newSealer(t), nil))}, versioned("1.0"))
+	ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil },
+		MultiRoundTrip:     &mcp.MultiRoundTripOptions{Disabled: true},
+	}})
+	args := map[string]any{"path": "/tmp/x"}
+	state, key := askFor(t, ts, "delete_file", args)
+	if !srv.RemoveVersion("delete_file", "1.0") {
+		t.Fatal("RemoveVersion found nothing")
+	}
+	if err := srv.Add(versioned("2.0")); err != nil {
+		t.Fatal(err)
+	}
+	yes := mcp.InputResponseMap{key: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}}
+	res, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", Arguments: args, RequestState: state, InputResponses: yes})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ran) != 0 {
+		t.Errorf("1.0's confirmation ran %q: %+v, %v", ran, res, err)
 	}
 }
