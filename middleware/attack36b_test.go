@@ -528,3 +528,31 @@ func TestAttack36bConfirmAfterNewVersion(t *testing.T) {
 		t.Errorf("1.0's confirmation ran %q: %+v, %v", ran, res, err)
 	}
 }
+
+// TestAttack36bConfirmMessageSpelling: the user reads the values the tool
+// will get: a path spelled in \u escapes is shown decoded, and a
+// right-to-left override, which would show the text after it reversed,
+// is shown as an escape.
+func TestAttack36bConfirmMessageSpelling(t *testing.T) {
+	for _, tc := range []struct {
+		args, want, not string
+	}{
+		{`{"path":"\u002f\u0065\u0074\u0063"}`, `"path":"/etc"`, `\u0065`},
+		{`{"path":"/tmp/\u202egpj.exe"}`, `\u202e`, "\u202e"},
+	} {
+		srv, _ := confirmServer(t, newSealer(t), nil)
+		var msg string
+		ts := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+			ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				msg = req.Params.Message
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			},
+		}})
+		if _, err := ts.Session.CallTool(t.Context(), &mcp.CallToolParams{Name: "delete_file", Arguments: json.RawMessage(tc.args)}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(msg, tc.want) || strings.Contains(msg, tc.not) {
+			t.Errorf("%s: the user read %q, want it to show %q", tc.args, msg, tc.want)
+		}
+	}
+}

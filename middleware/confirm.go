@@ -1,13 +1,16 @@
 package middleware
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mcpkit/mcpkit/internal/taskround"
 
@@ -326,9 +329,34 @@ func describeCall(req *mcpkit.Request) string {
 		if b == nil {
 			return clipText(fmt.Sprintf("Run %q?", req.Tool.Name), maxDescribe)
 		}
-		args = string(b)
+		args = readable(b)
 	}
 	return clipText(fmt.Sprintf("Run %q with %s?", req.Tool.Name, args), maxDescribe)
+}
+
+// readable returns args, JSON, as the user should read them: the values
+// the tool gets, not their spelling (a \u escape is shown decoded), and
+// the invisible characters that change how text reads (a right-to-left
+// override, a zero-width space: Unicode's format characters) as escapes.
+func readable(args json.RawMessage) string {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if d.Decode(&v) != nil || enc.Encode(v) != nil {
+		return string(args)
+	}
+	var b strings.Builder
+	for _, r := range strings.TrimSuffix(buf.String(), "\n") {
+		if unicode.Is(unicode.Cf, r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // confirmError is a refusal by Confirm: a text for the client that
