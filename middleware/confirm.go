@@ -173,7 +173,7 @@ const (
 )
 
 func (h *confirmHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	if ctx.Value(confirmedKey{}) != nil || taskround.In(ctx) {
+	if ctx.Value(confirmedKey{}) != nil || taskround.In(ctx, req.Tool.ID()) {
 		// A Confirm further out asked about this very call (call_tool
 		// reaching a tool, a mounted server's tool under its parent's
 		// layer): the user said yes once, to a message naming it all.
