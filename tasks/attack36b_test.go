@@ -181,7 +181,7 @@ func TestAttack36bTaskRoundNestedCall(t *testing.T) {
 			if err != nil {
 				return nil, err
 			}
-			if res.NeedsInput() {
+			if len(res.InputRequests) > 0 {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wipe asked its user"}}}, nil
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "wipe ran"}}}, nil
