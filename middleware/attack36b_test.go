@@ -561,8 +561,8 @@ func TestAttack36bConfirmMessageSpelling(t *testing.T) {
 // another confirmed tool through Server.Resolve (as call_tool does) must
 // not run that other tool on the user's yes to the first: the user was
 // shown "Run "cleanup" with {}", which names neither wipe_disk nor its
-// arguments. Today the first Confirm's mark on the context lets every
-// nested call through.
+// arguments. (The first Confirm's mark on the context let every nested
+// call through, before it named the call it confirmed.)
 func TestAttack36bConfirmComposedCall(t *testing.T) {
 	srv, runs := confirmServer(t, newSealer(t), nil)
 	var inner *mcp.CallToolResult
@@ -595,6 +595,6 @@ func TestAttack36bConfirmComposedCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	if runs.Load() != 0 {
-		t.Skipf("known defect: the user was asked %q and wipe_disk ran %d times on path \"/\" (%+v)", asked, runs.Load(), inner)
+		t.Errorf("the user was asked %q and wipe_disk ran %d times on path \"/\" (%+v)", asked, runs.Load(), inner)
 	}
 }

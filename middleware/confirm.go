@@ -41,7 +41,8 @@ var (
 const ConfirmField = "confirm"
 
 // confirmedKey marks the context of a call that a Confirm has had
-// confirmed, for the Confirm layers further in (see ServeTool).
+// confirmed, with the *mcpkit.Request the user was asked about, for the
+// Confirm layers further in (see ServeTool and covers).
 type confirmedKey struct{}
 
 // confirmKey is the key of Confirm's input request: a name no tool is
@@ -110,7 +111,8 @@ type ConfirmOptions struct {
 // answers. A call that a Confirm further out already had confirmed (through
 // call_tool, or a mounted server's tool) is not asked about again, nor is a
 // later round of a task (package tasks), which the chain admitted when it
-// created the task. Confirm belongs after MaskErrors and before the limits, so that
+// created the task; a call to another tool that a confirmed tool or a
+// task's round makes with its context (through Server.Resolve) is. Confirm belongs after MaskErrors and before the limits, so that
 // asking costs no rate token or slot. It panics if sealer is nil.
 func Confirm(sealer *requeststate.Sealer, opts *ConfirmOptions) mcpkit.Middleware {
 	if sealer == nil {
@@ -173,12 +175,16 @@ const (
 )
 
 func (h *confirmHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	if ctx.Value(confirmedKey{}) != nil || taskround.In(ctx, req.Tool.ID()) {
+	if asked, ok := ctx.Value(confirmedKey{}).(*mcpkit.Request); ok && covers(asked, req) {
 		// A Confirm further out asked about this very call (call_tool
 		// reaching a tool, a mounted server's tool under its parent's
 		// layer): the user said yes once, to a message naming it all.
-		// Or this is a later round of a task, which the whole chain,
-		// this layer included, admitted when the task was created.
+		// The layers further in compare with this call.
+		return h.next.ServeTool(context.WithValue(ctx, confirmedKey{}, req), req)
+	}
+	if taskround.In(ctx, req.Tool.ID()) {
+		// A later round of a task, which the whole chain, this layer
+		// included, admitted when the task was created.
 		return h.next.ServeTool(ctx, req)
 	}
 	raw, err := h.sealer.Open(req)
@@ -250,7 +256,7 @@ func (h *confirmHandler) run(ctx context.Context, req *mcpkit.Request, inner str
 		}
 		r.Call.Params.InputResponses = answers
 	}
-	res, err := h.next.ServeTool(context.WithValue(ctx, confirmedKey{}, true), r)
+	res, err := h.next.ServeTool(context.WithValue(ctx, confirmedKey{}, req), r)
 	if err != nil || res == nil || res.InputRequests == nil {
 		return res, err
 	}
@@ -296,6 +302,30 @@ func (h *confirmHandler) claim(ctx context.Context, name, sealed string) error {
 		return errStateRefused
 	}
 	return nil
+}
+
+// covers reports whether the user, asked about the call asked, was asked
+// about req: the same tool (a mounted server's tool under its parent's
+// layer), or the tool and arguments that asked's arguments name, as
+// call_tool's do ({"name": ..., "arguments": ...}). Another call that the
+// tool makes with its context (through Server.Resolve) is not covered:
+// the user was not shown it.
+func covers(asked, req *mcpkit.Request) bool {
+	if asked.Tool.ID() == req.Tool.ID() {
+		return true
+	}
+	var named struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(asked.Arguments, &named) != nil || named.Name == "" {
+		return false
+	}
+	name := req.Tool.Name
+	if req.Call != nil && req.Call.Params != nil {
+		name = req.Call.Params.Name
+	}
+	return named.Name == name && bytes.Equal(named.Arguments, req.Arguments)
 }
 
 // canElicitForm reports whether a client with caps can show a form: it
