@@ -233,7 +233,8 @@ func TestAttack36bConfirmAnswerShapes(t *testing.T) {
 // TestAttack36bConfirmMessageShowsTarget: the default confirmation
 // message, clipped to 512 bytes, must still show what will be destroyed:
 // a long argument before "path" (the model chooses both) must not push
-// the path out of the user's sight.
+// the path out of the user's sight. (It did, before each string was
+// clipped on its own.)
 func TestAttack36bConfirmMessageShowsTarget(t *testing.T) {
 	srv, runs := confirmServer(t, newSealer(t), nil)
 	var msg string
@@ -249,7 +250,7 @@ func TestAttack36bConfirmMessageShowsTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(msg, `"path":"/"`) {
-		t.Skipf("known defect: the user confirmed %q; the tool ran %d times on path \"/\" (%+v)", msg, runs.Load(), res.Content)
+		t.Errorf("the user confirmed %q; the tool ran %d times on path \"/\" (%+v)", msg, runs.Load(), res.Content)
 	}
 }
 

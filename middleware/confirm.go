@@ -365,17 +365,23 @@ func describeCall(req *mcpkit.Request) string {
 }
 
 // readable returns args, JSON, as the user should read them: the values
-// the tool gets, not their spelling (a \u escape is shown decoded), and
-// the invisible characters that change how text reads (a right-to-left
-// override, a zero-width space: Unicode's format characters) as escapes.
+// the tool gets, not their spelling (a \u escape is shown decoded); each
+// string clipped to maxDescribeString bytes, so that one long value does
+// not push the others out of a clipped message; and the invisible
+// characters that change how text reads (a right-to-left override, a
+// zero-width space: Unicode's format characters) as escapes.
 func readable(args json.RawMessage) string {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(args))
 	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return string(args)
+	}
+	v = clipStrings(v, 0)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if d.Decode(&v) != nil || enc.Encode(v) != nil {
+	if enc.Encode(v) != nil {
 		return string(args)
 	}
 	var b strings.Builder
@@ -387,6 +393,31 @@ func readable(args json.RawMessage) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// maxDescribeString bounds each string the default message shows, in
+// bytes.
+const maxDescribeString = 80
+
+// clipStrings returns v, decoded JSON, with its strings clipped to
+// maxDescribeString bytes, at any depth the walk of redactJSON allows.
+func clipStrings(v any, depth int) any {
+	if depth > maxRedactDepth {
+		return v
+	}
+	switch x := v.(type) {
+	case string:
+		return clipText(x, maxDescribeString)
+	case map[string]any:
+		for k, val := range x {
+			x[k] = clipStrings(val, depth+1)
+		}
+	case []any:
+		for i := range x {
+			x[i] = clipStrings(x[i], depth+1)
+		}
+	}
+	return v
 }
 
 // confirmError is a refusal by Confirm: a text for the client that
