@@ -128,9 +128,9 @@ func (d *drainer) isDraining() bool {
 // alongside the calls in flight, with Drain's context; Drain waits for it
 // and reports its error. It is where work that outlives a call (background
 // jobs, streams of one's own, tasks: tasks.Manager.Attach registers its
-// hand-over here) is stopped or handed to another replica. A function
-// registered once the drain has begun runs at once, on a goroutine of its
-// own, and its error is lost.
+// hand-over here) is stopped or handed to another replica. A panic of f
+// is its error, a [*PanicError]. A function registered once the drain has
+// begun runs at once, on a goroutine of its own, and its error is lost.
 func (s *Server) RegisterOnDrain(f func(ctx context.Context) error) {
 	if f == nil {
 		panic("mcpkit: RegisterOnDrain: nil function")
@@ -139,7 +139,7 @@ func (s *Server) RegisterOnDrain(f func(ctx context.Context) error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.draining {
-		go func() { _ = f(context.Background()) }()
+		go func() { _ = runHook(context.Background(), f) }()
 		return
 	}
 	d.hooks = append(d.hooks, f)
@@ -188,7 +188,7 @@ func (s *Server) Drain(ctx context.Context) error {
 			errs := make([]error, len(hooks))
 			var wg sync.WaitGroup
 			for i, f := range hooks {
-				wg.Go(func() { errs[i] = f(ctx) })
+				wg.Go(func() { errs[i] = runHook(ctx, f) })
 			}
 			wg.Wait()
 			d.mu.Lock()
@@ -239,6 +239,17 @@ func (s *Server) Drain(ctx context.Context) error {
 		return fmt.Errorf("mcpkit: drain: %w", d.hookErr)
 	}
 	return nil
+}
+
+// runHook runs f, a function given to RegisterOnDrain; its panic is its
+// error, so that it fails the drain, not the process in mid-drain.
+func runHook(ctx context.Context, f func(context.Context) error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = NewPanicError(v)
+		}
+	}()
+	return f(ctx)
 }
 
 // closed is a channel closed from the start.
@@ -307,7 +318,7 @@ func (s *Server) drainGate(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 		default:
 			if !d.enter() {
-				if r.Header.Get("Mcp-Method") == "tools/call" {
+				if m := r.Header.Get("Mcp-Method"); m == "tools/call" || m == "prompts/get" {
 					s.observeByHeaders(r, DecisionDraining, nil, drainingError())
 				}
 				refuseDraining(w)

@@ -176,7 +176,8 @@ func (s *Server) observeRefusedEarly(r *http.Request, e *entry, err *Insufficien
 	s.observeByHeaders(r, DecisionRefused, e, &ToolError{Err: err, Class: Fatal})
 }
 
-// observeByHeaders tells s's observers of a call that its headers alone
+// observeByHeaders tells s's observers of a call (a tools/call or
+// prompts/get, as its Mcp-Method header says) that its headers alone
 // decided (d), for e's tool (nil: none), with err.
 func (s *Server) observeByHeaders(r *http.Request, d Decision, e *entry, err error) {
 	obs := s.observing()
@@ -186,7 +187,7 @@ func (s *Server) observeByHeaders(r *http.Request, d Decision, e *entry, err err
 	c := headerCaller{info: auth.TokenInfoFromContext(r.Context()), header: r.Header}
 	ev := &Event{
 		Decision:  d,
-		Method:    "tools/call",
+		Method:    r.Header.Get("Mcp-Method"),
 		Name:      r.Header.Get("Mcp-Name"),
 		Caller:    c,
 		Principal: principalOf(c),

@@ -824,6 +824,7 @@ type JSONLinesSink struct {
 	opts  JSONLinesOptions
 	head  [sha256.Size]byte
 	wrote bool
+	torn  bool // the writer's last bytes are a line cut short
 	buf   bytes.Buffer
 }
 
@@ -844,15 +845,26 @@ func (j *JSONLinesSink) WriteAudit(_ context.Context, rec *AuditRecord) error {
 		rec.Prev = hex.EncodeToString(j.head[:])
 	}
 	j.buf.Reset()
+	if j.torn {
+		// A write cut short (a full disk) left part of a line: end it,
+		// so that it costs its own record only, not this one too.
+		j.buf.WriteByte('\n')
+	}
+	start := j.buf.Len()
 	enc := json.NewEncoder(&j.buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(rec); err != nil {
 		return err
 	}
-	if _, err := j.w.Write(j.buf.Bytes()); err != nil {
+	b := j.buf.Bytes()
+	n, err := j.w.Write(b)
+	if n > 0 {
+		j.torn = b[min(n, len(b))-1] != '\n'
+	}
+	if err != nil {
 		return err
 	}
-	j.head = sha256.Sum256(j.buf.Bytes())
+	j.head = sha256.Sum256(b[start:])
 	j.wrote = true
 	if j.opts.Sync != nil {
 		return j.opts.Sync()

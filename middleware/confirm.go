@@ -1,13 +1,16 @@
 package middleware
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/mcpkit/mcpkit/internal/taskround"
 
@@ -38,7 +41,8 @@ var (
 const ConfirmField = "confirm"
 
 // confirmedKey marks the context of a call that a Confirm has had
-// confirmed, for the Confirm layers further in (see ServeTool).
+// confirmed, with the *mcpkit.Request the user was asked about, for the
+// Confirm layers further in (see ServeTool and covers).
 type confirmedKey struct{}
 
 // confirmKey is the key of Confirm's input request: a name no tool is
@@ -107,7 +111,8 @@ type ConfirmOptions struct {
 // answers. A call that a Confirm further out already had confirmed (through
 // call_tool, or a mounted server's tool) is not asked about again, nor is a
 // later round of a task (package tasks), which the chain admitted when it
-// created the task. Confirm belongs after MaskErrors and before the limits, so that
+// created the task; a call to another tool that a confirmed tool or a
+// task's round makes with its context (through Server.Resolve) is. Confirm belongs after MaskErrors and before the limits, so that
 // asking costs no rate token or slot. It panics if sealer is nil.
 func Confirm(sealer *requeststate.Sealer, opts *ConfirmOptions) mcpkit.Middleware {
 	if sealer == nil {
@@ -170,12 +175,16 @@ const (
 )
 
 func (h *confirmHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
-	if ctx.Value(confirmedKey{}) != nil || taskround.In(ctx) {
+	if asked, ok := ctx.Value(confirmedKey{}).(*mcpkit.Request); ok && covers(asked, req) {
 		// A Confirm further out asked about this very call (call_tool
 		// reaching a tool, a mounted server's tool under its parent's
 		// layer): the user said yes once, to a message naming it all.
-		// Or this is a later round of a task, which the whole chain,
-		// this layer included, admitted when the task was created.
+		// The layers further in compare with this call.
+		return h.next.ServeTool(context.WithValue(ctx, confirmedKey{}, req), req)
+	}
+	if taskround.In(ctx, req.Tool.ID()) {
+		// A later round of a task, which the whole chain, this layer
+		// included, admitted when the task was created.
 		return h.next.ServeTool(ctx, req)
 	}
 	raw, err := h.sealer.Open(req)
@@ -247,7 +256,7 @@ func (h *confirmHandler) run(ctx context.Context, req *mcpkit.Request, inner str
 		}
 		r.Call.Params.InputResponses = answers
 	}
-	res, err := h.next.ServeTool(context.WithValue(ctx, confirmedKey{}, true), r)
+	res, err := h.next.ServeTool(context.WithValue(ctx, confirmedKey{}, req), r)
 	if err != nil || res == nil || res.InputRequests == nil {
 		return res, err
 	}
@@ -295,6 +304,30 @@ func (h *confirmHandler) claim(ctx context.Context, name, sealed string) error {
 	return nil
 }
 
+// covers reports whether the user, asked about the call asked, was asked
+// about req: the same tool (a mounted server's tool under its parent's
+// layer), or the tool and arguments that asked's arguments name, as
+// call_tool's do ({"name": ..., "arguments": ...}). Another call that the
+// tool makes with its context (through Server.Resolve) is not covered:
+// the user was not shown it.
+func covers(asked, req *mcpkit.Request) bool {
+	if asked.Tool.ID() == req.Tool.ID() {
+		return true
+	}
+	var named struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if json.Unmarshal(asked.Arguments, &named) != nil || named.Name == "" {
+		return false
+	}
+	name := req.Tool.Name
+	if req.Call != nil && req.Call.Params != nil {
+		name = req.Call.Params.Name
+	}
+	return named.Name == name && bytes.Equal(named.Arguments, req.Arguments)
+}
+
 // canElicitForm reports whether a client with caps can show a form: it
 // declared elicitation, with the form mode or (as before modes) none.
 func canElicitForm(caps *mcp.ClientCapabilities) bool {
@@ -326,9 +359,65 @@ func describeCall(req *mcpkit.Request) string {
 		if b == nil {
 			return clipText(fmt.Sprintf("Run %q?", req.Tool.Name), maxDescribe)
 		}
-		args = string(b)
+		args = readable(b)
 	}
 	return clipText(fmt.Sprintf("Run %q with %s?", req.Tool.Name, args), maxDescribe)
+}
+
+// readable returns args, JSON, as the user should read them: the values
+// the tool gets, not their spelling (a \u escape is shown decoded); each
+// string clipped to maxDescribeString bytes, so that one long value does
+// not push the others out of a clipped message; and the invisible
+// characters that change how text reads (a right-to-left override, a
+// zero-width space: Unicode's format characters) as escapes.
+func readable(args json.RawMessage) string {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	if d.Decode(&v) != nil {
+		return string(args)
+	}
+	v = clipStrings(v, 0)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) != nil {
+		return string(args)
+	}
+	var b strings.Builder
+	for _, r := range strings.TrimSuffix(buf.String(), "\n") {
+		if unicode.Is(unicode.Cf, r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// maxDescribeString bounds each string the default message shows, in
+// bytes.
+const maxDescribeString = 80
+
+// clipStrings returns v, decoded JSON, with its strings clipped to
+// maxDescribeString bytes, at any depth the walk of redactJSON allows.
+func clipStrings(v any, depth int) any {
+	if depth > maxRedactDepth {
+		return v
+	}
+	switch x := v.(type) {
+	case string:
+		return clipText(x, maxDescribeString)
+	case map[string]any:
+		for k, val := range x {
+			x[k] = clipStrings(val, depth+1)
+		}
+	case []any:
+		for i := range x {
+			x[i] = clipStrings(x[i], depth+1)
+		}
+	}
+	return v
 }
 
 // confirmError is a refusal by Confirm: a text for the client that

@@ -144,6 +144,13 @@ func (s *Sealer) open(req *mcpkit.Request, sealed string) ([]byte, bool) {
 	if err != nil || len(data) < 1+4 || data[0] != stateVersion {
 		return nil, false
 	}
+	// One state, one spelling: the decoder skips line breaks and ignores
+	// the last character's unused bits, and a store of used states (see
+	// middleware.Confirm) keys on the text, so another spelling of a used
+	// state must not open.
+	if base64.RawURLEncoding.EncodedLen(len(data)) != len(sealed) || base64.RawURLEncoding.EncodeToString(data) != sealed {
+		return nil, false
+	}
 	id, rest := [4]byte(data[1:5]), data[5:]
 	for _, k := range s.keys {
 		if k.id != id {

@@ -330,7 +330,7 @@ func (m *Manager) takeOver(ctx context.Context, srv resolver, who string, extra 
 	})
 	if err == nil && next != nil {
 		m.logger.Info("tasks: took over a task handed over by another server", "task", t.ID)
-		r.ctx = taskround.With(context.WithValue(r.ctx, roundKey{}, &round{h: bound}))
+		r.ctx = taskround.With(context.WithValue(r.ctx, roundKey{}, &round{h: bound}), tool.ID())
 		go m.run(r, t.ID, h, next)
 		return t, nil
 	}
@@ -448,7 +448,7 @@ func (m *Manager) update(ctx context.Context, srv resolver, who string, extra *m
 	})
 	switch {
 	case err == nil && next != nil:
-		r.ctx = taskround.With(context.WithValue(r.ctx, roundKey{}, &round{h: bound}))
+		r.ctx = taskround.With(context.WithValue(r.ctx, roundKey{}, &round{h: bound}), tool.ID())
 		go m.run(r, p.TaskID, h, next)
 		return ack, nil
 	case err == nil, errors.Is(err, ErrNotFound):

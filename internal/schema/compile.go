@@ -358,6 +358,7 @@ func (c *compiler) fail(s *jsonschema.Schema, kw string, err error) {
 // fill compiles the keywords of s into n. It reads no flag of another node:
 // through $ref, that node may still be being filled.
 func (c *compiler) fill(n *node, s *jsonschema.Schema) {
+	n.secret = s.WriteOnly || s.Format == "password"
 	if s.UnevaluatedProperties != nil || s.UnevaluatedItems != nil {
 		var kw []string
 		if s.UnevaluatedProperties != nil {

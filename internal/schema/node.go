@@ -87,6 +87,7 @@ type node struct {
 	inplace bool // has $ref, allOf, anyOf, oneOf, not or if
 	local   bool // has an assertion of its own
 	never   bool // the false schema
+	secret  bool // writeOnly or format "password": messages do not quote the value
 	direct  bool // only local assertions: validation can go straight to them
 
 	// fallback, when set, validates the value instead of the fast path.

@@ -49,7 +49,7 @@ func (v *Validator) putState(st *state) {
 	st.data = nil
 	st.issues = nil
 	st.err = nil
-	st.nfail, st.omitted, st.probe, st.probeBase, st.depth = 0, 0, 0, 0, 0
+	st.nfail, st.omitted, st.probe, st.probeBase, st.depth, st.secret = 0, 0, 0, 0, 0, 0
 	st.quiet = false
 	st.path, st.keys, st.kbuf, st.sbuf, st.bits, st.spans = st.path[:0], st.keys[:0], st.kbuf[:0], st.sbuf[:0], st.bits[:0], st.spans[:0]
 	st.ktab = st.ktab[:0]
@@ -77,6 +77,7 @@ type state struct {
 	err       error   // a *SyntaxError or ErrTooComplex: validation stops
 	budget    int
 	depth     int
+	secret    int // > 0 within a value its schema marks secret: messages do not quote it
 
 	path  []seg
 	keys  []keyRef // property names of the open objects not in their schemas, a stack
@@ -225,6 +226,17 @@ func (st *state) matches(n *node, i int) (bool, int) {
 // value validates the JSON value at data[i] against n and returns the
 // index just past it, or -1 when validation must stop (st.err says why).
 func (st *state) value(n *node, i int) int {
+	if n.secret {
+		st.secret++
+		end := st.valueOf(n, i)
+		st.secret--
+		return end
+	}
+	return st.valueOf(n, i)
+}
+
+// valueOf is value, for n's own keywords.
+func (st *state) valueOf(n *node, i int) int {
 	st.budget--
 	if st.budget < 0 {
 		if st.err == nil {
@@ -448,6 +460,9 @@ func (st *state) fallbackCheck(rs *jsonschema.Resolved, i, end int) {
 			}
 			msg = rest
 		}
+		if st.secret > 0 {
+			msg = "the value does not match the schema" // jsonschema-go's text may quote it
+		}
 		st.add(clipTo(msg, maxLong)) // jsonschema-go's text may quote the value
 	}
 }
@@ -549,13 +564,13 @@ func (st *state) number(n *node, i int) int {
 // decode, nor one that any keyword could be checked against.
 func (st *state) outOfRange(raw []byte) {
 	if st.report() {
-		st.add("want a number within the range of a 64-bit float (about ±1.8e308), got " + clip(string(raw)))
+		st.add("want a number within the range of a 64-bit float (about ±1.8e308), got " + st.echo(raw))
 	}
 }
 
 func (st *state) numFail(op, bound string, raw []byte) {
 	if st.report() {
-		st.add("want " + op + " " + bound + ", got " + clip(string(raw)))
+		st.add("want " + op + " " + bound + ", got " + st.echo(raw))
 	}
 }
 
@@ -651,9 +666,19 @@ func decodeValue(data []byte) (any, bool) {
 	return v, err == nil
 }
 
-// excerpt returns the JSON text of data[i:end], clipped.
+// excerpt returns the JSON text of data[i:end], clipped (see echo).
 func (st *state) excerpt(i, end int) string {
-	return clip(string(st.data[i:min(end, i+maxEcho+utf8.UTFMax)]))
+	return st.echo(st.data[i:min(end, i+maxEcho+utf8.UTFMax)])
+}
+
+// echo returns raw, part of the value being validated, clipped, for a
+// message; within a secret value (writeOnly, format "password"), which
+// the message would carry to logs and audit trails, only "a secret value".
+func (st *state) echo(raw []byte) string {
+	if st.secret > 0 {
+		return "a secret value"
+	}
+	return clip(string(raw))
 }
 
 func (st *state) array(n *node, i int) int {
