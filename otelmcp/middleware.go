@@ -52,7 +52,11 @@ var durationBuckets = []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30
 // goes on). The tracer, meter and instruments are made once, here; with the
 // no-op providers a call costs no allocation.
 func NewMiddleware(opts ...Option) mcpkit.Middleware {
-	i := newInstrumentation(opts)
+	return newInstrumentation(opts).middleware()
+}
+
+// middleware returns the tools/call middleware of i.
+func (i *instrumentation) middleware() mcpkit.Middleware {
 	return func(next mcpkit.Handler) mcpkit.Handler {
 		return &handler{i: i, next: next}
 	}
@@ -110,7 +114,12 @@ func (h *handler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.
 		}
 	}
 	start := time.Now()
-	ctx, span := i.start(ctx, i.spanName(req), req.Meta())
+	span, joined := i.claim(ctx)
+	if joined {
+		span.SetName(i.spanName(req))
+	} else {
+		ctx, span = i.start(ctx, i.spanName(req), req.Meta())
+	}
 	recording := span.IsRecording()
 	measuring := i.duration.Enabled(ctx)
 	if !recording && !measuring {

@@ -3,6 +3,7 @@ package otelmcp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -487,5 +488,65 @@ func TestProgressEvents(t *testing.T) {
 	}
 	if got := attrs(spans[0].Attributes())["mcpkit.progress.reports"]; got != "100" {
 		t.Errorf("mcpkit.progress.reports = %q, want 100", got)
+	}
+}
+
+// With Instrument, the tools/call span starts before the server routes
+// the call: a call of an unknown tool has its span too (a client's fault,
+// so not an error status), a served call has one span, named by its tool,
+// and the server's observers see every call, served or refused, in its
+// trace. A filter puts the span back in the chain, where the tool is known.
+func TestInstrumentSpanBeforeRoute(t *testing.T) {
+	for _, filtered := range []bool{false, true} {
+		t.Run(fmt.Sprintf("filtered=%v", filtered), func(t *testing.T) {
+			tel := newTelemetry()
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "traced"}, nil)
+			opts := []otelmcp.Option{otelmcp.WithTracerProvider(tel.tp), otelmcp.WithMeterProvider(tel.mp)}
+			if filtered {
+				opts = append(opts, otelmcp.WithFilter(func(*mcpkit.Request) bool { return true }))
+			}
+			otelmcp.Instrument(srv, opts...)
+			observed := map[string]trace.TraceID{}
+			srv.Observe(mcpkit.ObserverFunc(func(ctx context.Context, ev *mcpkit.Event) {
+				observed[ev.Name] = trace.SpanContextFromContext(ctx).TraceID()
+			}))
+			srv.Add(newTool("ok", func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return text("fine"), nil }))
+			ts := mcpkittest.NewServer(t, srv, nil)
+			tel.spans.Reset()
+			if _, err := ts.CallTool(t.Context(), "ok", nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ts.CallTool(t.Context(), "nosuch", nil); err == nil {
+				t.Fatal("an unknown tool answered")
+			}
+			byName := map[string]sdktrace.ReadOnlySpan{}
+			for _, s := range tel.spans.Ended() {
+				if strings.HasPrefix(s.Name(), "tools/call") {
+					if _, dup := byName[s.Name()]; dup {
+						t.Errorf("two spans named %q", s.Name())
+					}
+					byName[s.Name()] = s
+				}
+			}
+			ok := byName["tools/call ok"]
+			if ok == nil || attrs(ok.Attributes())["gen_ai.tool.name"] != "ok" {
+				t.Fatalf("tools/call spans: %v", byName)
+			}
+			if observed["ok"] != ok.SpanContext().TraceID() && !filtered {
+				t.Errorf("the observer saw the served call in trace %v, its span is in %v", observed["ok"], ok.SpanContext().TraceID())
+			}
+			unknown := byName["tools/call nosuch"]
+			switch {
+			case filtered && unknown != nil:
+				t.Errorf("with a filter, an unknown tool has a span")
+			case !filtered && unknown == nil:
+				t.Errorf("no span for a call of an unknown tool")
+			case !filtered:
+				a := attrs(unknown.Attributes())
+				if a["error.type"] != "-32602" || unknown.Status().Code == codes.Error || observed["nosuch"] != unknown.SpanContext().TraceID() {
+					t.Errorf("the unknown tool's span: %v, status %v; observed in %v", a, unknown.Status(), observed["nosuch"])
+				}
+			}
+		})
 	}
 }

@@ -26,9 +26,18 @@ const keyPromptName = attribute.Key("gen_ai.prompt.name")
 //
 // It takes the same options; those about tool calls do not apply.
 func NewReceivingMiddleware(opts ...Option) mcp.Middleware {
-	i := newInstrumentation(opts)
+	return newInstrumentation(opts).receiving(false)
+}
+
+// receiving returns the SDK receiving middleware of i. With calls set (as
+// [Instrument] has it), it starts each tools/call's span too, for i's
+// tools/call middleware to take over (see pending).
+func (i *instrumentation) receiving(calls bool) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == methodToolsCall && calls {
+				return i.serveCall(ctx, method, req, next)
+			}
 			if method == methodToolsCall || method == methodToolsList {
 				return next(ctx, method, req)
 			}
