@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -126,21 +127,56 @@ func TestAttack36bVerifyTruncatedLastLine(t *testing.T) {
 }
 
 // TestAttack36bChainAcrossRestart: a process that restarts and appends to
-// its trail (the docs' os.File, opened for appending) leaves a trail that
-// VerifyAuditChain cannot tell from one with lines removed: the new sink
-// starts a new chain, and its Audit numbers from 1. There is no way to
-// continue the chain from the file's head.
+// its trail continues the chain from the file's head (JSONLinesOptions.Prev,
+// from VerifyAuditChain), and the whole trail verifies, its numbering
+// starting again at the restart; a line removed at the restart, or a Prev
+// that is not the trail's head, breaks it where it was; a Prev that is not
+// a hash fails every write.
 func TestAttack36bChainAcrossRestart(t *testing.T) {
-	var file bytes.Buffer
-	for range 2 { // two runs of the process, appending to one file
-		audit := middleware.NewAudit(middleware.NewJSONLinesSink(&file, &middleware.JSONLinesOptions{Chain: true}), nil)
-		audit.Observe(t.Context(), &mcpkit.Event{Decision: mcpkit.DecisionUnknown, Method: "tools/call", Name: "x"})
-		if err := audit.Close(t.Context()); err != nil {
-			t.Fatal(err)
+	run := func(file *bytes.Buffer, prev string, names ...string) error {
+		audit := middleware.NewAudit(middleware.NewJSONLinesSink(file, &middleware.JSONLinesOptions{Chain: true, Prev: prev}), nil)
+		for _, n := range names {
+			audit.Observe(t.Context(), &mcpkit.Event{Decision: mcpkit.DecisionUnknown, Method: "tools/call", Name: n})
 		}
+		if err := audit.Close(t.Context()); err != nil {
+			return err
+		}
+		if audit.Failed() > 0 {
+			return fmt.Errorf("%d records failed", audit.Failed())
+		}
+		return nil
 	}
-	if _, _, err := middleware.VerifyAuditChain(bytes.NewReader(file.Bytes())); err != nil {
-		t.Skipf("known defect: a trail appended to across a restart does not verify: %v", err)
+	var file bytes.Buffer
+	if err := run(&file, "", "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	_, head, err := middleware.VerifyAuditChain(bytes.NewReader(file.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	firstRun := file.Len()
+	if err := run(&file, head, "c", "d"); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, err := middleware.VerifyAuditChain(bytes.NewReader(file.Bytes())); err != nil || n != 4 {
+		t.Fatalf("a trail appended to across a restart: %d records, %v", n, err)
+	}
+
+	lines := strings.SplitAfter(file.String(), "\n")
+	cut := strings.Join(append(lines[:1:1], lines[2:]...), "")
+	if _, _, err := middleware.VerifyAuditChain(strings.NewReader(cut)); !errors.Is(err, middleware.ErrAuditChain) {
+		t.Errorf("the last line of the first run removed: %v", err)
+	}
+	var other bytes.Buffer
+	other.Write(file.Bytes()[:firstRun])
+	if err := run(&other, strings.Repeat("0", 64), "c"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := middleware.VerifyAuditChain(bytes.NewReader(other.Bytes())); !errors.Is(err, middleware.ErrAuditChain) {
+		t.Errorf("a run that names another head: %v", err)
+	}
+	if err := run(&bytes.Buffer{}, "not a hash", "x"); err == nil {
+		t.Error("a Prev that is not a hash wrote records")
 	}
 }
 

@@ -815,6 +815,12 @@ type JSONLinesOptions struct {
 	// Sync, if set, is called after each line, for instance
 	// (*os.File).Sync, so that a record is durable before the next.
 	Sync func() error
+	// Prev, with Chain, is the hash of the last line of the trail the
+	// sink appends to: what [VerifyAuditChain] returned for it, or the
+	// [JSONLinesSink.Head] of the process before. The first record names
+	// it, so that the chain runs on across restarts. It must be a SHA-256
+	// in hexadecimal: otherwise every write fails, with [ErrAuditChain].
+	Prev string
 }
 
 // A JSONLinesSink is an [AuditSink] writing one JSON object per line.
@@ -826,6 +832,8 @@ type JSONLinesSink struct {
 	wrote bool
 	torn  bool // the writer's last bytes are a line cut short
 	buf   bytes.Buffer
+
+	badPrev error // JSONLinesOptions.Prev cannot be read: no record is written
 }
 
 // NewJSONLinesSink returns a sink writing records to w, one per line.
@@ -834,6 +842,13 @@ func NewJSONLinesSink(w io.Writer, opts *JSONLinesOptions) *JSONLinesSink {
 	if opts != nil {
 		j.opts = *opts
 	}
+	if j.opts.Chain && j.opts.Prev != "" {
+		if b, err := hex.DecodeString(j.opts.Prev); err == nil && len(b) == sha256.Size {
+			j.head, j.wrote = [sha256.Size]byte(b), true
+		} else {
+			j.badPrev = fmt.Errorf("%w: JSONLinesOptions.Prev %q is not a SHA-256 in hexadecimal", ErrAuditChain, clipText(j.opts.Prev, 80))
+		}
+	}
 	return j
 }
 
@@ -841,6 +856,9 @@ func NewJSONLinesSink(w io.Writer, opts *JSONLinesOptions) *JSONLinesSink {
 func (j *JSONLinesSink) WriteAudit(_ context.Context, rec *AuditRecord) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	if j.badPrev != nil {
+		return j.badPrev
+	}
 	if j.opts.Chain && j.wrote {
 		rec.Prev = hex.EncodeToString(j.head[:])
 	}
@@ -888,7 +906,9 @@ var ErrAuditChain = errors.New("middleware: audit chain broken")
 
 // VerifyAuditChain reads a chained JSON-lines trail from r and checks that
 // each line names the hash of the line before it and that the records are
-// numbered without a gap. It returns the number of records and the hash of
+// numbered without a gap: each from the one before, or from 1 again where
+// another Audit (a process restarted, whose sink had
+// [JSONLinesOptions.Prev]) went on with the chain. It returns the number of records and the hash of
 // the last line (compare it with a [JSONLinesSink.Head] kept elsewhere),
 // or an error wrapping ErrAuditChain naming the first line at fault.
 func VerifyAuditChain(r io.Reader) (n int, head string, err error) {
@@ -909,7 +929,7 @@ func VerifyAuditChain(r io.Reader) (n int, head string, err error) {
 		if rec.Prev != prev {
 			return n, "", fmt.Errorf("%w: line %d does not follow the line before it", ErrAuditChain, n)
 		}
-		if n > 1 && rec.Seq != seq+1 {
+		if n > 1 && rec.Seq != seq+1 && rec.Seq != 1 {
 			return n, "", fmt.Errorf("%w: line %d is record %d after record %d", ErrAuditChain, n, rec.Seq, seq)
 		}
 		seq = rec.Seq
