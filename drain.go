@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -165,7 +166,8 @@ func (s *Server) RegisterOnDrain(f func(ctx context.Context) error) {
 //     it cleanly, and a GET stream of a session (before 2026-07-28) ends
 //     its response;
 //   - the functions given to [Server.RegisterOnDrain] run, with ctx
-//     (tasks.Manager hands the tasks it runs to another replica).
+//     (tasks.Manager hands the tasks it runs to another replica), and the
+//     servers s mounts ([Server.Mount]) drain alongside.
 //
 // Drain returns nil once every admitted call has been answered and every
 // such function has returned, or an error naming what was left when ctx
@@ -174,16 +176,24 @@ func (s *Server) RegisterOnDrain(f func(ctx context.Context) error) {
 // listeners or sessions: call [http.Server.Shutdown] after it (see
 // docs/deployment.md).
 func (s *Server) Drain(ctx context.Context) error {
+	// The servers s mounts drain with it: their work goes away with s's
+	// process (a child drained twice, through two parents, waits twice).
+	var children []func(context.Context) error
+	for _, src := range s.state.Load().sources {
+		if mv, ok := src.(*mountView); ok {
+			children = append(children, mv.m.child.Drain)
+		}
+	}
 	d := &s.drain
 	d.mu.Lock()
 	first := !d.draining
 	d.draining = true
 	d.streamsLocked()
-	if first && len(d.hooks) == 0 {
+	if first && len(d.hooks)+len(children) == 0 {
 		d.hooksRun = closed
 	} else if first {
 		d.hooksRun = make(chan struct{})
-		hooks := d.hooks
+		hooks := append(slices.Clone(d.hooks), children...)
 		go func() {
 			errs := make([]error, len(hooks))
 			var wg sync.WaitGroup

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ErrMountCycle is wrapped by the error of a [Server.Mount] that would
@@ -178,13 +180,30 @@ func (m *mount) tool(ce *entry) *Tool {
 	d := ce.tool.clone()
 	d.Name = m.prefix + ce.tool.Name
 	d.Origin = ce.tool
-	d.Handler = ce.chain.handler
+	d.Handler = &mountedHandler{child: m.child, chain: ce.chain.handler}
 	// The child's chain holds the tool's own middleware and validates
 	// with the child's mode: the parent adds neither again.
 	d.Middleware = nil
 	d.Validation = NoValidation
 	m.made[ce] = d
 	return d
+}
+
+// A mountedHandler serves a mounted tool with the child's chain, as a
+// call of the child: counted among the child's calls in flight, and
+// refused while the child drains, as the child refuses a new call itself
+// (see Server.Drain).
+type mountedHandler struct {
+	child *Server
+	chain Handler
+}
+
+func (h *mountedHandler) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+	if !h.child.drain.enter() {
+		return nil, drainingError()
+	}
+	defer h.child.drain.leave()
+	return h.chain.ServeTool(ctx, req)
 }
 
 // childName returns the child's name that the mounted name stands for.
