@@ -42,25 +42,14 @@ func viewer() *mcp.ClientCapabilities {
 	return caps
 }
 
-var eras = []struct {
-	name    string
-	connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
-}{
-	{"2025-11-25", func(tb testing.TB, srv *mcpkit.Server, o *mcpkittest.Options) *mcpkittest.Server {
-		o.ProtocolVersion = mcpkittest.StatefulVersion
-		return mcpkittest.NewInMemoryServer(tb, srv, o)
-	}},
-	{"2026-07-28", mcpkittest.NewStatelessServer},
-}
-
 // TestAppOnlyToolsForViewers: a tool for views alone is listed and called
 // only by a client that declared the extension with the HTML MIME type; to
 // any other it is a tool never registered. A tool with a view that the
 // model may call is everyone's, and its _meta.ui reaches every client
 // unchanged, also through a transform that renames it.
 func TestAppOnlyToolsForViewers(t *testing.T) {
-	for _, era := range eras {
-		t.Run(era.name, func(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
 			srv := mcpkit.NewServer(&mcp.Implementation{Name: "apps"}, nil)
 			weather := withUI(t, "weather", apps.ToolUI{ResourceURI: "ui://weather/dashboard"})
 			renamed, err := transform.Tool(weather, transform.Spec{Name: "forecast"})
@@ -77,7 +66,7 @@ func TestAppOnlyToolsForViewers(t *testing.T) {
 			other.AddExtension(apps.Extension, map[string]any{"mimeTypes": []string{"text/uri-list"}})
 			clients := map[string]*mcp.ClientCapabilities{"viewer": viewer(), "plain": nil, "other views": other}
 			for who, caps := range clients {
-				cs := era.connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{Capabilities: caps}}).Session
+				cs := era.Connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{Capabilities: caps}}).Session
 				res, err := cs.ListTools(t.Context(), nil)
 				if err != nil {
 					t.Fatal(err)
@@ -188,9 +177,9 @@ func TestRoutesKeepUI(t *testing.T) {
 	up.AddTo(proxied)
 	for route, srv := range map[string]*mcpkit.Server{"mount": mounted, "proxy": proxied} {
 		visibility.New(apps.Rule()).Attach(srv)
-		for _, era := range eras {
+		for _, era := range mcpkittest.Eras() {
 			for who, caps := range map[string]*mcp.ClientCapabilities{"viewer": viewer(), "plain": nil} {
-				cs := era.connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{Capabilities: caps}}).Session
+				cs := era.Connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{Capabilities: caps}}).Session
 				res, err := cs.ListTools(t.Context(), nil)
 				if err != nil {
 					t.Fatal(err)
@@ -199,7 +188,7 @@ func TestRoutesKeepUI(t *testing.T) {
 				for _, x := range res.Tools {
 					names = append(names, x.Name)
 					if ui, ok := apps.Tool(&mcpkit.Tool{Tool: *x}); !ok || ui.ResourceURI != "ui://weather/dashboard" {
-						t.Errorf("%s %s %s: %s's _meta %v", route, era.name, who, x.Name, x.Meta)
+						t.Errorf("%s %s %s: %s's _meta %v", route, era.Name, who, x.Name, x.Meta)
 					}
 				}
 				want := "wx_weather"
@@ -207,11 +196,11 @@ func TestRoutesKeepUI(t *testing.T) {
 					want = "wx_refresh,wx_weather"
 				}
 				if got := strings.Join(names, ","); got != want {
-					t.Errorf("%s %s: %s lists %s, want %s", route, era.name, who, got, want)
+					t.Errorf("%s %s: %s lists %s, want %s", route, era.Name, who, got, want)
 				}
 				_, callErr := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "wx_refresh"})
 				if (callErr == nil) != (who == "viewer") {
-					t.Errorf("%s %s: %s calls wx_refresh: %v", route, era.name, who, callErr)
+					t.Errorf("%s %s: %s calls wx_refresh: %v", route, era.Name, who, callErr)
 				}
 			}
 		}

@@ -447,3 +447,46 @@ func ForEachTransport(t *testing.T, newServer func(t *testing.T) *mcpkit.Server,
 		})
 	}
 }
+
+// An Era is a way to connect a client of one protocol era to a server, for
+// tests that connect several clients (a guest and an admin, a client with a
+// capability and one without) to one server on each era: see [Eras].
+type Era struct {
+	// Name is the protocol version the era's clients negotiate.
+	Name string
+	// Connect connects a new client to srv, as the constructors do; opts
+	// may be nil, and its ProtocolVersion is the era's whatever it says.
+	Connect func(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server
+}
+
+// Eras returns the two protocol eras a server serves on one endpoint:
+// [StatefulVersion] over the in-memory transports (a session; no HTTP) and
+// [StatelessVersion] over streamable HTTP, statelessly.
+//
+//	for _, era := range mcpkittest.Eras() {
+//		t.Run(era.Name, func(t *testing.T) {
+//			guest := era.Connect(t, srv, nil)
+//			admin := era.Connect(t, srv, adminOptions)
+//			...
+//		})
+//	}
+func Eras() []Era {
+	with := func(opts *Options, version string) *Options {
+		o := Options{}
+		if opts != nil {
+			o = *opts
+		}
+		o.ProtocolVersion = version
+		return &o
+	}
+	return []Era{
+		{StatefulVersion, func(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server {
+			tb.Helper()
+			return NewInMemoryServer(tb, srv, with(opts, StatefulVersion))
+		}},
+		{StatelessVersion, func(tb testing.TB, srv *mcpkit.Server, opts *Options) *Server {
+			tb.Helper()
+			return NewStatelessServer(tb, srv, with(opts, StatelessVersion))
+		}},
+	}
+}

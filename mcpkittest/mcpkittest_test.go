@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -169,5 +170,29 @@ func TestCloseEndsSessions(t *testing.T) {
 				t.Errorf("Close ended another harness's session: %v", err)
 			}
 		})
+	}
+}
+
+// TestEras: each era's client negotiates its version, whatever the options
+// say, and the options given are not changed.
+func TestEras(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "eras"}, nil)
+	opts := &mcpkittest.Options{ProtocolVersion: "2024-11-05"}
+	var names []string
+	for _, era := range mcpkittest.Eras() {
+		names = append(names, era.Name)
+		ts := era.Connect(t, srv, opts)
+		if got := ts.Session.InitializeResult().ProtocolVersion; got != era.Name {
+			t.Errorf("era %s negotiated %s", era.Name, got)
+		}
+		if nilOpts := era.Connect(t, srv, nil); nilOpts.Session.InitializeResult().ProtocolVersion != era.Name {
+			t.Errorf("era %s with nil options", era.Name)
+		}
+	}
+	if opts.ProtocolVersion != "2024-11-05" {
+		t.Errorf("the options were changed: %+v", opts)
+	}
+	if strings.Join(names, ",") != mcpkittest.StatefulVersion+","+mcpkittest.StatelessVersion {
+		t.Errorf("eras %v", names)
 	}
 }

@@ -66,27 +66,14 @@ func asAdmin(o mcpkittest.Options) *mcpkittest.Options {
 	return &o
 }
 
-// promptEras are a client of each protocol era: a 2025-11-25 session over the
-// in-memory transports, and 2026-07-28 over HTTP, stateless.
-var promptEras = []struct {
-	name    string
-	connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
-}{
-	{"2025-11-25", func(tb testing.TB, srv *mcpkit.Server, o *mcpkittest.Options) *mcpkittest.Server {
-		o.ProtocolVersion = mcpkittest.StatefulVersion
-		return mcpkittest.NewInMemoryServer(tb, srv, o)
-	}},
-	{"2026-07-28", mcpkittest.NewStatelessServer},
-}
-
 // TestRulesOnPrompts: one Rules decides prompts as it decides tools. A
 // rule over targets (Require(match over mcpkit.Target)) hides tools and
 // prompts alike; a rule over prompts disables prompts alone; a rule over
 // tools leaves a prompt of the same name served. A prompt hidden or
 // disabled is answered exactly as one never registered.
 func TestRulesOnPrompts(t *testing.T) {
-	for _, era := range promptEras {
-		t.Run(era.name, func(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
 			srv := newServer(t, nil, tool("open"), tool("wipe", "admin"))
 			if err := srv.AddPrompts(prompt("open"), prompt("vault", "admin"), prompt("draft", "off")); err != nil {
 				t.Fatal(err)
@@ -97,8 +84,8 @@ func TestRulesOnPrompts(t *testing.T) {
 				visibility.Disable(mcpkit.Named("open")), // the tool, not the prompt
 			)
 			rules.Attach(srv)
-			guest := era.connect(t, srv, &mcpkittest.Options{}).Session
-			admin := era.connect(t, srv, asAdmin(mcpkittest.Options{})).Session
+			guest := era.Connect(t, srv, &mcpkittest.Options{}).Session
+			admin := era.Connect(t, srv, asAdmin(mcpkittest.Options{})).Session
 
 			if got := joined(names(t, guest)); got != "" {
 				t.Errorf("guest lists tools %q, want none", got)
