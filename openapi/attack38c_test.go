@@ -223,3 +223,301 @@ func serveOdd(t *testing.T, tools []*mcpkit.Tool, backend *api, limit int) {
 		backend.requests()
 	}
 }
+
+// sharedDoc is a document of ops operations sharing, by $ref, the
+// request body Shared written inline as body (and the response Answer,
+// answer, if given), with the component schemas comps.
+func sharedDoc(ops int, body, answer, comps string) string {
+	resp := `{"204":{"description":"x"}}`
+	extra := ""
+	if answer != "" {
+		resp = `{"200":{"$ref":"#/components/responses/Answer"}}`
+		extra = `,"responses":{"Answer":{"description":"x","content":{"application/json":{"schema":` + answer + `}}}}`
+	}
+	paths := make([]string, ops)
+	for i := range paths {
+		paths[i] = fmt.Sprintf(`"/o%d":{"post":{"operationId":"op%d","requestBody":{"$ref":"#/components/requestBodies/Shared"},"responses":%s}}`, i, i, resp)
+	}
+	return `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{` + strings.Join(paths, ",") + `},"components":{"schemas":{` + comps + `},` +
+		`"requestBodies":{"Shared":{"required":true,"content":{"application/json":{"schema":` + body + `}}}}` + extra + `}}`
+}
+
+// described is n string properties, each described, as JSON object members.
+func described(prefix string, n int) string {
+	props := make([]string, n)
+	for i := range props {
+		props[i] = fmt.Sprintf(`"%s%d":{"type":"string","description":"property %d, described at some length"}`, prefix, i, i)
+	}
+	return strings.Join(props, ",")
+}
+
+// serveTools serves tools on backend through an mcpkit server to an SDK
+// client in memory.
+func serveTools(t *testing.T, tools []*mcpkit.Tool) *mcp.ClientSession {
+	t.Helper()
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "attack"}, nil)
+	if err := srv.Add(tools...); err != nil {
+		t.Fatal(err)
+	}
+	return mcpkittest.NewInMemoryServer(t, srv, nil).Session
+}
+
+func sharedTools(t *testing.T, spec string, opts *openapi.Options) []*mcpkit.Tool {
+	t.Helper()
+	doc, err := openapi.Load([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := doc.Tools(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
+}
+
+// TestAttack38cSharedBothDirections: a request body's inline schema,
+// shared, with a readOnly id and a writeOnly password, is also the
+// schema of the answer (a $ref to the place in the document): the input
+// schema has no id, the output schema no password, although both name the
+// same $defs entry; a call with a password reaches the API as sent, and
+// the answer with an id and no password is accepted.
+func TestAttack38cSharedBothDirections(t *testing.T) {
+	body := `{"type":"object","required":["id","name","password"],"properties":{"id":{"type":"integer","readOnly":true},"password":{"type":"string","writeOnly":true},` +
+		`"name":{"type":"string"},` + described("p", 10) + `}}`
+	answer := `{"$ref":"#/components/requestBodies/Shared/content/application~1json/schema"}`
+	for _, order := range []string{"body first", "answer first"} {
+		t.Run(order, func(t *testing.T) {
+			spec := sharedDoc(2, body, answer, `"Unused":{"type":"string"}`)
+			if order == "answer first" {
+				// A GET that answers the same schema, sorted before the POSTs.
+				spec = strings.Replace(spec, `"paths":{`, `"paths":{"/a":{"get":{"operationId":"get","responses":{"200":{"$ref":"#/components/responses/Answer"}}}},`, 1)
+			}
+			backend := &api{answer: func(*http.Request, []byte) (int, string) { return http.StatusOK, `{"id":1,"name":"Rex"}` }}
+			tools := sharedTools(t, spec, &openapi.Options{Handler: backend})
+			for _, tl := range tools {
+				in, _ := json.Marshal(tl.InputSchema)
+				out, _ := json.Marshal(tl.OutputSchema)
+				if strings.Contains(string(in), `"id"`) {
+					t.Errorf("%s: the input schema has the readOnly id: %.400s", tl.Name, in)
+				}
+				if strings.Contains(string(out), `"password"`) {
+					t.Errorf("%s: the output schema has the writeOnly password: %.400s", tl.Name, out)
+				}
+			}
+			cs := serveTools(t, tools)
+			res := call(t, cs, "op0", map[string]any{"body": map[string]any{"name": "Rex", "password": "s"}})
+			if res.IsError {
+				t.Fatalf("op0: %s", clipText(text(res)))
+			}
+			if reqs := backend.requests(); len(reqs) != 1 || reqs[0].body != `{"name":"Rex","password":"s"}` {
+				t.Errorf("the API received %+v", reqs)
+			}
+		})
+	}
+}
+
+// TestAttack38cSharedDiscriminator: a shared body, inline, a oneOf of
+// two components told apart by a discriminator only: a valid cat is
+// accepted and reaches the API as sent, a cat that is not a pet is
+// refused.
+func TestAttack38cSharedDiscriminator(t *testing.T) {
+	body := `{"oneOf":[{"$ref":"#/components/schemas/Cat"},{"$ref":"#/components/schemas/Dog"}],"discriminator":{"propertyName":"kind"},"description":"` + strings.Repeat("a pet, ", 80) + `"}`
+	comps := `"Cat":{"type":"object","required":["kind"],"properties":{"kind":{"type":"string"},"name":{"type":"string"}}},` +
+		`"Dog":{"type":"object","required":["kind"],"properties":{"kind":{"type":"string"},"name":{"type":"string"}}}`
+	backend := &api{}
+	tools := sharedTools(t, sharedDoc(2, body, "", comps), &openapi.Options{Handler: backend})
+	in, _ := json.Marshal(tools[0].InputSchema)
+	if !strings.Contains(string(in), `"$defs":{"/components/requestBodies/Shared`) {
+		t.Errorf("no shared entry: %.300s", in)
+	}
+	cs := serveTools(t, tools)
+	if res := call(t, cs, "op1", map[string]any{"body": map[string]any{"kind": "Cat", "name": "Tom"}}); res.IsError {
+		t.Fatalf("a valid cat refused: %s", clipText(text(res)))
+	}
+	if reqs := backend.requests(); len(reqs) != 1 || reqs[0].body != `{"kind":"Cat","name":"Tom"}` {
+		t.Errorf("the API received %+v", reqs)
+	}
+	if res := call(t, cs, "op1", map[string]any{"body": map[string]any{"kind": "Cow"}}); !res.IsError {
+		t.Errorf("a cow was sent as a pet")
+	}
+}
+
+// TestAttack38cSharedDefaultsNullable: a shared body whose properties
+// have defaults and one nullable (OpenAPI 3.0) property: the API
+// receives what the call gave, no default added, and a null is accepted.
+func TestAttack38cSharedDefaultsNullable(t *testing.T) {
+	body := `{"type":"object","properties":{"size":{"type":"integer","default":10},"opts":{"type":"object","properties":{"deep":{"type":"boolean","default":true}}},` +
+		`"note":{"type":"string","nullable":true},` + described("p", 10) + `}}`
+	backend := &api{}
+	tools := sharedTools(t, sharedDoc(2, body, "", `"Unused":{"type":"string"}`), &openapi.Options{Handler: backend})
+	in, _ := json.Marshal(tools[0].InputSchema)
+	if !strings.Contains(string(in), `"$defs":{"/components/requestBodies/Shared`) {
+		t.Errorf("no shared entry: %.300s", in)
+	}
+	cs := serveTools(t, tools)
+	for _, b := range []map[string]any{{"note": nil}, {"opts": map[string]any{}}, {"p0": "x"}} {
+		if res := call(t, cs, "op0", map[string]any{"body": b}); res.IsError {
+			t.Errorf("%v refused: %s", b, clipText(text(res)))
+			continue
+		}
+		want, _ := json.Marshal(b)
+		if reqs := backend.requests(); len(reqs) != 1 || reqs[0].body != string(want) {
+			t.Errorf("sent %s, the API received %+v", want, reqs)
+		}
+	}
+}
+
+// TestAttack38cSharedAtLimit: a shared schema whose conversion is
+// exactly 512 bytes stays inline, one of 513 bytes is a $defs entry, as
+// the docs say ("512 bytes or less").
+func TestAttack38cSharedAtLimit(t *testing.T) {
+	for _, n := range []int{512, 513} {
+		// {"description":"...","type":"string"} is 34 bytes and the text.
+		body := `{"type":"string","description":"` + strings.Repeat("d", n-34) + `"}`
+		tools := sharedTools(t, sharedDoc(2, body, "", `"Unused":{"type":"string"}`), &openapi.Options{Handler: &api{}})
+		in, _ := json.Marshal(tools[0].InputSchema)
+		if shared := strings.Contains(string(in), `"$defs"`); shared != (n > 512) {
+			t.Errorf("%d bytes: shared entry %v: %.200s", n, shared, in)
+		}
+	}
+}
+
+// TestAttack38cSharedOneOfTrimmed: a shared body, a oneOf of two long
+// components that the limit leaves as {}: the oneOf, in the $defs entry,
+// becomes an anyOf, so that a valid call is not refused for matching
+// both.
+func TestAttack38cSharedOneOfTrimmed(t *testing.T) {
+	body := `{"type":"object","required":["pet"],"properties":{"pet":{"oneOf":[{"$ref":"#/components/schemas/Cat"},{"$ref":"#/components/schemas/Dog"}]},` + described("p", 10) + `}}`
+	comps := `"Cat":{"type":"object","properties":{"cat":{"$ref":"#/components/schemas/Big"}}},"Dog":{"type":"object","properties":{"dog":{"$ref":"#/components/schemas/Big"}}},` +
+		`"Big":{"type":"object","properties":{` + described("b", 60) + `}}`
+	backend := &api{}
+	var notes []string
+	tools := sharedTools(t, sharedDoc(2, body, "", comps), &openapi.Options{Handler: backend, MaxInputSchemaBytes: 1500,
+		OnDegrade: func(_ *openapi.Operation, err error) { notes = append(notes, err.Error()) }})
+	in, _ := json.Marshal(tools[0].InputSchema)
+	if !strings.Contains(string(in), `"$defs":{"/components/requestBodies/Shared`) || len(in) > 1500 {
+		t.Errorf("%d bytes, no shared entry: %.300s", len(in), in)
+	}
+	cs := serveTools(t, tools)
+	b := map[string]any{"pet": map[string]any{"cat": map[string]any{"b0": "x"}}}
+	if res := call(t, cs, "op0", map[string]any{"body": b}); res.IsError {
+		t.Errorf("a valid cat refused (%q): %s\n%s", notes, clipText(text(res)), in)
+	}
+}
+
+// TestAttack38cTrimmedBodyThroughMountEras: a shared body trimmed to {}
+// (any value) by the limit, and one kept whole, in tools renamed by
+// transform.Namespace on a child server mounted under a parent, called
+// through an SDK client on both protocol eras (in memory on 2025-11-25,
+// stateless HTTP on 2026-07-28), directly and through Discovery's
+// call_tool: the API receives exactly the body sent.
+func TestAttack38cTrimmedBodyThroughMountEras(t *testing.T) {
+	body := `{"type":"object","required":["p0"],"properties":{"n":{"type":"array","items":{"type":"number"}},` + described("p", 20) + `}}`
+	backend := &api{}
+	for _, limit := range []int{300, 0} {
+		var notes []string
+		tools := sharedTools(t, sharedDoc(3, body, "", `"Unused":{"type":"string"}`), &openapi.Options{Handler: backend, MaxInputSchemaBytes: limit,
+			OnDegrade: func(_ *openapi.Operation, err error) { notes = append(notes, err.Error()) }})
+		if limit > 0 && len(notes) == 0 {
+			t.Fatalf("limit %d: nothing trimmed", limit)
+		}
+		eras := []struct {
+			name  string
+			serve func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+		}{{mcpkittest.StatefulVersion, mcpkittest.NewInMemoryServer}, {mcpkittest.StatelessVersion, mcpkittest.NewStatelessServer}}
+		for _, era := range eras {
+			t.Run(fmt.Sprintf("%s/limit %d", era.name, limit), func(t *testing.T) {
+				child := mcpkit.NewServer(&mcp.Implementation{Name: "api"}, nil)
+				if err := child.Add(tools...); err != nil {
+					t.Fatal(err)
+				}
+				if err := child.Transform(transform.Namespace("shop", "_")); err != nil {
+					t.Fatal(err)
+				}
+				parent := mcpkit.NewServer(&mcp.Implementation{Name: "gateway"}, nil)
+				if _, err := parent.Mount("gw", child); err != nil {
+					t.Fatal(err)
+				}
+				if err := transform.Discovery(parent, nil); err != nil {
+					t.Fatal(err)
+				}
+				cs := era.serve(t, parent, &mcpkittest.Options{ProtocolVersion: era.name}).Session
+				// Discovery lists its own tools only; the others are called by name.
+				const name = "gw_shop_op1"
+				if res := call(t, cs, transform.DescribeToolName, map[string]any{"name": name}); res.IsError || naiveRefs(t, json.RawMessage(describedSchema(t, text(res)))) != nil {
+					t.Errorf("describe_tool %s: %s", name, clipText(text(res)))
+				}
+				sent := map[string]any{"p0": "x", "p19": "y", "n": []any{1.5, 2}}
+				args := map[string]any{"body": sent}
+				if res := call(t, cs, name, args); res.IsError {
+					t.Fatalf("%s: %s", name, clipText(text(res)))
+				}
+				if res := call(t, cs, transform.CallToolName, map[string]any{"name": name, "arguments": args}); res.IsError {
+					t.Fatalf("call_tool %s: %s", name, clipText(text(res)))
+				}
+				const want = `{"n":[1.5,2],"p0":"x","p19":"y"}`
+				reqs := backend.requests()
+				if len(reqs) != 2 || reqs[0].body != want || reqs[1].body != want || reqs[0].path != "/o1" {
+					t.Errorf("the API received %+v, want %s twice", reqs, want)
+				}
+				res := call(t, cs, name, map[string]any{"body": map[string]any{"p0": 1}})
+				if refused := res.IsError; refused != (limit == 0) {
+					t.Errorf("a body with p0 a number: refused %v (notes %q)", refused, notes)
+				}
+				backend.requests()
+			})
+		}
+	}
+}
+
+// TestAttack38cSharedParameterRequiredDiffers: the schema of a shared
+// parameter (components/parameters Filter, optional) is also the schema
+// of another operation's own required parameter, by a $ref to it: both
+// name the same $defs entry, and each operation keeps its own required.
+func TestAttack38cSharedParameterRequiredDiffers(t *testing.T) {
+	filter := `{"type":"object","properties":{` + described("f", 12) + `}}`
+	spec := `{"openapi":"3.0.3","info":{"title":"x","version":"1"},"paths":{
+	"/a":{"get":{"operationId":"a","parameters":[{"$ref":"#/components/parameters/Filter"}],"responses":{"204":{"description":"x"}}}},
+	"/b":{"get":{"operationId":"b","parameters":[{"name":"filter","in":"query","required":true,"content":{"application/json":{"schema":{"$ref":"#/components/parameters/Filter/content/application~1json/schema"}}}}],"responses":{"204":{"description":"x"}}}},
+	"/c":{"get":{"operationId":"c","parameters":[{"$ref":"#/components/parameters/Filter"}],"responses":{"204":{"description":"x"}}}}},
+	"components":{"parameters":{"Filter":{"name":"filter","in":"query","content":{"application/json":{"schema":` + filter + `}}}}}}`
+	backend := &api{}
+	tools := sharedTools(t, spec, &openapi.Options{Handler: backend})
+	for _, tl := range tools {
+		in, _ := json.Marshal(tl.InputSchema)
+		if bad := naiveRefs(t, in); len(bad) > 0 || !strings.Contains(string(in), `"/components/parameters/Filter/content/application~1json/schema"`) {
+			t.Errorf("%s: %q unresolved in %.300s", tl.Name, bad, in)
+		}
+	}
+	cs := serveTools(t, tools)
+	for _, tc := range []struct {
+		tool    string
+		args    map[string]any
+		refused bool
+	}{
+		{"a", map[string]any{}, false},
+		{"b", map[string]any{}, true},
+		{"b", map[string]any{"filter": map[string]any{"f1": "x"}}, false},
+		{"b", map[string]any{"filter": map[string]any{"f1": 1}}, true},
+		{"c", map[string]any{"filter": map[string]any{"f1": 1}}, true},
+	} {
+		if res := call(t, cs, tc.tool, tc.args); res.IsError != tc.refused {
+			t.Errorf("%s %v: refused %v: %s", tc.tool, tc.args, res.IsError, clipText(text(res)))
+		}
+	}
+	if reqs := backend.requests(); len(reqs) != 2 || reqs[1].query != "filter="+url.QueryEscape(`{"f1":"x"}`) {
+		t.Errorf("the API received %+v", reqs)
+	}
+}
+
+// describedSchema returns the input schema in describe_tool's answer.
+func describedSchema(t *testing.T, answer string) string {
+	t.Helper()
+	var d struct {
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	if err := json.Unmarshal([]byte(answer), &d); err != nil || len(d.InputSchema) == 0 {
+		t.Fatalf("describe_tool answered %s", clipText(answer))
+	}
+	return string(d.InputSchema)
+}
