@@ -163,7 +163,10 @@ func serveOdd(t *testing.T, tools []*mcpkit.Tool, backend *api, limit int) {
 		add  func(*mcpkit.Server) error
 	}{
 		{"plain", func(*mcpkit.Server) error { return nil }},
-		{"deref", func(s *mcpkit.Server) error { s.UseList(middleware.Deref(&middleware.DerefOptions{Logger: logger})); return nil }},
+		{"deref", func(s *mcpkit.Server) error {
+			s.UseList(middleware.Deref(&middleware.DerefOptions{Logger: logger}))
+			return nil
+		}},
 		{"gemini", func(s *mcpkit.Server) error { return s.Transform(transform.Portable(transform.Gemini, nil)) }},
 		{"openai", func(s *mcpkit.Server) error { return s.Transform(transform.Portable(transform.OpenAIStrict, nil)) }},
 	} {
@@ -520,4 +523,30 @@ func describedSchema(t *testing.T, answer string) string {
 		t.Fatalf("describe_tool answered %s", clipText(answer))
 	}
 	return string(d.InputSchema)
+}
+
+// TestAttack38cLimitEscapedNames: a shared body under a media type whose
+// parameter holds characters that JSON escapes ("<" is written \u003c):
+// the entry's name, a key of $defs, is longer in the schema than as a Go
+// string. The limit is met where trimming can meet it (descriptions left
+// out: 1,681 bytes), and OnDegrade does not say that the operation's own
+// schema passed it. Was: fit measured names unescaped, found the whole
+// schema (2,751 bytes) within limits up to 2,700 and served it past them,
+// with a note blaming the operation's own schema.
+func TestAttack38cLimitEscapedNames(t *testing.T) {
+	body := `{"type":"object","properties":{` + described("p", 20) + `}}`
+	media := `application/json; p=\"` + strings.Repeat("<", 100) + `\"`
+	spec := strings.Replace(sharedDoc(2, body, "", `"Unused":{"type":"string"}`), `"application/json":{"schema":`, `"`+media+`":{"schema":`, 1)
+	for _, limit := range []int{1800, 2300, 2700} {
+		var notes []string
+		tools := sharedTools(t, spec, &openapi.Options{Handler: &api{}, MaxInputSchemaBytes: limit,
+			OnDegrade: func(_ *openapi.Operation, err error) { notes = append(notes, err.Error()) }})
+		in, _ := json.Marshal(tools[0].InputSchema)
+		if !strings.Contains(string(in), `\u003c`) {
+			t.Fatalf("the name is not escaped: %.300s", in)
+		}
+		if len(in) > limit || strings.Contains(strings.Join(notes, "\n"), "past") {
+			t.Errorf("limit %d: %d bytes; notes %q", limit, len(in), notes)
+		}
+	}
 }

@@ -308,8 +308,8 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 	for l, level := range levels {
 		n := 0
 		for _, name := range level {
-			n += len(name) + 4 + len(c.component(name, dir, false).json)
-			stubs[l] += len(name) + 4 + len(stub)
+			n += entryLen(name) + len(c.component(name, dir, false).json)
+			stubs[l] += entryLen(name) + len(stub)
 		}
 		whole[l+1] = whole[l] + n
 	}
@@ -329,7 +329,7 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 			for l, level := range levels {
 				b := 0
 				for _, name := range level {
-					b += len(name) + 4 + len(c.component(name, dir, true).json)
+					b += entryLen(name) + len(c.component(name, dir, true).json)
 				}
 				bare[l+1] = bare[l] + b
 			}
@@ -419,6 +419,18 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 		found = append(found, degraded("%d bytes, past %s %d: the schema the operation writes itself is kept whole", len(out), lim.option, lim.bytes))
 	}
 	return out, found, nil
+}
+
+// entryLen is the length of the name of an entry of $defs in a tool
+// schema's JSON, with its colon and comma: quoted and escaped as
+// json.Marshal writes it (a shared schema's name, a JSON Pointer, may
+// hold a '"' or a '<', which take more bytes written than read).
+func entryLen(name string) int {
+	b, err := json.Marshal(name)
+	if err != nil {
+		return len(name) + 4
+	}
+	return len(b) + 2
 }
 
 // reaching returns the names in stubbed and those of the components of
