@@ -615,3 +615,72 @@ func TestAttack38cAuditRedactsSharedBody(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack38cPathItemSharedByPaths (held): an OpenAPI 3.1 path item,
+// with a long query parameter and body written inline, that three paths
+// refer to with a $ref: the tools share one $defs entry per schema, each
+// request goes to its own path with its own id (escaped), and the body
+// and the query reach the API as sent.
+func TestAttack38cPathItemSharedByPaths(t *testing.T) {
+	big := `{"type":"object","required":["p0"],"properties":{` + described("p", 12) + `}}`
+	spec := `{"openapi":"3.1.0","info":{"title":"x","version":"1"},"paths":{
+	"/users/{id}":{"$ref":"#/components/pathItems/P"},
+	"/groups/{id}":{"$ref":"#/components/pathItems/P"},
+	"/teams/{id}":{"$ref":"#/components/pathItems/P"}},
+	"components":{"pathItems":{"P":{"parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}},{"name":"filter","in":"query","content":{"application/json":{"schema":` + big + `}}}],
+	"put":{"requestBody":{"required":true,"content":{"application/json":{"schema":` + big + `}}},"responses":{"204":{"description":"x"}}}}}}}`
+	backend := &api{}
+	tools := sharedTools(t, spec, &openapi.Options{Handler: backend})
+	if len(tools) != 3 {
+		t.Fatalf("%d tools", len(tools))
+	}
+	cs := serveTools(t, tools)
+	for _, tl := range tools {
+		in, _ := json.Marshal(tl.InputSchema)
+		if bad := naiveRefs(t, in); len(bad) > 0 || !strings.Contains(string(in), `"/components/pathItems/P/put/requestBody/content/application~1json/schema"`) {
+			t.Errorf("%s: %q unresolved, or no shared body, in %.400s", tl.Name, bad, in)
+		}
+		args := map[string]any{"id": "a/b c", "filter": map[string]any{"p0": "f"}, "body": map[string]any{"p0": "x", "p11": "y"}}
+		if res := call(t, cs, tl.Name, args); res.IsError {
+			t.Errorf("%s: %s", tl.Name, clipText(text(res)))
+			continue
+		}
+		var meta struct{ Path string }
+		if m, _ := json.Marshal(tl.Meta[openapi.MetaKeyOperation]); json.Unmarshal(m, &meta) != nil || meta.Path == "" {
+			t.Fatalf("%s: no operation meta: %v", tl.Name, tl.Meta)
+		}
+		want := strings.Replace(meta.Path, "{id}", "a/b c", 1)
+		reqs := backend.requests()
+		if len(reqs) != 1 || reqs[0].path != want || reqs[0].body != `{"p0":"x","p11":"y"}` || reqs[0].query != "filter="+url.QueryEscape(`{"p0":"f"}`) {
+			t.Errorf("%s: the API received %+v, want the path %s", tl.Name, reqs, want)
+		}
+		if res := call(t, cs, tl.Name, map[string]any{"id": "1", "body": map[string]any{"p1": "x"}}); !res.IsError {
+			t.Errorf("%s: a body without p0 was sent", tl.Name)
+		}
+		backend.requests()
+	}
+}
+
+// TestAttack38cPathItemRefToPath: OpenAPI 3.1 lets a path item be a $ref
+// to any path item, another path's included: "/teams/{id}" as
+// "#/paths/~1users~1{id}", itself a $ref to components/pathItems/P. The
+// parser leaves such an item (a $ref to a $ref) empty, and its
+// operations are dropped unheard: neither a tool nor a word to OnSkip.
+// (Load builds operations from what the parser resolved; one $ref to a
+// path written out is resolved.)
+func TestAttack38cPathItemRefToPath(t *testing.T) {
+	t.Skip("known defect: a path item that is a $ref to another path's $ref yields no operations, and OnSkip hears nothing")
+	spec := `{"openapi":"3.1.0","info":{"title":"x","version":"1"},"paths":{
+	"/users/{id}":{"$ref":"#/components/pathItems/P"},
+	"/teams/{id}":{"$ref":"#/paths/~1users~1%7Bid%7D"}},
+	"components":{"pathItems":{"P":{"put":{"parameters":[{"name":"id","in":"path","required":true,"schema":{"type":"string"}}],"responses":{"204":{"description":"x"}}}}}}}`
+	var skipped []error
+	tools := sharedTools(t, spec, &openapi.Options{Handler: &api{}, OnSkip: func(_ *openapi.Operation, err error) { skipped = append(skipped, err) }})
+	if len(tools)+len(skipped) != 2 {
+		names := []string{}
+		for _, tl := range tools {
+			names = append(names, tl.Name)
+		}
+		t.Errorf("tools %q, OnSkip heard %v: PUT /teams/{id} is neither", names, skipped)
+	}
+}
