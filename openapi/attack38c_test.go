@@ -684,3 +684,133 @@ func TestAttack38cPathItemRefToPath(t *testing.T) {
 		t.Errorf("tools %q, OnSkip heard %v: PUT /teams/{id} is neither", names, skipped)
 	}
 }
+
+// TestAttack38cRecursiveSharedEntry (held): a shared body that is a tree
+// (its children are $refs to its own place in the document), under a
+// media type with a space, so that its $ref is percent-encoded: listed
+// plain, through middleware.Deref (which keeps the cycle under $defs),
+// and rewritten by transform.Portable for Gemini (written out a few
+// levels) and OpenAI's strict mode (kept as a $ref), every $ref resolves
+// for a naive client and a tree two levels deep reaches the API as sent.
+func TestAttack38cRecursiveSharedEntry(t *testing.T) {
+	const media = "application/json; charset=utf-8"
+	body := `{"type":"object","required":["name"],"description":"` + strings.Repeat("a tree of names. ", 30) + `","properties":{"name":{"type":"string"},` +
+		`"children":{"type":"array","items":{"$ref":"#/components/requestBodies/Shared/content/application~1json;%20charset=utf-8/schema"}}}}`
+	spec := strings.Replace(sharedDoc(1, body, "", `"Unused":{"type":"string"}`), `"application/json":{"schema":`, `"`+media+`":{"schema":`, 1)
+	backend := &api{}
+	tools := sharedTools(t, spec, &openapi.Options{Handler: backend})
+	in, _ := json.Marshal(tools[0].InputSchema)
+	if !strings.Contains(string(in), `%20charset`) {
+		t.Fatalf("no percent-encoded shared entry: %.300s", in)
+	}
+	tree := map[string]any{"name": "a", "children": []any{map[string]any{"name": "b", "children": []any{map[string]any{"name": "c"}}}}}
+	strict := map[string]any{"name": "a", "children": []any{map[string]any{"name": "b", "children": []any{map[string]any{"name": "c", "children": nil}}}}}
+	for _, setup := range []struct {
+		name string
+		add  func(*mcpkit.Server) error
+		args map[string]any
+	}{
+		{"plain", func(*mcpkit.Server) error { return nil }, tree},
+		{"deref", func(s *mcpkit.Server) error { s.UseList(middleware.Deref(nil)); return nil }, tree},
+		{"gemini", func(s *mcpkit.Server) error { return s.Transform(transform.Portable(transform.Gemini, nil)) }, tree},
+		{"openai", func(s *mcpkit.Server) error { return s.Transform(transform.Portable(transform.OpenAIStrict, nil)) }, strict},
+	} {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "tree"}, nil)
+		if err := srv.Add(tools...); err != nil {
+			t.Fatal(err)
+		}
+		if err := setup.add(srv); err != nil {
+			t.Errorf("%s: %v", setup.name, err)
+			continue
+		}
+		cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+		list, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed, _ := json.Marshal(list.Tools[0].InputSchema)
+		if bad := naiveRefs(t, listed); len(bad) > 0 {
+			t.Errorf("%s: a naive client cannot resolve %q in %.400s", setup.name, bad, listed)
+		}
+		if res := call(t, cs, "op0", map[string]any{"body": setup.args}); res.IsError {
+			t.Errorf("%s: %s", setup.name, clipText(text(res)))
+			continue
+		}
+		const want = `{"children":[{"children":[{"name":"c"}],"name":"b"}],"name":"a"}`
+		if reqs := backend.requests(); len(reqs) != 1 || reqs[0].body != want {
+			t.Errorf("%s: the API received %+v, want %s", setup.name, reqs, want)
+		}
+	}
+}
+
+// TestAttack38cRealSharedResponsesEras (held): DigitalOcean's five
+// operations whose answers are shared responses written inline
+// (components/responses), trimmed at 600 bytes, served by a child server
+// renamed by transform.Namespace and mounted under a parent whose
+// tools/list goes through middleware.Deref, on both protocol eras: each
+// listed output schema has no $ref left, and databases_list_backups
+// returns the API's answer as its structured content, unchanged.
+func TestAttack38cRealSharedResponsesEras(t *testing.T) {
+	const answer = `{"backups":[{"created_at":"2019-01-31T19:25:22Z","size_gigabytes":0.03357696}]}`
+	backend := &api{answer: func(*http.Request, []byte) (int, string) { return http.StatusOK, answer }}
+	ids := []string{"apps_validate_rollback", "billingInsights_list", "databases_list_backups", "dedicatedInferences_list", "droplets_list_associatedResources"}
+	tools, err := realDoc(t, doDoc).Tools(&openapi.Options{Handler: backend, OperationIDs: ids, MaxOutputSchemaBytes: 600})
+	if err != nil || len(tools) != len(ids) {
+		t.Fatalf("%d tools: %v", len(tools), err)
+	}
+	for _, tl := range tools {
+		out, _ := json.Marshal(tl.OutputSchema)
+		if !strings.Contains(string(out), `"$defs":{"/components/responses/`) || len(out) > 600 {
+			t.Errorf("%s: %d bytes, no shared entry: %.300s", tl.Name, len(out), out)
+		}
+	}
+	eras := []struct {
+		name  string
+		serve func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+	}{{mcpkittest.StatefulVersion, mcpkittest.NewInMemoryServer}, {mcpkittest.StatelessVersion, mcpkittest.NewStatelessServer}}
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "do"}, nil)
+			if err := child.Add(tools...); err != nil {
+				t.Fatal(err)
+			}
+			if err := child.Transform(transform.Namespace("v2", "_")); err != nil {
+				t.Fatal(err)
+			}
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "gateway"}, nil)
+			if _, err := parent.Mount("do", child); err != nil {
+				t.Fatal(err)
+			}
+			parent.UseList(middleware.Deref(nil))
+			cs := era.serve(t, parent, &mcpkittest.Options{ProtocolVersion: era.name}).Session
+			list, err := cs.ListTools(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := ""
+			for _, tl := range list.Tools {
+				out, _ := json.Marshal(tl.OutputSchema)
+				if hasRef(out) {
+					t.Errorf("%s: a $ref left after Deref: %.300s", tl.Name, out)
+				}
+				if strings.HasSuffix(tl.Name, "databases_list_backups") {
+					name = tl.Name
+				}
+			}
+			if len(list.Tools) != len(ids) || name == "" {
+				t.Fatalf("%d tools listed, none ending in databases_list_backups", len(list.Tools))
+			}
+			res := call(t, cs, name, map[string]any{"database_cluster_uuid": "9cc10173-e9ea-4176-9dbc-a4cee4c4ff30"})
+			if res.IsError {
+				t.Fatalf("%s: %s", name, clipText(text(res)))
+			}
+			got, _ := json.Marshal(res.StructuredContent)
+			if string(got) != answer {
+				t.Errorf("structured content %s, want %s", got, answer)
+			}
+			if reqs := backend.requests(); len(reqs) != 1 || reqs[0].path != "/v2/databases/9cc10173-e9ea-4176-9dbc-a4cee4c4ff30/backups" {
+				t.Errorf("the API received %+v", reqs)
+			}
+		})
+	}
+}
