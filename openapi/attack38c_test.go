@@ -814,3 +814,30 @@ func TestAttack38cRealSharedResponsesEras(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack38cSharedFormBody (held): a shared form body, long enough to
+// be a $defs entry and trimmed to {} by the limit, with a nested object
+// sent in the deepObject style by its encoding: the API receives the
+// same form whether the entry is whole or trimmed.
+func TestAttack38cSharedFormBody(t *testing.T) {
+	body := `{"type":"object","properties":{"address":{"type":"object","properties":{"city":{"type":"string"}}},"tags":{"type":"array","items":{"type":"string"}},` + described("p", 12) + `}}`
+	spec := strings.Replace(sharedDoc(2, body, "", `"Unused":{"type":"string"}`), `"application/json":{"schema":`+body+`}`,
+		`"application/x-www-form-urlencoded":{"schema":`+body+`,"encoding":{"address":{"style":"deepObject","explode":true}}}`, 1)
+	for _, limit := range []int{0, 200} {
+		backend := &api{}
+		tools := sharedTools(t, spec, &openapi.Options{Handler: backend, MaxInputSchemaBytes: limit})
+		in, _ := json.Marshal(tools[0].InputSchema)
+		if !strings.Contains(string(in), `"$defs":{"/components/requestBodies/Shared/content/application~1x-www-form-urlencoded/schema"`) {
+			t.Fatalf("limit %d: no shared entry: %.300s", limit, in)
+		}
+		cs := serveTools(t, tools)
+		args := map[string]any{"body": map[string]any{"address": map[string]any{"city": "Paris"}, "tags": []any{"a", "b"}, "p0": "x"}}
+		if res := call(t, cs, "op0", args); res.IsError {
+			t.Fatalf("limit %d: %s", limit, clipText(text(res)))
+		}
+		const want = "address%5Bcity%5D=Paris&p0=x&tags=a&tags=b"
+		if reqs := backend.requests(); len(reqs) != 1 || reqs[0].body != want {
+			t.Errorf("limit %d: the API received %+v, want %s", limit, reqs, want)
+		}
+	}
+}
