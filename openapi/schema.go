@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -426,11 +427,15 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 // json.Marshal writes it (a shared schema's name, a JSON Pointer, may
 // hold a '"' or a '<', which take more bytes written than read).
 func entryLen(name string) int {
-	b, err := json.Marshal(name)
-	if err != nil {
-		return len(name) + 4
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
+			if b, err := json.Marshal(name); err == nil {
+				return len(b) + 2
+			}
+			break
+		}
 	}
-	return len(b) + 2
+	return len(name) + 4 // most names: nothing to escape
 }
 
 // reaching returns the names in stubbed and those of the components of
