@@ -841,3 +841,22 @@ func TestAttack38cSharedFormBody(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack38cCheckPortablePercentRef: transform.CheckPortable for
+// OpenAI's strict mode takes a tool whose shared body is under
+// "application/json" as it is, and should take the same tool with the body
+// under "application/json; charset=utf-8" too. Fails: the check matches
+// "#/$defs/<name>" without percent-decoding the fragment, and reports the
+// %20 in the name as a $ref to no definition (internal/portable, outside
+// this module; transform.Portable itself renames the entries and holds).
+func TestAttack38cCheckPortablePercentRef(t *testing.T) {
+	t.Skip("known defect: CheckPortable reports a percent-encoded $ref into $defs as naming no definition")
+	body := `{"type":"object","required":["name"],"additionalProperties":false,"properties":{"name":{"type":"string","description":"` + strings.Repeat("a name ", 80) + `"}}}`
+	for _, media := range []string{"application/json", "application/json; charset=utf-8"} {
+		spec := strings.Replace(sharedDoc(1, body, "", `"Unused":{"type":"string"}`), `"application/json":{"schema":`, `"`+media+`":{"schema":`, 1)
+		tools := sharedTools(t, spec, &openapi.Options{Handler: &api{}, NoOutputSchema: true})
+		if problems := transform.CheckPortable(transform.OpenAIStrict, &tools[0].Tool); len(problems) > 0 {
+			t.Errorf("%s: %v", media, problems)
+		}
+	}
+}
