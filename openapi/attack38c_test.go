@@ -860,3 +860,32 @@ func TestAttack38cCheckPortablePercentRef(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack38cLoosenPastLimit: a shared body whose pet is a oneOf of two
+// components beside an anyOf; at a limit that stubs what the components
+// reach, loosen turns the oneOf into an anyOf and moves the anyOf into an
+// allOf, a few bytes longer. The schema keeps within every limit that a
+// shorter trim could meet (261 bytes), and OnDegrade never says the
+// operation's own schema passed it. Was: fit counted the schema before
+// loosen, and from 652 to 673 bytes served 663 bytes, "past" the limit.
+func TestAttack38cLoosenPastLimit(t *testing.T) {
+	body := `{"type":"object","properties":{"pet":{"anyOf":[{"required":["a"]},{"required":["b"]}],"oneOf":[{"$ref":"#/components/schemas/Cat"},{"$ref":"#/components/schemas/Dog"}]},` + described("p", 10) + `}}`
+	comps := `"Cat":{"type":"object","properties":{"cat":{"$ref":"#/components/schemas/Big"}}},"Dog":{"type":"object","properties":{"dog":{"$ref":"#/components/schemas/Big"}}},` +
+		`"Big":{"type":"object","properties":{` + described("b", 30) + `}}`
+	doc, err := openapi.Load([]byte(sharedDoc(1, body, "", comps)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for limit := 640; limit < 690; limit++ {
+		var notes []string
+		tools, err := doc.Tools(&openapi.Options{Handler: &api{}, NoOutputSchema: true, MaxInputSchemaBytes: limit,
+			OnDegrade: func(_ *openapi.Operation, err error) { notes = append(notes, err.Error()) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, _ := json.Marshal(tools[0].InputSchema)
+		if len(in) > limit || strings.Contains(strings.Join(notes, "\n"), "past") {
+			t.Errorf("limit %d: %d bytes; notes %q", limit, len(in), notes)
+		}
+	}
+}

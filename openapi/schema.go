@@ -361,45 +361,56 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 	var (
 		defs  map[string]json.RawMessage
 		found []error
+		out   []byte
 	)
-	if len(levels) > 0 {
-		defs = make(map[string]json.RawMessage)
-	}
-	stubbed := make(map[string]bool)
-	for l, level := range levels {
-		if l > keep {
-			break
+	for {
+		defs, found = nil, nil
+		if len(levels) > 0 {
+			defs = make(map[string]json.RawMessage)
 		}
-		for _, name := range level {
-			if l == keep {
-				defs[name] = stub
-				stubbed[name] = true
-				continue
+		stubbed := make(map[string]bool)
+		for l, level := range levels {
+			if l > keep {
+				break
 			}
-			bare := prose > allProse && (l > 0 || prose > nearProse)
-			comp := c.component(name, dir, bare)
-			lost = lost || bare && len(comp.json) < len(c.component(name, dir, false).json)
-			defs[name] = comp.json
-			for _, e := range comp.notes {
-				if !slices.ContainsFunc(found, func(n error) bool { return n.Error() == e.Error() }) {
-					found = append(found, e)
+			for _, name := range level {
+				if l == keep {
+					defs[name] = stub
+					stubbed[name] = true
+					continue
+				}
+				bare := prose > allProse && (l > 0 || prose > nearProse)
+				comp := c.component(name, dir, bare)
+				lost = lost || bare && len(comp.json) < len(c.component(name, dir, false).json)
+				defs[name] = comp.json
+				for _, e := range comp.notes {
+					if !slices.ContainsFunc(found, func(n error) bool { return n.Error() == e.Error() }) {
+						found = append(found, e)
+					}
 				}
 			}
 		}
-	}
-	if defs != nil {
-		root["$defs"] = defs
-	}
-	out, err := json.Marshal(root)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(stubbed) > 0 {
-		// A oneOf whose branches reach stubs, directly or through the
-		// $refs of kept components, may now match a value twice, and
-		// refuse it (see loosen): the schema, which the limit keeps
-		// short, is loosened where it reaches them.
-		out, _ = loosen(out, c.reaching(levels[:keep], stubbed, dir))
+		if defs != nil {
+			root["$defs"] = defs
+		}
+		out, err = json.Marshal(root)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(stubbed) > 0 {
+			// A oneOf whose branches reach stubs, directly or through the
+			// $refs of kept components, may now match a value twice, and
+			// refuse it (see loosen): the schema, which the limit keeps
+			// short, is loosened where it reaches them.
+			out, _ = loosen(out, c.reaching(levels[:keep], stubbed, dir))
+		}
+		// loosen may lengthen the schema a little (an anyOf moved into
+		// an allOf), which size does not count: past the limit, one more
+		// level is given up.
+		if lim.bytes <= 0 || len(out) <= lim.bytes || keep == 0 || len(stubbed) == 0 {
+			break
+		}
+		keep--
 	}
 	switch {
 	case keep < len(levels):
