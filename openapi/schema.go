@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -308,8 +309,8 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 	for l, level := range levels {
 		n := 0
 		for _, name := range level {
-			n += len(name) + 4 + len(c.component(name, dir, false).json)
-			stubs[l] += len(name) + 4 + len(stub)
+			n += entryLen(name) + len(c.component(name, dir, false).json)
+			stubs[l] += entryLen(name) + len(stub)
 		}
 		whole[l+1] = whole[l] + n
 	}
@@ -329,7 +330,7 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 			for l, level := range levels {
 				b := 0
 				for _, name := range level {
-					b += len(name) + 4 + len(c.component(name, dir, true).json)
+					b += entryLen(name) + len(c.component(name, dir, true).json)
 				}
 				bare[l+1] = bare[l] + b
 			}
@@ -360,45 +361,56 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 	var (
 		defs  map[string]json.RawMessage
 		found []error
+		out   []byte
 	)
-	if len(levels) > 0 {
-		defs = make(map[string]json.RawMessage)
-	}
-	stubbed := make(map[string]bool)
-	for l, level := range levels {
-		if l > keep {
-			break
+	for {
+		defs, found = nil, nil
+		if len(levels) > 0 {
+			defs = make(map[string]json.RawMessage)
 		}
-		for _, name := range level {
-			if l == keep {
-				defs[name] = stub
-				stubbed[name] = true
-				continue
+		stubbed := make(map[string]bool)
+		for l, level := range levels {
+			if l > keep {
+				break
 			}
-			bare := prose > allProse && (l > 0 || prose > nearProse)
-			comp := c.component(name, dir, bare)
-			lost = lost || bare && len(comp.json) < len(c.component(name, dir, false).json)
-			defs[name] = comp.json
-			for _, e := range comp.notes {
-				if !slices.ContainsFunc(found, func(n error) bool { return n.Error() == e.Error() }) {
-					found = append(found, e)
+			for _, name := range level {
+				if l == keep {
+					defs[name] = stub
+					stubbed[name] = true
+					continue
+				}
+				bare := prose > allProse && (l > 0 || prose > nearProse)
+				comp := c.component(name, dir, bare)
+				lost = lost || bare && len(comp.json) < len(c.component(name, dir, false).json)
+				defs[name] = comp.json
+				for _, e := range comp.notes {
+					if !slices.ContainsFunc(found, func(n error) bool { return n.Error() == e.Error() }) {
+						found = append(found, e)
+					}
 				}
 			}
 		}
-	}
-	if defs != nil {
-		root["$defs"] = defs
-	}
-	out, err := json.Marshal(root)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(stubbed) > 0 {
-		// A oneOf whose branches reach stubs, directly or through the
-		// $refs of kept components, may now match a value twice, and
-		// refuse it (see loosen): the schema, which the limit keeps
-		// short, is loosened where it reaches them.
-		out, _ = loosen(out, c.reaching(levels[:keep], stubbed, dir))
+		if defs != nil {
+			root["$defs"] = defs
+		}
+		out, err = json.Marshal(root)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(stubbed) > 0 {
+			// A oneOf whose branches reach stubs, directly or through the
+			// $refs of kept components, may now match a value twice, and
+			// refuse it (see loosen): the schema, which the limit keeps
+			// short, is loosened where it reaches them.
+			out, _ = loosen(out, c.reaching(levels[:keep], stubbed, dir))
+		}
+		// loosen may lengthen the schema a little (an anyOf moved into
+		// an allOf), which size does not count: past the limit, one more
+		// level is given up.
+		if lim.bytes <= 0 || len(out) <= lim.bytes || keep == 0 || len(stubbed) == 0 {
+			break
+		}
+		keep--
 	}
 	switch {
 	case keep < len(levels):
@@ -419,6 +431,22 @@ func (c *converter) fit(root map[string]any, refs map[string]bool, dir direction
 		found = append(found, degraded("%d bytes, past %s %d: the schema the operation writes itself is kept whole", len(out), lim.option, lim.bytes))
 	}
 	return out, found, nil
+}
+
+// entryLen is the length of the name of an entry of $defs in a tool
+// schema's JSON, with its colon and comma: quoted and escaped as
+// json.Marshal writes it (a shared schema's name, a JSON Pointer, may
+// hold a '"' or a '<', which take more bytes written than read).
+func entryLen(name string) int {
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
+			if b, err := json.Marshal(name); err == nil {
+				return len(b) + 2
+			}
+			break
+		}
+	}
+	return len(name) + 4 // most names: nothing to escape
 }
 
 // reaching returns the names in stubbed and those of the components of
