@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -659,23 +660,9 @@ func (pl *planner) plan(s map[string]any, depth int) *redactPlan {
 	if s == nil || depth > maxRedactDepth {
 		return noPlan
 	}
+	var refPlan *redactPlan // what s's $ref leads to, beside s's own keywords
 	if ref, ok := s["$ref"].(string); ok {
-		if p, ok := pl.refs[ref]; ok {
-			return p
-		}
-		if target := localRef(pl.root, ref); target != nil {
-			// Until it is known, a reference to ref within ref's own
-			// target is a plan filled in below.
-			p := &redactPlan{}
-			pl.refs[ref] = p
-			got := pl.plan(target, depth+1)
-			if got == noPlan {
-				pl.refs[ref] = noPlan
-				return noPlan
-			}
-			*p = *got
-			return p
-		}
+		refPlan = pl.ref(ref, depth)
 	}
 	p := &redactPlan{}
 	if s["writeOnly"] == true || s["format"] == "password" {
@@ -765,20 +752,60 @@ func (pl *planner) plan(s map[string]any, depth int) *redactPlan {
 			}
 		}
 	}
+	if refPlan != nil && refPlan != noPlan {
+		if !marks {
+			return refPlan
+		}
+		p.alts = append(p.alts, refPlan)
+		marks = true
+	}
 	if !marks {
 		return noPlan
 	}
 	return p
 }
 
+// ref returns the plan of the schema ref names. A reference the planner
+// cannot follow (not local, or naming nothing) may lead to a secret: its
+// values are redacted whole.
+func (pl *planner) ref(ref string, depth int) *redactPlan {
+	if p, ok := pl.refs[ref]; ok {
+		return p
+	}
+	target := localRef(pl.root, ref)
+	if target == nil {
+		return secretPlan
+	}
+	// Until it is known, a reference to ref within ref's own target is a
+	// plan filled in below.
+	p := &redactPlan{}
+	pl.refs[ref] = p
+	got := pl.plan(target, depth+1)
+	if got == noPlan {
+		pl.refs[ref] = noPlan
+		return noPlan
+	}
+	*p = *got
+	return p
+}
+
+// secretPlan marks a whole value secret.
+var secretPlan = &redactPlan{secret: true}
+
 // localRef returns the schema that ref, a local JSON pointer ("#/$defs/x"),
 // names in root, or nil.
 func localRef(root map[string]any, ref string) map[string]any {
-	if len(ref) < 2 || ref[0] != '#' || ref[1] != '/' {
+	if ref == "#" {
+		return root
+	}
+	// A fragment is percent-encoded (RFC 6901, section 6): decoded, then
+	// read as a pointer.
+	frag, err := url.PathUnescape(strings.TrimPrefix(ref, "#"))
+	if !strings.HasPrefix(ref, "#/") || err != nil {
 		return nil
 	}
 	var cur any = root
-	for _, tok := range splitPointer(ref[2:]) {
+	for _, tok := range splitPointer(frag[1:]) {
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return nil

@@ -425,3 +425,38 @@ func TestAuditRedactNamesFollowRenames(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRedactsThroughAnyRef: a $ref whose fragment is percent-encoded
+// (a $defs name with a space) is followed; a keyword beside a $ref counts
+// (writeOnly next to it); and a value whose $ref cannot be followed is
+// redacted whole, since it may hold a secret.
+func TestAuditRedactsThroughAnyRef(t *testing.T) {
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			"body":    map[string]any{"$ref": "#/$defs/shared%20body"},
+			"token":   map[string]any{"$ref": "#/$defs/str", "writeOnly": true},
+			"remote":  map[string]any{"$ref": "https://example.com/schema.json"},
+			"missing": map[string]any{"$ref": "#/$defs/nowhere"},
+			"plain":   map[string]any{"$ref": "#/$defs/str"},
+		},
+		"$defs": map[string]any{
+			"shared body": map[string]any{"type": "object", "properties": map[string]any{"pw": map[string]any{"type": "string", "format": "password"}}},
+			"str":         map[string]any{"type": "string"},
+		},
+	}
+	tool := &mcpkit.Tool{Tool: mcp.Tool{Name: "t", InputSchema: schema}}
+	sink := &stuckSink{release: make(chan struct{})}
+	close(sink.release)
+	audit := middleware.NewAudit(sink, nil)
+	args := `{"body":{"pw":"s1","user":"ada"},"token":"s2","remote":{"k":"s3"},"missing":"s4","plain":"shown"}`
+	audit.Observe(t.Context(), &mcpkit.Event{Decision: mcpkit.DecisionServed, Method: "tools/call", Name: "t", Tool: tool,
+		Request: &mcpkit.Request{Arguments: json.RawMessage(args)}})
+	if err := audit.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"body":{"pw":"[redacted]","user":"ada"},"missing":"[redacted]","plain":"shown","remote":"[redacted]","token":"[redacted]"}`
+	if got := string(sink.recs[0].Arguments); got != want {
+		t.Errorf("arguments: %s\nwant %s", got, want)
+	}
+}

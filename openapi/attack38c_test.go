@@ -569,17 +569,13 @@ func (s *auditSink) WriteAudit(_ context.Context, rec *middleware.AuditRecord) e
 // password, under "application/json; charset=utf-8" (a space in the
 // entry's name, %20 in its $ref) and under application/json (no escape):
 // middleware.Audit, which redacts what the input schema marks writeOnly,
-// records the password as "[redacted]" in both. Fails: Audit's localRef
-// splits the fragment without percent-decoding it, finds no entry, and
-// records the password in clear (middleware/audit.go, outside this
-// module).
+// records the password as "[redacted]" in both (Audit's planner
+// percent-decodes a $ref's fragment, and redacts whole a value whose $ref
+// it cannot follow).
 func TestAttack38cAuditRedactsSharedBody(t *testing.T) {
 	body := `{"type":"object","properties":{"password":{"type":"string","writeOnly":true},` + described("p", 10) + `}}`
 	for _, media := range []string{"application/json", "application/json; charset=utf-8"} {
 		t.Run(media, func(t *testing.T) {
-			if strings.Contains(media, " ") {
-				t.Skip("known defect: middleware.Audit resolves $refs without percent-decoding the fragment, so a writeOnly value in a shared entry whose name has a space, a brace or a quote is recorded in clear")
-			}
 			spec := strings.Replace(sharedDoc(1, body, "", `"Unused":{"type":"string"}`), `"application/json":{"schema":`, `"`+media+`":{"schema":`, 1)
 			tools := sharedTools(t, spec, &openapi.Options{Handler: &api{}})
 			in, _ := json.Marshal(tools[0].InputSchema)
