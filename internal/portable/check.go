@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -436,6 +437,13 @@ func (c *checker) ref(s *object, ref any, ptr string, pos position) {
 		return
 	}
 	name, ok := strings.CutPrefix(target, "#/$defs/")
+	if ok {
+		// A fragment is percent-encoded, then a JSON Pointer (RFC 6901,
+		// section 6).
+		var err error
+		name, err = url.PathUnescape(name)
+		ok = err == nil
+	}
 	if ok && !strings.Contains(name, "/") && c.root != nil {
 		if defs, _ := c.root.get("$defs"); defs != nil {
 			if d, ok := defs.(*object); ok && d.index(unescapeToken(name)) >= 0 {
