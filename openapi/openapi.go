@@ -120,7 +120,7 @@ func Load(data []byte) (d *Document, err error) {
 	d = &Document{doc: doc, conv: newConverter(doc)}
 	if doc.Paths != nil {
 		for _, p := range doc.Paths.Keys() {
-			item := doc.Paths.Value(p)
+			item := followPaths(doc, doc.Paths.Value(p))
 			if item == nil {
 				continue
 			}
@@ -163,6 +163,28 @@ func (d *Document) locate() {
 			op.itemAt, op.shared = ptr, true
 		}
 	}
+}
+
+// followPaths returns item, or, for a path item that is only a $ref to
+// another path's item (as OpenAPI 3.1 allows) which the parser left empty
+// when that one is a $ref too, the item the chain of $refs ends at: its
+// operations are served under each path that refers to it.
+func followPaths(doc *openapi3.T, item *openapi3.PathItem) *openapi3.PathItem {
+	for range 8 { // a chain is followed a few links, not forever
+		if item == nil || item.Ref == "" || len(item.Operations()) > 0 {
+			return item
+		}
+		tok, ok := strings.CutPrefix(refPointer(item.Ref), "/paths/")
+		if !ok || strings.Contains(tok, "/") {
+			return item
+		}
+		next := doc.Paths.Value(strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~"))
+		if next == nil || next == item {
+			return item
+		}
+		item = next
+	}
+	return item
 }
 
 // onlyRef reports whether the path item, a $ref, has nothing beside it
