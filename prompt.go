@@ -188,60 +188,39 @@ func (r *PromptRequest) WithArguments(args map[string]string) *PromptRequest {
 // Session returns the SDK session the request arrived on, or nil; see
 // [Request.Session].
 func (r *PromptRequest) Session() *mcp.ServerSession {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.Session
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.Session()
 }
 
 // ProtocolVersion returns the MCP protocol version of the request, or "".
 func (r *PromptRequest) ProtocolVersion() string {
-	if r.Call == nil {
-		return ""
-	}
-	return r.Call.ProtocolVersion()
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.ProtocolVersion()
 }
 
 // ClientCapabilities returns the capabilities the client declared, or nil.
 func (r *PromptRequest) ClientCapabilities() *mcp.ClientCapabilities {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.ClientCapabilities()
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.ClientCapabilities()
 }
 
 // ClientInfo returns the name and version the client gave, or nil.
 func (r *PromptRequest) ClientInfo() *mcp.Implementation {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.ClientInfo()
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.ClientInfo()
 }
 
 // Meta returns the request's _meta object, or nil. It must not be
 // modified.
 func (r *PromptRequest) Meta() mcp.Meta {
-	if r.Call == nil || r.Call.Params == nil {
-		return nil
-	}
-	return r.Call.Params.Meta
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.Meta()
 }
 
 // Header returns the HTTP headers of the request, or nil on transports
 // without HTTP.
 func (r *PromptRequest) Header() http.Header {
-	if r.Call == nil || r.Call.Extra == nil {
-		return nil
-	}
-	return r.Call.Extra.Header
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.Header()
 }
 
 // TokenInfo returns the verified bearer token of the request, or nil.
 func (r *PromptRequest) TokenInfo() *auth.TokenInfo {
-	if r.Call == nil || r.Call.Extra == nil {
-		return nil
-	}
-	return r.Call.Extra.TokenInfo
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.TokenInfo()
 }
 
 // ErrDuplicatePrompt is returned by [Server.AddPrompts] for a prompt

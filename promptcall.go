@@ -1,18 +1,14 @@
 package mcpkit
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -25,24 +21,6 @@ import (
 // hidden from the caller with it too.
 func NewUnknownPromptError(name string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", schema.Clip(name))}
-}
-
-// requestCaller is an SDK request as a Caller, for the lists of kinds
-// other than tools.
-type requestCaller[P mcp.Params] struct{ *mcp.ServerRequest[P] }
-
-func (r requestCaller[P]) TokenInfo() *auth.TokenInfo {
-	if r.Extra == nil {
-		return nil
-	}
-	return r.Extra.TokenInfo
-}
-
-func (r requestCaller[P]) Header() http.Header {
-	if r.Extra == nil {
-		return nil
-	}
-	return r.Extra.Header
 }
 
 // answersPrompts reports whether s answers the prompt methods: once it
@@ -67,88 +45,47 @@ func (s *Server) listPrompts(ctx context.Context, req *mcp.ListPromptsRequest, n
 	if req.Params != nil {
 		cursor = req.Params.Cursor
 	}
-	after, err := decodeCursor(cursor)
+	page, err := answerList(ctx, s, promptList{req}, cursor, next)
 	if err != nil {
 		return nil, err
 	}
-	st := s.state.Load()
-	pg := s.page(ctx, st, requestCaller[*mcp.ListPromptsParams]{req}, KindPrompt, after, s.pageSize+1, false)
-	all := make([]*mcp.Prompt, 0, len(pg.items))
-	for _, p := range pg.prompts() {
-		all = append(all, &p.Prompt)
-	}
-	var cacheable mcp.Cacheable
-	if s.foreign.Load() {
-		foreign, c, err := s.foreignPrompts(ctx, req, next)
-		if err != nil {
-			return nil, err
-		}
-		cacheable = c
-		for _, p := range foreign {
-			if p.Name > after && (!pg.more || p.Name <= pg.last) {
-				all = append(all, p)
-			}
-		}
-		byName := func(a, b *mcp.Prompt) int { return strings.Compare(a.Name, b.Name) }
-		slices.SortStableFunc(all, byName)
-		all = slices.CompactFunc(all, func(a, b *mcp.Prompt) bool { return a.Name == b.Name })
-	} else {
-		if s.setCacheable != nil {
-			s.setCacheable(ctx, req, &cacheable)
-		}
-		cacheable.CacheScope = cmp.Or(cacheable.CacheScope, "public")
-	}
-	if !st.uniform(KindPrompt) {
-		// The list depends on who asks: no shared cache may keep it.
-		cacheable.CacheScope = "private"
-	}
-	res := &mcp.ListPromptsResult{Cacheable: cacheable, Prompts: all}
-	switch {
-	case len(all) > s.pageSize:
-		res.Prompts = all[:s.pageSize]
-		res.NextCursor = encodeCursor(all[s.pageSize-1].Name)
-	case pg.more:
-		res.NextCursor = encodeCursor(pg.last)
-	}
-	return res, nil
+	return &mcp.ListPromptsResult{Cacheable: page.cacheable, Prompts: page.items, NextCursor: page.next}, nil
 }
 
-// foreignPrompts returns the prompts registered on the SDK server by other
-// code than s, reading every page of the SDK's own list, and the cache
-// hints the SDK computed for the first page.
-func (s *Server) foreignPrompts(ctx context.Context, req *mcp.ListPromptsRequest, next mcp.MethodHandler) ([]*mcp.Prompt, mcp.Cacheable, error) {
-	var (
-		foreign   []*mcp.Prompt
-		cacheable mcp.Cacheable
-		cursor    string
-	)
-	st := s.state.Load()
-	for page := 0; ; page++ {
-		r := &mcp.ListPromptsRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.ListPromptsParams{Cursor: cursor}}
-		if req.Params != nil {
-			r.Params.Meta = req.Params.Meta
-		}
-		res, err := next(ctx, "prompts/list", r)
-		if err != nil {
-			return nil, cacheable, err
-		}
-		lres, ok := res.(*mcp.ListPromptsResult)
-		if !ok {
-			return nil, cacheable, fmt.Errorf("mcpkit: SDK answered prompts/list with %T", res)
-		}
-		if page == 0 {
-			cacheable = lres.Cacheable
-		}
-		for _, p := range lres.Prompts {
-			if _, ours := st.prompts.Get(p.Name); !ours && p.Name != s.promptDispatch {
-				foreign = append(foreign, p)
-			}
-		}
-		if lres.NextCursor == "" || lres.NextCursor == cursor {
-			return foreign, cacheable, nil
-		}
-		cursor = lres.NextCursor
+// promptList is a prompts/list as answerList reads it.
+type promptList struct{ req *mcp.ListPromptsRequest }
+
+func (promptList) kind() Kind               { return KindPrompt }
+func (l promptList) request() mcp.Request   { return l.req }
+func (promptList) key(p *mcp.Prompt) string { return p.Name }
+func (promptList) mine(s *Server, st *state, p *mcp.Prompt) bool {
+	_, ours := st.prompts.Get(p.Name)
+	return ours || p.Name == s.promptDispatch
+}
+
+func (l promptList) ours(ctx context.Context, s *Server, st *state, after string, limit int) ([]*mcp.Prompt, bool, string, error) {
+	pg := s.page(ctx, st, sdkCall[*mcp.ListPromptsParams]{l.req}, KindPrompt, after, limit, false)
+	out := make([]*mcp.Prompt, 0, len(pg.items))
+	for _, p := range pg.prompts() {
+		out = append(out, &p.Prompt)
 	}
+	return out, pg.more, pg.last, nil
+}
+
+func (l promptList) sdkPage(ctx context.Context, next mcp.MethodHandler, cursor string) ([]*mcp.Prompt, string, mcp.Cacheable, error) {
+	r := &mcp.ListPromptsRequest{Session: l.req.Session, Extra: l.req.Extra, Params: &mcp.ListPromptsParams{Cursor: cursor}}
+	if l.req.Params != nil {
+		r.Params.Meta = l.req.Params.Meta
+	}
+	res, err := next(ctx, "prompts/list", r)
+	if err != nil {
+		return nil, "", mcp.Cacheable{}, err
+	}
+	lres, ok := res.(*mcp.ListPromptsResult)
+	if !ok {
+		return nil, "", mcp.Cacheable{}, fmt.Errorf("mcpkit: SDK answered prompts/list with %T", res)
+	}
+	return lres.Prompts, lres.NextCursor, lres.Cacheable, nil
 }
 
 // routedPrompt is a prompts/get on its way through the SDK to
