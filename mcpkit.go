@@ -73,8 +73,9 @@ func Chain(mw ...Middleware) Middleware {
 	}
 	mw = slices.Clone(mw) // the caller may reuse its slice
 	return func(h Handler) Handler {
-		if b, ok := h.(promptBound); ok {
-			// Inside a Server, building a prompt's chain: each layer is
+		if b, ok := h.(targetBound); ok {
+			// Inside a Server, building a prompt's or a resource's
+			// chain: each layer is
 			// judged on its own.
 			for i := len(mw) - 1; i >= 0; i-- {
 				b = b.apply(mw[i])

@@ -23,22 +23,26 @@ func NewUnknownPromptError(name string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", schema.Clip(name))}
 }
 
-// answersPrompts reports whether s answers the prompt methods: once it
-// serves a prompt (and so declares the capability), when the capability
-// was declared for it, or when other code may serve prompts on the SDK
-// server. Otherwise they are methods s does not have.
-func (s *Server) answersPrompts() bool {
-	return s.promptsServed.Load() || s.declaresPrompts || s.foreign.Load()
+// answers reports whether s answers the methods of kind k (prompts or
+// resources): once it serves one of k (and so declares the capability),
+// when the capability was declared for it, or when other code may serve
+// them on the SDK server. Otherwise they are methods s does not have.
+func (s *Server) answers(k Kind) bool {
+	return s.served[k].Load() || s.declares[k] || s.foreign.Load()
 }
 
-// errNoPrompts answers the prompt methods of a server without prompts.
-var errNoPrompts = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "prompts are not supported"}
+// errNoPrompts and errNoResources answer the methods of a kind s does not
+// serve.
+var (
+	errNoPrompts   = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "prompts are not supported"}
+	errNoResources = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "resources are not supported"}
+)
 
 // listPrompts answers one prompts/list: the page of what the caller is
 // listed (see Server.page), merged with the prompts registered on the SDK
 // server directly.
 func (s *Server) listPrompts(ctx context.Context, req *mcp.ListPromptsRequest, next mcp.MethodHandler) (mcp.Result, error) {
-	if !s.answersPrompts() {
+	if !s.answers(KindPrompt) {
 		return nil, errNoPrompts
 	}
 	var cursor string
@@ -59,15 +63,15 @@ func (promptList) kind() Kind               { return KindPrompt }
 func (l promptList) request() mcp.Request   { return l.req }
 func (promptList) key(p *mcp.Prompt) string { return p.Name }
 func (promptList) mine(s *Server, st *state, p *mcp.Prompt) bool {
-	_, ours := st.prompts.Get(p.Name)
+	_, ours := st.targets[famPrompt].Get(p.Name)
 	return ours || p.Name == s.promptDispatch
 }
 
 func (l promptList) ours(ctx context.Context, s *Server, st *state, after string, limit int) ([]*mcp.Prompt, bool, string, error) {
 	pg := s.page(ctx, st, sdkCall[*mcp.ListPromptsParams]{l.req}, KindPrompt, after, limit, false)
 	out := make([]*mcp.Prompt, 0, len(pg.items))
-	for _, p := range pg.prompts() {
-		out = append(out, &p.Prompt)
+	for _, e := range pg.targets() {
+		out = append(out, &e.prompt.Prompt)
 	}
 	return out, pg.more, pg.last, nil
 }
@@ -109,7 +113,7 @@ type routedPromptKey struct{}
 // prompts to the SDK server, the SDK answers it instead, and its answer
 // for a name it does not know either is replaced by mcpkit's.
 func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, next mcp.MethodHandler) (mcp.Result, error) {
-	if !s.answersPrompts() {
+	if !s.answers(KindPrompt) {
 		return nil, errNoPrompts
 	}
 	name := req.Params.Name
@@ -194,21 +198,25 @@ func (s *Server) servePromptRouted(ctx context.Context, sdkReq *mcp.GetPromptReq
 // runPrompt runs req through e's chain; a panic is returned as a
 // [*PanicError].
 func (s *Server) runPrompt(ctx context.Context, e *entry, req *PromptRequest) (res *mcp.GetPromptResult, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			pe := NewPanicError(v)
-			s.logger.Error("mcpkit: prompt panicked", "prompt", e.prompt.Name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
-			res, err = nil, pe
-		}
-	}()
+	defer s.recoverTarget(KindPrompt, e.prompt.Name, &err)
 	return e.chain.prompt.ServePrompt(ctx, req)
+}
+
+// recoverTarget, deferred, turns a panic of the chain of a target of kind
+// k called name into a [*PanicError] in *err, and logs it.
+func (s *Server) recoverTarget(k Kind, name string, err *error) {
+	if v := recover(); v != nil {
+		pe := NewPanicError(v)
+		s.logger.Error("mcpkit: "+k.String()+" panicked", k.String(), name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+		*err = pe
+	}
 }
 
 // finishPrompt maps what e's chain returned onto the wire.
 func finishPrompt(e *entry, res *mcp.GetPromptResult, err error) (*mcp.GetPromptResult, error) {
 	name := e.prompt.Name
 	if err != nil {
-		return nil, promptWireError(name, err)
+		return nil, targetWireError(KindPrompt, name, err)
 	}
 	if res == nil {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}, nil
@@ -221,12 +229,13 @@ func finishPrompt(e *entry, res *mcp.GetPromptResult, err error) (*mcp.GetPrompt
 	return res, nil
 }
 
-// promptWireError applies the error table to err, which came out of the
-// chain of the prompt called name: a JSON-RPC error is kept; any other is
-// -32603, with the text a tool's error result would have (generic for a
-// panic, the tool error's own, the masked one), and the class and the
-// entries of the first [ResultMetaError] in its data.
-func promptWireError(name string, err error) error {
+// targetWireError applies the error table to err, which came out of the
+// chain of the prompt or resource (of kind k) called name: a JSON-RPC
+// error is kept; any other is -32603, with the text a tool's error result
+// would have (generic for a panic, the tool error's own, the masked one),
+// and the class and the entries of the first [ResultMetaError] in its
+// data.
+func targetWireError(k Kind, name string, err error) error {
 	outcome, class := Classify(nil, err)
 	var (
 		text string
@@ -238,7 +247,7 @@ func promptWireError(name string, err error) error {
 		errors.As(err, &wire)
 		return wire
 	case OutcomePanic:
-		text = fmt.Sprintf("internal error in prompt %q", name)
+		text = fmt.Sprintf("internal error in %v %q", k, name)
 	case OutcomeToolError, OutcomeTimeout:
 		var te *ToolError
 		errors.As(err, &te)
@@ -246,7 +255,7 @@ func promptWireError(name string, err error) error {
 	default:
 		text, meta = err.Error(), err
 		if text == "" {
-			text = fmt.Sprintf("error getting prompt %q", name)
+			text = fmt.Sprintf("error %s %v %q", servingVerb(k), k, name)
 		}
 	}
 	data, jerr := json.Marshal(errorMeta(class, meta))
@@ -254,4 +263,16 @@ func promptWireError(name string, err error) error {
 		data, _ = json.Marshal(mcp.Meta{MetaKeyErrorClass: string(class)})
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: text, Data: data}
+}
+
+// servingVerb is what serving a request of kind k does, in messages:
+// "calling" a tool, "getting" a prompt, "reading" a resource.
+func servingVerb(k Kind) string {
+	switch k {
+	case KindPrompt:
+		return "getting"
+	case KindResource:
+		return "reading"
+	}
+	return "calling"
 }

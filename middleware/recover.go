@@ -40,10 +40,12 @@ type RecoverOptions struct {
 // tool error, it is never masked or turned into a JSON-RPC error, whatever
 // the panic value was.
 //
-// Recover serves prompts too: a panic serving a prompts/get becomes the
-// JSON-RPC error -32603 `internal error in prompt "name"`, class Fatal in
-// its data. It is logged, but OnPanic, which takes a tool's request, is
-// not called for it.
+// Recover serves prompts and resources too: a panic serving a prompts/get
+// becomes the JSON-RPC error -32603 `internal error in prompt "name"`,
+// class Fatal in its data, and one serving a resources/read `internal
+// error in resource "uri"` (the template's text, for a template). It is
+// logged, but OnPanic, which takes a tool's request, is not called for
+// it.
 //
 // Recover belongs near the outside of a chain, inside [Logging] and outside
 // everything else, so that it also catches panics in middleware.
@@ -53,7 +55,7 @@ func Recover(opts *RecoverOptions) mcpkit.Middleware {
 		r.logger, r.onPanic = opts.Logger, opts.OnPanic
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		return &recoverHandler{r: r, next: next, prompts: promptsOf(next)}
+		return &recoverHandler{r: r, next: next, prompts: promptsOf(next), resources: resourcesOf(next)}
 	}
 }
 
@@ -63,9 +65,27 @@ type recoverer struct {
 }
 
 type recoverHandler struct {
-	r       *recoverer
-	next    mcpkit.Handler
-	prompts mcpkit.PromptHandler
+	r         *recoverer
+	next      mcpkit.Handler
+	prompts   mcpkit.PromptHandler
+	resources mcpkit.ResourceHandler
+}
+
+func (h *recoverHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (res *mcp.ReadResourceResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p := mcpkit.NewPanicError(v)
+			name := resourceName(req)
+			if h.r.logger != nil {
+				h.r.logger.LogAttrs(ctx, slog.LevelError, "resource panicked",
+					slog.String("resource", name),
+					slog.String("panic", fmt.Sprint(p.Value)),
+					slog.String("stack", string(p.Stack)))
+			}
+			res, err = nil, &mcpkit.ToolError{Err: &recoveredError{tool: name, kind: mcpkit.KindResource, panic: p}, Class: mcpkit.Fatal}
+		}
+	}()
+	return h.resources.ServeResource(ctx, req)
 }
 
 func (h *recoverHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (res *mcp.GetPromptResult, err error) {
@@ -120,7 +140,7 @@ func logPromptPanic(ctx context.Context, logger *slog.Logger, msg string, req *m
 
 // recoveredError hides a panic behind a generic text.
 type recoveredError struct {
-	tool  string // the tool's name, or the prompt's
+	tool  string // the tool's name, the prompt's, or the resource's URI
 	kind  mcpkit.Kind
 	panic *mcpkit.PanicError
 }
