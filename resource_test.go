@@ -536,3 +536,61 @@ func TestSDKResourcesKept(t *testing.T) {
 		}
 	}
 }
+
+// stamp is a middleware that serves resources alone, adding its mark to
+// the text of every content a read answers.
+func stamp(mark string) mcpkit.Middleware {
+	return func(next mcpkit.Handler) mcpkit.Handler {
+		return stamped{Handler: next, next: next.(mcpkit.ResourceHandler), mark: mark}
+	}
+}
+
+type stamped struct {
+	mcpkit.Handler
+	next mcpkit.ResourceHandler
+	mark string
+}
+
+func (s stamped) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+	res, err := s.next.ServeResource(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	out := *res
+	out.Contents = nil
+	for _, c := range res.Contents {
+		cc := *c
+		cc.Text += s.mark
+		out.Contents = append(out.Contents, &cc)
+	}
+	return &out, nil
+}
+
+// TestResourceChainsFollowUse checks that middleware added with Use
+// after resources and templates serve them: their chains are built
+// anew, in order (the first Use outermost).
+func TestResourceChainsFollowUse(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "use"}, nil)
+	if err := srv.AddResources(tools.TextResource("memo://r", "r", "text/plain", "r", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddResourceTemplates(&mcpkit.ResourceTemplate{
+		ResourceTemplate: mcp.ResourceTemplate{URITemplate: "memo://t/{id}", Name: "t", MIMEType: "text/plain"},
+		Handler: mcpkit.ResourceHandlerFunc(func(_ context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: req.Params["id"]}}}, nil
+		}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	srv.Use(stamp("+outer"))
+	srv.Use(stamp("+inner"))
+	for uri, want := range map[string]string{
+		"memo://r":   "memo://r text/plain r+inner+outer",
+		"memo://t/7": "memo://t/7 text/plain 7+inner+outer",
+	} {
+		if got, err := readText(cs, t.Context(), uri); err != nil || got != want {
+			t.Errorf("%s: %q, %v; want %q", uri, got, err, want)
+		}
+	}
+}

@@ -84,10 +84,13 @@ func (s *Server) changeTargets(f family, keys []string) {
 func (s *Server) reindexTargets(st *state, keys []string) [numKinds][]string {
 	var changed [numKinds][]string
 	for f := range family(numFamilies) {
+		was := st.targets[f]
 		var c []string
-		st.targets[f], c = s.targetIndex(f, st.targets[f], keys)
+		st.targets[f], c = s.targetIndex(f, was, keys)
 		changed[f.kind()] = append(changed[f.kind()], c...)
-		if f == famTemplate && len(c) > 0 {
+		if f == famTemplate && st.targets[f] != was {
+			// Entries are made anew for new chains too, unchanged
+			// definitions and all.
 			st.templates = matchOrder(st.targets[f])
 		}
 	}
