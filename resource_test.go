@@ -370,53 +370,72 @@ func TestResourceInputRequired(t *testing.T) {
 // subscriptions/listen stream (in memory, in a synctest bubble).
 func TestResourceListChanged(t *testing.T) {
 	for _, version := range []string{mcpkittest.StatefulVersion, mcpkittest.StatelessVersion} {
-		t.Run(version, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				srv := mcpkit.NewServer(&mcp.Implementation{Name: "notify"}, nil)
-				srv.SetVisibility(adminOnly{})
-				if err := srv.AddResources(tools.TextResource("memo://open", "open", "", "", nil)); err != nil {
-					t.Fatal(err)
-				}
-				var heard [2]atomic.Int32 // guest, admin
-				listen := func(i int) *mcpkittest.Options {
-					return &mcpkittest.Options{ProtocolVersion: version, Client: &mcp.ClientOptions{
-						ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { heard[i].Add(1) },
-					}}
-				}
-				guest := mcpkittest.NewInMemoryServer(t, srv, listen(0))
-				admin := mcpkittest.NewInMemoryServer(t, srv, asAdmin(listen(1)))
-				synctest.Wait()
-				step := func(what string, change func(), guestHears, adminHears int32) {
-					t.Helper()
-					heard[0].Store(0)
-					heard[1].Store(0)
-					change()
-					time.Sleep(time.Second) // past the SDK's debounce, on the bubble's clock
-					synctest.Wait()
-					if g, a := heard[0].Load(), heard[1].Load(); g != guestHears || a != adminHears {
-						t.Errorf("%s: guest heard %d, admin %d; want %d, %d", what, g, a, guestHears, adminHears)
-					}
-				}
-				vault := tools.TextResource("memo://vault", "vault", "", "", &tools.ResourceOptions{Tags: []string{"admin"}})
-				tmpl := &mcpkit.ResourceTemplate{
-					ResourceTemplate: mcp.ResourceTemplate{URITemplate: "admin://{id}", Name: "admin"},
-					Handler:          vault.Handler,
-					Tags:             []string{"admin"},
-				}
-				step("an admin resource added", func() { srv.AddResources(vault) }, 0, 1)
-				step("an admin template added", func() { srv.AddResourceTemplates(tmpl) }, 0, 1)
-				step("a resource for everyone added", func() { srv.AddResources(tools.TextResource("memo://more", "more", "", "", nil)) }, 1, 1)
-				step("an admin resource removed", func() { srv.RemoveResources("memo://vault") }, 0, 1)
-				step("an admin template removed", func() { srv.RemoveResourceTemplates("admin://{id}") }, 0, 1)
-				step("a prompt added", func() { srv.AddPrompts(say("p")) }, 0, 0)
-				if uris, _, _ := resourceURIs(t, guest.Session); uris != "memo://more,memo://open" {
-					t.Errorf("guest lists %s", uris)
-				}
-				guest.Close()
-				admin.Close()
+		for _, foreign := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/foreign=%v", version, foreign), func(t *testing.T) {
+				testResourceListChanged(t, version, foreign)
 			})
-		})
+		}
 	}
+}
+
+func testResourceListChanged(t *testing.T, version string, foreign bool) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "notify"}, nil)
+		if foreign {
+			srv.MCPServer()
+		}
+		srv.SetVisibility(adminOnly{})
+		if err := srv.AddResources(tools.TextResource("memo://open", "open", "", "", nil)); err != nil {
+			t.Fatal(err)
+		}
+		var heard [2]atomic.Int32 // guest, admin
+		listen := func(i int) *mcpkittest.Options {
+			return &mcpkittest.Options{ProtocolVersion: version, Client: &mcp.ClientOptions{
+				ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { heard[i].Add(1) },
+			}}
+		}
+		guest := mcpkittest.NewInMemoryServer(t, srv, listen(0))
+		admin := mcpkittest.NewInMemoryServer(t, srv, asAdmin(listen(1)))
+		synctest.Wait()
+		step := func(what string, change func(), guestHears, adminHears int32) {
+			t.Helper()
+			heard[0].Store(0)
+			heard[1].Store(0)
+			change()
+			time.Sleep(time.Second) // past the SDK's debounce, on the bubble's clock
+			synctest.Wait()
+			if g, a := heard[0].Load(), heard[1].Load(); g != guestHears || a != adminHears {
+				t.Errorf("%s: guest heard %d, admin %d; want %d, %d", what, g, a, guestHears, adminHears)
+			}
+		}
+		vault := tools.TextResource("memo://vault", "vault", "", "", &tools.ResourceOptions{Tags: []string{"admin"}})
+		tmpl := &mcpkit.ResourceTemplate{
+			ResourceTemplate: mcp.ResourceTemplate{URITemplate: "admin://{id}", Name: "admin"},
+			Handler:          vault.Handler,
+			Tags:             []string{"admin"},
+		}
+		step("an admin resource added", func() { srv.AddResources(vault) }, 0, 1)
+		step("an admin template added", func() { srv.AddResourceTemplates(tmpl) }, 0, 1)
+		step("a resource for everyone added", func() { srv.AddResources(tools.TextResource("memo://more", "more", "", "", nil)) }, 1, 1)
+		step("an admin resource removed", func() { srv.RemoveResources("memo://vault") }, 0, 1)
+		step("an admin template removed", func() { srv.RemoveResourceTemplates("admin://{id}") }, 0, 1)
+		step("a prompt added", func() { srv.AddPrompts(say("p")) }, 0, 0)
+		if foreign {
+			step("an SDK resource added", func() {
+				srv.MCPServer().AddResource(&mcp.Resource{URI: "sdk://x", Name: "sdk"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) { return nil, nil })
+			}, 1, 1)
+			step("an SDK resource removed", func() { srv.MCPServer().RemoveResources("sdk://x") }, 1, 1)
+			step("an admin resource added again", func() { srv.AddResources(vault) }, 0, 1)
+			srv.RemoveResources("memo://vault")
+			time.Sleep(time.Second)
+			synctest.Wait()
+		}
+		if uris, _, _ := resourceURIs(t, guest.Session); uris != "memo://more,memo://open" {
+			t.Errorf("guest lists %s", uris)
+		}
+		guest.Close()
+		admin.Close()
+	})
 }
 
 // TestResourcePipeline checks that a resource's chain holds the layers
