@@ -77,10 +77,7 @@ func (h *recoverHandler) ServeResource(ctx context.Context, req *mcpkit.Resource
 			p := mcpkit.NewPanicError(v)
 			name := resourceName(req)
 			if h.r.logger != nil {
-				h.r.logger.LogAttrs(ctx, slog.LevelError, "resource panicked",
-					slog.String("resource", name),
-					slog.String("panic", fmt.Sprint(p.Value)),
-					slog.String("stack", string(p.Stack)))
+				logTargetPanic(ctx, h.r.logger, "resource panicked", mcpkit.KindResource, name, p)
 			}
 			res, err = nil, &mcpkit.ToolError{Err: &recoveredError{tool: name, kind: mcpkit.KindResource, panic: p}, Class: mcpkit.Fatal}
 		}
@@ -93,7 +90,7 @@ func (h *recoverHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequ
 		if v := recover(); v != nil {
 			p := mcpkit.NewPanicError(v)
 			if h.r.logger != nil {
-				logPromptPanic(ctx, h.r.logger, "prompt panicked", req, p)
+				logTargetPanic(ctx, h.r.logger, "prompt panicked", mcpkit.KindPrompt, req.Prompt.Name, p)
 			}
 			res, err = nil, &mcpkit.ToolError{Err: &recoveredError{tool: req.Prompt.Name, kind: mcpkit.KindPrompt, panic: p}, Class: mcpkit.Fatal}
 		}
@@ -130,10 +127,11 @@ func logPanic(ctx context.Context, logger *slog.Logger, msg string, req *mcpkit.
 		slog.String("stack", string(p.Stack)))
 }
 
-// logPromptPanic is logPanic for a prompt.
-func logPromptPanic(ctx context.Context, logger *slog.Logger, msg string, req *mcpkit.PromptRequest, p *mcpkit.PanicError) {
+// logTargetPanic is logPanic for a prompt or a resource (of kind k)
+// called name.
+func logTargetPanic(ctx context.Context, logger *slog.Logger, msg string, k mcpkit.Kind, name string, p *mcpkit.PanicError) {
 	logger.LogAttrs(ctx, slog.LevelError, msg,
-		slog.String("prompt", req.Prompt.Name),
+		slog.String(k.String(), name),
 		slog.String("panic", fmt.Sprint(p.Value)),
 		slog.String("stack", string(p.Stack)))
 }

@@ -294,12 +294,9 @@ func (c *timeoutCall) run() {
 		if c.panic != nil && c.h.logger != nil {
 			switch {
 			case c.preq != nil:
-				logPromptPanic(c.ctx, c.h.logger, "prompt panicked after its timeout", c.preq, c.panic)
+				logTargetPanic(c.ctx, c.h.logger, "prompt panicked after its timeout", mcpkit.KindPrompt, c.preq.Prompt.Name, c.panic)
 			case c.rreq != nil:
-				c.h.logger.LogAttrs(c.ctx, slog.LevelError, "resource panicked after its timeout",
-					slog.String("resource", resourceName(c.rreq)),
-					slog.String("panic", fmt.Sprint(c.panic.Value)),
-					slog.String("stack", string(c.panic.Stack)))
+				logTargetPanic(c.ctx, c.h.logger, "resource panicked after its timeout", mcpkit.KindResource, resourceName(c.rreq), c.panic)
 			default:
 				logPanic(c.ctx, c.h.logger, "tool panicked after its timeout", c.req, c.panic)
 			}
