@@ -613,3 +613,68 @@ func TestResourceChainsFollowUse(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRead compares one resources/read over in-memory transports: a
+// handler registered directly on the SDK server, and the same handler
+// served by mcpkit through the recommended chain (no logger), at a fixed
+// URI and through a template.
+func BenchmarkRead(b *testing.B) {
+	contents := []*mcp.ResourceContents{{URI: "memo://x/1", MIMEType: "text/plain", Text: "ok"}}
+	sdkHandler := func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: contents}, nil
+	}
+	handler := mcpkit.ResourceHandlerFunc(func(context.Context, *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: contents}, nil
+	})
+	for _, template := range []bool{false, true} {
+		name := "uri"
+		if template {
+			name = "template"
+		}
+		b.Run(name+"/sdk", func(b *testing.B) {
+			s := mcp.NewServer(&mcp.Implementation{Name: "bench"}, nil)
+			if template {
+				s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "memo://x/{id}", Name: "x"}, sdkHandler)
+			} else {
+				s.AddResource(&mcp.Resource{URI: "memo://x/1", Name: "x"}, sdkHandler)
+			}
+			benchReads(b, connectSDK(b, s))
+		})
+		b.Run(name+"/mcpkit", func(b *testing.B) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "bench"}, nil)
+			srv.Use(middleware.Recommended(nil))
+			var err error
+			if template {
+				err = srv.AddResourceTemplates(&mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "memo://x/{id}", Name: "x"}, Handler: handler})
+			} else {
+				err = srv.AddResources(&mcpkit.Resource{Resource: mcp.Resource{URI: "memo://x/1", Name: "x"}, Handler: handler})
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			st, ct := mcp.NewInMemoryTransports()
+			ss, err := srv.Connect(context.Background(), st, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(), ct, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { cs.Close(); ss.Close() })
+			benchReads(b, cs)
+		})
+	}
+}
+
+func benchReads(b *testing.B, cs *mcp.ClientSession) {
+	ctx := context.Background()
+	params := &mcp.ReadResourceParams{URI: "memo://x/1"}
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := cs.ReadResource(ctx, params)
+		if err != nil || len(res.Contents) != 1 {
+			b.Fatal(err, res)
+		}
+	}
+}
