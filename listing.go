@@ -139,6 +139,21 @@ func readForeign[T any, L kindList[T]](ctx context.Context, s *Server, st *state
 	}
 }
 
+// askSDK asks next, the SDK, the method with params, on the session and
+// transport of req, and returns its answer as an R.
+func askSDK[R mcp.Result, P sdkParams](ctx context.Context, next mcp.MethodHandler, method string, req *mcp.ServerRequest[P], params P) (R, error) {
+	var none R
+	res, err := next(ctx, method, &mcp.ServerRequest[P]{Session: req.Session, Extra: req.Extra, Params: params})
+	if err != nil {
+		return none, err
+	}
+	r, ok := res.(R)
+	if !ok {
+		return none, fmt.Errorf("mcpkit: SDK answered %s with %T", method, res)
+	}
+	return r, nil
+}
+
 // toolList is a tools/list as answerList reads it.
 type toolList struct{ req *mcp.ListToolsRequest }
 
@@ -176,19 +191,11 @@ func (l toolList) ours(ctx context.Context, s *Server, st *state, after string, 
 }
 
 func (l toolList) sdkPage(ctx context.Context, next mcp.MethodHandler, cursor string) ([]*mcp.Tool, string, mcp.Cacheable, error) {
-	r := &mcp.ListToolsRequest{Session: l.req.Session, Extra: l.req.Extra, Params: &mcp.ListToolsParams{Cursor: cursor}}
-	if l.req.Params != nil {
-		r.Params.Meta = l.req.Params.Meta
-	}
-	res, err := next(ctx, "tools/list", r)
+	res, err := askSDK[*mcp.ListToolsResult](ctx, next, "tools/list", l.req, &mcp.ListToolsParams{Cursor: cursor, Meta: sdkCall[*mcp.ListToolsParams]{l.req}.Meta()})
 	if err != nil {
 		return nil, "", mcp.Cacheable{}, err
 	}
-	lres, ok := res.(*mcp.ListToolsResult)
-	if !ok {
-		return nil, "", mcp.Cacheable{}, fmt.Errorf("mcpkit: SDK answered tools/list with %T", res)
-	}
-	return lres.Tools, lres.NextCursor, lres.Cacheable, nil
+	return res.Tools, res.NextCursor, res.Cacheable, nil
 }
 
 // basePage is the server's own Lister: the page req describes (see

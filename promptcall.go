@@ -77,19 +77,11 @@ func (l promptList) ours(ctx context.Context, s *Server, st *state, after string
 }
 
 func (l promptList) sdkPage(ctx context.Context, next mcp.MethodHandler, cursor string) ([]*mcp.Prompt, string, mcp.Cacheable, error) {
-	r := &mcp.ListPromptsRequest{Session: l.req.Session, Extra: l.req.Extra, Params: &mcp.ListPromptsParams{Cursor: cursor}}
-	if l.req.Params != nil {
-		r.Params.Meta = l.req.Params.Meta
-	}
-	res, err := next(ctx, "prompts/list", r)
+	res, err := askSDK[*mcp.ListPromptsResult](ctx, next, "prompts/list", l.req, &mcp.ListPromptsParams{Cursor: cursor, Meta: sdkCall[*mcp.ListPromptsParams]{l.req}.Meta()})
 	if err != nil {
 		return nil, "", mcp.Cacheable{}, err
 	}
-	lres, ok := res.(*mcp.ListPromptsResult)
-	if !ok {
-		return nil, "", mcp.Cacheable{}, fmt.Errorf("mcpkit: SDK answered prompts/list with %T", res)
-	}
-	return lres.Prompts, lres.NextCursor, lres.Cacheable, nil
+	return res.Prompts, res.NextCursor, res.Cacheable, nil
 }
 
 // routedPrompt is a prompts/get on its way through the SDK to

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -78,19 +77,11 @@ func (l resourceList) ours(ctx context.Context, s *Server, st *state, after stri
 }
 
 func (l resourceList) sdkPage(ctx context.Context, next mcp.MethodHandler, cursor string) ([]*mcp.Resource, string, mcp.Cacheable, error) {
-	r := &mcp.ListResourcesRequest{Session: l.req.Session, Extra: l.req.Extra, Params: &mcp.ListResourcesParams{Cursor: cursor}}
-	if l.req.Params != nil {
-		r.Params.Meta = l.req.Params.Meta
-	}
-	res, err := next(ctx, "resources/list", r)
+	res, err := askSDK[*mcp.ListResourcesResult](ctx, next, "resources/list", l.req, &mcp.ListResourcesParams{Cursor: cursor, Meta: sdkCall[*mcp.ListResourcesParams]{l.req}.Meta()})
 	if err != nil {
 		return nil, "", mcp.Cacheable{}, err
 	}
-	lres, ok := res.(*mcp.ListResourcesResult)
-	if !ok {
-		return nil, "", mcp.Cacheable{}, fmt.Errorf("mcpkit: SDK answered resources/list with %T", res)
-	}
-	return lres.Resources, lres.NextCursor, lres.Cacheable, nil
+	return res.Resources, res.NextCursor, res.Cacheable, nil
 }
 
 // templateList is a resources/templates/list as answerList reads it.
@@ -116,19 +107,12 @@ func (l templateList) ours(ctx context.Context, s *Server, st *state, after stri
 }
 
 func (l templateList) sdkPage(ctx context.Context, next mcp.MethodHandler, cursor string) ([]*mcp.ResourceTemplate, string, mcp.Cacheable, error) {
-	r := &mcp.ListResourceTemplatesRequest{Session: l.req.Session, Extra: l.req.Extra, Params: &mcp.ListResourceTemplatesParams{Cursor: cursor}}
-	if l.req.Params != nil {
-		r.Params.Meta = l.req.Params.Meta
-	}
-	res, err := next(ctx, "resources/templates/list", r)
+	res, err := askSDK[*mcp.ListResourceTemplatesResult](ctx, next, "resources/templates/list", l.req,
+		&mcp.ListResourceTemplatesParams{Cursor: cursor, Meta: sdkCall[*mcp.ListResourceTemplatesParams]{l.req}.Meta()})
 	if err != nil {
 		return nil, "", mcp.Cacheable{}, err
 	}
-	lres, ok := res.(*mcp.ListResourceTemplatesResult)
-	if !ok {
-		return nil, "", mcp.Cacheable{}, fmt.Errorf("mcpkit: SDK answered resources/templates/list with %T", res)
-	}
-	return lres.ResourceTemplates, lres.NextCursor, lres.Cacheable, nil
+	return res.ResourceTemplates, res.NextCursor, res.Cacheable, nil
 }
 
 // routedResource is a resources/read on its way through the SDK to
