@@ -24,7 +24,7 @@ func (s *Server) addTargets(f family, ts []Target, dup error, op string) error {
 	reg := s.registry[f]
 	seen := make(map[string]bool, len(ts))
 	for _, t := range ts {
-		key := t.Key()
+		key := servedKey(t)
 		if seen[key] {
 			return fmt.Errorf("%w: %q appears twice in one %s", dup, key, op)
 		}
@@ -35,7 +35,7 @@ func (s *Server) addTargets(f family, ts []Target, dup error, op string) error {
 	}
 	keys := make([]string, 0, len(ts))
 	for _, t := range ts {
-		key := t.Key()
+		key := servedKey(t)
 		if old, ok := reg[key]; ok {
 			delete(s.builtTargets, old)
 		}
@@ -44,6 +44,15 @@ func (s *Server) addTargets(f family, ts []Target, dup error, op string) error {
 	}
 	s.changeTargets(f, keys)
 	return nil
+}
+
+// servedKey returns the key t is served under: a prompt's name (its own,
+// where Key is its origin's), a resource's URI, a template's text.
+func servedKey(t Target) string {
+	if p, ok := t.(*Prompt); ok {
+		return p.Name
+	}
+	return t.Key()
 }
 
 // removeTargets unregisters the targets of family f under keys; keys not
