@@ -136,8 +136,8 @@ func TestResources(t *testing.T) {
 				}
 			}
 			res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "memo://a"})
-			if err == nil && era.name == "2026-07-28" && res.CacheScope != "public" {
-				t.Errorf("read's cacheScope %q, want public", res.CacheScope)
+			if err != nil || era.name == "2026-07-28" && (res.CacheScope != "public" || res.TTLMs != 60000) {
+				t.Errorf("read: %+v, %v; want cacheScope public, ttlMs 60000", res, err)
 			}
 			_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "book://go/page/seven"})
 			var wire *jsonrpc.Error
@@ -244,7 +244,11 @@ func TestTemplateMatching(t *testing.T) {
 // so is a read.
 func TestHiddenResourceIsUnknown(t *testing.T) {
 	newServer := func() *mcpkit.Server {
-		srv := mcpkit.NewServer(&mcp.Implementation{Name: "hide"}, nil)
+		// Cache hints that say public: what a caller sees depends on who
+		// asks, and that wins.
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "hide"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{
+			SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) { c.CacheScope = "public" },
+		}})
 		srv.SetVisibility(adminOnly{})
 		vault := tools.TextResource("memo://vault", "vault", "text/plain", "gold", &tools.ResourceOptions{Tags: []string{"admin"}})
 		off := tools.TextResource("memo://retired", "retired", "text/plain", "old", &tools.ResourceOptions{Tags: []string{"off"}})

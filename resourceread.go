@@ -162,7 +162,14 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest,
 	params.URI = s.resourceDispatch
 	sdkReq.Params = &params
 	rr.sdk = &sdkReq
-	return next(context.WithValue(ctx, routedResourceKey{}, rr), "resources/read", rr.sdk)
+	res, err := next(context.WithValue(ctx, routedResourceKey{}, rr), "resources/read", rr.sdk)
+	if r, ok := res.(*mcp.ReadResourceResult); ok && rr.private {
+		// What the caller reads depends on who asks: no shared cache may
+		// keep it, whatever the SDK's cache hints said. r is s's own copy
+		// (see finishResource).
+		r.CacheScope = "private"
+	}
+	return res, err
 }
 
 // serveResourceRouted is the handler of s's one SDK resource: it serves
@@ -205,8 +212,8 @@ func (s *Server) runResource(ctx context.Context, e *entry, req *ResourceRequest
 // completes a read it serves itself: contents without a URI have the URI
 // read, without a MIME type the resource's (template's); a nil result is
 // an empty one, as are the contents of an input_required result to a
-// client before 2026-07-28. A read whose answer depends on who asks is private. The
-// SDK writes into the result it is given (its cache hints, contents
+// client before 2026-07-28. The SDK (and readResource, for a private
+// read) writes into the result it is given (its cache hints, contents
 // without a MIME type): the result and those contents are copies, never
 // the handler's own, which it may share between reads.
 func finishResource(rr *routedResource, req *ResourceRequest, res *mcp.ReadResourceResult) *mcp.ReadResourceResult {
@@ -214,9 +221,6 @@ func finishResource(rr *routedResource, req *ResourceRequest, res *mcp.ReadResou
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{}}
 	}
 	r := *res
-	if rr.private {
-		r.CacheScope = "private"
-	}
 	if r.InputRequests != nil {
 		if r.Contents == nil && req.ProtocolVersion() < statelessVersion {
 			// The SDK asks a client before 2026-07-28 for the input
