@@ -319,14 +319,15 @@ func (s *Server) RemoveResourceTemplates(templates ...string) {
 
 // ResourcePipeline returns the layers that serve resources/read of uri,
 // outermost first, and whether uri is served: by the resource registered
-// under it, or else by the first template that matches it. As
-// [Server.PromptPipeline] does, it marks as skipped, with the reason, the
-// layers whose Handler does not serve resources. No per-request
-// [Visibility] is applied.
+// under it, or else by the first template that matches it; uri may also
+// be the text of a registered template. As [Server.PromptPipeline] does,
+// it marks as skipped, with the reason, the layers whose Handler does not
+// serve resources. No per-request [Visibility] is applied.
 func (s *Server) ResourcePipeline(uri string) ([]Layer, bool) {
-	e, _ := s.reachResource(context.Background(), s.state.Load(), nil, uri)
+	st := s.state.Load()
+	e, _ := s.reachResource(context.Background(), st, nil, uri)
 	if e == nil {
-		return nil, false
+		return st.targetPipeline(famTemplate, uri)
 	}
 	return slices.Clone(e.chain.layers), true
 }

@@ -224,6 +224,9 @@ func TestTemplateMatching(t *testing.T) {
 	if _, ok := srv.ResourcePipeline("docs://api/x"); !ok {
 		t.Error("no pipeline for a URI a template serves")
 	}
+	if _, ok := srv.ResourcePipeline("files://{+rest}"); !ok {
+		t.Error("no pipeline for a template, by its text")
+	}
 	for _, bad := range []*mcpkit.ResourceTemplate{
 		{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "{scheme}://x", Name: "n"}, Handler: echo("")},
 		{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "docs://{unclosed", Name: "n"}, Handler: echo("")},
