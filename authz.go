@@ -38,9 +38,11 @@ const MetaKeyRequiredScopes = "io.github.mcpkit/requiredScopes"
 // cannot fix it by changing the arguments; the client must get a token
 // with Scopes (over HTTP it was challenged to).
 type InsufficientScopeError struct {
-	// Tool is the name the tool (or prompt: see Kind) was called by.
+	// Tool is the name the tool (or prompt, or the URI of the resource:
+	// see Kind) was called by.
 	Tool string
-	// Kind is what was refused: a tool (the zero value) or a prompt.
+	// Kind is what was refused: a tool (the zero value), a prompt or a
+	// resource.
 	Kind Kind
 	// Scopes are the scopes the tool needs, as the challenge names them;
 	// empty when the requirement names none.
@@ -133,8 +135,8 @@ func RequireScopes(scopes ...string) Middleware {
 // scopes (none if scopes is empty: the client then learns that it needs a
 // better token, not which).
 //
-// Both guard prompts too: a server-wide requirement refuses a prompts/get
-// as it refuses a call (over HTTP with the challenge, once the request was
+// Both guard prompts and resources too: a server-wide requirement refuses
+// a prompts/get or a resources/read as it refuses a call (over HTTP with the challenge, once the request was
 // read; elsewhere with a JSON-RPC error saying what the prompt requires).
 //
 // RequireToken panics if check is nil or a scope is empty or holds a space
@@ -157,6 +159,7 @@ func RequireToken(check func(ctx context.Context, info *auth.TokenInfo) bool, sc
 			b.rec.requirements = append(b.rec.requirements, r)
 		}
 		r.prompts, _ = next.(PromptHandler)
+		r.resources, _ = next.(ResourceHandler)
 		return r
 	}
 }
@@ -173,10 +176,11 @@ func (h *requirement) refusal(ctx context.Context, info *auth.TokenInfo, name st
 
 // requirement is the layer of RequireToken.
 type requirement struct {
-	check   func(context.Context, *auth.TokenInfo) bool
-	scopes  []string
-	next    Handler
-	prompts PromptHandler // next, in a prompt's chain
+	check     func(context.Context, *auth.TokenInfo) bool
+	scopes    []string
+	next      Handler
+	prompts   PromptHandler   // next, in a prompt's chain
+	resources ResourceHandler // next, in a resource's chain
 }
 
 // LayerSettings shows the scopes a call needs, space-separated as the
@@ -209,7 +213,7 @@ func (h *requirement) ServeTool(ctx context.Context, req *Request) (*mcp.CallToo
 // a server-wide RequireScopes guards prompts as it guards tools.
 func (h *requirement) ServePrompt(ctx context.Context, req *PromptRequest) (*mcp.GetPromptResult, error) {
 	if h.prompts == nil {
-		return nil, errPromptChain
+		return nil, errTargetChain
 	}
 	name := ""
 	if req.Prompt != nil {
@@ -220,6 +224,22 @@ func (h *requirement) ServePrompt(ctx context.Context, req *PromptRequest) (*mcp
 		return h.prompts.ServePrompt(ctx, req)
 	}
 	err.Kind = KindPrompt
+	verdictOf(ctx).refuse(req.Session(), err)
+	return nil, &ToolError{Err: err, Class: Fatal}
+}
+
+// ServeResource refuses a resources/read as ServePrompt refuses a
+// prompts/get. A requirement is never skipped in a resource's chain
+// either.
+func (h *requirement) ServeResource(ctx context.Context, req *ResourceRequest) (*mcp.ReadResourceResult, error) {
+	if h.resources == nil {
+		return nil, errTargetChain
+	}
+	err := h.refusal(ctx, req.TokenInfo(), req.name())
+	if err == nil {
+		return h.resources.ServeResource(ctx, req)
+	}
+	err.Kind = KindResource
 	verdictOf(ctx).refuse(req.Session(), err)
 	return nil, &ToolError{Err: err, Class: Fatal}
 }

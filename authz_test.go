@@ -3,6 +3,7 @@ package mcpkit_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -491,12 +492,13 @@ func TestRefusalEndsSDKSession(t *testing.T) {
 	}
 }
 
-// TestRequireScopesGuardsPrompts: a server-wide requirement guards
-// prompts as it guards tools: over HTTP, on both eras, a prompts/get
-// without the scope is answered 403 with the challenge, and the client's
-// step-up then gets the prompt; in memory, the refusal is a JSON-RPC
-// error that says what the prompt requires. Nothing is served before.
-func TestRequireScopesGuardsPrompts(t *testing.T) {
+// TestRequireScopesGuardsTargets: a server-wide requirement guards
+// prompts and resources as it guards tools: over HTTP, on both eras, a
+// prompts/get or resources/read without the scope is answered 403 with the
+// challenge, and the client's step-up then gets the prompt (resource); in
+// memory, the refusal is a JSON-RPC error that says what the prompt
+// (resource) requires. Nothing is served before.
+func TestRequireScopesGuardsTargets(t *testing.T) {
 	newServer := func(served *atomic.Int32) *mcpkit.Server {
 		srv := mcpkit.NewServer(&mcp.Implementation{Name: "authz", Version: "1"}, nil)
 		srv.Use(mcpkit.RequireScopes("repo:admin"))
@@ -510,10 +512,43 @@ func TestRequireScopesGuardsPrompts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		err = srv.AddResources(&mcpkit.Resource{
+			Resource: mcp.Resource{URI: "repo://secrets", Name: "secrets"},
+			Handler: mcpkit.ResourceHandlerFunc(func(context.Context, *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+				served.Add(1)
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: "s3cr3t"}}}, nil
+			}),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 		return srv
 	}
 	if layers, _ := newServer(new(atomic.Int32)).PromptPipeline("release_notes"); len(layers) != 1 || layers[0].Skipped {
 		t.Errorf("the prompt's pipeline: %+v", layers)
+	}
+	if layers, _ := newServer(new(atomic.Int32)).ResourcePipeline("repo://secrets"); len(layers) != 1 || layers[0].Skipped {
+		t.Errorf("the resource's pipeline: %+v", layers)
+	}
+	kinds := []struct {
+		name    string
+		request func(context.Context, *mcp.ClientSession) error
+		refusal string
+	}{
+		{"prompt", func(ctx context.Context, cs *mcp.ClientSession) error {
+			res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "release_notes"})
+			if err == nil && len(res.Messages) != 1 {
+				err = fmt.Errorf("got %+v", res)
+			}
+			return err
+		}, `prompt "release_notes" requires authorization with scope "repo:admin"`},
+		{"resource", func(ctx context.Context, cs *mcp.ClientSession) error {
+			res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "repo://secrets"})
+			if err == nil && len(res.Contents) != 1 {
+				err = fmt.Errorf("got %+v", res)
+			}
+			return err
+		}, `resource "repo://secrets" requires authorization with scope "repo:admin"`},
 	}
 	for _, tc := range []struct {
 		name     string
@@ -524,52 +559,54 @@ func TestRequireScopesGuardsPrompts(t *testing.T) {
 		{"2025-11-25 stateless", mcpkittest.StatefulVersion, false},
 		{"2025-11-25 session", mcpkittest.StatefulVersion, true},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var served atomic.Int32
-			srv := newServer(&served)
-			verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-				if info, ok := stepUpTokens[token]; ok {
-					return info, nil
+		for _, k := range kinds {
+			t.Run(tc.name+"/"+k.name, func(t *testing.T) {
+				var served atomic.Int32
+				srv := newServer(&served)
+				verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+					if info, ok := stepUpTokens[token]; ok {
+						return info, nil
+					}
+					return nil, auth.ErrInvalidToken
 				}
-				return nil, auth.ErrInvalidToken
-			}
-			h := srv.HTTPHandler(&mcpkit.HTTPOptions{Sessions: tc.sessions, ResourceMetadataURL: testResourceMetadata})
-			ts := httptest.NewServer(auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: testResourceMetadata})(h))
-			defer ts.Close()
-			up := &stepUp{token: "t-read"}
-			client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
-			cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL, OAuthHandler: up},
-				&mcp.ClientSessionOptions{ProtocolVersion: tc.version})
+				h := srv.HTTPHandler(&mcpkit.HTTPOptions{Sessions: tc.sessions, ResourceMetadataURL: testResourceMetadata})
+				ts := httptest.NewServer(auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: testResourceMetadata})(h))
+				defer ts.Close()
+				up := &stepUp{token: "t-read"}
+				client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+				cs, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL, OAuthHandler: up},
+					&mcp.ClientSessionOptions{ProtocolVersion: tc.version})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer cs.Close()
+				if err := k.request(t.Context(), cs); err != nil {
+					t.Fatalf("%s after step-up: %v", k.name, err)
+				}
+				want := []seenChallenge{{status: http.StatusForbidden, err: "insufficient_scope", scope: "repo:admin", resourceMeta: testResourceMetadata}}
+				if got := up.seen(); !slices.Equal(got, want) {
+					t.Errorf("challenges = %+v, want %+v", got, want)
+				}
+				if n := served.Load(); n != 1 {
+					t.Errorf("the %s was served %d times, want once (after the step-up)", k.name, n)
+				}
+			})
+		}
+	}
+	for _, k := range kinds {
+		t.Run("in memory/"+k.name, func(t *testing.T) {
+			var served atomic.Int32
+			cs, err := mcpkittest.ConnectInMemory(t.Context(), newServer(&served), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer cs.Close()
-			res, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "release_notes"})
-			if err != nil || len(res.Messages) != 1 {
-				t.Fatalf("release_notes after step-up: %v %v", res, err)
+			if err := k.request(t.Context(), cs); err == nil || !strings.Contains(err.Error(), k.refusal) {
+				t.Errorf("without a token: %v", err)
 			}
-			want := []seenChallenge{{status: http.StatusForbidden, err: "insufficient_scope", scope: "repo:admin", resourceMeta: testResourceMetadata}}
-			if got := up.seen(); !slices.Equal(got, want) {
-				t.Errorf("challenges = %+v, want %+v", got, want)
-			}
-			if n := served.Load(); n != 1 {
-				t.Errorf("the prompt was served %d times, want once (after the step-up)", n)
+			if n := served.Load(); n != 0 {
+				t.Errorf("served %d times without a token", n)
 			}
 		})
 	}
-	t.Run("in memory", func(t *testing.T) {
-		var served atomic.Int32
-		cs, err := mcpkittest.ConnectInMemory(t.Context(), newServer(&served), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
-		_, err = cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "release_notes"})
-		if err == nil || !strings.Contains(err.Error(), `prompt "release_notes" requires authorization with scope "repo:admin"`) {
-			t.Errorf("without a token: %v", err)
-		}
-		if n := served.Load(); n != 0 {
-			t.Errorf("served %d times without a token", n)
-		}
-	})
 }

@@ -15,9 +15,10 @@ import (
 )
 
 // intercept is the SDK server's receiving middleware: it answers
-// tools/list and prompts/list from the registry (see listTools,
-// listPrompts) and routes each tools/call and prompts/get (see call,
-// getPrompt); every other method goes to the SDK untouched.
+// tools/list, prompts/list, resources/list and resources/templates/list
+// from the registry (see answerList) and routes each tools/call,
+// prompts/get and resources/read (see call, getPrompt, readResource);
+// every other method goes to the SDK untouched.
 func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s.firstServe()
@@ -37,6 +38,18 @@ func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.GetPromptRequest:
 			if method == "prompts/get" && r.Params != nil {
 				return s.getPrompt(ctx, r, next)
+			}
+		case *mcp.ListResourcesRequest:
+			if method == "resources/list" {
+				return s.listResources(ctx, r, next)
+			}
+		case *mcp.ListResourceTemplatesRequest:
+			if method == "resources/templates/list" {
+				return s.listTemplates(ctx, r, next)
+			}
+		case *mcp.ReadResourceRequest:
+			if method == "resources/read" && r.Params != nil {
+				return s.readResource(ctx, r, next)
 			}
 		}
 		return next(ctx, method, req)

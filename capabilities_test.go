@@ -14,12 +14,10 @@ import (
 // version, that a server with tools and neither prompts nor resources
 // declares a capability exactly when it answers that capability's list
 // methods (2026-07-28 requires servers that answer prompts/list to declare
-// prompts in server/discover): the SDK answers resources/list and
-// resources/templates/list with empty lists, so that capability is
-// declared too, with listChanged as the SDK would once it had one to
-// serve; a server without prompts neither declares nor answers
-// prompts/list; completion/complete has no handler and is neither
-// declared nor answered.
+// prompts in server/discover): a server without prompts neither declares
+// nor answers prompts/list, nor one without resources resources/list and
+// resources/templates/list; completion/complete has no handler and is
+// neither declared nor answered.
 func TestDeclaresWhatItAnswers(t *testing.T) {
 	newServer := func(t *testing.T) *mcpkit.Server {
 		srv := mcpkit.NewServer(&mcp.Implementation{Name: "caps", Version: "1"}, nil)
@@ -57,8 +55,8 @@ func TestDeclaresWhatItAnswers(t *testing.T) {
 				t.Errorf("%s: declared %v, answered with error %v", c.name, c.declared, err)
 			}
 		}
-		if caps.Prompts != nil || caps.Resources == nil || !caps.Resources.ListChanged || caps.Resources.Subscribe {
-			t.Errorf("prompts %+v, resources %+v; want no prompts, resources with listChanged, and no subscribe", caps.Prompts, caps.Resources)
+		if caps.Prompts != nil || caps.Resources != nil {
+			t.Errorf("prompts %+v, resources %+v; want neither", caps.Prompts, caps.Resources)
 		}
 	}, nil)
 }
@@ -72,8 +70,8 @@ func TestDeclaredCapabilitiesKept(t *testing.T) {
 		&mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{Capabilities: own}})
 	ts := mcpkittest.NewStatelessServer(t, srv, nil)
 	caps := ts.Session.InitializeResult().Capabilities
-	if caps.Prompts == nil || caps.Prompts.ListChanged || caps.Completions == nil || caps.Resources == nil || !caps.Tools.ListChanged {
-		t.Errorf("capabilities %+v: want prompts without listChanged and completions, as given, and resources and tools added", caps)
+	if caps.Prompts == nil || caps.Prompts.ListChanged || caps.Completions == nil || caps.Resources != nil || !caps.Tools.ListChanged {
+		t.Errorf("capabilities %+v: want prompts without listChanged and completions, as given, and tools added", caps)
 	}
 	if own.Resources != nil || own.Tools != nil {
 		t.Error("the caller's capabilities were modified")

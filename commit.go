@@ -16,8 +16,8 @@ import (
 // commit is the only writer of the state, the generation and the change
 // log, and the only place that reviews the listeners per caller, for each
 // kind, has the SDK tell them, tells the servers s is mounted into and
-// shares the change with the other replicas (of tools: prompts are not
-// mounted nor shared yet).
+// shares the change with the other replicas (of tools: prompts and
+// resources are not mounted nor shared yet).
 
 // A change is what a mutation changed, for commit.
 type change struct {
@@ -50,9 +50,10 @@ type change struct {
 	// ProviderChanged says: their listeners hear of it.
 	principal *string
 
-	// prompts are the prompt names whose definitions as served changed:
-	// every listener is reviewed for them.
-	prompts []string
+	// targets are, by kind, the names of the prompts, the URIs of the
+	// resources and the texts of the templates whose definitions as
+	// served changed: every listener is reviewed for them.
+	targets [numKinds][]string
 
 	// remote says that another replica's tools changed; caughtUp, that
 	// OnChange ran and succeeded. No state is made.
@@ -111,15 +112,18 @@ func (s *Server) commit(st *state, c change) {
 		// Listeners the server did not see open hear of every change.
 		s.poke()
 	}
-	toldPrompts := s.review(old, st, c, KindPrompt, c.prompts)
-	switch {
-	case st.prompts.Len() > 0 && !s.promptsServed.Load():
-		// The SDK declares the prompts capability once it has a prompt:
-		// the one through which every prompts/get passes (see getPrompt).
-		s.promptsServed.Store(true)
-		s.registerPromptDispatch()
-	case toldPrompts || len(c.prompts) > 0 || c.whole && st.prompts.Len() > 0:
-		s.pokePrompts()
+	for _, k := range [...]Kind{KindPrompt, KindResource} {
+		told := s.review(old, st, c, k, c.targets[k])
+		switch {
+		case st.serves(k) && !s.served[k].Load():
+			// The SDK declares the kind's capability once it has one of
+			// it: the one through which every request of the kind passes
+			// (see getPrompt, readResource).
+			s.served[k].Store(true)
+			s.registerTargetDispatch(k)
+		case told || len(c.targets[k]) > 0 || c.whole && st.serves(k):
+			s.pokeKind(k)
+		}
 	}
 	if !local {
 		return
@@ -242,20 +246,29 @@ func (s *Server) poke() {
 	}
 }
 
-// pokePrompts is poke for notifications/prompts/list_changed: the SDK
-// sends it after a change of its prompts, and s registers again the prompt
-// through which every prompts/get passes. s.mu is held.
-func (s *Server) pokePrompts() {
+// pokeKind is poke for notifications/prompts/list_changed (of k,
+// KindPrompt) and notifications/resources/list_changed: the SDK sends it
+// after a change of its prompts (resources), and s registers again the
+// prompt (resource) through which every request of k passes. s.mu is
+// held.
+func (s *Server) pokeKind(k Kind) {
 	for range s.sdk.Sessions() {
-		s.registerPromptDispatch()
+		s.registerTargetDispatch(k)
 		return
 	}
 }
 
-// registerPromptDispatch registers with the SDK the prompt through which
-// every prompts/get of s's prompts passes (see getPrompt).
-func (s *Server) registerPromptDispatch() {
-	s.sdk.AddPrompt(&mcp.Prompt{Name: s.promptDispatch}, s.servePromptRouted)
+// registerTargetDispatch registers with the SDK the prompt through which
+// every prompts/get of s's prompts passes (see getPrompt), or, for
+// KindResource, the resource through which every resources/read of s's
+// resources passes (see readResource).
+func (s *Server) registerTargetDispatch(k Kind) {
+	switch k {
+	case KindPrompt:
+		s.sdk.AddPrompt(&mcp.Prompt{Name: s.promptDispatch}, s.servePromptRouted)
+	case KindResource:
+		s.sdk.AddResource(&mcp.Resource{URI: s.resourceDispatch, Name: s.resourceDispatch}, s.serveResourceRouted)
+	}
 }
 
 // registerDispatch registers with the SDK the tool through which calls of

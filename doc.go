@@ -8,13 +8,14 @@
 // the tool's schema. Behaviour around tools is [Middleware], a
 // func(Handler) Handler composed once: [Chain](a, b, c)(h) is a(b(c(h))),
 // the first outermost. [ForTools] gives some tools middleware of their
-// own; [ListMiddleware] shapes tools/list. A [Prompt] ([Server.AddPrompts])
-// is reached, hidden and listed by the same rules as a tool, and served
-// through the same middleware, those whose Handler also implements
-// [PromptHandler] (middleware.Recover, MaskErrors, Timeout); a layer that
-// serves tools only, RequireScopes among them, is left out of a prompt's
-// chain: hide prompts with a [TargetVisibility] (visibility.Rules is one).
-// A whole server:
+// own; [ListMiddleware] shapes tools/list. A [Prompt] ([Server.AddPrompts]),
+// a [Resource] and a [ResourceTemplate] ([Server.AddResources],
+// [Server.AddResourceTemplates]) are reached, hidden and listed by the same
+// rules as a tool, and served through the same middleware, those whose
+// Handler also implements [PromptHandler] or [ResourceHandler]
+// (middleware.Recover, MaskErrors, Timeout, Logging, RequireScopes); a
+// layer that serves tools only is left out of their chains; visibility
+// rules hide them as tools. A whole server:
 //
 //	srv := mcpkit.NewServer(&mcp.Implementation{Name: "calc"}, nil)
 //	srv.Use(middleware.Recommended(nil)) // a log line per call, recovery, masking, a time limit

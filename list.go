@@ -98,51 +98,33 @@ type pageState struct {
 
 // Session returns the SDK session the request arrived on, or nil.
 func (r *ListRequest) Session() *mcp.ServerSession {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.Session
+	return sdkCall[*mcp.ListToolsParams]{r.Call}.Session()
 }
 
 // ProtocolVersion returns the MCP protocol version of the request, or ""
 // when it is not known.
 func (r *ListRequest) ProtocolVersion() string {
-	if r.Call == nil {
-		return ""
-	}
-	return r.Call.ProtocolVersion()
+	return sdkCall[*mcp.ListToolsParams]{r.Call}.ProtocolVersion()
 }
 
 // ClientCapabilities returns the capabilities the client declared, read as
 // [Request.ClientCapabilities] reads them, or nil.
 func (r *ListRequest) ClientCapabilities() *mcp.ClientCapabilities {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.ClientCapabilities()
+	return sdkCall[*mcp.ListToolsParams]{r.Call}.ClientCapabilities()
 }
 
 // ClientInfo returns the name and version the client gave, or nil.
 func (r *ListRequest) ClientInfo() *mcp.Implementation {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.ClientInfo()
+	return sdkCall[*mcp.ListToolsParams]{r.Call}.ClientInfo()
 }
 
 // Header returns the HTTP headers of the request, or nil on transports
 // without HTTP.
 func (r *ListRequest) Header() http.Header {
-	if r.Call == nil || r.Call.Extra == nil {
-		return nil
-	}
-	return r.Call.Extra.Header
+	return sdkCall[*mcp.ListToolsParams]{r.Call}.Header()
 }
 
 // TokenInfo returns the verified bearer token of the request, or nil.
 func (r *ListRequest) TokenInfo() *auth.TokenInfo {
-	if r.Call == nil || r.Call.Extra == nil {
-		return nil
-	}
-	return r.Call.Extra.TokenInfo
+	return sdkCall[*mcp.ListToolsParams]{r.Call}.TokenInfo()
 }

@@ -21,12 +21,13 @@ import (
 // marks the listeners whose list a change concerns (review), and only
 // those hear the SDK's notification (filterListChanged).
 
-// toolsListChanged and promptsListChanged are the methods of the
-// notifications that listeners hear; the same rules hold for both, each of
-// its own kind.
+// toolsListChanged, promptsListChanged and resourcesListChanged are the
+// methods of the notifications that listeners hear; the same rules hold
+// for each, of its own kind.
 const (
-	toolsListChanged   = "notifications/tools/list_changed"
-	promptsListChanged = "notifications/prompts/list_changed"
+	toolsListChanged     = "notifications/tools/list_changed"
+	promptsListChanged   = "notifications/prompts/list_changed"
+	resourcesListChanged = "notifications/resources/list_changed"
 )
 
 // A listener is a client that hears notifications/tools/list_changed: a
@@ -70,7 +71,8 @@ func (s *Server) watchListeners(next mcp.MethodHandler) mcp.MethodHandler {
 			return res, err
 		case *mcp.SubscriptionsListenRequest:
 			if r.Session == nil || r.Params == nil || r.Params.Notifications == nil ||
-				!r.Params.Notifications.ToolsListChanged && !r.Params.Notifications.PromptsListChanged {
+				!r.Params.Notifications.ToolsListChanged && !r.Params.Notifications.PromptsListChanged &&
+					!r.Params.Notifications.ResourcesListChanged {
 				break
 			}
 			l := s.listen(ctx, r.Session, r.Extra, r.Params.Meta)
@@ -127,6 +129,8 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 		case toolsListChanged:
 		case promptsListChanged:
 			k = KindPrompt
+		case resourcesListChanged:
+			k = KindResource
 		default:
 			return next(ctx, method, req)
 		}
@@ -138,7 +142,7 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // listenedKinds are the kinds whose list_changed listeners hear.
-var listenedKinds = [...]Kind{KindTool, KindPrompt}
+var listenedKinds = [...]Kind{KindTool, KindPrompt, KindResource}
 
 // hears reports whether the SDK's notification that the tools (the
 // prompts, for k) changed must reach ss: when s did not see ss open (it
@@ -162,53 +166,36 @@ func (s *Server) hears(ctx context.Context, ss *mcp.ServerSession, k Kind) bool 
 	return hear
 }
 
-// foreignDigest returns a digest of the tools (the prompts, for k) that
-// code other than s registered on the SDK server (see [Server.MCPServer]),
-// read from the SDK's own list, and whether it could read them. The SDK
-// only says that its list changed, not who changed it: this tells the
-// changes of those, which are everyone's, from s's own. s.mu is held.
+// foreignDigest returns a digest of the tools (the prompts, the resources
+// and templates, for k) that code other than s registered on the SDK
+// server (see [Server.MCPServer]), read from the SDK's own list, and
+// whether it could read them. The SDK only says that its list changed,
+// not who changed it: this tells the changes of those, which are
+// everyone's, from s's own. s.mu is held.
 func (s *Server) foreignDigest(ctx context.Context, ss *mcp.ServerSession, k Kind) (uint64, bool) {
 	st := s.state.Load()
-	var d uint64
-	cursor := ""
-	for {
-		var (
-			req    mcp.Request
-			method string
-		)
-		if k == KindPrompt {
-			method, req = "prompts/list", &mcp.ListPromptsRequest{Session: ss, Params: &mcp.ListPromptsParams{Cursor: cursor}}
-		} else {
-			method, req = "tools/list", &mcp.ListToolsRequest{Session: ss, Params: &mcp.ListToolsParams{Cursor: cursor}}
-		}
-		res, err := s.sdkReceive(ctx, method, req)
-		if err != nil {
-			return 0, false
-		}
-		var next string
-		switch lres := res.(type) {
-		case *mcp.ListToolsResult:
-			for _, t := range lres.Tools {
-				if _, ours := st.byName.Get(t.Name); !ours && t.Name != s.dispatch {
-					d ^= maphash.Comparable(s.seed, t)
-				}
-			}
-			next = lres.NextCursor
-		case *mcp.ListPromptsResult:
-			for _, p := range lres.Prompts {
-				if _, ours := st.prompts.Get(p.Name); !ours && p.Name != s.promptDispatch {
-					d ^= maphash.Comparable(s.seed, p)
-				}
-			}
-			next = lres.NextCursor
-		default:
-			return 0, false
-		}
-		if next == "" || next == cursor {
-			return d, true
-		}
-		cursor = next
+	switch k {
+	case KindPrompt:
+		return digestForeign(ctx, s, st, promptList{&mcp.ListPromptsRequest{Session: ss}})
+	case KindResource:
+		d, ok := digestForeign(ctx, s, st, resourceList{&mcp.ListResourcesRequest{Session: ss}})
+		dt, okt := digestForeign(ctx, s, st, templateList{&mcp.ListResourceTemplatesRequest{Session: ss}})
+		return d ^ dt, ok && okt
 	}
+	return digestForeign(ctx, s, st, toolList{&mcp.ListToolsRequest{Session: ss}})
+}
+
+// digestForeign is foreignDigest for the list l.
+func digestForeign[T comparable, L kindList[T]](ctx context.Context, s *Server, st *state, l L) (uint64, bool) {
+	items, _, err := readForeign[T](ctx, s, st, l, s.sdkReceive)
+	if err != nil {
+		return 0, false
+	}
+	var d uint64
+	for _, it := range items {
+		d ^= maphash.Comparable(s.seed, it)
+	}
+	return d, true
 }
 
 // review marks the listeners that must hear of the change c from old to
@@ -411,10 +398,10 @@ func (s *Server) reviewAll(old, st *state, k Kind) (told, ok bool) {
 }
 
 // uniform reports whether everyone is listed the same names of kind k in
-// st: no per-request Visibility (for prompts, none that decides prompts),
-// and, for tools, no source.
+// st: no per-request Visibility (for prompts and resources, none that
+// decides them), and, for tools, no source.
 func (st *state) uniform(k Kind) bool {
-	if k == KindPrompt {
+	if k != KindTool {
 		return st.allowedTarget == nil
 	}
 	return st.allowed == nil && len(st.sources) == 0
@@ -440,6 +427,16 @@ func (s *Server) tellAll(k Kind) bool {
 // is asked: opaque then reports that one may decide the name for c, whose
 // tools the digest does not cover.
 func (s *Server) view(ctx context.Context, st *state, c Caller, k Kind, name string, blind bool) (d uint64, opaque bool) {
+	if k != KindTool {
+		// A name of a prompt, a resource's URI or a template's text: one
+		// entry each, in its family.
+		for _, f := range familiesOf(k) {
+			if n, ok := st.targets[f].Get(name); ok {
+				d ^= st.targetView(ctx, c, n.versions[0], s.seed)
+			}
+		}
+		return d, false
+	}
 	var es []*entry
 	if _, _, blocked := s.walk(ctx, st, c, k, name, pin{}, &es, blind); blocked {
 		return 0, true
@@ -457,10 +454,11 @@ func (s *Server) view(ctx context.Context, st *state, c Caller, k Kind, name str
 // views of every name, combined with XOR; ok is false when a Provider
 // serves tools in st, whose names only a listing would tell.
 func (s *Server) digest(ctx context.Context, st *state, c Caller, k Kind) (d uint64, ok bool) {
-	if k == KindPrompt {
-		for n := range st.prompts.All() {
-			v, _ := s.view(ctx, st, c, k, n.name, true)
-			d ^= v
+	if k != KindTool {
+		for _, f := range familiesOf(k) {
+			for n := range st.targets[f].All() {
+				d ^= st.targetView(ctx, c, n.versions[0], s.seed)
+			}
 		}
 		return d, true
 	}
@@ -473,6 +471,15 @@ func (s *Server) digest(ctx context.Context, st *state, c Caller, k Kind) (d uin
 		d ^= v
 	}
 	return d, true
+}
+
+// targetView is view of e, the entry of a target of another kind than
+// tools.
+func (st *state) targetView(ctx context.Context, c Caller, e *entry, seed maphash.Seed) uint64 {
+	if e.unlisted() || !st.sees(ctx, c, e) {
+		return 0
+	}
+	return e.fingerprint(seed)
 }
 
 // servedNames adds to names (made when nil) every name st serves under

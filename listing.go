@@ -20,75 +20,182 @@ func (s *Server) listTools(ctx context.Context, req *mcp.ListToolsRequest, next 
 	if req.Params != nil {
 		cursor = req.Params.Cursor
 	}
-	after, err := decodeCursor(cursor)
+	page, err := answerList(ctx, s, toolList{req}, cursor, next)
 	if err != nil {
 		return nil, err
 	}
+	return &mcp.ListToolsResult{Cacheable: page.cacheable, Tools: page.items, NextCursor: page.next}, nil
+}
 
+// A kindList is one kind's list request, as answerList reads it: T is
+// an item as the wire carries it.
+type kindList[T any] interface {
+	// kind is the kind listed.
+	kind() Kind
+	// request is the request, for the SDK's cache hints.
+	request() mcp.Request
+	// key is an item's name (URI, template): lists are ordered by it and
+	// cursors point at it.
+	key(item T) string
+	// ours returns the page of what s itself lists the caller after the
+	// key after, at most limit items, and where it stopped (see listPage).
+	ours(ctx context.Context, s *Server, st *state, after string, limit int) (items []T, more bool, last string, err error)
+	// sdkPage asks next, the SDK, for one page of its own list.
+	sdkPage(ctx context.Context, next mcp.MethodHandler, cursor string) (items []T, nextCursor string, c mcp.Cacheable, err error)
+	// mine reports whether an item of the SDK's list is s's own: one it
+	// serves itself, or the dispatch through which it does.
+	mine(s *Server, st *state, item T) bool
+}
+
+// A wirePage is one page of a list, as answerList makes it.
+type wirePage[T any] struct {
+	items     []T
+	cacheable mcp.Cacheable
+	next      string // the cursor of the next page, or ""
+}
+
+// answerList answers one list of l's kind, the one path of every kind's
+// list: the page of what the caller is listed, merged with what other
+// code registered on the SDK server directly, with the cache hints (a
+// list that depends on who asks is private), cut to the page size.
+func answerList[T any, L kindList[T]](ctx context.Context, s *Server, l L, cursor string, next mcp.MethodHandler) (wirePage[T], error) {
+	var pg wirePage[T]
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return pg, err
+	}
 	st := s.state.Load()
-	lreq := &ListRequest{Call: req, After: after, Limit: s.pageSize + 1, page: &pageState{}}
+	all, more, last, err := l.ours(ctx, s, st, after, s.pageSize+1)
+	if err != nil {
+		return pg, err
+	}
+	var foreign []T
+	if s.foreign.Load() {
+		if foreign, pg.cacheable, err = readForeign[T](ctx, s, st, l, next); err != nil {
+			return pg, err
+		}
+	} else {
+		if s.setCacheable != nil {
+			s.setCacheable(ctx, l.request(), &pg.cacheable)
+		}
+		pg.cacheable.CacheScope = cmp.Or(pg.cacheable.CacheScope, "public")
+	}
+	if !st.uniform(l.kind()) {
+		// The list depends on who asks: no shared cache may keep it.
+		pg.cacheable.CacheScope = "private"
+	}
+	byKey := func(a, b T) int { return strings.Compare(l.key(a), l.key(b)) }
+	if len(foreign) > 0 || !slices.IsSortedFunc(all, byKey) {
+		// Pages are sorted; only a merge (or a list middleware that
+		// broke the contract) needs the sort.
+		for _, it := range foreign {
+			if k := l.key(it); k > after && (!more || k <= last) {
+				all = append(all, it)
+			}
+		}
+		slices.SortStableFunc(all, byKey)
+		all = slices.CompactFunc(all, func(a, b T) bool { return l.key(a) == l.key(b) })
+	}
+	pg.items = all
+	switch {
+	case len(all) > s.pageSize:
+		pg.items = all[:s.pageSize]
+		pg.next = encodeCursor(l.key(all[s.pageSize-1]))
+	case more:
+		// A source stopped before a full page, or list middleware left
+		// items out: the next page starts where the server's own page
+		// stopped looking.
+		pg.next = encodeCursor(last)
+	}
+	return pg, nil
+}
+
+// readForeign returns the items of l's kind registered on the SDK server
+// by other code than s, reading every page of the SDK's own list, and the
+// cache hints the SDK computed for the first page.
+func readForeign[T any, L kindList[T]](ctx context.Context, s *Server, st *state, l L, next mcp.MethodHandler) ([]T, mcp.Cacheable, error) {
+	var (
+		foreign   []T
+		cacheable mcp.Cacheable
+		cursor    string
+	)
+	for page := 0; ; page++ {
+		items, nextCursor, c, err := l.sdkPage(ctx, next, cursor)
+		if err != nil {
+			return nil, cacheable, err
+		}
+		if page == 0 {
+			cacheable = c
+		}
+		for _, it := range items {
+			if !l.mine(s, st, it) {
+				foreign = append(foreign, it)
+			}
+		}
+		if nextCursor == "" || nextCursor == cursor {
+			return foreign, cacheable, nil
+		}
+		cursor = nextCursor
+	}
+}
+
+// askSDK asks next, the SDK, the method with params, on the session and
+// transport of req, and returns its answer as an R.
+func askSDK[R mcp.Result, P sdkParams](ctx context.Context, next mcp.MethodHandler, method string, req *mcp.ServerRequest[P], params P) (R, error) {
+	var none R
+	res, err := next(ctx, method, &mcp.ServerRequest[P]{Session: req.Session, Extra: req.Extra, Params: params})
+	if err != nil {
+		return none, err
+	}
+	r, ok := res.(R)
+	if !ok {
+		return none, fmt.Errorf("mcpkit: SDK answered %s with %T", method, res)
+	}
+	return r, nil
+}
+
+// toolList is a tools/list as answerList reads it.
+type toolList struct{ req *mcp.ListToolsRequest }
+
+func (toolList) kind() Kind             { return KindTool }
+func (l toolList) request() mcp.Request { return l.req }
+func (toolList) key(t *mcp.Tool) string { return t.Name }
+func (toolList) mine(s *Server, st *state, t *mcp.Tool) bool {
+	_, ours := st.byName.Get(t.Name)
+	return ours || t.Name == s.dispatch
+}
+
+// ours is the page through the list middleware, as the client's
+// protocol needs the definitions.
+func (l toolList) ours(ctx context.Context, s *Server, st *state, after string, limit int) ([]*mcp.Tool, bool, string, error) {
+	lreq := &ListRequest{Call: l.req, After: after, Limit: limit, page: &pageState{}}
 	var ours []*Tool
 	if st.lister != nil {
-		ours, err = s.listPage(ctx, st, lreq)
-		if err != nil {
-			return nil, err
+		var err error
+		if ours, err = s.listPage(ctx, st, lreq); err != nil {
+			return nil, false, "", err
 		}
 	} else {
 		ours = s.basePage(ctx, st, lreq)
 	}
-	var (
-		foreign   []*mcp.Tool
-		cacheable mcp.Cacheable
-	)
-	if s.foreign.Load() {
-		if foreign, cacheable, err = s.foreignTools(ctx, req, next); err != nil {
-			return nil, err
-		}
-	} else {
-		if s.setCacheable != nil {
-			s.setCacheable(ctx, req, &cacheable)
-		}
-		cacheable.CacheScope = cmp.Or(cacheable.CacheScope, "public")
-	}
-	if !st.uniform(KindTool) {
-		// The list depends on who asks: no shared cache may keep it.
-		cacheable.CacheScope = "private"
-	}
-
-	objects := wantsObjects(req.ProtocolVersion())
-	all := make([]*mcp.Tool, 0, len(ours)+len(foreign))
+	objects := wantsObjects(l.req.ProtocolVersion())
+	out := make([]*mcp.Tool, 0, len(ours))
 	for _, t := range ours {
 		if objects {
-			all = append(all, st.forObjectClients(t))
+			out = append(out, st.forObjectClients(t))
 			continue
 		}
-		all = append(all, st.wireDef(t))
+		out = append(out, st.wireDef(t))
 	}
-	byName := func(a, b *mcp.Tool) int { return strings.Compare(a.Name, b.Name) }
-	more, last := lreq.page.more, lreq.page.last
-	if len(foreign) > 0 || !slices.IsSortedFunc(all, byName) {
-		// Listers return sorted tools; only a merge (or a list middleware
-		// that broke the contract) needs the sort.
-		for _, t := range foreign {
-			if t.Name > after && (!more || t.Name <= last) {
-				all = append(all, t)
-			}
-		}
-		slices.SortStableFunc(all, byName)
-		all = slices.CompactFunc(all, func(a, b *mcp.Tool) bool { return a.Name == b.Name })
+	return out, lreq.page.more, lreq.page.last, nil
+}
+
+func (l toolList) sdkPage(ctx context.Context, next mcp.MethodHandler, cursor string) ([]*mcp.Tool, string, mcp.Cacheable, error) {
+	res, err := askSDK[*mcp.ListToolsResult](ctx, next, "tools/list", l.req, &mcp.ListToolsParams{Cursor: cursor, Meta: sdkCall[*mcp.ListToolsParams]{l.req}.Meta()})
+	if err != nil {
+		return nil, "", mcp.Cacheable{}, err
 	}
-	res := &mcp.ListToolsResult{Cacheable: cacheable, Tools: all}
-	switch {
-	case len(all) > s.pageSize:
-		res.Tools = all[:s.pageSize]
-		res.NextCursor = encodeCursor(all[s.pageSize-1].Name)
-	case more:
-		// A source stopped before a full page, or list middleware left
-		// tools out: the next page starts where the server's own page
-		// stopped looking.
-		res.NextCursor = encodeCursor(last)
-	}
-	return res, nil
+	return res.Tools, res.NextCursor, res.Cacheable, nil
 }
 
 // basePage is the server's own Lister: the page req describes (see
@@ -119,44 +226,6 @@ func (s *Server) listPage(ctx context.Context, st *state, req *ListRequest) ([]*
 	}
 	*first.page = *req.page
 	return out, err
-}
-
-// foreignTools returns the tools registered on the SDK server by other code
-// than s, reading every page of the SDK's own list, and the cache hints the
-// SDK computed for the first page.
-func (s *Server) foreignTools(ctx context.Context, req *mcp.ListToolsRequest, next mcp.MethodHandler) ([]*mcp.Tool, mcp.Cacheable, error) {
-	var (
-		foreign   []*mcp.Tool
-		cacheable mcp.Cacheable
-		cursor    string
-	)
-	for page := 0; ; page++ {
-		r := &mcp.ListToolsRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.ListToolsParams{Cursor: cursor}}
-		if req.Params != nil {
-			r.Params.Meta = req.Params.Meta
-		}
-		res, err := next(ctx, "tools/list", r)
-		if err != nil {
-			return nil, cacheable, err
-		}
-		lres, ok := res.(*mcp.ListToolsResult)
-		if !ok {
-			return nil, cacheable, fmt.Errorf("mcpkit: SDK answered tools/list with %T", res)
-		}
-		if page == 0 {
-			cacheable = lres.Cacheable
-		}
-		for _, t := range lres.Tools {
-			// The dispatch tool is mcpkit's own.
-			if _, ours := s.state.Load().byName.Get(t.Name); !ours && t.Name != s.dispatch {
-				foreign = append(foreign, t)
-			}
-		}
-		if lres.NextCursor == "" || lres.NextCursor == cursor {
-			return foreign, cacheable, nil
-		}
-		cursor = lres.NextCursor
-	}
 }
 
 const cursorPrefix = "mcpkit:"

@@ -73,8 +73,9 @@ func Chain(mw ...Middleware) Middleware {
 	}
 	mw = slices.Clone(mw) // the caller may reuse its slice
 	return func(h Handler) Handler {
-		if b, ok := h.(promptBound); ok {
-			// Inside a Server, building a prompt's chain: each layer is
+		if b, ok := h.(targetBound); ok {
+			// Inside a Server, building a prompt's or a resource's
+			// chain: each layer is
 			// judged on its own.
 			for i := len(mw) - 1; i >= 0; i-- {
 				b = b.apply(mw[i])
@@ -178,10 +179,7 @@ func (r *Request) WithArguments(args json.RawMessage) *Request {
 // result instead, which works on every protocol version (see
 // [InputResponse]).
 func (r *Request) Session() *mcp.ServerSession {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.Session
+	return sdkCall[*mcp.CallToolParamsRaw]{r.Call}.Session()
 }
 
 // ProtocolVersion returns the MCP protocol version the call arrived with
@@ -189,10 +187,7 @@ func (r *Request) Session() *mcp.ServerSession {
 // _meta on 2026-07-28, from the session's initialization before. It is ""
 // when it is not known (a request built by hand).
 func (r *Request) ProtocolVersion() string {
-	if r.Call == nil {
-		return ""
-	}
-	return r.Call.ProtocolVersion()
+	return sdkCall[*mcp.CallToolParamsRaw]{r.Call}.ProtocolVersion()
 }
 
 // ClientCapabilities returns the capabilities the calling client declared
@@ -200,47 +195,32 @@ func (r *Request) ProtocolVersion() string {
 // the request's _meta on 2026-07-28, from the session's initialization
 // before. It is nil when they are not known.
 func (r *Request) ClientCapabilities() *mcp.ClientCapabilities {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.ClientCapabilities()
+	return sdkCall[*mcp.CallToolParamsRaw]{r.Call}.ClientCapabilities()
 }
 
 // ClientInfo returns the name and version the calling client gave, read as
 // [Request.ClientCapabilities] reads its capabilities, or nil.
 func (r *Request) ClientInfo() *mcp.Implementation {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.ClientInfo()
+	return sdkCall[*mcp.CallToolParamsRaw]{r.Call}.ClientInfo()
 }
 
 // Meta returns the request's _meta object (which holds, for instance, the
 // progress token), or nil when there is none. The map belongs to the request
 // and must not be modified.
 func (r *Request) Meta() mcp.Meta {
-	if r.Call == nil || r.Call.Params == nil {
-		return nil
-	}
-	return r.Call.Params.Meta
+	return sdkCall[*mcp.CallToolParamsRaw]{r.Call}.Meta()
 }
 
 // Header returns the HTTP headers of the request that carried the call, or
 // nil on transports without HTTP (stdio, in-memory).
 func (r *Request) Header() http.Header {
-	if r.Call == nil || r.Call.Extra == nil {
-		return nil
-	}
-	return r.Call.Extra.Header
+	return sdkCall[*mcp.CallToolParamsRaw]{r.Call}.Header()
 }
 
 // TokenInfo returns the verified bearer token of the call, or nil when the
 // transport did not authenticate it.
 func (r *Request) TokenInfo() *auth.TokenInfo {
-	if r.Call == nil || r.Call.Extra == nil {
-		return nil
-	}
-	return r.Call.Extra.TokenInfo
+	return sdkCall[*mcp.CallToolParamsRaw]{r.Call}.TokenInfo()
 }
 
 // sdkCall returns the SDK form of r, building one when r was made by hand.

@@ -18,9 +18,10 @@ import (
 
 // Where a [Layer] of a tool's pipeline was given.
 const (
-	FromServer = "server" // Server.Use, or the server's own validation
-	FromTool   = "tool"   // the tool's own Tool.Middleware
-	FromPrompt = "prompt" // the prompt's own Prompt.Middleware
+	FromServer   = "server"   // Server.Use, or the server's own validation
+	FromTool     = "tool"     // the tool's own Tool.Middleware
+	FromPrompt   = "prompt"   // the prompt's own Prompt.Middleware
+	FromResource = "resource" // the resource's own Resource.Middleware (or the template's)
 )
 
 // A Layer is one middleware in the pipeline of a tool, as
@@ -219,14 +220,14 @@ func NamedMiddleware(name string, m Middleware) Middleware {
 		panic("mcpkit: NamedMiddleware: empty name or nil middleware")
 	}
 	return func(next Handler) Handler {
-		if pb, ok := next.(promptBound); ok {
+		if pb, ok := next.(targetBound); ok {
 			n := pb.rec.len()
 			h := m(next)
-			_, serves := h.(PromptHandler)
+			serves := pb.serves(h)
 			if pb.rec.len() == n {
 				l := Layer{Name: name, From: pb.rec.from, Skipped: !serves}
 				if !serves {
-					l.Reason = skipReason
+					l.Reason = pb.skipReason()
 				} else if ls, ok := h.(LayerSettings); ok {
 					l.Settings = ls.LayerSettings()
 				}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"slices"
 
@@ -39,12 +38,14 @@ func (k Kind) String() string {
 }
 
 // A Target is what a request reaches, for decisions that concern every
-// kind (see [TargetVisibility]): a [*Tool] or a [*Prompt].
+// kind (see [TargetVisibility]): a [*Tool], a [*Prompt], a [*Resource] or
+// a [*ResourceTemplate].
 type Target interface {
 	// Kind returns the kind of the target.
 	Kind() Kind
 	// Key returns the target's identity: the name of the tool or prompt
-	// at the end of its chain of origins.
+	// at the end of its chain of origins, the URI of a resource, the text
+	// of a template.
 	Key() string
 	// HasTag reports whether the target carries tag.
 	HasTag(tag string) bool
@@ -60,12 +61,12 @@ func (t *Tool) Key() string { return t.root().Name }
 
 func (t *Tool) target() {}
 
-// A TargetVisibility is a [Visibility] that also decides which prompts
-// exist, and for whom. A prompt that is not visible is hidden everywhere,
-// as a tool is: absent from prompts/list, and prompts/get of it gets
-// exactly the answer of a name never registered. With a Visibility that
-// does not implement it, every prompt is served to everyone. Tools are
-// decided by the Visibility's own methods.
+// A TargetVisibility is a [Visibility] that also decides which prompts,
+// resources and templates exist, and for whom. One that is not visible is
+// hidden everywhere, as a tool is: absent from its list, and a request of
+// it gets exactly the answer of a name (URI) never registered. With a
+// Visibility that does not implement it, every prompt and resource is
+// served to everyone. Tools are decided by the Visibility's own methods.
 type TargetVisibility interface {
 	Visibility
 
@@ -188,60 +189,39 @@ func (r *PromptRequest) WithArguments(args map[string]string) *PromptRequest {
 // Session returns the SDK session the request arrived on, or nil; see
 // [Request.Session].
 func (r *PromptRequest) Session() *mcp.ServerSession {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.Session
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.Session()
 }
 
 // ProtocolVersion returns the MCP protocol version of the request, or "".
 func (r *PromptRequest) ProtocolVersion() string {
-	if r.Call == nil {
-		return ""
-	}
-	return r.Call.ProtocolVersion()
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.ProtocolVersion()
 }
 
 // ClientCapabilities returns the capabilities the client declared, or nil.
 func (r *PromptRequest) ClientCapabilities() *mcp.ClientCapabilities {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.ClientCapabilities()
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.ClientCapabilities()
 }
 
 // ClientInfo returns the name and version the client gave, or nil.
 func (r *PromptRequest) ClientInfo() *mcp.Implementation {
-	if r.Call == nil {
-		return nil
-	}
-	return r.Call.ClientInfo()
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.ClientInfo()
 }
 
 // Meta returns the request's _meta object, or nil. It must not be
 // modified.
 func (r *PromptRequest) Meta() mcp.Meta {
-	if r.Call == nil || r.Call.Params == nil {
-		return nil
-	}
-	return r.Call.Params.Meta
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.Meta()
 }
 
 // Header returns the HTTP headers of the request, or nil on transports
 // without HTTP.
 func (r *PromptRequest) Header() http.Header {
-	if r.Call == nil || r.Call.Extra == nil {
-		return nil
-	}
-	return r.Call.Extra.Header
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.Header()
 }
 
 // TokenInfo returns the verified bearer token of the request, or nil.
 func (r *PromptRequest) TokenInfo() *auth.TokenInfo {
-	if r.Call == nil || r.Call.Extra == nil {
-		return nil
-	}
-	return r.Call.Extra.TokenInfo
+	return sdkCall[*mcp.GetPromptParams]{r.Call}.TokenInfo()
 }
 
 // ErrDuplicatePrompt is returned by [Server.AddPrompts] for a prompt
@@ -274,47 +254,18 @@ func (s *Server) AddPrompts(prompts ...*Prompt) error {
 		c.Tags = slices.Clone(p.Tags)
 		copies[i] = &c
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	seen := make(map[string]bool, len(copies))
-	for _, p := range copies {
-		if seen[p.Name] {
-			return fmt.Errorf("%w: %q appears twice in one AddPrompts", ErrDuplicatePrompt, p.Name)
-		}
-		seen[p.Name] = true
-		if _, ok := s.prompts[p.Name]; ok && !s.replace {
-			return fmt.Errorf("%w: %q is already registered", ErrDuplicatePrompt, p.Name)
-		}
+	ts := make([]Target, len(copies))
+	for i, p := range copies {
+		ts[i] = p
 	}
-	names := make([]string, 0, len(copies))
-	for _, p := range copies {
-		if old, ok := s.prompts[p.Name]; ok {
-			delete(s.builtPrompts, old)
-		}
-		s.prompts[p.Name] = p
-		names = append(names, p.Name)
-	}
-	s.changePrompts(names)
-	return nil
+	return s.addTargets(famPrompt, ts, ErrDuplicatePrompt, "AddPrompts")
 }
 
 // RemovePrompts unregisters the prompts registered under the given names.
 // Names that are not registered are ignored. A prompts/get already
 // running finishes; later ones get the unknown-prompt error.
 func (s *Server) RemovePrompts(names ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var gone []string
-	for _, name := range names {
-		if p, ok := s.prompts[name]; ok {
-			delete(s.builtPrompts, p)
-			delete(s.prompts, name)
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
-		s.changePrompts(gone)
-	}
+	s.removeTargets(famPrompt, names)
 }
 
 // PromptPipeline returns the layers that serve prompts/get of the prompt
@@ -323,11 +274,7 @@ func (s *Server) RemovePrompts(names ...string) {
 // not serve prompts (and those a [ForTools] selection holds) marked as
 // skipped, with the reason.
 func (s *Server) PromptPipeline(name string) ([]Layer, bool) {
-	n, ok := s.state.Load().prompts.Get(name)
-	if !ok {
-		return nil, false
-	}
-	return slices.Clone(n.versions[0].chain.layers), true
+	return s.state.Load().targetPipeline(famPrompt, name)
 }
 
 // validate checks what AddPrompts needs of p.
@@ -354,66 +301,6 @@ func (p *Prompt) validate() error {
 		}
 	}
 	return nil
-}
-
-// changePrompts makes the state in which the prompts called names are
-// served as s.prompts has them, and commits it. s.mu is held.
-func (s *Server) changePrompts(names []string) {
-	old := s.state.Load()
-	next := *old
-	var changed []string
-	next.prompts, changed = s.promptIndex(old.prompts, names)
-	s.commit(&next, change{prompts: changed})
-}
-
-// promptIndex returns idx with the prompts called names (every prompt,
-// registered or in idx, when names is nil) served as s.prompts and the
-// server's Visibility and middleware have them, and the names whose
-// definition as served changed. Entries that did not change are kept.
-// s.mu is held.
-func (s *Server) promptIndex(idx *promptIndex, names []string) (*promptIndex, []string) {
-	if names == nil {
-		all := map[string]bool{}
-		for n := range idx.All() {
-			all[n.name] = true
-		}
-		for name := range s.prompts {
-			all[name] = true
-		}
-		names = slices.Sorted(maps.Keys(all))
-	}
-	tv, _ := s.visibility.(TargetVisibility)
-	var changed []string
-	for _, name := range names {
-		var was *Prompt
-		if n, ok := idx.Get(name); ok {
-			was = n.versions[0].prompt
-		}
-		p := s.prompts[name]
-		if p != nil && tv != nil && !tv.EnabledTarget(p) {
-			p = nil
-		}
-		if p == nil {
-			if was != nil {
-				idx = idx.Without(name)
-				changed = append(changed, name)
-			}
-			continue
-		}
-		c := s.builtPrompts[p]
-		if c == nil {
-			c = buildPromptChain(p, s.use)
-			s.builtPrompts[p] = c
-		}
-		if n, ok := idx.Get(name); ok && n.versions[0].prompt == p && n.versions[0].chain == c {
-			continue
-		}
-		idx = idx.With(name, &toolName{name: name, versions: []*entry{{prompt: p, chain: c}}})
-		if was != p {
-			changed = append(changed, name)
-		}
-	}
-	return idx, changed
 }
 
 // missingArgument returns the -32602 error of a prompts/get of p without

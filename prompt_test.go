@@ -528,3 +528,29 @@ func TestSDKPromptsKept(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivedPromptServedUnderItsName checks that a prompt deriving from
+// another (Origin set) is registered, listed and served under its own
+// name, while its Key is its origin's.
+func TestDerivedPromptServedUnderItsName(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "derived"}, nil)
+	p := say("brief")
+	p.Origin = say("summary")
+	if p.Key() != "summary" {
+		t.Errorf("Key %q, want the origin's name", p.Key())
+	}
+	if err := srv.AddPrompts(p); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	if names, _, _ := promptNames(t, cs); names != "brief" {
+		t.Errorf("listed %s, want brief", names)
+	}
+	if res, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "brief"}); err != nil || promptText(res) != "brief" {
+		t.Errorf("brief: %s, %v", promptText(res), err)
+	}
+	srv.RemovePrompts("brief")
+	if _, ok := srv.PromptPipeline("brief"); ok {
+		t.Error("brief is still served after RemovePrompts")
+	}
+}

@@ -1,18 +1,14 @@
 package mcpkit
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -27,128 +23,65 @@ func NewUnknownPromptError(name string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", schema.Clip(name))}
 }
 
-// requestCaller is an SDK request as a Caller, for the lists of kinds
-// other than tools.
-type requestCaller[P mcp.Params] struct{ *mcp.ServerRequest[P] }
-
-func (r requestCaller[P]) TokenInfo() *auth.TokenInfo {
-	if r.Extra == nil {
-		return nil
-	}
-	return r.Extra.TokenInfo
+// answers reports whether s answers the methods of kind k (prompts or
+// resources): once it serves one of k (and so declares the capability),
+// when the capability was declared for it, or when other code may serve
+// them on the SDK server. Otherwise they are methods s does not have.
+func (s *Server) answers(k Kind) bool {
+	return s.served[k].Load() || s.declares[k] || s.foreign.Load()
 }
 
-func (r requestCaller[P]) Header() http.Header {
-	if r.Extra == nil {
-		return nil
-	}
-	return r.Extra.Header
-}
-
-// answersPrompts reports whether s answers the prompt methods: once it
-// serves a prompt (and so declares the capability), when the capability
-// was declared for it, or when other code may serve prompts on the SDK
-// server. Otherwise they are methods s does not have.
-func (s *Server) answersPrompts() bool {
-	return s.promptsServed.Load() || s.declaresPrompts || s.foreign.Load()
-}
-
-// errNoPrompts answers the prompt methods of a server without prompts.
-var errNoPrompts = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "prompts are not supported"}
+// errNoPrompts and errNoResources answer the methods of a kind s does not
+// serve.
+var (
+	errNoPrompts   = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "prompts are not supported"}
+	errNoResources = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "resources are not supported"}
+)
 
 // listPrompts answers one prompts/list: the page of what the caller is
 // listed (see Server.page), merged with the prompts registered on the SDK
 // server directly.
 func (s *Server) listPrompts(ctx context.Context, req *mcp.ListPromptsRequest, next mcp.MethodHandler) (mcp.Result, error) {
-	if !s.answersPrompts() {
+	if !s.answers(KindPrompt) {
 		return nil, errNoPrompts
 	}
 	var cursor string
 	if req.Params != nil {
 		cursor = req.Params.Cursor
 	}
-	after, err := decodeCursor(cursor)
+	page, err := answerList(ctx, s, promptList{req}, cursor, next)
 	if err != nil {
 		return nil, err
 	}
-	st := s.state.Load()
-	pg := s.page(ctx, st, requestCaller[*mcp.ListPromptsParams]{req}, KindPrompt, after, s.pageSize+1, false)
-	all := make([]*mcp.Prompt, 0, len(pg.items))
-	for _, p := range pg.prompts() {
-		all = append(all, &p.Prompt)
-	}
-	var cacheable mcp.Cacheable
-	if s.foreign.Load() {
-		foreign, c, err := s.foreignPrompts(ctx, req, next)
-		if err != nil {
-			return nil, err
-		}
-		cacheable = c
-		for _, p := range foreign {
-			if p.Name > after && (!pg.more || p.Name <= pg.last) {
-				all = append(all, p)
-			}
-		}
-		byName := func(a, b *mcp.Prompt) int { return strings.Compare(a.Name, b.Name) }
-		slices.SortStableFunc(all, byName)
-		all = slices.CompactFunc(all, func(a, b *mcp.Prompt) bool { return a.Name == b.Name })
-	} else {
-		if s.setCacheable != nil {
-			s.setCacheable(ctx, req, &cacheable)
-		}
-		cacheable.CacheScope = cmp.Or(cacheable.CacheScope, "public")
-	}
-	if !st.uniform(KindPrompt) {
-		// The list depends on who asks: no shared cache may keep it.
-		cacheable.CacheScope = "private"
-	}
-	res := &mcp.ListPromptsResult{Cacheable: cacheable, Prompts: all}
-	switch {
-	case len(all) > s.pageSize:
-		res.Prompts = all[:s.pageSize]
-		res.NextCursor = encodeCursor(all[s.pageSize-1].Name)
-	case pg.more:
-		res.NextCursor = encodeCursor(pg.last)
-	}
-	return res, nil
+	return &mcp.ListPromptsResult{Cacheable: page.cacheable, Prompts: page.items, NextCursor: page.next}, nil
 }
 
-// foreignPrompts returns the prompts registered on the SDK server by other
-// code than s, reading every page of the SDK's own list, and the cache
-// hints the SDK computed for the first page.
-func (s *Server) foreignPrompts(ctx context.Context, req *mcp.ListPromptsRequest, next mcp.MethodHandler) ([]*mcp.Prompt, mcp.Cacheable, error) {
-	var (
-		foreign   []*mcp.Prompt
-		cacheable mcp.Cacheable
-		cursor    string
-	)
-	st := s.state.Load()
-	for page := 0; ; page++ {
-		r := &mcp.ListPromptsRequest{Session: req.Session, Extra: req.Extra, Params: &mcp.ListPromptsParams{Cursor: cursor}}
-		if req.Params != nil {
-			r.Params.Meta = req.Params.Meta
-		}
-		res, err := next(ctx, "prompts/list", r)
-		if err != nil {
-			return nil, cacheable, err
-		}
-		lres, ok := res.(*mcp.ListPromptsResult)
-		if !ok {
-			return nil, cacheable, fmt.Errorf("mcpkit: SDK answered prompts/list with %T", res)
-		}
-		if page == 0 {
-			cacheable = lres.Cacheable
-		}
-		for _, p := range lres.Prompts {
-			if _, ours := st.prompts.Get(p.Name); !ours && p.Name != s.promptDispatch {
-				foreign = append(foreign, p)
-			}
-		}
-		if lres.NextCursor == "" || lres.NextCursor == cursor {
-			return foreign, cacheable, nil
-		}
-		cursor = lres.NextCursor
+// promptList is a prompts/list as answerList reads it.
+type promptList struct{ req *mcp.ListPromptsRequest }
+
+func (promptList) kind() Kind               { return KindPrompt }
+func (l promptList) request() mcp.Request   { return l.req }
+func (promptList) key(p *mcp.Prompt) string { return p.Name }
+func (promptList) mine(s *Server, st *state, p *mcp.Prompt) bool {
+	_, ours := st.targets[famPrompt].Get(p.Name)
+	return ours || p.Name == s.promptDispatch
+}
+
+func (l promptList) ours(ctx context.Context, s *Server, st *state, after string, limit int) ([]*mcp.Prompt, bool, string, error) {
+	pg := s.page(ctx, st, sdkCall[*mcp.ListPromptsParams]{l.req}, KindPrompt, after, limit, false)
+	out := make([]*mcp.Prompt, 0, len(pg.items))
+	for _, e := range pg.targets() {
+		out = append(out, &e.prompt.Prompt)
 	}
+	return out, pg.more, pg.last, nil
+}
+
+func (l promptList) sdkPage(ctx context.Context, next mcp.MethodHandler, cursor string) ([]*mcp.Prompt, string, mcp.Cacheable, error) {
+	res, err := askSDK[*mcp.ListPromptsResult](ctx, next, "prompts/list", l.req, &mcp.ListPromptsParams{Cursor: cursor, Meta: sdkCall[*mcp.ListPromptsParams]{l.req}.Meta()})
+	if err != nil {
+		return nil, "", mcp.Cacheable{}, err
+	}
+	return res.Prompts, res.NextCursor, res.Cacheable, nil
 }
 
 // routedPrompt is a prompts/get on its way through the SDK to
@@ -172,7 +105,7 @@ type routedPromptKey struct{}
 // prompts to the SDK server, the SDK answers it instead, and its answer
 // for a name it does not know either is replaced by mcpkit's.
 func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, next mcp.MethodHandler) (mcp.Result, error) {
-	if !s.answersPrompts() {
+	if !s.answers(KindPrompt) {
 		return nil, errNoPrompts
 	}
 	name := req.Params.Name
@@ -257,21 +190,25 @@ func (s *Server) servePromptRouted(ctx context.Context, sdkReq *mcp.GetPromptReq
 // runPrompt runs req through e's chain; a panic is returned as a
 // [*PanicError].
 func (s *Server) runPrompt(ctx context.Context, e *entry, req *PromptRequest) (res *mcp.GetPromptResult, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			pe := NewPanicError(v)
-			s.logger.Error("mcpkit: prompt panicked", "prompt", e.prompt.Name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
-			res, err = nil, pe
-		}
-	}()
+	defer s.recoverTarget(KindPrompt, e.prompt.Name, &err)
 	return e.chain.prompt.ServePrompt(ctx, req)
+}
+
+// recoverTarget, deferred, turns a panic of the chain of a target of kind
+// k called name into a [*PanicError] in *err, and logs it.
+func (s *Server) recoverTarget(k Kind, name string, err *error) {
+	if v := recover(); v != nil {
+		pe := NewPanicError(v)
+		s.logger.Error("mcpkit: "+k.String()+" panicked", k.String(), name, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+		*err = pe
+	}
 }
 
 // finishPrompt maps what e's chain returned onto the wire.
 func finishPrompt(e *entry, res *mcp.GetPromptResult, err error) (*mcp.GetPromptResult, error) {
 	name := e.prompt.Name
 	if err != nil {
-		return nil, promptWireError(name, err)
+		return nil, targetWireError(KindPrompt, name, err)
 	}
 	if res == nil {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{}}, nil
@@ -284,12 +221,13 @@ func finishPrompt(e *entry, res *mcp.GetPromptResult, err error) (*mcp.GetPrompt
 	return res, nil
 }
 
-// promptWireError applies the error table to err, which came out of the
-// chain of the prompt called name: a JSON-RPC error is kept; any other is
-// -32603, with the text a tool's error result would have (generic for a
-// panic, the tool error's own, the masked one), and the class and the
-// entries of the first [ResultMetaError] in its data.
-func promptWireError(name string, err error) error {
+// targetWireError applies the error table to err, which came out of the
+// chain of the prompt or resource (of kind k) called name: a JSON-RPC
+// error is kept; any other is -32603, with the text a tool's error result
+// would have (generic for a panic, the tool error's own, the masked one),
+// and the class and the entries of the first [ResultMetaError] in its
+// data.
+func targetWireError(k Kind, name string, err error) error {
 	outcome, class := Classify(nil, err)
 	var (
 		text string
@@ -301,7 +239,7 @@ func promptWireError(name string, err error) error {
 		errors.As(err, &wire)
 		return wire
 	case OutcomePanic:
-		text = fmt.Sprintf("internal error in prompt %q", name)
+		text = fmt.Sprintf("internal error in %v %q", k, name)
 	case OutcomeToolError, OutcomeTimeout:
 		var te *ToolError
 		errors.As(err, &te)
@@ -309,7 +247,7 @@ func promptWireError(name string, err error) error {
 	default:
 		text, meta = err.Error(), err
 		if text == "" {
-			text = fmt.Sprintf("error getting prompt %q", name)
+			text = fmt.Sprintf("error %s %v %q", servingVerb(k), k, name)
 		}
 	}
 	data, jerr := json.Marshal(errorMeta(class, meta))
@@ -317,4 +255,16 @@ func promptWireError(name string, err error) error {
 		data, _ = json.Marshal(mcp.Meta{MetaKeyErrorClass: string(class)})
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: text, Data: data}
+}
+
+// servingVerb is what serving a request of kind k does, in messages:
+// "calling" a tool, "getting" a prompt, "reading" a resource.
+func servingVerb(k Kind) string {
+	switch k {
+	case KindPrompt:
+		return "getting"
+	case KindResource:
+		return "reading"
+	}
+	return "calling"
 }

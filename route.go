@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/nameindex"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,8 +31,10 @@ import (
 //   - one listing rule: the first version the caller sees is listed, unless
 //     it is Unlisted, its _meta naming the versions the caller may pin.
 //
-// Prompts take the same route, by their own names: one version each, no
-// pin, no source (providers and mounted servers serve tools only).
+// Prompts and resources take the same route, by their own names (a
+// resource by its URI, then by the templates that match it: see
+// reachResource): one version each, no pin, no source (providers and
+// mounted servers serve tools only).
 
 // pin is the version a call pins with [MetaKeyVersion] in its _meta, if
 // it pins one.
@@ -66,8 +69,8 @@ func metaPin(meta mcp.Meta) pin {
 // Visibility, asked of the version the transforms made. A nil c is
 // whoever calls: only the rules for everyone apply.
 func (st *state) sees(ctx context.Context, c Caller, e *entry) bool {
-	if e.prompt != nil {
-		return st.allowedTarget == nil || c == nil || st.allowedTarget(ctx, e.prompt, c)
+	if e.target != nil {
+		return st.allowedTarget == nil || c == nil || st.allowedTarget(ctx, e.target, c)
 	}
 	return st.allowed == nil || c == nil || st.allowed(ctx, e.tool, c)
 }
@@ -99,8 +102,13 @@ func (st *state) pick(ctx context.Context, c Caller, es []*entry, p pin, all *[]
 // that one decides, by the pin rule, and seen is set. With blind set (a
 // review of listeners, which never calls a Provider under the server's
 // lock), it stops where a Provider would be asked (a mounted server's
-// too), setting blocked.
+// too), setting blocked. A resource's URI takes reachResource's route;
+// all is for tools and prompts.
 func (s *Server) walk(ctx context.Context, st *state, c Caller, k Kind, name string, p pin, all *[]*entry, blind bool) (e *entry, seen, blocked bool) {
+	if k == KindResource {
+		e, _ := s.reachResource(ctx, st, c, name)
+		return e, e != nil, false
+	}
 	if n, ok := st.index(k).Get(name); ok {
 		if e, seen := st.pick(ctx, c, n.versions, p, all); seen {
 			return e, true, false
@@ -128,6 +136,22 @@ func (s *Server) reach(ctx context.Context, st *state, c Caller, k Kind, name st
 	return e
 }
 
+// reachResource is the route of a resources/read of uri from c in st: the
+// resource registered under uri, when c sees it; else the first template,
+// in match order, that matches uri and c sees, with the variables it
+// decoded. It returns nil for the answer of a URI never served.
+func (s *Server) reachResource(ctx context.Context, st *state, c Caller, uri string) (*entry, map[string]string) {
+	if n, ok := st.targets[famResource].Get(uri); ok && st.sees(ctx, c, n.versions[0]) {
+		return n.versions[0], nil
+	}
+	for _, e := range st.templates {
+		if params := e.template.match(uri); params != nil && st.sees(ctx, c, e) {
+			return e, params
+		}
+	}
+	return nil, nil
+}
+
 // registeredSeen reports whether c sees a registered version of name in
 // st: then the name is the registry's for c, and no source's.
 func (st *state) registeredSeen(ctx context.Context, c Caller, name string) bool {
@@ -140,12 +164,13 @@ func (st *state) registeredSeen(ctx context.Context, c Caller, name string) bool
 }
 
 // listing is the listing rule for a registered name: the definition of n
-// that c is listed, or nil; for a prompt's name, the prompt instead. When
+// that c is listed, or nil; for a name of another kind, its entry
+// instead. When
 // c sees some of n's versions only, the definition's _meta names those
 // alone, so that a version hidden from c is not advertised to it; such
 // definitions are made once per set of versions seen (for names of up to
 // 64 versions).
-func (st *state) listing(ctx context.Context, c Caller, n *toolName) (*Tool, *Prompt) {
+func (st *state) listing(ctx context.Context, c Caller, n *toolName) (*Tool, *entry) {
 	first, every := -1, true
 	var set uint64
 	for i, e := range n.versions {
@@ -165,8 +190,8 @@ func (st *state) listing(ctx context.Context, c Caller, n *toolName) (*Tool, *Pr
 		return nil, nil
 	}
 	e := n.versions[first]
-	if e.prompt != nil {
-		return nil, e.prompt
+	if e.target != nil {
+		return nil, e
 	}
 	if every || e.listed == nil {
 		return e.tool, nil
@@ -224,11 +249,12 @@ type listPage struct {
 
 // A listItem is a name of a page: the definition the caller is listed
 // (nil for a name a source decides for the caller without listing it),
-// or the prompt, and the versions the caller sees, highest first.
+// or the entry of a target of another kind, and the versions the caller
+// sees, highest first.
 type listItem struct {
 	name   string
 	def    *Tool
-	prompt *Prompt
+	target *entry
 	group  []*entry
 }
 
@@ -243,12 +269,13 @@ func (pg listPage) tools() []*Tool {
 	return out
 }
 
-// prompts returns the prompts the page lists.
-func (pg listPage) prompts() []*Prompt {
-	out := make([]*Prompt, 0, len(pg.items))
+// targets returns the entries of the targets of other kinds than tools
+// the page lists.
+func (pg listPage) targets() []*entry {
+	out := make([]*entry, 0, len(pg.items))
 	for _, it := range pg.items {
-		if it.prompt != nil {
-			out = append(out, it.prompt)
+		if it.target != nil {
+			out = append(out, it.target)
 		}
 	}
 	return out
@@ -321,11 +348,17 @@ func (s *Server) page(ctx context.Context, st *state, c Caller, k Kind, after st
 // same, and the parent may list another version of them (one its rules
 // leave visible). Each name c sees counts toward limit then.
 func (st *state) registeredPage(ctx context.Context, c Caller, k Kind, after string, limit int, groups bool) listPage {
-	var pg listPage
 	names := st.listed
 	if groups || k != KindTool {
 		names = st.index(k)
 	}
+	return st.pageOf(ctx, c, names, after, limit, groups)
+}
+
+// pageOf is registeredPage over the names given: those of one kind (or,
+// for resources/templates/list, the templates).
+func (st *state) pageOf(ctx context.Context, c Caller, names *nameindex.Index[*toolName], after string, limit int, groups bool) listPage {
+	var pg listPage
 	for name, n := range names.After(after) {
 		if limit > 0 && len(pg.items) == limit {
 			pg.more = true
@@ -333,13 +366,13 @@ func (st *state) registeredPage(ctx context.Context, c Caller, k Kind, after str
 		}
 		pg.last = name
 		it := listItem{name: name}
-		it.def, it.prompt = st.listing(ctx, c, n)
+		it.def, it.target = st.listing(ctx, c, n)
 		if groups {
 			st.pick(ctx, c, n.versions, pin{}, &it.group)
 			if len(it.group) == 0 {
 				continue
 			}
-		} else if it.def == nil && it.prompt == nil {
+		} else if it.def == nil && it.target == nil {
 			continue
 		}
 		pg.items = append(pg.items, it)

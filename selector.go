@@ -36,8 +36,8 @@ func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
 	inner := Chain(mw...)
 	names := SelectorNames(match)
 	return func(next Handler) Handler {
-		if pb, ok := next.(promptBound); ok {
-			// A selection of tools selects no prompt.
+		if pb, ok := next.(targetBound); ok {
+			// A selection of tools selects no prompt or resource.
 			n := pb.rec.len()
 			for i := len(mw) - 1; i >= 0; i-- {
 				pb.rec.addSkipped(mw[i], &Tool{})
@@ -242,45 +242,81 @@ func buildChain(t *Tool, use []Middleware, c *checker) *chain {
 	return &chain{handler: b, layers: rec.layers, require: rec.requirements, named: rec.named}
 }
 
-// promptBound is the next Handler a middleware is given when a Server
-// builds a prompt's chain: it serves prompts, labelled with the prompt and
-// the record of the chain being built. Its ServeTool is never called
-// within a Server.
-type promptBound struct {
-	prompt *Prompt
-	rec    *pipeline
-	next   PromptHandler
+// targetBound is the next Handler a middleware is given when a Server
+// builds the chain of a prompt or a resource: it serves that kind,
+// labelled with the record of the chain being built. Its ServeTool is
+// never called within a Server, nor the method of the other kind.
+type targetBound struct {
+	kind     Kind
+	rec      *pipeline
+	prompt   PromptHandler   // a prompt's next
+	resource ResourceHandler // a resource's (or template's) next
 }
 
-// errPromptChain is what a prompt chain's tool side answers: a layer
-// that calls ServeTool of its next while serving a prompt.
-var errPromptChain = errors.New("mcpkit: a prompt's chain was called for a tool")
+// errTargetChain is what a chain answers when a layer calls its next for
+// another kind than the one the chain serves.
+var errTargetChain = errors.New("mcpkit: a chain was called for another kind than it serves")
 
-func (b promptBound) ServeTool(context.Context, *Request) (*mcp.CallToolResult, error) {
-	return nil, errPromptChain
+func (b targetBound) ServeTool(context.Context, *Request) (*mcp.CallToolResult, error) {
+	return nil, errTargetChain
 }
 
-func (b promptBound) ServePrompt(ctx context.Context, req *PromptRequest) (*mcp.GetPromptResult, error) {
-	return b.next.ServePrompt(ctx, req)
+func (b targetBound) ServePrompt(ctx context.Context, req *PromptRequest) (*mcp.GetPromptResult, error) {
+	if b.prompt == nil {
+		return nil, errTargetChain
+	}
+	return b.prompt.ServePrompt(ctx, req)
 }
 
-// skipReason is the reason a prompt's pipeline gives for a layer whose
-// Handler does not serve prompts.
-const skipReason = "does not serve prompts"
+func (b targetBound) ServeResource(ctx context.Context, req *ResourceRequest) (*mcp.ReadResourceResult, error) {
+	if b.resource == nil {
+		return nil, errTargetChain
+	}
+	return b.resource.ServeResource(ctx, req)
+}
 
-// apply returns m(b) as the next layer out of a prompt's chain, recording
-// m as a layer unless m recorded its own (as Chain does). A middleware
-// whose Handler does not serve prompts is left out and recorded as
-// skipped.
-func (b promptBound) apply(m Middleware) promptBound {
+// serves reports whether h, a layer's Handler, serves b's kind.
+func (b targetBound) serves(h Handler) bool {
+	switch b.kind {
+	case KindPrompt:
+		_, ok := h.(PromptHandler)
+		return ok
+	case KindResource:
+		_, ok := h.(ResourceHandler)
+		return ok
+	}
+	return false
+}
+
+// skipReason is the reason a pipeline gives for a layer whose Handler
+// does not serve b's kind.
+func (b targetBound) skipReason() string {
+	return "does not serve " + b.kind.String() + "s"
+}
+
+// next returns b with h, which serves b's kind, as the next layer.
+func (b targetBound) next(h Handler) targetBound {
+	switch b.kind {
+	case KindPrompt:
+		b.prompt = h.(PromptHandler)
+	case KindResource:
+		b.resource = h.(ResourceHandler)
+	}
+	return b
+}
+
+// apply returns m(b) as the next layer out of the chain, recording m as
+// a layer unless m recorded its own (as Chain does). A middleware whose
+// Handler does not serve b's kind is left out and recorded as skipped.
+func (b targetBound) apply(m Middleware) targetBound {
 	n := b.rec.len()
 	h := m(b)
-	ph, ok := h.(PromptHandler)
+	ok := b.serves(h)
 	if b.rec.len() == n {
 		b.rec.add(m, !ok)
 		switch l := &b.rec.layers[n]; {
 		case !ok:
-			l.Reason = skipReason
+			l.Reason = b.skipReason()
 		default:
 			if ls, isSet := h.(LayerSettings); isSet {
 				l.Settings = ls.LayerSettings()
@@ -290,22 +326,34 @@ func (b promptBound) apply(m Middleware) promptBound {
 	if !ok {
 		return b
 	}
-	return promptBound{prompt: b.prompt, rec: b.rec, next: ph}
+	return b.next(h)
 }
 
-// buildPromptChain returns the chain of p: its handler wrapped in p's own
-// middleware, then the server-wide middleware use, with its layers
-// outermost first.
-func buildPromptChain(p *Prompt, use []Middleware) *chain {
-	rec := &pipeline{from: FromPrompt}
-	b := promptBound{prompt: p, rec: rec, next: p.Handler}
-	for i := len(p.Middleware) - 1; i >= 0; i-- {
-		b = b.apply(p.Middleware[i])
+// buildTargetChain returns the chain of t, a prompt, resource or
+// template: its handler wrapped in its own middleware, then the
+// server-wide middleware use, with its layers outermost first.
+func buildTargetChain(t Target, use []Middleware) *chain {
+	var (
+		own  []Middleware
+		from string
+		b    = targetBound{kind: t.Kind()}
+	)
+	switch t := t.(type) {
+	case *Prompt:
+		own, from, b.prompt = t.Middleware, FromPrompt, t.Handler
+	case *Resource:
+		own, from, b.resource = t.Middleware, FromResource, t.Handler
+	case *ResourceTemplate:
+		own, from, b.resource = t.Middleware, FromResource, t.Handler
 	}
-	rec.from = FromServer
+	b.rec = &pipeline{from: from}
+	for i := len(own) - 1; i >= 0; i-- {
+		b = b.apply(own[i])
+	}
+	b.rec.from = FromServer
 	for i := len(use) - 1; i >= 0; i-- {
 		b = b.apply(use[i])
 	}
-	slices.Reverse(rec.layers)
-	return &chain{prompt: b.next, layers: rec.layers}
+	slices.Reverse(b.rec.layers)
+	return &chain{prompt: b.prompt, resource: b.resource, layers: b.rec.layers}
 }

@@ -76,11 +76,11 @@ type Server struct {
 	groups       map[string][]*Tool
 	servedAs     map[[2]string]*Tool
 	transforms   []CatalogTransform
-	derived      map[*Tool]derivation // what the transforms made of each registered version
-	lineage      map[string][]*Tool   // registered versions by the other names in their derivations' lineage (see RefreshTools)
-	built        map[*Tool]*chain     // built chains by served tool, dropped when the server-wide chain changes
-	prompts      map[string]*Prompt   // every registered prompt, by name
-	builtPrompts map[*Prompt]*chain   // built chains by prompt, dropped when the server-wide chain changes
+	derived      map[*Tool]derivation           // what the transforms made of each registered version
+	lineage      map[string][]*Tool             // registered versions by the other names in their derivations' lineage (see RefreshTools)
+	built        map[*Tool]*chain               // built chains by served tool, dropped when the server-wide chain changes
+	registry     [numFamilies]map[string]Target // every registered prompt by name, resource by URI, template by its text
+	builtTargets map[Target]*chain              // built chains by prompt, resource or template, dropped when the server-wide chain changes
 	use          []Middleware
 	listUse      []ListMiddleware
 	visibility   Visibility
@@ -113,10 +113,15 @@ type Server struct {
 	// dispatch, the one tool s registers with the SDK, through which every
 	// call of s's tools passes (see serveRouted).
 	replica, dispatch string
-	promptDispatch    string        // the one prompt s registers with the SDK (see getPrompt)
-	promptsServed     atomic.Bool   // promptDispatch is registered: the prompts capability is declared
-	declaresPrompts   bool          // the SDK options declare the prompts capability (see answersPrompts)
-	events            atomic.Uint64 // change events published, for their seq
+	promptDispatch    string // the one prompt s registers with the SDK (see getPrompt)
+	resourceDispatch  string // the one resource s registers with the SDK (see readResource)
+
+	// served says, by kind, that the dispatch of the kind is registered:
+	// the SDK declares the kind's capability. declares says that the SDK
+	// options declare it (see answers).
+	served   [numKinds]atomic.Bool
+	declares [numKinds]bool
+	events   atomic.Uint64 // change events published, for their seq
 
 	state   atomic.Pointer[state] // what calls and lists read, without locking
 	gen     atomic.Uint64         // counts the states published (see Generation)
@@ -139,14 +144,12 @@ type Server struct {
 // NewServer returns a Server on a new SDK server for impl, configured by
 // opts.SDKOptions. Unless those options set it, the server advertises the
 // tools capability with listChanged from the start, so clients that connect
-// before the first tool is added still learn of later changes. It
-// advertises the resources capability the same way, also while it has
-// none: the SDK server answers resources/list and resources/templates/list
-// whether or not any are registered, and protocol 2026-07-28 requires a
-// server to declare what it answers. The prompts capability, with
-// listChanged, is advertised once a prompt is added ([Server.AddPrompts]);
-// until then prompts/list and prompts/get are answered -32601, as methods
-// the server does not have. Without Capabilities in those options, it
+// before the first tool is added still learn of later changes. The prompts
+// and resources capabilities, with listChanged, are advertised once a
+// prompt ([Server.AddPrompts]) or a resource or template
+// ([Server.AddResources], [Server.AddResourceTemplates]) is added; until
+// then the methods of that kind are answered -32601, as methods the server
+// does not have. Without Capabilities in those options, it
 // advertises only these: client logging, which the SDK would advertise by
 // default, is deprecated by protocol 2026-07-28 (set Capabilities to
 // advertise it).
@@ -164,15 +167,14 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 	if caps.Tools == nil {
 		caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
 	}
-	if caps.Resources == nil {
-		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
-	}
 	sdkOpts.Capabilities = caps
 	s := newServer(mcp.NewServer(impl, &sdkOpts), opts)
 	s.pageSize = cmp.Or(sdkOpts.PageSize, mcp.DefaultPageSize)
 	s.setCacheable = sdkOpts.SetCacheable
 	//lint:ignore SA1019 a server told to declare prompts the old way answers them too
-	s.declaresPrompts = caps.Prompts != nil || sdkOpts.HasPrompts
+	s.declares[KindPrompt] = caps.Prompts != nil || sdkOpts.HasPrompts
+	//lint:ignore SA1019 as for prompts
+	s.declares[KindResource] = caps.Resources != nil || sdkOpts.HasResources
 	return s
 }
 
@@ -212,8 +214,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		servedAs:     make(map[[2]string]*Tool),
 		derived:      make(map[*Tool]derivation),
 		built:        make(map[*Tool]*chain),
-		prompts:      make(map[string]*Prompt),
-		builtPrompts: make(map[*Prompt]*chain),
+		builtTargets: make(map[Target]*chain),
 		listeners:    make(map[*mcp.ServerSession]*listener),
 		replica:      rand.Text(),
 		seed:         maphash.MakeSeed(),
@@ -222,10 +223,17 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	}
 	srv.dispatch = "mcpkit.call." + srv.replica
 	srv.promptDispatch = "mcpkit.prompt." + srv.replica
+	srv.resourceDispatch = "mcpkit://dispatch/" + srv.replica
+	for f := range srv.registry {
+		srv.registry[f] = make(map[string]Target)
+	}
 	if srv.logger == nil {
 		srv.logger = slog.New(slog.DiscardHandler)
 	}
-	empty := &state{byName: &nameindex.Index[*toolName]{}, listed: &nameindex.Index[*toolName]{}, byID: &nameindex.Index[[]*entry]{}, prompts: &promptIndex{}}
+	empty := &state{byName: &nameindex.Index[*toolName]{}, listed: &nameindex.Index[*toolName]{}, byID: &nameindex.Index[[]*entry]{}}
+	for f := range empty.targets {
+		empty.targets[f] = &targetIndex{}
+	}
 	srv.finish(empty)
 	srv.state.Store(empty)
 	// watchListeners first, so that what it passes requests to is the
@@ -282,7 +290,7 @@ func (s *Server) Use(mw ...Middleware) {
 	defer s.mu.Unlock()
 	s.use = append(s.use, mw...)
 	clear(s.built)
-	clear(s.builtPrompts)
+	clear(s.builtTargets)
 	s.republish()
 }
 

@@ -25,7 +25,11 @@ type state struct {
 	listed  *nameindex.Index[*toolName] // the names with a version that may be listed (not Unlisted)
 	byID    *nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID), of those served under another name (see identity)
 	lister  Lister                      // list middleware around the server's own page; nil when there is none
-	prompts *promptIndex                // every enabled registered prompt, by name, each one entry
+	targets [numFamilies]*targetIndex   // every enabled registered prompt, resource and template, each one entry
+
+	// templates are the entries of targets[famTemplate] in the order a
+	// URI is matched against them (see matchTemplate).
+	templates []*entry
 
 	// requiring counts the registered versions whose chains hold a
 	// RequireToken layer: without any, no call is refused by its headers
@@ -48,21 +52,65 @@ type state struct {
 	// when what a request sees does not depend on the request.
 	allowed func(context.Context, *Tool, Caller) bool
 
-	// allowedTarget is the same for prompts: the per-request half of a
-	// TargetVisibility, or nil.
+	// allowedTarget is the same for prompts and resources: the
+	// per-request half of a TargetVisibility, or nil.
 	allowedTarget func(context.Context, Target, Caller) bool
 }
 
-// A promptIndex holds prompts by name, in the shape the route reads: a
-// toolName of one entry each.
-type promptIndex = nameindex.Index[*toolName]
+// A targetIndex holds prompts by name, resources by URI or templates by
+// their text, in the shape the route reads: a toolName of one entry each.
+type targetIndex = nameindex.Index[*toolName]
 
-// index returns the names of kind k that st serves.
+// A family is one index of targets: prompts, resources or templates.
+type family uint8
+
+const (
+	famPrompt family = iota
+	famResource
+	famTemplate
+
+	numFamilies = iota
+)
+
+// kind returns the kind of f's targets.
+func (f family) kind() Kind {
+	if f == famPrompt {
+		return KindPrompt
+	}
+	return KindResource
+}
+
+// familiesOf returns the families of kind k.
+func familiesOf(k Kind) []family {
+	switch k {
+	case KindPrompt:
+		return []family{famPrompt}
+	case KindResource:
+		return []family{famResource, famTemplate}
+	}
+	return nil
+}
+
+// index returns the names of kind k that st serves by name: tools,
+// prompts, or resources by exact URI.
 func (st *state) index(k Kind) *nameindex.Index[*toolName] {
-	if k == KindPrompt {
-		return st.prompts
+	switch k {
+	case KindPrompt:
+		return st.targets[famPrompt]
+	case KindResource:
+		return st.targets[famResource]
 	}
 	return st.byName
+}
+
+// serves reports whether st serves some target of kind k.
+func (st *state) serves(k Kind) bool {
+	for _, f := range familiesOf(k) {
+		if st.targets[f].Len() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // toolName is a registered name clients can call, with its versions.
@@ -95,9 +143,12 @@ func (n *toolName) listable() bool {
 
 // entry is a served tool version with its middleware chain built.
 type entry struct {
-	tool     *Tool   // as listed and as Request.Tool: after transforms, with its version's _meta; nil for a prompt
-	prompt   *Prompt // the prompt, for a prompt's entry
-	derived  *Tool   // what the transforms made of the registered or provided tool; the chain was built for it
+	tool     *Tool             // as listed and as Request.Tool: after transforms, with its version's _meta; nil for other kinds
+	target   Target            // the prompt, resource or template, for an entry of another kind than tools
+	prompt   *Prompt           // target, for a prompt's entry
+	resource *Resource         // target, for a resource's entry
+	template *ResourceTemplate // target, for a template's entry
+	derived  *Tool             // what the transforms made of the registered or provided tool; the chain was built for it
 	chain    *chain
 	listed   []string // the versions of the name, highest first, when it has versions
 	provided bool     // made of a source's tool, not a registered one
@@ -157,8 +208,8 @@ func (e *entry) key() *Tool {
 // same as long as the definition is, or, for a Provider's tool (which a
 // Provider may make anew for each request), a digest of the definition.
 func (e *entry) fingerprint(seed maphash.Seed) uint64 {
-	if e.prompt != nil {
-		return maphash.Comparable(seed, e.prompt)
+	if e.target != nil {
+		return maphash.Comparable(seed, e.target)
 	}
 	if k := e.key(); k != nil {
 		return maphash.Comparable(seed, k)
@@ -176,8 +227,13 @@ func (e *entry) fingerprint(seed maphash.Seed) uint64 {
 
 // unlisted reports whether e is kept out of lists.
 func (e *entry) unlisted() bool {
-	if e.prompt != nil {
+	switch {
+	case e.prompt != nil:
 		return e.prompt.Unlisted
+	case e.resource != nil:
+		return e.resource.Unlisted
+	case e.template != nil:
+		return e.template.Unlisted
 	}
 	return e.tool.Unlisted
 }
@@ -190,13 +246,29 @@ func (e *entry) paramHeaders() []paramheader.Param {
 	return m.params
 }
 
+// newTargetEntry returns the entry of t, a prompt, resource or template,
+// served by c.
+func newTargetEntry(t Target, c *chain) *entry {
+	e := &entry{target: t, chain: c}
+	switch t := t.(type) {
+	case *Prompt:
+		e.prompt = t
+	case *Resource:
+		e.resource = t
+	case *ResourceTemplate:
+		e.template = t
+	}
+	return e
+}
+
 // chain is a built middleware chain.
 type chain struct {
-	handler Handler
-	prompt  PromptHandler  // for a prompt's chain, instead of handler
-	layers  []Layer        // for Server.Pipeline
-	require []*requirement // the RequireToken layers, outermost first (see refusedEarly)
-	named   []namedUse     // the tool names its ForTools selections were written with (see judgeNames)
+	handler  Handler
+	prompt   PromptHandler   // for a prompt's chain, instead of handler
+	resource ResourceHandler // for a resource's or a template's chain, instead of handler
+	layers   []Layer         // for Server.Pipeline
+	require  []*requirement  // the RequireToken layers, outermost first (see refusedEarly)
+	named    []namedUse      // the tool names its ForTools selections were written with (see judgeNames)
 }
 
 // defCache keeps, for a name, the definitions listed to callers who see

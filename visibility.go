@@ -140,9 +140,8 @@ func (s *Server) revisit() {
 	s.freeze()
 	names := s.reenable()
 	st := s.update(names)
-	var prompts []string
-	st.prompts, prompts = s.promptIndex(st.prompts, nil)
-	s.commit(st, change{names: names, whole: true, prompts: prompts})
+	targets := s.reindexTargets(st, nil)
+	s.commit(st, change{names: names, whole: true, targets: targets})
 }
 
 // revisitNames is revisit for a change that concerns the tools names
@@ -176,16 +175,15 @@ func (s *Server) revisitNames(names []string) {
 	}
 	changedNames := slices.Sorted(maps.Keys(changed))
 	st := s.update(changedNames)
-	var prompts []string
-	st.prompts, prompts = s.promptIndex(st.prompts, names)
+	targets := s.reindexTargets(st, names)
 	if !exact {
-		s.commit(st, change{names: changedNames, whole: true, prompts: prompts})
+		s.commit(st, change{names: changedNames, whole: true, targets: targets})
 		return
 	}
 	for _, src := range st.sources {
 		selectedNames(src, names, "", served)
 	}
-	s.commit(st, change{names: changedNames, reviewed: slices.Sorted(maps.Keys(served)), reask: true, prompts: prompts})
+	s.commit(st, change{names: changedNames, reviewed: slices.Sorted(maps.Keys(served)), reask: true, targets: targets})
 }
 
 // selectedNames adds to served the names under which src, a source of a state,

@@ -80,3 +80,26 @@ func promptsOf(next mcpkit.Handler) mcpkit.PromptHandler {
 		return nil, errNoPrompts
 	})
 }
+
+// errNoResources is errNoPrompts for resources.
+var errNoResources = errors.New("middleware: the next handler does not serve resources")
+
+// resourcesOf returns next as a ResourceHandler, or one that answers
+// errNoResources.
+func resourcesOf(next mcpkit.Handler) mcpkit.ResourceHandler {
+	if r, ok := next.(mcpkit.ResourceHandler); ok {
+		return r
+	}
+	return mcpkit.ResourceHandlerFunc(func(context.Context, *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+		return nil, errNoResources
+	})
+}
+
+// resourceName names what a resources/read reads, in errors and logs: the
+// resource's URI, or the template's text.
+func resourceName(req *mcpkit.ResourceRequest) string {
+	if req.Template != nil {
+		return req.Template.URITemplate
+	}
+	return req.URI
+}

@@ -66,9 +66,12 @@ type LoggingOptions struct {
 // Logging costs one Enabled call; when it is not enabled for a record's
 // level, the record costs no allocation.
 //
-// Logging serves prompts too: one record per prompts/get, with the message
-// "prompt get" and the attributes prompt, duration, outcome, class, error
-// and stack as above (arguments and results are not logged for prompts).
+// Logging serves prompts and resources too: one record per prompts/get,
+// with the message "prompt get" and the attributes prompt, duration,
+// outcome, class, error and stack as above, and one per resources/read,
+// with the message "resource read" and the attribute resource (the URI
+// read) instead of prompt (arguments and results are not logged for
+// either).
 //
 // Logging belongs outermost, so that its record covers everything the other
 // middleware did (a rejection by a limit, a timeout, a masked error).
@@ -93,7 +96,7 @@ func Logging(opts *LoggingOptions) mcpkit.Middleware {
 		if l.logger == nil {
 			return next
 		}
-		return &loggingHandler{l: l, next: next, prompts: promptsOf(next)}
+		return &loggingHandler{l: l, next: next, prompts: promptsOf(next), resources: resourcesOf(next)}
 	}
 }
 
@@ -124,9 +127,10 @@ func outcomeIndex(o mcpkit.Outcome) int {
 }
 
 type loggingHandler struct {
-	l       *logging
-	next    mcpkit.Handler
-	prompts mcpkit.PromptHandler
+	l         *logging
+	next      mcpkit.Handler
+	prompts   mcpkit.PromptHandler
+	resources mcpkit.ResourceHandler
 }
 
 func (h *loggingHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (res *mcp.GetPromptResult, err error) {
@@ -137,18 +141,36 @@ func (h *loggingHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequ
 	returned := false
 	defer func() {
 		if !returned {
-			h.l.logPrompt(ctx, req, time.Since(start), nil, true)
+			h.l.logTarget(ctx, mcpkit.KindPrompt, req.Prompt.Name, time.Since(start), nil, true)
 		}
 	}()
 	res, err = h.prompts.ServePrompt(ctx, req)
 	returned = true
-	h.l.logPrompt(ctx, req, time.Since(start), err, false)
+	h.l.logTarget(ctx, mcpkit.KindPrompt, req.Prompt.Name, time.Since(start), err, false)
 	return res, err
 }
 
-// logPrompt writes the record of a prompts/get that returned err, or
-// that is panicking through Logging.
-func (l *logging) logPrompt(ctx context.Context, req *mcpkit.PromptRequest, d time.Duration, err error, panicking bool) {
+func (h *loggingHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (res *mcp.ReadResourceResult, err error) {
+	if !h.l.logger.Enabled(ctx, h.l.maxLevel) {
+		return h.resources.ServeResource(ctx, req)
+	}
+	start := time.Now()
+	returned := false
+	defer func() {
+		if !returned {
+			h.l.logTarget(ctx, mcpkit.KindResource, req.URI, time.Since(start), nil, true)
+		}
+	}()
+	res, err = h.resources.ServeResource(ctx, req)
+	returned = true
+	h.l.logTarget(ctx, mcpkit.KindResource, req.URI, time.Since(start), err, false)
+	return res, err
+}
+
+// logTarget writes the record of a prompts/get of the prompt called name
+// (a resources/read of the URI name, for KindResource) that returned err,
+// or that is panicking through Logging.
+func (l *logging) logTarget(ctx context.Context, k mcpkit.Kind, name string, d time.Duration, err error, panicking bool) {
 	o, class := mcpkit.Classify(nil, err)
 	if panicking {
 		o, class = mcpkit.OutcomePanic, mcpkit.Fatal
@@ -159,7 +181,7 @@ func (l *logging) logPrompt(ctx context.Context, req *mcpkit.PromptRequest, d ti
 	}
 	attrs := make([]slog.Attr, 0, 6)
 	attrs = append(attrs,
-		slog.String("prompt", req.Prompt.Name),
+		slog.String(k.String(), name),
 		slog.Duration("duration", d),
 		slog.String("outcome", string(o)))
 	if class != "" {
@@ -173,7 +195,11 @@ func (l *logging) logPrompt(ctx context.Context, req *mcpkit.PromptRequest, d ti
 			attrs = append(attrs, slog.String("stack", string(p.Stack)))
 		}
 	}
-	l.logger.LogAttrs(ctx, level, "prompt get", attrs...)
+	msg := "prompt get"
+	if k == mcpkit.KindResource {
+		msg = "resource read"
+	}
+	l.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
 func (h *loggingHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (res *mcp.CallToolResult, err error) {

@@ -35,9 +35,10 @@ type MaskErrorsOptions struct {
 // itself, with isError set, is the handler's own answer and passes
 // unchanged.
 //
-// MaskErrors serves prompts too: an internal error serving a prompts/get
-// reaches the client as the JSON-RPC error -32603 with the text
-// `error getting prompt "name"`.
+// MaskErrors serves prompts and resources too: an internal error serving a
+// prompts/get reaches the client as the JSON-RPC error -32603 with the
+// text `error getting prompt "name"`, one serving a resources/read with
+// `error reading resource "uri"` (the template's text, for a template).
 //
 // MaskErrors belongs inside [Logging] and [Recover] and outside everything
 // that produces errors: limits, [Timeout], validation and the handler.
@@ -47,14 +48,29 @@ func MaskErrors(opts *MaskErrorsOptions) mcpkit.Middleware {
 		logger = opts.Logger
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		return &maskHandler{logger: logger, next: next, prompts: promptsOf(next)}
+		return &maskHandler{logger: logger, next: next, prompts: promptsOf(next), resources: resourcesOf(next)}
 	}
 }
 
 type maskHandler struct {
-	logger  *slog.Logger
-	next    mcpkit.Handler
-	prompts mcpkit.PromptHandler
+	logger    *slog.Logger
+	next      mcpkit.Handler
+	prompts   mcpkit.PromptHandler
+	resources mcpkit.ResourceHandler
+}
+
+func (h *maskHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+	res, err := h.resources.ServeResource(ctx, req)
+	if err == nil || !maskable(err) {
+		return res, err
+	}
+	name := resourceName(req)
+	if h.logger != nil {
+		h.logger.LogAttrs(ctx, slog.LevelError, "resource error masked",
+			slog.String("resource", name),
+			slog.String("error", err.Error()))
+	}
+	return nil, &maskedError{tool: name, kind: mcpkit.KindResource, err: err}
 }
 
 func (h *maskHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
@@ -97,14 +113,17 @@ func maskable(err error) bool {
 // maskedError shows a generic text and unwraps to the real error, whose
 // ErrorClass method (if any) therefore still decides the class.
 type maskedError struct {
-	tool string // the tool's name, or the prompt's
+	tool string // the tool's name, the prompt's, or the resource's URI
 	kind mcpkit.Kind
 	err  error
 }
 
 func (e *maskedError) Error() string {
-	if e.kind == mcpkit.KindPrompt {
+	switch e.kind {
+	case mcpkit.KindPrompt:
 		return fmt.Sprintf("error getting prompt %q", e.tool)
+	case mcpkit.KindResource:
+		return fmt.Sprintf("error reading resource %q", e.tool)
 	}
 	return fmt.Sprintf("error calling tool %q", e.tool)
 }

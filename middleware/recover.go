@@ -40,10 +40,12 @@ type RecoverOptions struct {
 // tool error, it is never masked or turned into a JSON-RPC error, whatever
 // the panic value was.
 //
-// Recover serves prompts too: a panic serving a prompts/get becomes the
-// JSON-RPC error -32603 `internal error in prompt "name"`, class Fatal in
-// its data. It is logged, but OnPanic, which takes a tool's request, is
-// not called for it.
+// Recover serves prompts and resources too: a panic serving a prompts/get
+// becomes the JSON-RPC error -32603 `internal error in prompt "name"`,
+// class Fatal in its data, and one serving a resources/read `internal
+// error in resource "uri"` (the template's text, for a template). It is
+// logged, but OnPanic, which takes a tool's request, is not called for
+// it.
 //
 // Recover belongs near the outside of a chain, inside [Logging] and outside
 // everything else, so that it also catches panics in middleware.
@@ -53,7 +55,7 @@ func Recover(opts *RecoverOptions) mcpkit.Middleware {
 		r.logger, r.onPanic = opts.Logger, opts.OnPanic
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		return &recoverHandler{r: r, next: next, prompts: promptsOf(next)}
+		return &recoverHandler{r: r, next: next, prompts: promptsOf(next), resources: resourcesOf(next)}
 	}
 }
 
@@ -63,9 +65,24 @@ type recoverer struct {
 }
 
 type recoverHandler struct {
-	r       *recoverer
-	next    mcpkit.Handler
-	prompts mcpkit.PromptHandler
+	r         *recoverer
+	next      mcpkit.Handler
+	prompts   mcpkit.PromptHandler
+	resources mcpkit.ResourceHandler
+}
+
+func (h *recoverHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (res *mcp.ReadResourceResult, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			p := mcpkit.NewPanicError(v)
+			name := resourceName(req)
+			if h.r.logger != nil {
+				logTargetPanic(ctx, h.r.logger, "resource panicked", mcpkit.KindResource, name, p)
+			}
+			res, err = nil, &mcpkit.ToolError{Err: &recoveredError{tool: name, kind: mcpkit.KindResource, panic: p}, Class: mcpkit.Fatal}
+		}
+	}()
+	return h.resources.ServeResource(ctx, req)
 }
 
 func (h *recoverHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (res *mcp.GetPromptResult, err error) {
@@ -73,7 +90,7 @@ func (h *recoverHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequ
 		if v := recover(); v != nil {
 			p := mcpkit.NewPanicError(v)
 			if h.r.logger != nil {
-				logPromptPanic(ctx, h.r.logger, "prompt panicked", req, p)
+				logTargetPanic(ctx, h.r.logger, "prompt panicked", mcpkit.KindPrompt, req.Prompt.Name, p)
 			}
 			res, err = nil, &mcpkit.ToolError{Err: &recoveredError{tool: req.Prompt.Name, kind: mcpkit.KindPrompt, panic: p}, Class: mcpkit.Fatal}
 		}
@@ -110,17 +127,18 @@ func logPanic(ctx context.Context, logger *slog.Logger, msg string, req *mcpkit.
 		slog.String("stack", string(p.Stack)))
 }
 
-// logPromptPanic is logPanic for a prompt.
-func logPromptPanic(ctx context.Context, logger *slog.Logger, msg string, req *mcpkit.PromptRequest, p *mcpkit.PanicError) {
+// logTargetPanic is logPanic for a prompt or a resource (of kind k)
+// called name.
+func logTargetPanic(ctx context.Context, logger *slog.Logger, msg string, k mcpkit.Kind, name string, p *mcpkit.PanicError) {
 	logger.LogAttrs(ctx, slog.LevelError, msg,
-		slog.String("prompt", req.Prompt.Name),
+		slog.String(k.String(), name),
 		slog.String("panic", fmt.Sprint(p.Value)),
 		slog.String("stack", string(p.Stack)))
 }
 
 // recoveredError hides a panic behind a generic text.
 type recoveredError struct {
-	tool  string // the tool's name, or the prompt's
+	tool  string // the tool's name, the prompt's, or the resource's URI
 	kind  mcpkit.Kind
 	panic *mcpkit.PanicError
 }

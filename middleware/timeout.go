@@ -17,10 +17,12 @@ import (
 // its time limit. It unwraps to [context.DeadlineExceeded] and its class is
 // Retryable.
 type TimeoutError struct {
-	// Tool is the name of the tool that timed out, or of the prompt when
-	// Kind is [mcpkit.KindPrompt].
+	// Tool is the name of the tool that timed out, of the prompt when
+	// Kind is [mcpkit.KindPrompt], or the URI of the resource (the text
+	// of the template) when Kind is [mcpkit.KindResource].
 	Tool string
-	// Kind is what timed out: a tool (the zero value) or a prompt.
+	// Kind is what timed out: a tool (the zero value), a prompt or a
+	// resource.
 	Kind mcpkit.Kind
 	// Limit is the time the tool was given: in all, or, when Idle is set,
 	// without reporting progress.
@@ -112,8 +114,9 @@ type TimeoutOptions struct {
 // to catch. When the caller's own context ends first (the client cancelled
 // the call), Timeout returns that context's error at once.
 //
-// Timeout serves prompts too, alike: a prompts/get past the limit is
-// answered with the JSON-RPC error -32603 `prompt "name" timed out after
+// Timeout serves prompts and resources too, alike: a prompts/get past the
+// limit is answered with the JSON-RPC error -32603 `prompt "name" timed
+// out after 2s`, a resources/read with `resource "uri" timed out after
 // 2s`, its class and limit in the error's data.
 //
 // Timeout belongs inside the rate and concurrency limits, so that time
@@ -128,16 +131,17 @@ func Timeout(d time.Duration, opts *TimeoutOptions) mcpkit.Middleware {
 		if d <= 0 && o.Idle <= 0 {
 			return next
 		}
-		return &timeoutHandler{limit: d, idle: o.Idle, logger: o.Logger, next: next, prompts: promptsOf(next)}
+		return &timeoutHandler{limit: d, idle: o.Idle, logger: o.Logger, next: next, prompts: promptsOf(next), resources: resourcesOf(next)}
 	}
 }
 
 type timeoutHandler struct {
-	limit   time.Duration // <= 0: none
-	idle    time.Duration // <= 0: none
-	logger  *slog.Logger
-	next    mcpkit.Handler
-	prompts mcpkit.PromptHandler
+	limit     time.Duration // <= 0: none
+	idle      time.Duration // <= 0: none
+	logger    *slog.Logger
+	next      mcpkit.Handler
+	prompts   mcpkit.PromptHandler
+	resources mcpkit.ResourceHandler
 }
 
 // LayerSettings shows the time limits in the server's Pipeline; the overall
@@ -172,12 +176,14 @@ const (
 type timeoutCall struct {
 	h     *timeoutHandler
 	ctx   context.Context
-	req   *mcpkit.Request       // a tool's call, or
-	preq  *mcpkit.PromptRequest // a prompt's
+	req   *mcpkit.Request         // a tool's call, or
+	preq  *mcpkit.PromptRequest   // a prompt's, or
+	rreq  *mcpkit.ResourceRequest // a resource's
 	state atomic.Int32
 	done  chan struct{} // closed when the goroutine moves state to finished
 	res   *mcp.CallToolResult
 	pres  *mcp.GetPromptResult
+	rres  *mcp.ReadResourceResult
 	err   error
 	panic *mcpkit.PanicError
 	// gone is closed when an abandoned call's handler returns; set by the
@@ -199,6 +205,14 @@ func (h *timeoutHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequ
 		return nil, err
 	}
 	return c.pres, c.err
+}
+
+func (h *timeoutHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+	c := &timeoutCall{h: h, rreq: req}
+	if err := h.run(ctx, c); err != nil {
+		return nil, err
+	}
+	return c.rres, c.err
 }
 
 // run runs c on a goroutine of its own within the limits, and returns the
@@ -252,9 +266,12 @@ func (h *timeoutHandler) run(ctx context.Context, c *timeoutCall) error {
 // timeoutError says which limit ended the call c of tctx.
 func (h *timeoutHandler) timeoutError(tctx context.Context, c *timeoutCall) *TimeoutError {
 	te := &TimeoutError{Limit: h.limit}
-	if c.preq != nil {
+	switch {
+	case c.preq != nil:
 		te.Tool, te.Kind = c.preq.Prompt.Name, mcpkit.KindPrompt
-	} else {
+	case c.rreq != nil:
+		te.Tool, te.Kind = resourceName(c.rreq), mcpkit.KindResource
+	default:
 		te.Tool = c.req.Tool.Name
 	}
 	if errors.Is(context.Cause(tctx), errIdle) {
@@ -275,16 +292,23 @@ func (c *timeoutCall) run() {
 			return
 		}
 		if c.panic != nil && c.h.logger != nil {
-			if c.preq != nil {
-				logPromptPanic(c.ctx, c.h.logger, "prompt panicked after its timeout", c.preq, c.panic)
-			} else {
+			switch {
+			case c.preq != nil:
+				logTargetPanic(c.ctx, c.h.logger, "prompt panicked after its timeout", mcpkit.KindPrompt, c.preq.Prompt.Name, c.panic)
+			case c.rreq != nil:
+				logTargetPanic(c.ctx, c.h.logger, "resource panicked after its timeout", mcpkit.KindResource, resourceName(c.rreq), c.panic)
+			default:
 				logPanic(c.ctx, c.h.logger, "tool panicked after its timeout", c.req, c.panic)
 			}
 		}
 		close(c.gone)
 	}()
-	if c.preq != nil {
+	switch {
+	case c.preq != nil:
 		c.pres, c.err = c.h.prompts.ServePrompt(c.ctx, c.preq)
+		return
+	case c.rreq != nil:
+		c.rres, c.err = c.h.resources.ServeResource(c.ctx, c.rreq)
 		return
 	}
 	c.res, c.err = c.h.next.ServeTool(c.ctx, c.req)

@@ -73,6 +73,7 @@ declare -A QUICKSTART_EXCLUDED=(
 	[resources-read-binary]="fixture resource test://static-binary"
 	[resources-templates-read]="fixture resource template test://template/{id}/data"
 	[prompts-list]="the prompts capability, which a server without prompts does not declare (mcpkit declares what it serves)"
+	[resources-list]="the resources capability, which a server without resources does not declare (mcpkit declares what it serves)"
 	[prompts-get-simple]="fixture prompt test_simple_prompt"
 	[prompts-get-with-args]="fixture prompt test_prompt_with_arguments"
 	[prompts-get-embedded-resource]="fixture prompt test_prompt_with_embedded_resource"
@@ -112,6 +113,8 @@ declare -A QUICKSTART_EXCLUDED_CHECKS=(
 	[server-stateless/sep-2575-http-server-no-independent-requests-on-stream]="fixture tool test_streaming_elicitation"
 	[server-stateless/sep-2575-server-no-log-without-loglevel]="fixture tool test_logging_tool"
 	[caching/sep-2549-prompts-list-caching-hints]="the prompts capability (see prompts-list)"
+	[caching/sep-2549-resources-list-caching-hints]="the resources capability (see resources-list)"
+	[caching/sep-2549-resources-templates-list-caching-hints]="the resources capability (see resources-list)"
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)

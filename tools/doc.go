@@ -15,6 +15,10 @@
 //
 // Options are an [Options] struct; nil means the defaults.
 //
+// Prompts and resources are built the same way: [NewPrompt] decodes a
+// prompt's arguments into a struct, [NewTemplate] the variables of a URI
+// template; [TextResource] and [BlobResource] serve fixed contents.
+//
 // # Schemas
 //
 // Fields are named and omitted as encoding/json does (json tags, embedded

@@ -171,16 +171,34 @@ type promptHandler[In any] struct {
 
 func (h *promptHandler[In]) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
 	var in In
-	v := reflect.ValueOf(&in).Elem()
+	if err := decodeStrings(&in, h.fields, req.Arguments, "argument"); err != nil {
+		return nil, err
+	}
+	msgs, err := h.fn(ctx, req, in)
+	if err != nil {
+		return nil, err
+	}
+	if msgs == nil {
+		msgs = []*mcp.PromptMessage{}
+	}
+	return &mcp.GetPromptResult{Description: h.description, Messages: msgs}, nil
+}
+
+// decodeStrings sets the fields of *in (a struct, or a pointer to one,
+// allocated here) from values, as promptFields read them. A required
+// field without a value, or a value its field cannot decode, is -32602,
+// naming it as what (an "argument", a "parameter").
+func decodeStrings[In any](in *In, fields []promptField, values map[string]string, what string) error {
+	v := reflect.ValueOf(in).Elem()
 	if v.Kind() == reflect.Pointer {
 		v.Set(reflect.New(v.Type().Elem()))
 		v = v.Elem()
 	}
-	for _, f := range h.fields {
-		s, ok := req.Arguments[f.name]
+	for _, f := range fields {
+		s, ok := values[f.name]
 		if !ok {
 			if f.required {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("missing required argument %q", f.name)}
+				return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("missing required %s %q", what, f.name)}
 			}
 			continue
 		}
@@ -194,15 +212,8 @@ func (h *promptHandler[In]) ServePrompt(ctx context.Context, req *mcpkit.PromptR
 			continue
 		}
 		if err := fv.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("argument %q: %s", f.name, schema.Clip(err.Error()))}
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s %q: %s", what, f.name, schema.Clip(err.Error()))}
 		}
 	}
-	msgs, err := h.fn(ctx, req, in)
-	if err != nil {
-		return nil, err
-	}
-	if msgs == nil {
-		msgs = []*mcp.PromptMessage{}
-	}
-	return &mcp.GetPromptResult{Description: h.description, Messages: msgs}, nil
+	return nil
 }
