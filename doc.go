@@ -8,14 +8,13 @@
 // the tool's schema. Behaviour around tools is [Middleware], a
 // func(Handler) Handler composed once: [Chain](a, b, c)(h) is a(b(c(h))),
 // the first outermost. [ForTools] gives some tools middleware of their
-// own; [ListMiddleware] shapes tools/list. A [Prompt] ([Server.AddPrompts]),
-// a [Resource] and a [ResourceTemplate] ([Server.AddResources],
-// [Server.AddResourceTemplates]) are reached, hidden and listed by the same
-// rules as a tool, and served through the same middleware, those whose
-// Handler also implements [PromptHandler] or [ResourceHandler]
-// (middleware.Recover, MaskErrors, Timeout, Logging, RequireScopes); a
-// layer that serves tools only is left out of their chains; visibility
-// rules hide them as tools. A whole server:
+// own; [ListMiddleware] shapes tools/list. A [Prompt], a [Resource] and a
+// [ResourceTemplate] ([Server.AddPrompts], [Server.AddResources]) are
+// reached, hidden and listed by the same rules as a tool, and served
+// through the same middleware, those whose Handler also implements
+// [PromptHandler] or [ResourceHandler] (middleware.Recover, MaskErrors,
+// Timeout, Logging, RequireScopes); a layer that serves tools only is left
+// out of their chains. A whole server:
 //
 //	srv := mcpkit.NewServer(&mcp.Implementation{Name: "calc"}, nil)
 //	srv.Use(middleware.Recommended(nil)) // a log line per call, recovery, masking, a time limit
