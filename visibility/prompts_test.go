@@ -2,6 +2,7 @@ package visibility_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/tools"
 	"github.com/mcpkit/mcpkit/visibility"
 )
 
@@ -155,6 +157,89 @@ func TestAllowlistPrompts(t *testing.T) {
 				}
 				ts.Close()
 			})
+		})
+	}
+}
+
+// TestRulesOnResources: the same rules decide resources and templates: a
+// rule over targets hides what is tagged from the callers it does not
+// hold for, a rule over resources disables resources alone, and a hidden
+// resource reads as one never registered.
+func TestRulesOnResources(t *testing.T) {
+	text := func(uri string, tags ...string) *mcpkit.Resource {
+		r := tools.TextResource(uri, uri, "text/plain", "at "+uri, nil)
+		r.Tags = tags
+		return r
+	}
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			srv := newServer(t, nil, tool("open"))
+			if err := srv.AddResources(text("docs://open"), text("docs://vault", "admin"), text("docs://draft", "off")); err != nil {
+				t.Fatal(err)
+			}
+			tpl := tools.MustTemplate(tools.NewTemplate("docs://secret/{id}", func(_ context.Context, req *mcpkit.ResourceRequest, p struct {
+				ID string `json:"id"`
+			}) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: "secret " + p.ID}}}, nil
+			}, nil))
+			tpl.Tags = []string{"admin"}
+			if err := srv.AddResourceTemplates(tpl); err != nil {
+				t.Fatal(err)
+			}
+			visibility.New(
+				visibility.Require(func(t mcpkit.Target) bool { return t.HasTag("admin") }, admins),
+				visibility.Disable(func(r *mcpkit.Resource) bool { return r.HasTag("off") }),
+			).Attach(srv)
+			guest := era.Connect(t, srv, nil).Session
+			admin := era.Connect(t, srv, asAdmin(mcpkittest.Options{})).Session
+			uris := func(cs *mcp.ClientSession) string {
+				var out []string
+				for r, err := range cs.Resources(t.Context(), nil) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, r.URI)
+				}
+				for r, err := range cs.ResourceTemplates(t.Context(), nil) {
+					if err != nil {
+						t.Fatal(err)
+					}
+					out = append(out, r.URITemplate)
+				}
+				return strings.Join(out, ",")
+			}
+			if got := uris(guest); got != "docs://open" {
+				t.Errorf("guest lists %q", got)
+			}
+			if got := uris(admin); got != "docs://open,docs://vault,docs://secret/{id}" {
+				t.Errorf("admin lists %q", got)
+			}
+			read := func(cs *mcp.ClientSession, uri string) string {
+				res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+				var werr *jsonrpc.Error
+				if errors.As(err, &werr) {
+					b, _ := json.Marshal(werr)
+					return string(b)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				return res.Contents[0].Text
+			}
+			if got := read(admin, "docs://secret/7"); got != "secret 7" {
+				t.Errorf("admin reads the template: %s", got)
+			}
+			hidden, tplHidden, disabled := read(guest, "docs://vault"), read(guest, "docs://secret/7"), read(admin, "docs://draft")
+			never := func(uri string) string { return read(admin, uri) }
+			if want := never("docs://never"); strings.Replace(hidden, "vault", "never", 1) != want || !strings.Contains(want, "-32602") {
+				t.Errorf("hidden resource: %s; never registered: %s", hidden, want)
+			}
+			if want := never("docs://nosuch/7"); strings.Replace(tplHidden, "secret", "nosuch", 1) != want {
+				t.Errorf("hidden template: %s; never registered: %s", tplHidden, want)
+			}
+			if want := never("docs://nope"); strings.Replace(disabled, "draft", "nope", 1) != want {
+				t.Errorf("disabled resource: %s; never registered: %s", disabled, want)
+			}
 		})
 	}
 }

@@ -77,7 +77,8 @@ func noTool(*mcpkit.Tool) bool { return false }
 // everything is enabled already. Enable panics if match is nil.
 //
 // Match selects tools (a func(*mcpkit.Tool) bool such as
-// [mcpkit.Tagged]), prompts (a func(*mcpkit.Prompt) bool), or targets of
+// [mcpkit.Tagged]), prompts (a func(*mcpkit.Prompt) bool), resources
+// (*mcpkit.Resource), templates (*mcpkit.ResourceTemplate), or targets of
 // every kind (a func(mcpkit.Target) bool such as [AllTargets]).
 func Enable[T mcpkit.Target](match func(T) bool) *Rule {
 	if match == nil {
@@ -182,9 +183,13 @@ func AllTools(*mcpkit.Tool) bool { return true }
 // AllPrompts is a match function that selects every prompt.
 func AllPrompts(*mcpkit.Prompt) bool { return true }
 
-// AllTargets is a match function that selects every tool and every
-// prompt: Require(AllTargets, Authenticated()) hides the whole server from
-// strangers.
+// AllResources is a match function that selects every resource (at one
+// URI; templates are selected by a match over *mcpkit.ResourceTemplate).
+func AllResources(*mcpkit.Resource) bool { return true }
+
+// AllTargets is a match function that selects everything a server serves:
+// tools, prompts, resources and templates. Require(AllTargets,
+// Authenticated()) hides the whole server from strangers.
 func AllTargets(mcpkit.Target) bool { return true }
 
 // ReadOnly is a match function that selects the tools annotated

@@ -35,8 +35,10 @@ type ruleSet struct {
 	enable    []*Rule
 	disable   []*Rule
 	require   []*Rule
-	checks    *checkCache[mcpkit.Tool]   // per tool, the checks of the require rules
-	prompts   *checkCache[mcpkit.Prompt] // per prompt, the same
+	checks    *checkCache[mcpkit.Tool] // per tool, the checks of the require rules
+	prompts   *checkCache[mcpkit.Prompt]
+	resources *checkCache[mcpkit.Resource]
+	templates *checkCache[mcpkit.ResourceTemplate]
 }
 
 func newRuleSet(allowlist bool, rules []*Rule) *ruleSet {
@@ -53,6 +55,8 @@ func newRuleSet(allowlist bool, rules []*Rule) *ruleSet {
 	}
 	s.checks = newCheckCache(s.compile)
 	s.prompts = newCheckCache(func(p *mcpkit.Prompt) []Predicate { return s.compileTarget(p) })
+	s.resources = newCheckCache(func(r *mcpkit.Resource) []Predicate { return s.compileTarget(r) })
+	s.templates = newCheckCache(func(r *mcpkit.ResourceTemplate) []Predicate { return s.compileTarget(r) })
 	return s
 }
 
@@ -215,7 +219,7 @@ func (s *ruleSet) enabled(t *mcpkit.Tool) bool {
 	return false
 }
 
-// EnabledTarget reports whether t, a tool or a prompt, is served at all,
+// EnabledTarget reports whether t (a tool, prompt, resource or template) is served at all,
 // as [Rules.Enabled] does for tools: no Disable rule selects it and, in an
 // allowlist, an Enable rule does. It makes r an
 // [mcpkit.TargetVisibility].
@@ -245,8 +249,8 @@ func (s *ruleSet) enabledTarget(t mcpkit.Target) bool {
 }
 
 // AllowedTarget reports whether the request c may see and reach t, an
-// enabled tool or prompt, as [Rules.Allowed] does for tools: the rules
-// that select a prompt are found once per prompt and rule set.
+// enabled target, as [Rules.Allowed] does for tools: the rules that select
+// a prompt, resource or template are found once per target and rule set.
 func (r *Rules) AllowedTarget(ctx context.Context, t mcpkit.Target, c mcpkit.Caller) bool {
 	return r.set.Load().allowedTarget(ctx, t, c)
 }
@@ -259,6 +263,10 @@ func (s *ruleSet) allowedTarget(ctx context.Context, t mcpkit.Target, c mcpkit.C
 		return s.allowed(ctx, x, c)
 	case *mcpkit.Prompt:
 		ps = s.prompts.get(x)
+	case *mcpkit.Resource:
+		ps = s.resources.get(x)
+	case *mcpkit.ResourceTemplate:
+		ps = s.templates.get(x)
 	default:
 		ps = s.compileTarget(t)
 	}
