@@ -2,8 +2,11 @@
 // io.modelcontextprotocol/ui): tools whose results a host renders with an
 // HTML view, a ui:// resource, and tools that only such a view calls.
 //
-// A tool says which view renders it in _meta.ui: [SetTool] writes it, and
-// [Tool] reads it (the deprecated flat key "ui/resourceUri" included).
+// A view is a resource of MIME type [MIMEType]: [View.Resource] makes one
+// to add with [mcpkit.Server.AddResources], its _meta.ui (content security
+// policy, permissions) on every read. A tool says which view renders it in
+// _meta.ui: [SetTool] writes it, and [Tool] reads it (the deprecated flat
+// key "ui/resourceUri" included).
 // The extension's _meta travels with the tool through transforms, mounts
 // and proxies as all of a tool's _meta does.
 //

@@ -2,6 +2,7 @@ package apps_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -203,6 +204,68 @@ func TestRoutesKeepUI(t *testing.T) {
 					t.Errorf("%s %s: %s calls wx_refresh: %v", route, era.Name, who, callErr)
 				}
 			}
+		}
+	}
+}
+
+// TestViewServed: a host that lists a tool finds its view's URI in
+// _meta.ui and reads it: the HTML, of the MCP Apps MIME type, with the
+// view's _meta.ui (its CSP, permissions, border), on both eras.
+func TestViewServed(t *testing.T) {
+	border := true
+	view := &apps.View{URI: "ui://weather/dashboard", Name: "dashboard", HTML: "<!DOCTYPE html><html><body>sunny</body></html>",
+		CSP:         &apps.CSP{ConnectDomains: []string{"https://api.example.com"}},
+		Permissions: &apps.Permissions{Geolocation: true}, PrefersBorder: &border}
+	res, err := view.Resource()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "apps"}, nil)
+	if err := srv.AddResources(res); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Add(withUI(t, "weather", apps.ToolUI{ResourceURI: view.URI})); err != nil {
+		t.Fatal(err)
+	}
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			cs := era.Connect(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{Capabilities: viewer()}}).Session
+			list, err := cs.ListTools(t.Context(), nil)
+			if err != nil || len(list.Tools) != 1 {
+				t.Fatalf("%v %v", list, err)
+			}
+			ui, ok := apps.Tool(&mcpkit.Tool{Tool: *list.Tools[0]})
+			if !ok {
+				t.Fatalf("no _meta.ui: %v", list.Tools[0].Meta)
+			}
+			read, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: ui.ResourceURI})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := read.Contents[0]
+			if c.URI != view.URI || c.MIMEType != apps.MIMEType || c.Text != view.HTML {
+				t.Errorf("read %+v", c)
+			}
+			got, _ := json.Marshal(c.Meta)
+			want := `{"ui":{"csp":{"connectDomains":["https://api.example.com"]},"permissions":{"geolocation":{}},"prefersBorder":true}}`
+			if string(got) != want {
+				t.Errorf("_meta %s\nwant %s", got, want)
+			}
+			var listed []string
+			for r, err := range cs.Resources(t.Context(), nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				listed = append(listed, r.URI+" "+r.MIMEType)
+			}
+			if len(listed) != 1 || listed[0] != view.URI+" "+apps.MIMEType {
+				t.Errorf("resources/list: %q", listed)
+			}
+		})
+	}
+	for _, bad := range []*apps.View{{URI: "https://x/y", HTML: "<html></html>"}, {URI: "ui://", HTML: "<html></html>"}, {URI: "ui://x"}} {
+		if _, err := bad.Resource(); !errors.Is(err, apps.ErrInvalid) {
+			t.Errorf("%+v: %v, want ErrInvalid", bad, err)
 		}
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"github.com/mcpkit/mcpkit/visibility"
 )
 
-// A dashboard's tools: weather, which the model calls and whose results
-// the host shows in the view ui://weather/dashboard, and refresh, which
-// only that view calls. The rule hides refresh from clients that show no
+// A dashboard: the view ui://weather/dashboard; weather, which the model
+// calls and whose results the host shows in that view; and refresh, which
+// only the view calls. The rule hides refresh from clients that show no
 // views.
 func ExampleRule() {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "weather"}, nil)
@@ -28,6 +28,13 @@ func ExampleRule() {
 		panic(err)
 	}
 	if err := apps.SetTool(refresh, apps.ToolUI{ResourceURI: "ui://weather/dashboard", Visibility: []string{apps.App}}); err != nil {
+		panic(err)
+	}
+	view, err := (&apps.View{URI: "ui://weather/dashboard", Name: "dashboard", HTML: "<!DOCTYPE html><html>...</html>"}).Resource()
+	if err != nil {
+		panic(err)
+	}
+	if err := srv.AddResources(view); err != nil {
 		panic(err)
 	}
 	if err := srv.Add(weather, refresh); err != nil {
