@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -74,6 +75,11 @@ type ResourceTemplate struct {
 	// Middleware wraps Handler for this template only, inside the
 	// server-wide middleware, as [Resource.Middleware] does.
 	Middleware []Middleware
+
+	// Complete suggests values for the template's variables, by
+	// variable name, for completion/complete, as [Prompt.Complete] does
+	// for a prompt's arguments.
+	Complete map[string]CompleteFunc
 
 	// Tags are free-form labels for filtering and visibility rules.
 	Tags []string
@@ -278,13 +284,20 @@ func (s *Server) AddResourceTemplates(templates ...*ResourceTemplate) error {
 		c := *t
 		c.Middleware = slices.Clone(t.Middleware)
 		c.Tags = slices.Clone(t.Tags)
+		c.Complete = maps.Clone(t.Complete)
 		c.compiled, c.literal = compiled, literal
 		ts[i] = &c
 	}
 	if len(ts) == 0 {
 		return nil
 	}
-	return s.addTargets(famTemplate, ts, ErrDuplicateResource, "AddResourceTemplates")
+	if err := s.addTargets(famTemplate, ts, ErrDuplicateResource, "AddResourceTemplates"); err != nil {
+		return err
+	}
+	for _, t := range ts {
+		s.noteCompleters(t.(*ResourceTemplate).Complete)
+	}
+	return nil
 }
 
 // checkTarget checks what a resource or template needs besides its URI.
