@@ -3,7 +3,10 @@ package mcpkit
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -95,12 +98,24 @@ func (r *CompleteRequest) TokenInfo() *auth.TokenInfo {
 // on s declares the completions capability and answers
 // completion/complete (see complete).
 func (s *Server) noteCompleters(complete map[string]CompleteFunc) {
-	for _, f := range complete {
-		if f != nil {
-			s.completes.Store(true)
-			return
+	if len(complete) > 0 {
+		s.completes.Store(true)
+	}
+}
+
+// checkCompleters checks the completers of the target of kind what under
+// key: each is a function, for one of the target's names (arguments or
+// variables, what they are called).
+func checkCompleters(what, key, of string, complete map[string]CompleteFunc, names map[string]bool) error {
+	for _, name := range slices.Sorted(maps.Keys(complete)) {
+		if complete[name] == nil {
+			return fmt.Errorf("mcpkit: %s %q: the completer of %q is nil", what, key, name)
+		}
+		if !names[name] {
+			return fmt.Errorf("mcpkit: %s %q has a completer for %q, which is not one of its %ss", what, key, name, of)
 		}
 	}
+	return nil
 }
 
 // complete answers a completion/complete, once s has completers: the one

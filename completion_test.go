@@ -282,3 +282,37 @@ func TestCompletionsDeclaredWithCompleters(t *testing.T) {
 		})
 	}
 }
+
+// TestCompleterChecked checks that a completer of a name the prompt
+// (template) does not have, or a nil one, is refused when added, naming
+// it, and that nothing is registered then.
+func TestCompleterChecked(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "check"}, nil)
+	typo := say("trip", &mcp.PromptArgument{Name: "city"})
+	typo.Complete = map[string]mcpkit.CompleteFunc{"ctiy": prefixed("paris")}
+	nilFunc := say("trip", &mcp.PromptArgument{Name: "city"})
+	nilFunc.Complete = map[string]mcpkit.CompleteFunc{"city": nil}
+	tmpl := &mcpkit.ResourceTemplate{
+		ResourceTemplate: mcp.ResourceTemplate{URITemplate: "docs://{lang}/{page}", Name: "docs"},
+		Handler: mcpkit.ResourceHandlerFunc(func(context.Context, *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{}, nil
+		}),
+		Complete: map[string]mcpkit.CompleteFunc{"pages": prefixed("x")},
+	}
+	for _, tt := range []struct {
+		add  func() error
+		want string
+	}{
+		{func() error { return srv.AddPrompts(typo) }, `mcpkit: prompt "trip" has a completer for "ctiy", which is not one of its arguments`},
+		{func() error { return srv.AddPrompts(nilFunc) }, `mcpkit: prompt "trip": the completer of "city" is nil`},
+		{func() error { return srv.AddResourceTemplates(tmpl) }, `mcpkit: template "docs://{lang}/{page}" has a completer for "pages", which is not one of its variables`},
+	} {
+		if err := tt.add(); err == nil || err.Error() != tt.want {
+			t.Errorf("got %v, want %s", err, tt.want)
+		}
+	}
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	if caps := cs.InitializeResult().Capabilities; caps.Completions != nil || caps.Prompts != nil || caps.Resources != nil {
+		t.Errorf("capabilities %+v after refused adds: want no prompts, resources or completions", caps)
+	}
+}

@@ -237,8 +237,8 @@ func (r *PromptRequest) TokenInfo() *auth.TokenInfo {
 var ErrDuplicatePrompt = errors.New("mcpkit: duplicate prompt")
 
 // AddPrompts registers prompts. Each is checked first: its name (as tool
-// names are, see [ValidateToolName]), its handler, and its arguments
-// (each named, once). If any is invalid, or already registered under its
+// names are, see [ValidateToolName]), its handler, its arguments (each
+// named, once), and its completers (each of an argument it has). If any is invalid, or already registered under its
 // name (unless [ServerOptions.ReplaceDuplicates] is set), AddPrompts
 // returns an error naming it and registers none of them.
 //
@@ -315,7 +315,7 @@ func (p *Prompt) validate() error {
 			return fmt.Errorf("mcpkit: prompt %q: middleware %d is nil", p.Name, i)
 		}
 	}
-	return nil
+	return checkCompleters("prompt", p.Name, "argument", p.Complete, seen)
 }
 
 // missingArgument returns the -32602 error of a prompts/get of p without

@@ -261,7 +261,8 @@ func (s *Server) AddResources(resources ...*Resource) error {
 
 // AddResourceTemplates registers templates, as [Server.AddResources]
 // registers resources: each is checked first (its template compiles, and
-// is absolute: a scheme before the first expression), and none is
+// is absolute: a scheme before the first expression; each completer is of
+// one of its variables), and none is
 // registered if one is invalid or already registered under its text.
 func (s *Server) AddResourceTemplates(templates ...*ResourceTemplate) error {
 	ts := make([]Target, len(templates))
@@ -278,6 +279,13 @@ func (s *Server) AddResourceTemplates(templates ...*ResourceTemplate) error {
 			return fmt.Errorf("mcpkit: template %q: the template must be absolute, with a scheme before its first expression", t.URITemplate)
 		}
 		if err := checkTarget("template", t.URITemplate, t.Name, t.Handler != nil, t.Middleware); err != nil {
+			return err
+		}
+		vars := map[string]bool{}
+		for _, v := range compiled.Varnames() {
+			vars[v] = true
+		}
+		if err := checkCompleters("template", t.URITemplate, "variable", t.Complete, vars); err != nil {
 			return err
 		}
 		compiled.Match(literal) // compiles its matcher once, here
