@@ -316,3 +316,30 @@ func TestCompleterChecked(t *testing.T) {
 		t.Errorf("capabilities %+v after refused adds: want no prompts, resources or completions", caps)
 	}
 }
+
+// TestCompleteWithSDKHandler checks that a server whose SDK options have
+// a CompletionHandler answers for its own prompts itself and leaves the
+// references it does not serve to that handler.
+func TestCompleteWithSDKHandler(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "both"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{
+		CompletionHandler: func(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"sdk:" + req.Params.Ref.Name}}}, nil
+		},
+	}})
+	p := say("ours", &mcp.PromptArgument{Name: "a"})
+	p.Complete = map[string]mcpkit.CompleteFunc{"a": prefixed("mine")}
+	if err := srv.AddPrompts(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			cs := era.Connect(t, srv, nil).Session
+			for name, want := range map[string]string{"ours": "mine", "theirs": "sdk:theirs"} {
+				res, err := completeArg(cs, promptRef(name), "a", "", nil)
+				if err != nil || !slices.Equal(res.Completion.Values, []string{want}) {
+					t.Errorf("%s: %+v, %v; want %s", name, res, err, want)
+				}
+			}
+		})
+	}
+}
