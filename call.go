@@ -16,9 +16,10 @@ import (
 
 // intercept is the SDK server's receiving middleware: it answers
 // tools/list, prompts/list, resources/list and resources/templates/list
-// from the registry (see answerList) and routes each tools/call,
-// prompts/get and resources/read (see call, getPrompt, readResource);
-// every other method goes to the SDK untouched.
+// from the registry (see answerList) and completion/complete (see
+// complete), and routes each tools/call, prompts/get and resources/read
+// (see call, getPrompt, readResource); every other method goes to the SDK
+// untouched.
 func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s.firstServe()
@@ -50,6 +51,10 @@ func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.ReadResourceRequest:
 			if method == "resources/read" && r.Params != nil {
 				return s.readResource(ctx, r, next)
+			}
+		case *mcp.CompleteRequest:
+			if method == "completion/complete" {
+				return s.complete(ctx, r, next)
 			}
 		}
 		return next(ctx, method, req)

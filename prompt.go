@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -98,6 +99,13 @@ type Prompt struct {
 	// server-wide middleware. Only the layers whose Handler also serves
 	// prompts apply (see [PromptHandler]).
 	Middleware []Middleware
+
+	// Complete suggests values for the prompt's arguments, by argument
+	// name, for completion/complete; an argument without one is
+	// completed with no values. Once a prompt or template with a
+	// completer is added, the server declares the completions
+	// capability.
+	Complete map[string]CompleteFunc
 
 	// Tags are free-form labels for filtering and visibility rules.
 	Tags []string
@@ -229,8 +237,8 @@ func (r *PromptRequest) TokenInfo() *auth.TokenInfo {
 var ErrDuplicatePrompt = errors.New("mcpkit: duplicate prompt")
 
 // AddPrompts registers prompts. Each is checked first: its name (as tool
-// names are, see [ValidateToolName]), its handler, and its arguments
-// (each named, once). If any is invalid, or already registered under its
+// names are, see [ValidateToolName]), its handler, its arguments (each
+// named, once), and its completers (each of an argument it has). If any is invalid, or already registered under its
 // name (unless [ServerOptions.ReplaceDuplicates] is set), AddPrompts
 // returns an error naming it and registers none of them.
 //
@@ -252,13 +260,20 @@ func (s *Server) AddPrompts(prompts ...*Prompt) error {
 		c := *p
 		c.Middleware = slices.Clone(p.Middleware)
 		c.Tags = slices.Clone(p.Tags)
+		c.Complete = maps.Clone(p.Complete)
 		copies[i] = &c
 	}
 	ts := make([]Target, len(copies))
 	for i, p := range copies {
 		ts[i] = p
 	}
-	return s.addTargets(famPrompt, ts, ErrDuplicatePrompt, "AddPrompts")
+	if err := s.addTargets(famPrompt, ts, ErrDuplicatePrompt, "AddPrompts"); err != nil {
+		return err
+	}
+	for _, p := range copies {
+		s.noteCompleters(p.Complete)
+	}
+	return nil
 }
 
 // RemovePrompts unregisters the prompts registered under the given names.
@@ -300,7 +315,7 @@ func (p *Prompt) validate() error {
 			return fmt.Errorf("mcpkit: prompt %q: middleware %d is nil", p.Name, i)
 		}
 	}
-	return nil
+	return checkCompleters("prompt", p.Name, "argument", p.Complete, seen)
 }
 
 // missingArgument returns the -32602 error of a prompts/get of p without

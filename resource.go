@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -74,6 +75,11 @@ type ResourceTemplate struct {
 	// Middleware wraps Handler for this template only, inside the
 	// server-wide middleware, as [Resource.Middleware] does.
 	Middleware []Middleware
+
+	// Complete suggests values for the template's variables, by
+	// variable name, for completion/complete, as [Prompt.Complete] does
+	// for a prompt's arguments.
+	Complete map[string]CompleteFunc
 
 	// Tags are free-form labels for filtering and visibility rules.
 	Tags []string
@@ -255,7 +261,8 @@ func (s *Server) AddResources(resources ...*Resource) error {
 
 // AddResourceTemplates registers templates, as [Server.AddResources]
 // registers resources: each is checked first (its template compiles, and
-// is absolute: a scheme before the first expression), and none is
+// is absolute: a scheme before the first expression; each completer is of
+// one of its variables), and none is
 // registered if one is invalid or already registered under its text.
 func (s *Server) AddResourceTemplates(templates ...*ResourceTemplate) error {
 	ts := make([]Target, len(templates))
@@ -274,17 +281,31 @@ func (s *Server) AddResourceTemplates(templates ...*ResourceTemplate) error {
 		if err := checkTarget("template", t.URITemplate, t.Name, t.Handler != nil, t.Middleware); err != nil {
 			return err
 		}
+		vars := map[string]bool{}
+		for _, v := range compiled.Varnames() {
+			vars[v] = true
+		}
+		if err := checkCompleters("template", t.URITemplate, "variable", t.Complete, vars); err != nil {
+			return err
+		}
 		compiled.Match(literal) // compiles its matcher once, here
 		c := *t
 		c.Middleware = slices.Clone(t.Middleware)
 		c.Tags = slices.Clone(t.Tags)
+		c.Complete = maps.Clone(t.Complete)
 		c.compiled, c.literal = compiled, literal
 		ts[i] = &c
 	}
 	if len(ts) == 0 {
 		return nil
 	}
-	return s.addTargets(famTemplate, ts, ErrDuplicateResource, "AddResourceTemplates")
+	if err := s.addTargets(famTemplate, ts, ErrDuplicateResource, "AddResourceTemplates"); err != nil {
+		return err
+	}
+	for _, t := range ts {
+		s.noteCompleters(t.(*ResourceTemplate).Complete)
+	}
+	return nil
 }
 
 // checkTarget checks what a resource or template needs besides its URI.

@@ -34,7 +34,8 @@ import (
 // Prompts and resources take the same route, by their own names (a
 // resource by its URI, then by the templates that match it: see
 // reachResource): one version each, no pin, no source (providers and
-// mounted servers serve tools only).
+// mounted servers serve tools only). A completion/complete takes it too,
+// for the prompt or template it completes (see reachTemplate).
 
 // pin is the version a call pins with [MetaKeyVersion] in its _meta, if
 // it pins one.
@@ -150,6 +151,18 @@ func (s *Server) reachResource(ctx context.Context, st *state, c Caller, uri str
 		}
 	}
 	return nil, nil
+}
+
+// reachTemplate is the route of a completion of a ref/resource of uri
+// from c in st: the template whose text is uri, when c sees it; else what
+// a resources/read of uri reaches. It returns nil for the answer of a URI
+// never served.
+func (s *Server) reachTemplate(ctx context.Context, st *state, c Caller, uri string) *entry {
+	if n, ok := st.targets[famTemplate].Get(uri); ok && st.sees(ctx, c, n.versions[0]) {
+		return n.versions[0]
+	}
+	e, _ := s.reachResource(ctx, st, c, uri)
+	return e
 }
 
 // registeredSeen reports whether c sees a registered version of name in

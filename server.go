@@ -121,7 +121,14 @@ type Server struct {
 	// options declare it (see answers).
 	served   [numKinds]atomic.Bool
 	declares [numKinds]bool
-	events   atomic.Uint64 // change events published, for their seq
+
+	// completes is set once a prompt or template with a completer is
+	// added: s declares completions (see declareCompletions).
+	// sdkCompletes says that the SDK options have a CompletionHandler.
+	completes    atomic.Bool
+	sdkCompletes bool
+
+	events atomic.Uint64 // change events published, for their seq
 
 	state   atomic.Pointer[state] // what calls and lists read, without locking
 	gen     atomic.Uint64         // counts the states published (see Generation)
@@ -149,7 +156,9 @@ type Server struct {
 // prompt ([Server.AddPrompts]) or a resource or template
 // ([Server.AddResources], [Server.AddResourceTemplates]) is added; until
 // then the methods of that kind are answered -32601, as methods the server
-// does not have. Without Capabilities in those options, it
+// does not have. The completions capability is advertised once a prompt
+// or template with a completer ([Prompt.Complete],
+// [ResourceTemplate.Complete]) is added. Without Capabilities in those options, it
 // advertises only these: client logging, which the SDK would advertise by
 // default, is deprecated by protocol 2026-07-28 (set Capabilities to
 // advertise it).
@@ -171,6 +180,7 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 	s := newServer(mcp.NewServer(impl, &sdkOpts), opts)
 	s.pageSize = cmp.Or(sdkOpts.PageSize, mcp.DefaultPageSize)
 	s.setCacheable = sdkOpts.SetCacheable
+	s.sdkCompletes = sdkOpts.CompletionHandler != nil
 	//lint:ignore SA1019 a server told to declare prompts the old way answers them too
 	s.declares[KindPrompt] = caps.Prompts != nil || sdkOpts.HasPrompts
 	//lint:ignore SA1019 as for prompts
@@ -240,6 +250,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	// handler the SDK server had, and intercept runs before it.
 	s.AddReceivingMiddleware(srv.watchListeners)
 	s.AddReceivingMiddleware(srv.intercept)
+	s.AddReceivingMiddleware(srv.declareCompletions)
 	s.AddReceivingMiddleware(srv.gate) // outermost: see Drain
 	s.AddSendingMiddleware(srv.filterListChanged)
 	srv.registerDispatch()

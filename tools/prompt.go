@@ -25,9 +25,11 @@ type PromptOptions struct {
 	Icons       []mcp.Icon
 	Meta        mcp.Meta
 
-	// Tags and Middleware go into the [mcpkit.Prompt].
+	// Tags, Middleware and Complete go into the [mcpkit.Prompt];
+	// Complete is keyed by argument name (see [CompleteFrom]).
 	Tags       []string
 	Middleware []mcpkit.Middleware
+	Complete   map[string]mcpkit.CompleteFunc
 }
 
 // NewPrompt returns a prompt named name whose handler decodes the
@@ -77,6 +79,7 @@ func NewPrompt[In any](name string, fn func(ctx context.Context, req *mcpkit.Pro
 		Handler:    &promptHandler[In]{fn: fn, fields: fields, description: opts.Description},
 		Middleware: opts.Middleware,
 		Tags:       opts.Tags,
+		Complete:   opts.Complete,
 	}, nil
 }
 

@@ -87,10 +87,13 @@ type TemplateOptions struct {
 	Annotations *mcp.Annotations
 	Meta        mcp.Meta
 
-	// Tags, Middleware and Unlisted go into the [mcpkit.ResourceTemplate].
+	// Tags, Middleware, Unlisted and Complete go into the
+	// [mcpkit.ResourceTemplate]; Complete is keyed by variable name (see
+	// [CompleteFrom]).
 	Tags       []string
 	Middleware []mcpkit.Middleware
 	Unlisted   bool
+	Complete   map[string]mcpkit.CompleteFunc
 }
 
 // NewTemplate returns a template of the URIs uriTemplate matches (RFC
@@ -151,6 +154,7 @@ func NewTemplate[P any](uriTemplate string, fn func(ctx context.Context, req *mc
 		Middleware: opts.Middleware,
 		Tags:       opts.Tags,
 		Unlisted:   opts.Unlisted,
+		Complete:   opts.Complete,
 	}, nil
 }
 

@@ -112,16 +112,17 @@ func (c *listChanger) togglePrompt(context.Context, *mcpkit.Request) (*mcp.CallT
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.hasPrompt {
-		c.srv.MCPServer().RemovePrompts(transientPrompt)
+		c.srv.RemovePrompts(transientPrompt)
 		c.hasPrompt = false
 		return textResult("Removed " + transientPrompt), nil
 	}
-	c.srv.MCPServer().AddPrompt(&mcp.Prompt{Name: transientPrompt, Description: "Comes and goes with test_trigger_prompt_change."},
-		func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
-				{Role: "user", Content: &mcp.TextContent{Text: "Still here."}},
-			}}, nil
-		})
+	err := c.srv.AddPrompts(&mcpkit.Prompt{
+		Prompt:  mcp.Prompt{Name: transientPrompt, Description: "Comes and goes with test_trigger_prompt_change."},
+		Handler: messages(&mcp.PromptMessage{Role: "user", Content: &mcp.TextContent{Text: "Still here."}}),
+	})
+	if err != nil {
+		return nil, err
+	}
 	c.hasPrompt = true
 	return textResult("Added " + transientPrompt), nil
 }

@@ -233,8 +233,8 @@ func (k *toolkit) inputCapabilities(_ context.Context, req *mcpkit.Request) (*mc
 // promptWithInput serves test_input_required_result_prompt: input_required
 // results are not only for tools, and this prompt asks for context before
 // it is rendered.
-func promptWithInput(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	if answer, ok := req.Params.InputResponses["user_context"].(*mcp.ElicitResult); ok && answer.Action == "accept" {
+func promptWithInput(_ context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+	if answer, ok := req.Call.Params.InputResponses["user_context"].(*mcp.ElicitResult); ok && answer.Action == "accept" {
 		if c, ok := answer.Content["context"].(string); ok {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{
 				{Role: "user", Content: &mcp.TextContent{Text: "Context: " + c}},

@@ -4,7 +4,7 @@
 // middleware catalog (logging, panic recovery, error masking, a time limit,
 // argument validation), tools/list advertises schemas with their $refs
 // inlined, and the resources, prompts and completions the scenarios read
-// come from the SDK server underneath.
+// are mcpkit's too.
 //
 // It serves streamable HTTP on one endpoint: clients of 2025-11-25 and
 // before get sessions, with an event store so that they can resume a
@@ -99,7 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// Shutdown waits for requests to finish, and a session's standalone SSE
 	// stream never does: closing the sessions ends those requests.
 	hs.RegisterOnShutdown(func() {
-		for ss := range srv.MCPServer().Sessions() {
+		for ss := range srv.Sessions() {
 			ss.Close()
 		}
 	})

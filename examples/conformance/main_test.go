@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -1526,9 +1528,9 @@ func TestRunBadArgs(t *testing.T) {
 	}
 }
 
-// FuzzReadTemplateData feeds URIs, which come from clients, to the template
-// handler: it either reports the resource missing or serves JSON whose id
-// rebuilds the URI.
+// FuzzReadTemplateData reads URIs, which come from clients, through the
+// server's route to the template: a URI either is not found (-32602) or is
+// served JSON whose id rebuilds the URI.
 func FuzzReadTemplateData(f *testing.F) {
 	for _, uri := range []string{
 		"test://template/123/data", "test://template//data", "test://template/a/b/data",
@@ -1536,14 +1538,29 @@ func FuzzReadTemplateData(f *testing.F) {
 	} {
 		f.Add(uri)
 	}
+	srv, err := newServer(options{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	cs, err := mcpkittest.ConnectInMemory(f.Context(), srv, nil)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer cs.Close()
 	f.Fuzz(func(t *testing.T, uri string) {
-		res, err := readTemplateData(context.Background(), &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: uri}})
+		if !utf8.ValidString(uri) {
+			return // JSON cannot carry it: no client can send it
+		}
+		res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
 		if err != nil {
 			var wire *jsonrpc.Error
 			if !errors.As(err, &wire) || wire.Code != mcp.CodeResourceNotFound {
 				t.Fatalf("%q: unexpected error %v", uri, err)
 			}
 			return
+		}
+		if !strings.HasPrefix(uri, "test://template/") {
+			return // a static resource
 		}
 		if len(res.Contents) != 1 || res.Contents[0].URI != uri {
 			t.Fatalf("%q: contents %+v", uri, res.Contents)
@@ -1552,7 +1569,9 @@ func FuzzReadTemplateData(f *testing.F) {
 		if err := json.Unmarshal([]byte(res.Contents[0].Text), &d); err != nil {
 			t.Fatalf("%q: %v", uri, err)
 		}
-		if !d.TemplateTest || "test://template/"+d.ID+"/data" != uri {
+		mid, _ := strings.CutPrefix(uri, "test://template/")
+		mid, _ = strings.CutSuffix(mid, "/data")
+		if id, err := url.PathUnescape(mid); !d.TemplateTest || d.ID == "" || err != nil || d.ID != id {
 			t.Fatalf("%q: served %+v", uri, d)
 		}
 	})

@@ -32,10 +32,9 @@ type options struct {
 	callTimeout time.Duration
 }
 
-// newServer returns the conformance server: the scenarios' tools as mcpkit
-// tools behind the server-wide middleware, and their resources, prompts,
-// completions and subscriptions registered on the SDK server directly, since
-// mcpkit only deals with tools.
+// newServer returns the conformance server: the scenarios' tools,
+// resources, prompts and completions served by mcpkit, the tools behind
+// the server-wide middleware; subscriptions are the SDK's.
 func newServer(opts options) (*mcpkit.Server, error) {
 	logger := opts.logger
 	if logger == nil {
@@ -56,9 +55,8 @@ func newServer(opts options) (*mcpkit.Server, error) {
 			// The suite checks client logging, which 2026-07-28 deprecates
 			// and mcpkit does not advertise by default, and the tasks
 			// extension.
-			Capabilities:      caps,
-			Logger:            logger,
-			CompletionHandler: complete,
+			Capabilities: caps,
+			Logger:       logger,
 			// Subscriptions are tracked by the SDK; the handlers only make
 			// the server advertise resources.subscribe.
 			SubscribeHandler: func(ctx context.Context, req *mcp.SubscribeRequest) error {
@@ -102,8 +100,12 @@ func newServer(opts options) (*mcpkit.Server, error) {
 	if err := srv.Add(taskTools(tm)...); err != nil {
 		return nil, err
 	}
-	addResources(srv.MCPServer(), md)
-	addPrompts(srv.MCPServer(), md)
+	if err := addResources(srv, md); err != nil {
+		return nil, err
+	}
+	if err := addPrompts(srv, md); err != nil {
+		return nil, err
+	}
 	return srv, nil
 }
 
