@@ -102,6 +102,9 @@ func newServer(opts options) (*mcpkit.Server, error) {
 	if err := srv.Add(taskTools(tm)...); err != nil {
 		return nil, err
 	}
+	if err := serveSkills(srv); err != nil {
+		return nil, err
+	}
 	addResources(srv.MCPServer(), md)
 	addPrompts(srv.MCPServer(), md)
 	return srv, nil
