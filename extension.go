@@ -3,7 +3,6 @@ package mcpkit
 import (
 	"context"
 	"maps"
-
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
