@@ -39,7 +39,8 @@ type ServeOptions struct {
 // resource, read through [File.ReadAll] when asked, and skills/list and
 // skills/get answered from set, and declares the extension
 // ([ExtensionID], no optional feature) with the resources capability that
-// its resources bring. Call it once per set, before serving.
+// its resources bring. Call it once per server, before serving: a second
+// set's skills/list and skills/get would hide the first's.
 //
 // Each skill's SKILL.md is a listed resource ([Skill.Resource]); its other
 // files are Unlisted. Every resource carries [TagPrefix] and the name of
