@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -239,5 +240,29 @@ func TestServeContents(t *testing.T) {
 		if (c.Text != "") != text || !text && c.Blob == nil {
 			t.Errorf("%s: text %q, blob %v; want text %v", name, c.Text, c.Blob, text)
 		}
+	}
+}
+
+// TestServeChanged: a file that changed after loading is not served with
+// bytes its digest does not match: the read is an internal error.
+func TestServeChanged(t *testing.T) {
+	fsys := fstest.MapFS{
+		"kit/SKILL.md":  {Data: []byte("---\nname: kit\ndescription: A kit.\n---\n")},
+		"kit/notes.txt": {Data: []byte("first")},
+	}
+	set, err := skills.FromFS(fsys, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "skills", Version: "1"}, nil)
+	if err := skills.Serve(srv, set, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	fsys["kit/notes.txt"] = &fstest.MapFile{Data: []byte("other")}
+	_, err = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "skill://kit/notes.txt"})
+	var rpc *jsonrpc.Error
+	if !errors.As(err, &rpc) || rpc.Code != jsonrpc.CodeInternalError {
+		t.Errorf("read of a changed file: %v; want -32603", err)
 	}
 }
