@@ -24,6 +24,10 @@ func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s.firstServe()
 		switch r := req.(type) {
+		case *mcp.ServerRequest[*mcp.InitializeParams], *mcp.ServerRequest[*mcp.DiscoverParams]:
+			if ext := s.extensions.Load(); ext != nil {
+				return declareExtensions(ctx, method, req, next, *ext)
+			}
 		case *mcp.ListToolsRequest:
 			if method == "tools/list" {
 				return s.listTools(ctx, r, next)

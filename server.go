@@ -146,6 +146,10 @@ type Server struct {
 	names nameCheck // the report of names that select no tool (see judgeNames)
 
 	drain drainer // see Drain
+
+	// extensions are the extensions declared with DeclareExtension,
+	// replaced whole on each declaration; nil until the first.
+	extensions atomic.Pointer[map[string]any]
 }
 
 // NewServer returns a Server on a new SDK server for impl, configured by

@@ -60,6 +60,7 @@ var implied = map[string]string{
 	"middleware":   "github.com/mcpkit/mcpkit/middleware",
 	"otelmcp":      "github.com/mcpkit/mcpkit/otelmcp",
 	"requeststate": "github.com/mcpkit/mcpkit/requeststate",
+	"skills":       "github.com/mcpkit/mcpkit/skills",
 	"tasks":        "github.com/mcpkit/mcpkit/tasks",
 	"tools":        "github.com/mcpkit/mcpkit/tools",
 	"transform":    "github.com/mcpkit/mcpkit/transform",

@@ -32,6 +32,11 @@ type Options struct {
 	// defaults.
 	Client *mcp.ClientOptions
 
+	// ClientSetup, if set, is called with the harness's client before it
+	// connects: to register the custom methods it may send with
+	// mcp.AddSendingCustomMethod, say.
+	ClientSetup func(*mcp.Client)
+
 	// ProtocolVersion, if set, replaces the version the client asks for.
 	ProtocolVersion string
 
@@ -268,7 +273,11 @@ func (t *withHeader) CloseIdleConnections() {
 }
 
 func newClient(opts *Options) *mcp.Client {
-	return mcp.NewClient(&mcp.Implementation{Name: "mcpkittest", Version: "1"}, opts.Client)
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcpkittest", Version: "1"}, opts.Client)
+	if opts.ClientSetup != nil {
+		opts.ClientSetup(c)
+	}
+	return c
 }
 
 // Connect opens one more client session to an HTTP test server, with the

@@ -11,6 +11,9 @@
 #                 2026-07-28: the server scenarios that protocol 2026-07-28
 #                 requires, run on its stateless wire, and those it runs
 #                 without scoring them (extensions, pending).
+#   skills        examples/conformance, 0.2.0-alpha.12 --scenario, one run
+#                 per scenario of SKILLS_SCENARIOS: the Skills extension's
+#                 (SEP-2640), in the suite's pending set, on 2026-07-28.
 #   quickstart    examples/quickstart as shipped, the same 2026-07-28 run:
 #                 every scenario and check that does not need the suite's
 #                 fixtures (tools, prompts and resources of set names, which
@@ -36,6 +39,12 @@ MIN_SCENARIOS=32      # 0.1.16, --suite all
 MIN_SCENARIOS_2025=31 # 0.2.0-alpha.12, --suite active --spec-version 2025-11-25
 MIN_SCENARIOS_2026=50 # 0.2.0-alpha.12, --requirements 2026-07-28: 37 scored, 13 not
 NPM_FLAGS=(--no-audit --no-fund --loglevel=error --save-exact)
+
+# SKILLS_SCENARIOS are the Skills extension's scenarios that examples/conformance
+# passes. sep-2640-skills-directory is not run: it checks the optional
+# resources/directory/read, which mcpkit does not implement, and skips when
+# the extension does not declare directoryRead.
+SKILLS_SCENARIOS=(sep-2640-skills-enumeration sep-2640-skills-manifest)
 
 # KNOWN_FAILURES_2026 are the scenarios of the 2026-07-28 line that fail
 # and are not mcpkit bugs: none now. The tasks extension (SEP-2663,
@@ -372,6 +381,11 @@ run_line 2025-11-25 "$cache/alpha" "$cache/results-2025-11-25" "$MIN_SCENARIOS_2
 echo "== 2026-07-28 line (examples/conformance)"
 KNOWN="${KNOWN_FAILURES_2026[*]}" SKIPS="${KNOWN_SKIPS_2026[*]}" REQUIRED="$requirements_2026" \
 	run_line 2026-07-28 "$cache/alpha" "$cache/results-2026-07-28" "$MIN_SCENARIOS_2026" --requirements 2026-07-28
+
+echo "== skills line (examples/conformance, the Skills extension's pending scenarios, 2026-07-28)"
+for scenario in "${SKILLS_SCENARIOS[@]}"; do
+	run_line "$scenario" "$cache/alpha" "$cache/results-$scenario" 1 --scenario "$scenario"
+done
 
 stop_server "${server_pids[0]}"
 server_pids=()

@@ -33,11 +33,15 @@
 // requires it. Sizes and SHA-256 digests are computed at load; contents are
 // read again on each [File.Open], and checked against them.
 //
-// [ListResult] and [GetResult] fit the SDK's mcp.AddReceivingCustomMethod as
-// they are. A server that serves a set declares [ExtensionID] and the
-// resources capability, answers [MethodList] and [MethodGet] from
-// [Set.Skills] and [Set.Get] (an unknown URI is -32602), and serves every
-// file's bytes through resources/read from [Set.Lookup].
+// [Serve] serves a set on an mcpkit.Server: every file a resource, tagged
+// [TagPrefix] and the skill's name for visibility rules, skills/list and
+// skills/get answered with what the caller may read, and the extension
+// declared:
+//
+//	if err := skills.Serve(srv, set, &skills.ServeOptions{TTL: time.Minute}); err != nil { ... }
+//
+// [ListResult] and [GetResult] also fit the SDK's
+// mcp.AddReceivingCustomMethod as they are, for a server of its own.
 //
 // Options are a struct, [Options], where nil means the defaults.
 package skills

@@ -2,11 +2,15 @@ package skills_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"log"
 	"os"
+	"time"
 
+	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/skills"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func ExampleFromFS() {
@@ -62,4 +66,51 @@ func ExampleNew() {
 	// Output:
 	// skill://acme/team/greeting/SKILL.md greeting
 	// 72 bytes
+}
+
+func ExampleServe() {
+	set, err := skills.FromFS(os.DirFS("testdata/skills"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "skills", Version: "1"}, nil)
+	if err := skills.Serve(srv, set, &skills.ServeOptions{TTL: time.Minute}); err != nil {
+		log.Fatal(err)
+	}
+
+	// A host: a client that sends the extension's methods.
+	ctx := context.Background()
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, nil)
+	_ = mcp.AddSendingCustomMethod[*skills.ListParams, *skills.ListResult](client, skills.MethodList)
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(ctx, st, nil); err != nil {
+		log.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	_, declared := cs.InitializeResult().Capabilities.Extensions[skills.ExtensionID]
+	fmt.Println("declared:", declared)
+	list, err := mcp.CallCustomMethod[*skills.ListParams, *skills.ListResult](ctx, cs, skills.MethodList, &skills.ListParams{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range list.Skills {
+		fmt.Println(e.URI, len(e.Resources.Files), "files")
+	}
+	// Every file is a resource; this one is the second of git-workflow's.
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: list.Skills[1].Resources.Files[1].URI})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Contents[0].URI, res.Contents[0].MIMEType)
+	// Output:
+	// declared: true
+	// skill://acme/billing/refunds/SKILL.md 3 files
+	// skill://git-workflow/SKILL.md 2 files
+	// skill://pdf-forms/SKILL.md 4 files
+	// skill://pdf-forms/fill-form/SKILL.md 2 files
+	// skill://git-workflow/references/style.md text/markdown
 }

@@ -3,8 +3,9 @@
 // scenarios call is an mcpkit tool behind a production chain from the
 // middleware catalog (logging, panic recovery, error masking, a time limit,
 // argument validation), tools/list advertises schemas with their $refs
-// inlined, and the resources, prompts and completions the scenarios read
-// are mcpkit's too.
+// inlined, the resources, prompts and completions the scenarios read are
+// mcpkit's too, and a directory of skills is served through the Skills
+// extension by package skills.
 //
 // It serves streamable HTTP on one endpoint: clients of 2025-11-25 and
 // before get sessions, with an event store so that they can resume a

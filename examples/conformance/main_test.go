@@ -434,7 +434,8 @@ func TestResources(t *testing.T) {
 			t.Errorf("%s lacks a name or description", r.URI)
 		}
 	}
-	if want := []string{"test://static-binary", "test://static-text", "test://watched-resource"}; !slices.Equal(uris, want) {
+	// The SKILL.md files of the skills are listed too (see serveSkills).
+	if want := []string{"skill://code-review/SKILL.md", "skill://pdf-processing/SKILL.md", "test://static-binary", "test://static-text", "test://watched-resource"}; !slices.Equal(uris, want) {
 		t.Errorf("resources = %v, want %v", uris, want)
 	}
 	templates, err := ts.Session.ListResourceTemplates(ctx, nil)

@@ -106,6 +106,9 @@ func newServer(opts options) (*mcpkit.Server, error) {
 	if err := addPrompts(srv, md); err != nil {
 		return nil, err
 	}
+	if err := serveSkills(srv); err != nil {
+		return nil, err
+	}
 	return srv, nil
 }
 

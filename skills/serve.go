@@ -1,0 +1,225 @@
+package skills
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+)
+
+// TagPrefix begins the tag that [Serve] puts on the resources of a skill:
+// the resources of skill "pdf-forms" carry "skill:pdf-forms", so that a
+// visibility rule over that tag hides or shows the skill as a whole.
+const TagPrefix = "skill:"
+
+// defaultPageSize is the most skills a skills/list page holds when
+// [ServeOptions.PageSize] is zero: an entry lists up to MaxFiles files.
+const defaultPageSize = 50
+
+// ServeOptions configures [Serve]. A nil *ServeOptions means the defaults.
+type ServeOptions struct {
+	// TTL is the ttlMs of skills/list and skills/get results: how long a
+	// client may keep them. Zero means 0, to be asked again each time.
+	TTL time.Duration
+
+	// PageSize is the most skills a skills/list page holds. Zero means 50.
+	PageSize int
+}
+
+// Serve serves set on srv as the Skills extension: every file as a
+// resource, read through [File.ReadAll] when asked, and skills/list and
+// skills/get answered from set, and declares the extension
+// ([ExtensionID], no optional feature) with the resources capability that
+// its resources bring. Call it once per server, before serving: a second
+// set's skills/list and skills/get would hide the first's.
+//
+// Each skill's SKILL.md is a listed resource ([Skill.Resource]); its other
+// files are Unlisted. Every resource carries [TagPrefix] and the name of
+// each skill it belongs to (a nested skill's files belong to the skills
+// around it too). A file is read as text when its MIME type is textual
+// and its bytes valid UTF-8, as a blob otherwise; a file that changed since
+// set was loaded is an internal error (-32603).
+//
+// The caller's visibility of a skill is that of its SKILL.md resource
+// ([mcpkit.Server.ReadsResource]): a skill whose SKILL.md is hidden from
+// the caller is absent from skills/list, and skills/get of it is -32602,
+// the answer to a URI never served. On 2026-07-28 results carry ttlMs
+// ([ServeOptions.TTL]) and cacheScope, "private" when a per-request rule
+// decides resources.
+func Serve(srv *mcpkit.Server, set *Set, opts *ServeOptions) error {
+	if srv == nil || set == nil {
+		return fmt.Errorf("skills: Serve: nil server or set")
+	}
+	h := &handler{srv: srv, set: set, pageSize: defaultPageSize}
+	if opts != nil {
+		h.ttl = int(opts.TTL.Milliseconds())
+		if opts.PageSize > 0 {
+			h.pageSize = opts.PageSize
+		}
+	}
+	if err := srv.AddResources(resources(set)...); err != nil {
+		return fmt.Errorf("skills: Serve: %w", err)
+	}
+	sdk := srv.MCPServer()
+	// These handlers only let the methods past the SDK's checks: the
+	// middleware answers them, since only it sees the caller's token and
+	// headers, which visibility rules read.
+	err := mcp.AddReceivingCustomMethod(sdk, MethodList, func(context.Context, *mcp.ServerSession, *ListParams) (*ListResult, error) {
+		return nil, errUnreachable
+	})
+	if err == nil {
+		err = mcp.AddReceivingCustomMethod(sdk, MethodGet, func(context.Context, *mcp.ServerSession, *GetParams) (*GetResult, error) {
+			return nil, errUnreachable
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("skills: Serve: %w", err)
+	}
+	sdk.AddReceivingMiddleware(h.middleware)
+	srv.DeclareExtension(ExtensionID, nil)
+	return nil
+}
+
+var errUnreachable = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "skills: middleware not installed"}
+
+// resources returns the resources that serve set's files, each once.
+func resources(set *Set) []*mcpkit.Resource {
+	byURI := map[string]*mcpkit.Resource{}
+	var out []*mcpkit.Resource
+	for _, k := range set.skills {
+		for _, f := range k.Files() {
+			r, ok := byURI[f.URI]
+			if !ok {
+				r = &mcpkit.Resource{Resource: *f.Resource(), Handler: fileHandler{f}, Unlisted: true}
+				byURI[f.URI] = r
+				out = append(out, r)
+			}
+			r.Tags = append(r.Tags, TagPrefix+k.name)
+		}
+	}
+	for _, k := range set.skills {
+		r := byURI[k.uri]
+		r.Resource, r.Unlisted = *k.Resource(), false
+	}
+	return out
+}
+
+// fileHandler reads one file of a skill.
+type fileHandler struct{ f File }
+
+func (h fileHandler) ServeResource(context.Context, *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+	data, err := h.f.ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	c := &mcp.ResourceContents{URI: h.f.URI, MIMEType: h.f.MIMEType}
+	if len(data) > 0 && textual(h.f.MIMEType) && utf8.Valid(data) {
+		c.Text = string(data)
+	} else {
+		c.Blob = data // never nil: an empty file is an empty blob
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}, nil
+}
+
+// textual reports whether a file of MIME type mime is text.
+func textual(mime string) bool {
+	switch mime {
+	case "application/json", "application/xml", "application/yaml", "application/toml", "application/sql", "image/svg+xml":
+		return true
+	}
+	return strings.HasPrefix(mime, "text/") || strings.HasSuffix(mime, "+json") || strings.HasSuffix(mime, "+xml")
+}
+
+// handler answers skills/list and skills/get for one set on one server.
+type handler struct {
+	srv      *mcpkit.Server
+	set      *Set
+	ttl      int
+	pageSize int
+}
+
+func (h *handler) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case MethodList:
+			if r, ok := req.(*mcp.ServerRequest[*ListParams]); ok {
+				return h.list(ctx, r)
+			}
+		case MethodGet:
+			if r, ok := req.(*mcp.ServerRequest[*GetParams]); ok {
+				return h.get(ctx, r)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// list answers one skills/list: the page after the cursor of the skills
+// whose SKILL.md the caller may read.
+func (h *handler) list(ctx context.Context, req *mcp.ServerRequest[*ListParams]) (*ListResult, error) {
+	var after string
+	if req.Params != nil && req.Params.Cursor != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(req.Params.Cursor)
+		if err != nil || !strings.HasPrefix(string(raw), schemePrefix) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
+		}
+		after = string(raw)
+	}
+	all := h.set.skills
+	i, _ := slices.BinarySearchFunc(all, after, func(k *Skill, uri string) int { return strings.Compare(k.uri, uri) })
+	res := &ListResult{Skills: []Entry{}}
+	anyPrivate := false
+	for ; i < len(all); i++ {
+		k := all[i]
+		if k.uri == after {
+			continue
+		}
+		reads, private := h.srv.ReadsResource(ctx, req, k.uri)
+		anyPrivate = anyPrivate || private
+		if !reads {
+			continue
+		}
+		if len(res.Skills) == h.pageSize {
+			res.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(res.Skills[len(res.Skills)-1].URI))
+			break
+		}
+		res.Skills = append(res.Skills, k.Entry())
+	}
+	res.Cacheable = h.cacheable(anyPrivate)
+	return res, nil
+}
+
+// get answers one skills/get: an unknown skill, and one whose SKILL.md the
+// caller may not read, alike.
+func (h *handler) get(ctx context.Context, req *mcp.ServerRequest[*GetParams]) (*GetResult, error) {
+	if req.Params == nil || req.Params.URI == "" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "skills/get requires params.uri"}
+	}
+	k, ok := h.set.Get(req.Params.URI)
+	var private bool
+	if ok {
+		ok, private = h.srv.ReadsResource(ctx, req, k.uri)
+	}
+	if !ok {
+		data, _ := json.Marshal(map[string]string{"uri": clip(req.Params.URI)})
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Skill not found", Data: data}
+	}
+	return &GetResult{Cacheable: h.cacheable(private), Skill: k.Entry()}, nil
+}
+
+func (h *handler) cacheable(private bool) mcp.Cacheable {
+	c := mcp.Cacheable{TTLMs: h.ttl, CacheScope: "public"}
+	if private {
+		c.CacheScope = "private"
+	}
+	return c
+}
