@@ -102,11 +102,14 @@ func (st *state) pick(ctx context.Context, c Caller, es []*entry, p pin, all *[]
 // that one decides, by the pin rule, and seen is set. With blind set (a
 // review of listeners, which never calls a Provider under the server's
 // lock), it stops where a Provider would be asked (a mounted server's
-// too), setting blocked. A resource's URI takes reachResource's route;
-// all is for tools and prompts.
+// too), setting blocked. A resource's URI takes reachResource's route.
 func (s *Server) walk(ctx context.Context, st *state, c Caller, k Kind, name string, p pin, all *[]*entry, blind bool) (e *entry, seen, blocked bool) {
 	if k == KindResource {
 		e, _ := s.reachResource(ctx, st, c, name)
+		if e != nil && all != nil {
+			*all = append(*all, e)
+			return nil, true, false
+		}
 		return e, e != nil, false
 	}
 	if n, ok := st.index(k).Get(name); ok {
