@@ -248,3 +248,26 @@ func TestEarlyRefusalPromptsAndResources(t *testing.T) {
 		t.Errorf("refusal %q, want %q", refusal, want)
 	}
 }
+
+// TestObserveDrainedRead: a 2026-07-28 resources/read that a draining
+// server refuses from its headers is observed, as a prompts/get's is.
+func TestObserveDrainedRead(t *testing.T) {
+	var runs atomic.Int32
+	srv := readServer(t, &runs)
+	log := &targetLog{}
+	srv.Observe(log)
+	ts := mcpkittest.NewStatelessServer(t, srv, nil)
+	if err := srv.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.Session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "docs://user/7"}); err == nil {
+		t.Fatal("a draining server served a read")
+	}
+	want := []string{"draining resources/read docs://user/7 - tool_error headers"}
+	if got := log.take(); !slices.Equal(got, want) {
+		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+	if n := runs.Load(); n != 0 {
+		t.Errorf("handlers ran %d times", n)
+	}
+}
