@@ -14,11 +14,10 @@ import (
 //
 // Which tool a call reaches (which prompt a prompts/get reaches), and
 // whether its caller may see it, is decided here and nowhere else, for
-// every way in: tools/call, prompts/get, the tools/list and prompts/list
-// pages,
-// the early refusal of a 2026-07-28 call by its headers, Resolve (and so
-// discovery's meta-tools and the rounds of a task), Reaches and the search
-// of provided tools. The rules:
+// every way in: tools/call, prompts/get, resources/read, the list pages,
+// the early refusal of a 2026-07-28 call, prompts/get or resources/read by
+// its headers, Resolve (and so discovery's meta-tools and the rounds of a
+// task), Reaches and the search of provided tools. The rules:
 //
 //   - one test of "may this caller see this version": state.sees;
 //   - one walk: the registered versions of the name first; when the caller
