@@ -135,9 +135,11 @@ func RequireScopes(scopes ...string) Middleware {
 // scopes (none if scopes is empty: the client then learns that it needs a
 // better token, not which).
 //
-// Both guard prompts and resources too: a server-wide requirement refuses
-// a prompts/get or a resources/read as it refuses a call (over HTTP with the challenge, once the request was
-// read; elsewhere with a JSON-RPC error saying what the prompt requires).
+// Both guard prompts and resources too: a server-wide requirement, or one
+// in a prompt's or resource's own Middleware, refuses a prompts/get or a
+// resources/read as it refuses a call (over HTTP with the challenge, on
+// 2026-07-28 from the headers, before the body is read; elsewhere with a
+// JSON-RPC error saying what the prompt or resource requires).
 //
 // RequireToken panics if check is nil or a scope is empty or holds a space
 // or a double quote.
@@ -153,9 +155,12 @@ func RequireToken(check func(ctx context.Context, info *auth.TokenInfo) bool, sc
 	scopes = slices.Clone(scopes)
 	return func(next Handler) Handler {
 		r := &requirement{check: check, scopes: scopes, next: next}
-		if b, ok := next.(boundHandler); ok {
-			// Inside a Server: the chain's record keeps it, for the
-			// refusal of a call by its headers (see refusedEarly).
+		// Inside a Server: the chain's record keeps it, for the refusal
+		// of a request by its headers (see refusedEarly).
+		switch b := next.(type) {
+		case boundHandler:
+			b.rec.requirements = append(b.rec.requirements, r)
+		case targetBound:
 			b.rec.requirements = append(b.rec.requirements, r)
 		}
 		r.prompts, _ = next.(PromptHandler)
@@ -259,45 +264,64 @@ func challengeResponse(w http.ResponseWriter, err *InsufficientScopeError, resou
 	http.Error(w, err.Error(), status)
 }
 
-// refusedEarly returns the refusal of a 2026-07-28 tools/call that its
-// headers alone decide, before the SDK reads its body, or nil to let the
-// request through (the call is then judged once it reaches its tool, as
-// on every other route). The protocol names the method and the tool in
-// the Mcp-Method and Mcp-Name headers (and the SDK refuses a body that
-// says otherwise), so a call of a registered name whose every version the
-// caller sees (by the route's test, state.sees) has a requirement the
-// caller's token does not meet is refused at once, naming the first
-// requirement of the version an unpinned call reaches. A name the headers
-// cannot decide goes through: one whose registered versions the caller
-// sees none of (a source decides it: providers are asked once per call,
-// when the call reaches them), a meta-tool that calls another by an
-// argument (transform.Discovery's call_tool), a name with a version the
-// caller may reach without a requirement (a pin in the body could choose
-// it). The client's capabilities, which travel in the body, are not known
-// yet: a per-request predicate sees none. It returns the refusal with the
-// version it is of.
+// refusedEarly returns the refusal of a 2026-07-28 tools/call, prompts/get
+// or resources/read that its headers alone decide, before the SDK reads its
+// body, or nil to let the request through (it is then judged once it
+// reaches its target, as on every other route). The protocol names the
+// method in the Mcp-Method header, and the tool or prompt (params.name) or
+// the resource (params.uri) in Mcp-Name (and the SDK refuses a body that
+// says otherwise), so a request whose every target the caller sees, by the
+// one route (walk), has a requirement the caller's token does not meet is
+// refused at once, naming the first requirement of the target an unpinned
+// request reaches. A name the headers cannot decide goes through: one the
+// caller sees nothing under (it is answered as unknown, so that the
+// refusal does not tell that a hidden target exists), one a provider
+// decides (providers are asked once per call, when the call reaches
+// them), a meta-tool that calls another by an argument
+// (transform.Discovery's call_tool), a tool with a version the caller may
+// reach without a requirement (a pin in the body could choose it). The
+// client's capabilities, which travel in the body, are not known yet: a
+// per-request predicate sees none. It returns the refusal with the entry
+// it is of.
 func (s *Server) refusedEarly(r *http.Request) (*entry, *InsufficientScopeError) {
-	if r.Header.Get("Mcp-Method") != "tools/call" || r.Header.Get(protocolVersionHeader) < statelessVersion {
+	if r.Header.Get(protocolVersionHeader) < statelessVersion {
+		return nil, nil
+	}
+	k, ok := headerKind(r.Header.Get("Mcp-Method"))
+	if !ok {
 		return nil, nil
 	}
 	st := s.state.Load()
-	if st.requiring == 0 {
-		return nil, nil // the common case
-	}
-	n, ok := st.byName.Get(r.Header.Get("Mcp-Name"))
-	if !ok || !slices.ContainsFunc(n.versions, func(e *entry) bool { return len(e.chain.require) > 0 }) {
-		return nil, nil
+	name := r.Header.Get("Mcp-Name")
+	switch k {
+	case KindResource:
+		if !st.readRequiring {
+			return nil, nil // the common case
+		}
+	default:
+		if k == KindTool && st.requiring == 0 {
+			return nil, nil // the common case
+		}
+		// A name whose registered versions have no requirement costs
+		// no route.
+		n, ok := st.index(k).Get(name)
+		if !ok || !slices.ContainsFunc(n.versions, func(e *entry) bool { return len(e.chain.require) > 0 }) {
+			return nil, nil
+		}
 	}
 	ctx := r.Context()
 	info := auth.TokenInfoFromContext(ctx)
 	var seen []*entry
-	st.pick(ctx, headerCaller{info: info, header: r.Header}, n.versions, pin{}, &seen)
+	if _, _, blocked := s.walk(ctx, st, headerCaller{info: info, header: r.Header}, k, name, pin{}, &seen, true); blocked {
+		return nil, nil
+	}
 	var first *InsufficientScopeError
 	var of *entry
 	for _, e := range seen {
 		var err *InsufficientScopeError
 		for _, req := range e.chain.require {
-			if err = req.refusal(ctx, info, e.tool.Name); err != nil {
+			if err = req.refusal(ctx, info, e.servedName()); err != nil {
+				err.Kind = k
 				break
 			}
 		}
@@ -309,6 +333,20 @@ func (s *Server) refusedEarly(r *http.Request) (*entry, *InsufficientScopeError)
 		}
 	}
 	return of, first
+}
+
+// headerKind returns the kind of target a request of method names in its
+// Mcp-Name header, if it names one.
+func headerKind(method string) (Kind, bool) {
+	switch method {
+	case "tools/call":
+		return KindTool, true
+	case "prompts/get":
+		return KindPrompt, true
+	case "resources/read":
+		return KindResource, true
+	}
+	return 0, false
 }
 
 // ChallengeHeader returns the value of the WWW-Authenticate header that

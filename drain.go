@@ -328,7 +328,7 @@ func (s *Server) drainGate(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 		default:
 			if !d.enter() {
-				if m := r.Header.Get("Mcp-Method"); m == "tools/call" || m == "prompts/get" {
+				if _, ok := headerKind(r.Header.Get("Mcp-Method")); ok {
 					s.observeByHeaders(r, DecisionDraining, nil, drainingError())
 				}
 				refuseDraining(w)

@@ -203,9 +203,10 @@ const verdictHeader = "Mcpkit-Verdict-Id"
 // with the challenge (see ChallengeHeader), and a 2026-07-28 POST whose
 // call failed its Mcp-Param headers with status 400, instead of what the
 // SDK writes, as long as the SDK has written nothing before. A 2026-07-28
-// call that its headers alone refuse (see refusedEarly) is answered before
-// the SDK reads it. resourceMetadata, if not empty, is the URL of the
-// protected resource metadata that a challenge names.
+// call, prompts/get or resources/read that its headers alone refuse (see
+// refusedEarly) is answered before the SDK reads it. resourceMetadata, if
+// not empty, is the URL of the protected resource metadata that a
+// challenge names.
 func (s *Server) holding(h http.Handler, resourceMetadata string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {

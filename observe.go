@@ -13,8 +13,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// A Decision is what a server decided about a tools/call or a prompts/get:
-// refused it, found nothing for it, found it at fault, or served it.
+// A Decision is what a server decided about a tools/call, a prompts/get or
+// a resources/read: refused it, found nothing for it, found it at fault, or
+// served it.
 type Decision string
 
 // The decisions an [Event] reports.
@@ -24,8 +25,8 @@ const (
 	// 2026-07-28 call over HTTP whose headers decide it) or in its chain.
 	// Err holds the [*InsufficientScopeError].
 	DecisionRefused Decision = "refused"
-	// DecisionUnknown: the name reaches no tool (or prompt) the caller may
-	// see (never registered, hidden, or disabled alike; the client gets
+	// DecisionUnknown: the name reaches no tool (or prompt, or the URI no
+	// resource or template) the caller may see (never registered, hidden, or disabled alike; the client gets
 	// one answer for all three).
 	DecisionUnknown Decision = "unknown"
 	// DecisionInvalid: a prompts/get lacks a required argument; its chain
@@ -45,15 +46,17 @@ const (
 	DecisionServed Decision = "served"
 )
 
-// An Event is one decision about one tools/call or prompts/get, as an
-// [Observer] is told of it. An observer must not keep it, nor its
+// An Event is one decision about one tools/call, prompts/get or
+// resources/read, as an [Observer] is told of it. An observer must not keep it, nor its
 // requests, beyond its call: copy what it needs.
 type Event struct {
 	// Decision is what the server decided.
 	Decision Decision
-	// Method is the request's method: "tools/call" or "prompts/get".
+	// Method is the request's method: "tools/call", "prompts/get" or
+	// "resources/read".
 	Method string
-	// Name is the name the request named.
+	// Name is the name the request named; for a resources/read, the URI
+	// it read, as the caller wrote it (a template's variables included).
 	Name string
 	// Tool is the tool the call reached (its [Tool.ID] is the identity
 	// every rule keys on), or nil when it reached none. For a refusal
@@ -78,6 +81,12 @@ type Event struct {
 	// reached (nil: none) and the request.
 	Prompt        *Prompt
 	PromptRequest *PromptRequest
+	// Resource or Template is, for a resources/read, the resource or the
+	// URI template it reached (both nil: none), and ResourceRequest the
+	// request (nil for a refusal made before its body was read).
+	Resource        *Resource
+	Template        *ResourceTemplate
+	ResourceRequest *ResourceRequest
 	// Outcome and Class are [Classify]'s verdict on what the chain
 	// returned (DecisionServed), or on the refusal.
 	Outcome Outcome
@@ -93,7 +102,7 @@ type Event struct {
 }
 
 // An Observer is told of every decision a [Server] makes about a
-// tools/call or prompts/get it routes (see [Server.Observe]).
+// tools/call, prompts/get or resources/read it routes (see [Server.Observe]).
 type Observer interface {
 	// Observe is called once per decision, on the call's goroutine,
 	// after the decision and before the answer is written. It must not
@@ -113,11 +122,11 @@ func (f ObserverFunc) Observe(ctx context.Context, ev *Event) { f(ctx, ev) }
 // requirement refused the call before its body was read (2026-07-28 over
 // HTTP) or in its chain; each name that reaches no tool the caller may see;
 // each call whose Mcp-Param headers are at fault; and the outcome of each
-// call served, with the tool it reached; and the same of each prompts/get.
-// It is the one place to audit a server: unlike a middleware, it also sees
-// what is decided before any middleware runs. Tools and prompts
-// registered on the SDK server directly are not mcpkit's, and are not
-// observed. An observer that panics is logged and skipped: the call goes
+// call served, with the tool it reached; and the same of each prompts/get
+// and each resources/read. It is the one place to audit a server: unlike a
+// middleware, it also sees what is decided before any middleware runs.
+// Tools, prompts and resources registered on the SDK server directly are
+// not mcpkit's, and are not observed. An observer that panics is logged and skipped: the call goes
 // on.
 func (s *Server) Observe(observers ...Observer) {
 	observers = slices.DeleteFunc(slices.Clone(observers), func(o Observer) bool { return o == nil })
@@ -169,16 +178,16 @@ func observe(ctx context.Context, obs []Observer, ev *Event) {
 	}
 }
 
-// observeRefusedEarly tells s's observers of a call that its headers alone
-// refused with err, for e's tool.
+// observeRefusedEarly tells s's observers of a request that its headers
+// alone refused with err, for e (a tool, prompt, resource or template).
 func (s *Server) observeRefusedEarly(r *http.Request, e *entry, err *InsufficientScopeError) {
 	// As the chain's requirement returns it (see requirement.ServeTool).
 	s.observeByHeaders(r, DecisionRefused, e, &ToolError{Err: err, Class: Fatal})
 }
 
-// observeByHeaders tells s's observers of a call (a tools/call or
-// prompts/get, as its Mcp-Method header says) that its headers alone
-// decided (d), for e's tool (nil: none), with err.
+// observeByHeaders tells s's observers of a request (a tools/call,
+// prompts/get or resources/read, as its Mcp-Method header says) that its
+// headers alone decided (d), for e (nil: none), with err.
 func (s *Server) observeByHeaders(r *http.Request, d Decision, e *entry, err error) {
 	obs := s.observing()
 	if obs == nil {
@@ -195,10 +204,17 @@ func (s *Server) observeByHeaders(r *http.Request, d Decision, e *entry, err err
 		Start:     time.Now(),
 	}
 	ev.Outcome, ev.Class = Classify(nil, err)
-	if e != nil {
-		ev.Tool = e.tool
-	}
+	ev.reached(e)
 	observe(r.Context(), obs, ev)
+}
+
+// reached sets what ev says was reached: e's tool, prompt, resource or
+// template (nil: nothing).
+func (ev *Event) reached(e *entry) {
+	if e == nil {
+		return
+	}
+	ev.Tool, ev.Prompt, ev.Resource, ev.Template = e.tool, e.prompt, e.resource, e.template
 }
 
 // observeUnrouted tells obs of req, a call that did not reach its chain:
@@ -266,8 +282,29 @@ func observePrompt(ctx context.Context, obs []Observer, d Decision, name string,
 		ev.Decision = DecisionRefused
 	}
 	ev.Outcome, ev.Class = Classify(nil, err)
-	if e != nil {
-		ev.Prompt = e.prompt
+	ev.reached(e)
+	observe(ctx, obs, ev)
+}
+
+// observeResource tells obs of req, a resources/read of uri that reached e
+// (nil: nothing), decided d, as observePrompt tells of a prompts/get.
+func observeResource(ctx context.Context, obs []Observer, d Decision, uri string, e *entry, req *ResourceRequest, err error, start time.Time) {
+	ev := &Event{
+		Decision:        d,
+		Method:          "resources/read",
+		Name:            uri,
+		Caller:          req,
+		Principal:       principalOf(req),
+		ResourceRequest: req,
+		Err:             err,
+		Start:           start,
+		Duration:        time.Since(start),
 	}
+	var ise *InsufficientScopeError
+	if d == DecisionServed && errors.As(err, &ise) {
+		ev.Decision = DecisionRefused
+	}
+	ev.Outcome, ev.Class = Classify(nil, err)
+	ev.reached(e)
 	observe(ctx, obs, ev)
 }

@@ -310,7 +310,7 @@ func (s *Server) update(names []string) *state {
 		// over it costs less than a copied chunk per name.
 		return s.rebuild(old, names)
 	}
-	st := &state{byName: old.byName, listed: old.listed, byID: old.byID, targets: old.targets, templates: old.templates, sources: old.sources, provided: old.provided, requiring: old.requiring}
+	st := &state{byName: old.byName, listed: old.listed, byID: old.byID, targets: old.targets, templates: old.templates, readRequiring: old.readRequiring, sources: old.sources, provided: old.provided, requiring: old.requiring}
 	gone := make(map[*entry]bool)
 	fresh := make(map[string][]*entry)
 	ids := make(map[string]bool)
@@ -386,6 +386,7 @@ func (s *Server) rebuild(old *state, names []string) *state {
 	slices.SortFunc(all, func(a, b *toolName) int { return strings.Compare(a.name, b.name) })
 	st := indexed(all)
 	st.sources, st.provided, st.targets, st.templates = old.sources, old.provided, old.targets, old.templates
+	st.readRequiring = old.readRequiring
 	s.finish(st)
 	return st
 }
@@ -487,7 +488,7 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 	st := indexed(all)
 	st.sources = old.sources
 	// The chains of the other kinds are built with the same middleware.
-	st.targets, st.templates = old.targets, old.templates
+	st.targets, st.templates, st.readRequiring = old.targets, old.templates, old.readRequiring
 	s.reindexTargets(st, nil)
 	s.finish(st)
 	return st, groups, servedAs, nil

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -124,6 +125,7 @@ type routedResource struct {
 	private bool // what the caller reads depends on who asks
 	sdk     *mcp.ReadResourceRequest
 	req     *ResourceRequest
+	start   time.Time // when s began on the request, if it has observers
 }
 
 type routedResourceKey struct{}
@@ -142,16 +144,27 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest,
 	}
 	uri := req.Params.URI
 	rr := &routedResource{uri: uri, req: &ResourceRequest{URI: uri, Call: req}}
+	obs := s.observing()
+	if obs != nil {
+		rr.start = time.Now()
+	}
 	st := s.state.Load()
 	rr.e, rr.params = s.reachResource(ctx, st, rr.req, uri)
 	if rr.e == nil {
+		unknown := func() (mcp.Result, error) {
+			err := resourceNotFound(uri)
+			if obs != nil {
+				observeResource(ctx, obs, DecisionUnknown, uri, nil, rr.req, err, rr.start)
+			}
+			return nil, err
+		}
 		if !s.foreign.Load() || uri == s.resourceDispatch {
-			return nil, resourceNotFound(uri)
+			return unknown()
 		}
 		res, err := next(ctx, "resources/read", req)
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && wire.Message == "Resource not found" {
-			return nil, resourceNotFound(uri)
+			return unknown()
 		}
 		return res, err
 	}
@@ -163,7 +176,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest,
 	sdkReq.Params = &params
 	rr.sdk = &sdkReq
 	res, err := next(context.WithValue(ctx, routedResourceKey{}, rr), "resources/read", rr.sdk)
-	if r, ok := res.(*mcp.ReadResourceResult); ok && rr.private {
+	if r, ok := res.(*mcp.ReadResourceResult); ok && r != nil && rr.private {
 		// What the caller reads depends on who asks: no shared cache may
 		// keep it, whatever the SDK's cache hints said. r is s's own copy
 		// (see finishResource).
@@ -195,6 +208,9 @@ func (s *Server) serveResourceRouted(ctx context.Context, sdkReq *mcp.ReadResour
 	ctx = s.withVerdict(ctx, req.Header())
 	defer verdictOf(ctx).serving(req.Session())()
 	res, err := s.runResource(ctx, rr.e, req)
+	if obs := s.observing(); obs != nil {
+		observeResource(ctx, obs, DecisionServed, rr.uri, rr.e, req, err, rr.start)
+	}
 	if err != nil {
 		return nil, targetWireError(KindResource, req.name(), err)
 	}

@@ -14,11 +14,10 @@ import (
 //
 // Which tool a call reaches (which prompt a prompts/get reaches), and
 // whether its caller may see it, is decided here and nowhere else, for
-// every way in: tools/call, prompts/get, the tools/list and prompts/list
-// pages,
-// the early refusal of a 2026-07-28 call by its headers, Resolve (and so
-// discovery's meta-tools and the rounds of a task), Reaches and the search
-// of provided tools. The rules:
+// every way in: tools/call, prompts/get, resources/read, the list pages,
+// the early refusal of a 2026-07-28 call, prompts/get or resources/read by
+// its headers, Resolve (and so discovery's meta-tools and the rounds of a
+// task), Reaches and the search of provided tools. The rules:
 //
 //   - one test of "may this caller see this version": state.sees;
 //   - one walk: the registered versions of the name first; when the caller
@@ -103,11 +102,14 @@ func (st *state) pick(ctx context.Context, c Caller, es []*entry, p pin, all *[]
 // that one decides, by the pin rule, and seen is set. With blind set (a
 // review of listeners, which never calls a Provider under the server's
 // lock), it stops where a Provider would be asked (a mounted server's
-// too), setting blocked. A resource's URI takes reachResource's route;
-// all is for tools and prompts.
+// too), setting blocked. A resource's URI takes reachResource's route.
 func (s *Server) walk(ctx context.Context, st *state, c Caller, k Kind, name string, p pin, all *[]*entry, blind bool) (e *entry, seen, blocked bool) {
 	if k == KindResource {
 		e, _ := s.reachResource(ctx, st, c, name)
+		if e != nil && all != nil {
+			*all = append(*all, e)
+			return nil, true, false
+		}
 		return e, e != nil, false
 	}
 	if n, ok := st.index(k).Get(name); ok {

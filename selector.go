@@ -355,5 +355,6 @@ func buildTargetChain(t Target, use []Middleware) *chain {
 		b = b.apply(use[i])
 	}
 	slices.Reverse(b.rec.layers)
-	return &chain{prompt: b.prompt, resource: b.resource, layers: b.rec.layers}
+	slices.Reverse(b.rec.requirements)
+	return &chain{prompt: b.prompt, resource: b.resource, layers: b.rec.layers, require: b.rec.requirements}
 }

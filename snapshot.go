@@ -34,7 +34,10 @@ type state struct {
 	// requiring counts the registered versions whose chains hold a
 	// RequireToken layer: without any, no call is refused by its headers
 	// (see refusedEarly), and a call costs no lookup for it.
-	requiring int
+	// readRequiring is the same for resources/read: whether a resource or
+	// a template has one (see readRequires).
+	requiring     int
+	readRequiring bool
 
 	// What a provided tool is served with (see Provider): the sources (the
 	// providers and the mounted servers, each with its state as of this
@@ -244,6 +247,20 @@ func (e *entry) paramHeaders() []paramheader.Param {
 	m := e.lazy()
 	m.paramsOnce.Do(func() { m.params = paramheader.Of(e.tool.InputSchema) })
 	return m.params
+}
+
+// servedName is the name e is served under: a tool's or a prompt's name,
+// a resource's URI, a template's URI template.
+func (e *entry) servedName() string {
+	switch {
+	case e.prompt != nil:
+		return e.prompt.Name
+	case e.resource != nil:
+		return e.resource.URI
+	case e.template != nil:
+		return e.template.URITemplate
+	}
+	return e.tool.Name
 }
 
 // newTargetEntry returns the entry of t, a prompt, resource or template,

@@ -83,7 +83,23 @@ func (s *Server) changeTargets(f family, keys []string) {
 	if f == famTemplate {
 		next.templates = matchOrder(next.targets[f])
 	}
+	next.readRequiring = next.readRequires()
 	s.commit(&next, c)
+}
+
+// readRequires reports whether a resource or a template of st has a
+// RequireToken layer in its chain: else no resources/read is refused by
+// its headers (see refusedEarly). It costs a pass over them, once per
+// change of the targets.
+func (st *state) readRequires() bool {
+	for _, f := range familiesOf(KindResource) {
+		for n := range st.targets[f].All() {
+			if len(n.versions[0].chain.require) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // reindexTargets makes st's targets of every family served as the
@@ -103,6 +119,7 @@ func (s *Server) reindexTargets(st *state, keys []string) [numKinds][]string {
 			st.templates = matchOrder(st.targets[f])
 		}
 	}
+	st.readRequiring = st.readRequires()
 	return changed
 }
 

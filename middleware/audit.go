@@ -35,12 +35,19 @@ type AuditRecord struct {
 	Principal string    `json:"principal"`
 	Method    string    `json:"method"`
 	// Name is the name the call named; Tool and Version the identity of
-	// the tool it reached (empty when it reached none).
+	// the tool it reached (empty when it reached none). For a
+	// resources/read, Name is the URI read, clipped to 256 bytes: a URI
+	// template's variables are in it, and so is any secret a client puts
+	// in them (within the clip). Keep secrets out of URIs, or drop them
+	// in a sink of your own.
 	Name    string `json:"name"`
 	Tool    string `json:"tool,omitempty"`
 	Version string `json:"version,omitempty"`
 	// Prompt is the identity of the prompt a prompts/get reached.
 	Prompt string `json:"prompt,omitempty"`
+	// Resource is what a resources/read reached: the resource's URI, or
+	// the URI template that matched (its text, without the variables).
+	Resource string `json:"resource,omitempty"`
 	// Arguments are the call's arguments with every redacted value
 	// replaced by "[redacted]", or nil when there were none, they were
 	// not JSON, the call reached no tool (so no schema says which of
@@ -289,8 +296,13 @@ func (a *Audit) record(ctx context.Context, ev *mcpkit.Event) *AuditRecord {
 	if sc := trace.SpanContextFromContext(ctx); sc.HasTraceID() {
 		rec.TraceID = sc.TraceID().String()
 	}
-	if ev.Prompt != nil {
+	switch {
+	case ev.Prompt != nil:
 		rec.Prompt = ev.Prompt.Key()
+	case ev.Resource != nil:
+		rec.Resource = ev.Resource.Key()
+	case ev.Template != nil:
+		rec.Resource = ev.Template.Key()
 	}
 	if ev.Result != nil && len(ev.Result.InputRequests) > 0 {
 		rec.InputRequired = true
@@ -996,6 +1008,7 @@ func (s *SlogSink) WriteAudit(ctx context.Context, rec *AuditRecord) error {
 	add("tool", rec.Tool)
 	add("version", rec.Version)
 	add("prompt", rec.Prompt)
+	add("resource", rec.Resource)
 	add("outcome", rec.Outcome)
 	add("class", rec.Class)
 	add("reason", rec.Reason)

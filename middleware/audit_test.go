@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,6 +21,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/tools"
 	"github.com/mcpkit/mcpkit/transform"
 )
 
@@ -458,5 +461,72 @@ func TestAuditRedactsThroughAnyRef(t *testing.T) {
 	want := `{"body":{"pw":"[redacted]","user":"ada"},"missing":"[redacted]","plain":"shown","remote":"[redacted]","token":"[redacted]"}`
 	if got := string(sink.recs[0].Arguments); got != want {
 		t.Errorf("arguments: %s\nwant %s", got, want)
+	}
+}
+
+// TestAuditReads: a resources/read is recorded on both eras with the URI
+// read, clipped, and the resource or template it reached; an unknown URI
+// with none; a refusal with its reason.
+func TestAuditReads(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			var trail lockedBuffer
+			audit := middleware.NewAudit(middleware.NewJSONLinesSink(&trail, nil), nil)
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "audited", Version: "1"}, nil)
+			srv.Observe(audit)
+			read := mcpkit.ResourceHandlerFunc(func(_ context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: "x"}}}, nil
+			})
+			if err := srv.AddResources(
+				&mcpkit.Resource{Resource: mcp.Resource{URI: "docs://a", Name: "a"}, Handler: read},
+				&mcpkit.Resource{Resource: mcp.Resource{URI: "docs://admin", Name: "admin"}, Handler: read,
+					Middleware: []mcpkit.Middleware{mcpkit.RequireScopes("admin")}},
+			); err != nil {
+				t.Fatal(err)
+			}
+			tpl, err := tools.NewTemplate("notes://{id}", func(_ context.Context, req *mcpkit.ResourceRequest, p struct {
+				ID string `json:"id"`
+			}) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: p.ID}}}, nil
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.AddResourceTemplates(tpl); err != nil {
+				t.Fatal(err)
+			}
+			cs := era.Connect(t, srv, nil).Session
+			long := "notes://" + strings.Repeat("n", 400)
+			for _, uri := range []string{"docs://a", long, "docs://nosuch", "docs://admin"} {
+				cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+			}
+			if err := audit.Close(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for line := range strings.Lines(trail.String()) {
+				var rec middleware.AuditRecord
+				if err := json.Unmarshal([]byte(line), &rec); err != nil {
+					t.Fatal(err, line)
+				}
+				if rec.Method != "resources/read" {
+					t.Errorf("method %q", rec.Method)
+				}
+				name := rec.Name
+				if len(name) > 40 {
+					name = fmt.Sprintf("%s…(%d bytes)", name[:12], len(name))
+				}
+				got = append(got, fmt.Sprintf("%s %s %s %s", rec.Decision, name, rec.Resource, rec.Reason))
+			}
+			want := []string{
+				"served docs://a docs://a ",
+				"served notes://nnnn…(259 bytes) notes://{id} ",
+				"unknown docs://nosuch  Resource not found",
+				`refused docs://admin docs://admin resource "docs://admin" requires authorization with scope "admin"`,
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("records:\n got %q\nwant %q", got, want)
+			}
+		})
 	}
 }

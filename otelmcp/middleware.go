@@ -275,11 +275,12 @@ func transportAttributes(attrs []attribute.KeyValue, version string, http bool, 
 }
 
 // metricAttributes drops the attributes of high cardinality from a span's
-// set: the session.
+// set: the session, and the URI of a resource (opt-in for metrics, by the
+// conventions).
 func metricAttributes(attrs []attribute.KeyValue) []attribute.KeyValue {
 	out := attrs[:0:0]
 	for _, a := range attrs {
-		if a.Key != keySession {
+		if a.Key != keySession && a.Key != keyResourceURI {
 			out = append(out, a)
 		}
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/otelmcp"
+	"github.com/mcpkit/mcpkit/tools"
 )
 
 // telemetry is an OTel SDK setup whose spans and metrics a test reads.
@@ -546,6 +547,80 @@ func TestInstrumentSpanBeforeRoute(t *testing.T) {
 				if a["error.type"] != "-32602" || unknown.Status().Code == codes.Error || observed["nosuch"] != unknown.SpanContext().TraceID() {
 					t.Errorf("the unknown tool's span: %v, status %v; observed in %v", a, unknown.Status(), observed["nosuch"])
 				}
+			}
+		})
+	}
+}
+
+// TestResourceSpans: on both eras, a resources/read of an mcpkit resource
+// (a template's URI here) has a span named "resources/read", without the
+// URI, that carries it as mcp.resource.uri; the metric does not (the
+// conventions make it opt-in there). A prompts/get has its name.
+func TestResourceSpans(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			tel := newTelemetry()
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "traced"}, nil)
+			otelmcp.Instrument(srv, otelmcp.WithTracerProvider(tel.tp), otelmcp.WithMeterProvider(tel.mp))
+			tpl, err := tools.NewTemplate("notes://{id}", func(_ context.Context, req *mcpkit.ResourceRequest, p struct {
+				ID string `json:"id"`
+			}) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: p.ID}}}, nil
+			}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.AddResourceTemplates(tpl); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.AddPrompts(&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "greeting"},
+				Handler: mcpkit.PromptHandlerFunc(func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+					return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
+				})}); err != nil {
+				t.Fatal(err)
+			}
+			cs := era.Connect(t, srv, nil).Session
+			tel.spans.Reset()
+			if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "notes://42"}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "greeting"}); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]map[string]string{}
+			for _, s := range tel.spans.Ended() {
+				got[s.Name()] = attrs(s.Attributes())
+			}
+			if a := got["resources/read"]; a == nil || a["mcp.resource.uri"] != "notes://42" || a["mcp.method.name"] != "resources/read" {
+				t.Errorf("resources/read span: %v (spans %v)", a, got)
+			}
+			if a := got["prompts/get greeting"]; a == nil || a["gen_ai.prompt.name"] != "greeting" || a["mcp.resource.uri"] != "" {
+				t.Errorf("prompts/get span: %v", a)
+			}
+			var rm metricdata.ResourceMetrics
+			if err := tel.reader.Collect(t.Context(), &rm); err != nil {
+				t.Fatal(err)
+			}
+			reads := 0
+			for _, sm := range rm.ScopeMetrics {
+				for _, m := range sm.Metrics {
+					hist, ok := m.Data.(metricdata.Histogram[float64])
+					if !ok {
+						continue
+					}
+					for _, dp := range hist.DataPoints {
+						a := attrs(dp.Attributes.ToSlice())
+						if a["mcp.method.name"] == "resources/read" {
+							reads++
+						}
+						if _, ok := a["mcp.resource.uri"]; ok {
+							t.Errorf("the URI is a metric attribute: %v", a)
+						}
+					}
+				}
+			}
+			if reads != 1 {
+				t.Errorf("%d data points of resources/read, want 1", reads)
 			}
 		})
 	}

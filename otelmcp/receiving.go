@@ -10,14 +10,20 @@ import (
 	"go.opentelemetry.io/otel/metric"
 )
 
-// keyPromptName is the conventions' attribute for a prompt's name.
-const keyPromptName = attribute.Key("gen_ai.prompt.name")
+// keyPromptName is the conventions' attribute for a prompt's name, and
+// keyResourceURI for the URI of a resources/read, subscribe or
+// unsubscribe.
+const (
+	keyPromptName  = attribute.Key("gen_ai.prompt.name")
+	keyResourceURI = attribute.Key("mcp.resource.uri")
+)
 
 // NewReceivingMiddleware returns SDK receiving middleware that traces every
 // other MCP method the server receives (initialize, ping, prompts/get,
 // resources/read, notifications, ...) with a SERVER span named after the
-// method ("prompts/get {prompt name}" for a prompt) and records its
-// duration, so that a trace shows all a client did. tools/call and
+// method ("prompts/get {prompt name}" for a prompt; a resources/read, a
+// subscribe and an unsubscribe carry the URI as mcp.resource.uri, kept out
+// of the span's name and the metric) and records its duration, so that a trace shows all a client did. tools/call and
 // tools/list pass untouched: [NewMiddleware] and [NewListMiddleware] trace
 // them with what only mcpkit knows (the tool, the outcome). Install it on
 // the SDK server:
@@ -55,9 +61,26 @@ func (i *instrumentation) serveMethod(ctx context.Context, method string, req mc
 	}
 	name, attrs := method, make([]attribute.KeyValue, 0, 6)
 	attrs = append(attrs, keyMethod.String(method))
-	if p, ok := params.(*mcp.GetPromptParams); ok && p != nil {
-		name += " " + p.Name
-		attrs = append(attrs, keyPromptName.String(p.Name))
+	switch p := params.(type) {
+	case *mcp.GetPromptParams:
+		if p != nil {
+			name += " " + p.Name
+			attrs = append(attrs, keyPromptName.String(p.Name))
+		}
+	case *mcp.ReadResourceParams:
+		// The URI is an attribute, not in the span's name: the
+		// conventions keep names of low cardinality.
+		if p != nil {
+			attrs = append(attrs, keyResourceURI.String(p.URI))
+		}
+	case *mcp.SubscribeParams:
+		if p != nil {
+			attrs = append(attrs, keyResourceURI.String(p.URI))
+		}
+	case *mcp.UnsubscribeParams:
+		if p != nil {
+			attrs = append(attrs, keyResourceURI.String(p.URI))
+		}
 	}
 	ctx, span := i.start(ctx, name, meta)
 	defer span.End()
