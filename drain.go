@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpkit/mcpkit/internal/schema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -152,8 +153,10 @@ func (s *Server) RegisterOnDrain(f func(ctx context.Context) error) {
 //
 //   - the handler of [Server.ReadinessHandler] answers 503, so that a load
 //     balancer that checks it sends s no more;
-//   - a new tools/call (task creation included) is refused with a
-//     retryable error that another replica can serve: over
+//   - a new tools/call (task creation included), prompts/get or
+//     resources/read is refused with a retryable error that another
+//     replica can serve (for a prompt or a read, a JSON-RPC error -32603
+//     whose data carries the class and the retry hint): over
 //     [Server.HTTPHandler], a request outside a session is answered 503
 //     with Retry-After before any work (a proxy can pass it to another
 //     replica unseen: nginx's proxy_next_upstream http_503); elsewhere
@@ -381,6 +384,35 @@ func (s *Server) gate(next mcp.MethodHandler) mcp.MethodHandler {
 					return nil, err
 				}
 				return res, nil
+			}
+			defer s.drain.leave()
+		case "prompts/get", "resources/read":
+			// Refused as a call is: the prompt or resource may be had from
+			// another replica.
+			if answered, ok := ctx.Value(admittedKey{}).(*atomic.Bool); ok && !answered.Load() {
+				break
+			}
+			if !s.drain.enter() {
+				kind, name := KindPrompt, ""
+				switch r := req.(type) {
+				case *mcp.GetPromptRequest:
+					if r.Params != nil {
+						name = r.Params.Name
+					}
+				case *mcp.ReadResourceRequest:
+					kind = KindResource
+					if r.Params != nil {
+						name = r.Params.URI
+					}
+				}
+				refusal := drainingError()
+				if obs := s.observing(); obs != nil {
+					c := requestCaller{req}
+					ev := &Event{Decision: DecisionDraining, Method: method, Name: schema.Clip(name), Caller: c, Principal: principalOf(c), Err: refusal, Start: time.Now()}
+					ev.Outcome, ev.Class = Classify(nil, refusal)
+					observe(ctx, obs, ev)
+				}
+				return nil, targetWireError(kind, name, refusal)
 			}
 			defer s.drain.leave()
 		case "subscriptions/listen":

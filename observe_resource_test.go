@@ -2,6 +2,7 @@ package mcpkit_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
@@ -266,6 +268,47 @@ func TestObserveDrainedRead(t *testing.T) {
 	want := []string{"draining resources/read docs://user/7 - tool_error headers"}
 	if got := log.take(); !slices.Equal(got, want) {
 		t.Errorf("events:\n got %q\nwant %q", got, want)
+	}
+	if n := runs.Load(); n != 0 {
+		t.Errorf("handlers ran %d times", n)
+	}
+}
+
+// TestDrainRefusesSessionReads: on a session (2025-11-25, in memory), a
+// draining server refuses a resources/read and a prompts/get as it
+// refuses a call, with an error another replica's answer can replace (its
+// class, retryable, in the error's data), observed, and no handler runs.
+func TestDrainRefusesSessionReads(t *testing.T) {
+	var runs atomic.Int32
+	srv := readServer(t, &runs)
+	if err := srv.AddPrompts(&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "p"}, Handler: mcpkit.PromptHandlerFunc(
+		func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+			runs.Add(1)
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "p"}}}}, nil
+		})}); err != nil {
+		t.Fatal(err)
+	}
+	log := &targetLog{}
+	srv.Observe(log)
+	ts := mcpkittest.NewInMemoryServer(t, srv, &mcpkittest.Options{ProtocolVersion: mcpkittest.StatefulVersion})
+	if err := srv.Drain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, readErr := ts.Session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "docs://user/7"})
+	_, promptErr := ts.Session.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "p"})
+	for what, err := range map[string]error{"read": readErr, "prompt": promptErr} {
+		var werr *jsonrpc.Error
+		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInternalError || !strings.Contains(string(werr.Data), `"retryable"`) {
+			t.Errorf("%s while draining: %v (data %s)", what, err, func() []byte {
+				if werr != nil {
+					return werr.Data
+				}
+				return nil
+			}())
+		}
+	}
+	if got := log.take(); len(got) != 2 || !strings.HasPrefix(got[0], "draining resources/read docs://user/7") || !strings.HasPrefix(got[1], "draining prompts/get p") {
+		t.Errorf("events: %q", got)
 	}
 	if n := runs.Load(); n != 0 {
 		t.Errorf("handlers ran %d times", n)
