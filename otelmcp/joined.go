@@ -66,17 +66,8 @@ func (i *instrumentation) serveCall(ctx context.Context, method string, req mcp.
 		if !p.claimed.CompareAndSwap(false, true) {
 			return // a tool's chain has it, and ended it
 		}
-		var version string
-		if v, ok := req.(interface{ ProtocolVersion() string }); ok {
-			version = v.ProtocolVersion()
-		}
-		var ss *mcp.ServerSession
-		if s, ok := req.GetSession().(*mcp.ServerSession); ok {
-			ss = s
-		}
-		extra := req.GetExtra()
-		attrs := []attribute.KeyValue{keyMethod.String(methodToolsCall), keyToolName.String(name), keyOperation.String(operationExecTool)}
-		span.SetAttributes(transportAttributes(attrs, version, extra != nil && extra.Header != nil, ss)...)
+		attrs, _ := requestAttributes([]attribute.KeyValue{keyMethod.String(methodToolsCall), keyToolName.String(name), keyOperation.String(operationExecTool)}, req)
+		span.SetAttributes(attrs...)
 		switch r, _ := res.(*mcp.CallToolResult); {
 		case err != nil:
 			recordError(span, err)

@@ -89,15 +89,7 @@ func (i *instrumentation) serveMethod(ctx context.Context, method string, req mc
 		return next(ctx, method, req)
 	}
 	var version string
-	if v, ok := req.(interface{ ProtocolVersion() string }); ok {
-		version = v.ProtocolVersion()
-	}
-	var ss *mcp.ServerSession
-	if s, ok := req.GetSession().(*mcp.ServerSession); ok {
-		ss = s
-	}
-	extra := req.GetExtra()
-	attrs = transportAttributes(attrs, version, extra != nil && extra.Header != nil, ss)
+	attrs, version = requestAttributes(attrs, req)
 	span.SetAttributes(attrs...)
 
 	res, err := next(ctx, method, req)
@@ -115,4 +107,20 @@ func (i *instrumentation) serveMethod(ctx context.Context, method string, req mc
 		i.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(metricAttributes(attrs)...))
 	}
 	return res, err
+}
+
+// requestAttributes appends what an SDK request says of its protocol
+// version, its transport and its session (see transportAttributes), and
+// returns the version too.
+func requestAttributes(attrs []attribute.KeyValue, req mcp.Request) ([]attribute.KeyValue, string) {
+	var version string
+	if v, ok := req.(interface{ ProtocolVersion() string }); ok {
+		version = v.ProtocolVersion()
+	}
+	var ss *mcp.ServerSession
+	if s, ok := req.GetSession().(*mcp.ServerSession); ok {
+		ss = s
+	}
+	extra := req.GetExtra()
+	return transportAttributes(attrs, version, extra != nil && extra.Header != nil, ss), version
 }
