@@ -62,9 +62,11 @@ func (r *Resource) target() {}
 // templates, the template with the longest literal text before its first
 // expression first (then in the order of their text); the first that
 // matches, with no variable empty, serves it, its variables decoded into
-// [ResourceRequest.Params]. A reserved expansion ({+path}) matches any
-// characters, "/" and ".." included: its value must never be used as a
-// file path.
+// [ResourceRequest.Params]. Values are percent-decoded: any variable can
+// hold "/", ".." or a NUL once decoded ("docs://{name}" gives
+// "../../etc/passwd" for "docs://..%2F..%2Fetc%2Fpasswd"), and a reserved
+// expansion ({+path}) matches them unencoded too: a value must never be
+// used as a file path.
 type ResourceTemplate struct {
 	mcp.ResourceTemplate
 

@@ -52,7 +52,9 @@ type ServeOptions struct {
 // The caller's visibility of a skill is that of its SKILL.md resource
 // ([mcpkit.Server.ReadsResource]): a skill whose SKILL.md is hidden from
 // the caller is absent from skills/list, and skills/get of it is -32602,
-// the answer to a URI never served. On 2026-07-28 results carry ttlMs
+// the answer to a URI never served; a file the caller may not read (one
+// of a nested skill hidden from it) is left out of the manifests it gets.
+// On 2026-07-28 results carry ttlMs
 // ([ServeOptions.TTL]) and cacheScope, "private" when a per-request rule
 // decides resources.
 func Serve(srv *mcpkit.Server, set *Set, opts *ServeOptions) error {
@@ -192,7 +194,7 @@ func (h *handler) list(ctx context.Context, req *mcp.ServerRequest[*ListParams])
 			res.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(res.Skills[len(res.Skills)-1].URI))
 			break
 		}
-		res.Skills = append(res.Skills, k.Entry())
+		res.Skills = append(res.Skills, h.entry(ctx, req, k))
 	}
 	res.Cacheable = h.cacheable(anyPrivate)
 	return res, nil
@@ -213,7 +215,22 @@ func (h *handler) get(ctx context.Context, req *mcp.ServerRequest[*GetParams]) (
 		data, _ := json.Marshal(map[string]string{"uri": clip(req.Params.URI)})
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Skill not found", Data: data}
 	}
-	return &GetResult{Cacheable: h.cacheable(private), Skill: k.Entry()}, nil
+	return &GetResult{Cacheable: h.cacheable(private), Skill: h.entry(ctx, req, k)}, nil
+}
+
+// entry returns k's entry as the caller of req sees it: without the files
+// it may not read (those of a skill nested in k and hidden from it, say),
+// whose URIs, sizes and digests are not its to know.
+func (h *handler) entry(ctx context.Context, req mcp.Request, k *Skill) Entry {
+	e := k.Entry()
+	files := e.Resources.Files[:0]
+	for _, f := range e.Resources.Files {
+		if reads, _ := h.srv.ReadsResource(ctx, req, f.URI); reads {
+			files = append(files, f)
+		}
+	}
+	e.Resources.Files = files
+	return e
 }
 
 func (h *handler) cacheable(private bool) mcp.Cacheable {
