@@ -56,6 +56,44 @@ type ToolSearcher interface {
 	SearchTools(ctx context.Context, c Caller, query string, limit int) ([]*Tool, error)
 }
 
+// A PromptProvider is a [Provider] that also serves prompts, resolved per
+// request as its tools are: the prompts it returns are listed and served
+// beside the registered ones, by the same rules (a registered prompt of
+// the same name wins for the callers who see it; the server's
+// [Visibility], middleware and argument checks apply). Return the same
+// *Prompt for the same prompt, as for tools.
+type PromptProvider interface {
+	// ListPrompts returns, sorted by name, the prompts c may see whose
+	// names come after the name after ("" for the first), at most limit
+	// of them when limit is positive, all of them otherwise.
+	ListPrompts(ctx context.Context, c Caller, after string, limit int) ([]*Prompt, error)
+
+	// LookupPrompt returns the prompt called name that c may get, or
+	// nil when c has none of that name.
+	LookupPrompt(ctx context.Context, c Caller, name string) (*Prompt, error)
+}
+
+// A ResourceProvider is a [Provider] that also serves resources and
+// resource templates, resolved per request: listed beside the registered
+// ones, read after them (a URI that a registered resource or template
+// serves to the caller is theirs), by the same rules.
+type ResourceProvider interface {
+	// ListResources returns, sorted by URI, the resources c may see
+	// whose URIs come after the URI after ("" for the first), at most
+	// limit of them when limit is positive, all of them otherwise.
+	ListResources(ctx context.Context, c Caller, after string, limit int) ([]*Resource, error)
+
+	// ListResourceTemplates returns, sorted by their text, the templates
+	// c may see whose texts come after after, at most limit of them when
+	// limit is positive. They are listed only: reads go to LookupResource.
+	ListResourceTemplates(ctx context.Context, c Caller, after string, limit int) ([]*ResourceTemplate, error)
+
+	// LookupResource returns a resource that serves a read of uri for
+	// c, or nil when the provider serves c no such URI. For a URI one of
+	// its templates matches, it returns a resource made for that URI.
+	LookupResource(ctx context.Context, c Caller, uri string) (*Resource, error)
+}
+
 // AddProvider makes the tools of p callable and listed, alongside the
 // registered tools and those of other providers, merged by name. Open
 // sessions receive notifications/tools/list_changed. AddProvider panics if
