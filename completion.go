@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -136,6 +137,11 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest, next mc
 	if p.Context != nil {
 		creq.Arguments = p.Context.Arguments
 	}
+	obs := s.observing()
+	var start time.Time
+	if obs != nil {
+		start = time.Now()
+	}
 	st := s.state.Load()
 	var (
 		e       *entry
@@ -153,13 +159,19 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest, next mc
 		return next(ctx, "completion/complete", req)
 	}
 	if e == nil {
-		if !s.sdkCompletes && !s.foreign.Load() {
+		refuse := func() (mcp.Result, error) {
+			if obs != nil {
+				observeComplete(ctx, obs, DecisionUnknown, key, nil, creq, unknown, start)
+			}
 			return nil, unknown
+		}
+		if !s.sdkCompletes && !s.foreign.Load() {
+			return refuse()
 		}
 		res, err := next(ctx, "completion/complete", req)
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeMethodNotFound {
-			return nil, unknown
+			return refuse()
 		}
 		return res, err
 	}
@@ -170,12 +182,18 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest, next mc
 	case e.template != nil:
 		creq.Template, f = e.template, e.template.Complete[creq.Argument]
 	}
-	var values []string
+	var (
+		values []string
+		err    error
+	)
 	if f != nil {
-		var err error
-		if values, err = s.runComplete(ctx, f, kind, key, creq); err != nil {
-			return nil, targetWireError(kind, key, err)
-		}
+		values, err = s.runComplete(ctx, f, kind, key, creq)
+	}
+	if obs != nil {
+		observeComplete(ctx, obs, DecisionServed, key, e, creq, err, start)
+	}
+	if err != nil {
+		return nil, targetWireError(kind, key, err)
 	}
 	return completion(values), nil
 }

@@ -343,3 +343,40 @@ func TestCompleteWithSDKHandler(t *testing.T) {
 		})
 	}
 }
+
+// TestObserveCompletions checks that observers hear each
+// completion/complete: served (with what its reference reached, and a
+// completer's error as the outcome), and a hidden reference as unknown,
+// as one never registered.
+func TestObserveCompletions(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			srv := completeServer(t)
+			var log targetLog
+			srv.Observe(&log)
+			guest := era.Connect(t, srv, nil).Session
+			for _, c := range []struct {
+				ref *mcp.CompleteReference
+				arg string
+			}{
+				{promptRef("trip"), "city"},
+				{resourceRef("docs://go/x"), "page"},
+				{promptRef("broken"), "x"},
+				{promptRef("vault"), "key"},
+				{promptRef("nosuch"), "key"},
+			} {
+				completeArg(guest, c.ref, c.arg, "", nil)
+			}
+			want := []string{
+				"served completion/complete trip trip ok request",
+				"served completion/complete docs://go/x docs://{lang}/{page} ok request",
+				"served completion/complete broken broken error request",
+				"unknown completion/complete vault - protocol_error request",
+				"unknown completion/complete nosuch - protocol_error request",
+			}
+			if got := log.take(); !slices.Equal(got, want) {
+				t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}

@@ -52,11 +52,13 @@ const (
 type Event struct {
 	// Decision is what the server decided.
 	Decision Decision
-	// Method is the request's method: "tools/call", "prompts/get" or
-	// "resources/read".
+	// Method is the request's method: "tools/call", "prompts/get",
+	// "resources/read" or "completion/complete".
 	Method string
 	// Name is the name the request named; for a resources/read, the URI
-	// it read, as the caller wrote it (a template's variables included).
+	// it read, as the caller wrote it (a template's variables included);
+	// for a completion/complete, the name of the prompt or the URI (or
+	// template text) its reference names.
 	Name string
 	// Tool is the tool the call reached (its [Tool.ID] is the identity
 	// every rule keys on), or nil when it reached none. For a refusal
@@ -87,6 +89,10 @@ type Event struct {
 	Resource        *Resource
 	Template        *ResourceTemplate
 	ResourceRequest *ResourceRequest
+	// CompleteRequest is, for a completion/complete, the request; its
+	// Prompt or Template is what the reference reached (Prompt or
+	// Template above too; both nil: nothing).
+	CompleteRequest *CompleteRequest
 	// Outcome and Class are [Classify]'s verdict on what the chain
 	// returned (DecisionServed), or on the refusal.
 	Outcome Outcome
@@ -303,6 +309,25 @@ func observeResource(ctx context.Context, obs []Observer, d Decision, uri string
 	var ise *InsufficientScopeError
 	if d == DecisionServed && errors.As(err, &ise) {
 		ev.Decision = DecisionRefused
+	}
+	ev.Outcome, ev.Class = Classify(nil, err)
+	ev.reached(e)
+	observe(ctx, obs, ev)
+}
+
+// observeComplete tells obs of req, a completion/complete whose reference
+// names key and reached e (nil: nothing), decided d.
+func observeComplete(ctx context.Context, obs []Observer, d Decision, key string, e *entry, req *CompleteRequest, err error, start time.Time) {
+	ev := &Event{
+		Decision:        d,
+		Method:          "completion/complete",
+		Name:            key,
+		Caller:          req,
+		Principal:       principalOf(req),
+		CompleteRequest: req,
+		Err:             err,
+		Start:           start,
+		Duration:        time.Since(start),
 	}
 	ev.Outcome, ev.Class = Classify(nil, err)
 	ev.reached(e)

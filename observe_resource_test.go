@@ -51,6 +51,16 @@ func (l *targetLog) Observe(_ context.Context, ev *mcpkit.Event) {
 		if ev.ResourceRequest == nil {
 			req = "headers"
 		}
+	case "completion/complete":
+		switch {
+		case ev.Prompt != nil:
+			reached = ev.Prompt.Key()
+		case ev.Template != nil:
+			reached = ev.Template.Key()
+		}
+		if ev.CompleteRequest == nil {
+			req = "none"
+		}
 	default:
 		return
 	}
