@@ -119,6 +119,9 @@ type AuditOptions struct {
 // decision to a sink, from a queue of its own, so that a slow sink delays
 // no call by more than [AuditOptions.Wait]. Attach it with
 // [mcpkit.Server.Observe]; call Close on shutdown to write what is queued.
+// It records tools/call, prompts/get and resources/read; a
+// completion/complete, sent as the user types and changing nothing, is not
+// recorded.
 type Audit struct {
 	sink    AuditSink
 	opts    AuditOptions
@@ -183,6 +186,9 @@ type queued struct {
 
 // Observe queues the record of ev.
 func (a *Audit) Observe(ctx context.Context, ev *mcpkit.Event) {
+	if ev.Method == "completion/complete" {
+		return
+	}
 	q := queued{rec: a.record(ctx, ev)}
 	a.mu.RLock()
 	defer a.mu.RUnlock()

@@ -342,10 +342,13 @@ func TestAuditPrompts(t *testing.T) {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "audited", Version: "1"}, nil)
 	srv.Observe(audit)
 	if err := srv.AddPrompts(&mcpkit.Prompt{
-		Prompt: mcp.Prompt{Name: "greet"},
+		Prompt: mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who"}}},
 		Handler: mcpkit.PromptHandlerFunc(func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}, nil
 		}),
+		Complete: map[string]mcpkit.CompleteFunc{"who": func(context.Context, *mcpkit.CompleteRequest) ([]string, error) {
+			return []string{"ada"}, nil
+		}},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -354,6 +357,11 @@ func TestAuditPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
+	// A completion (one per keystroke) is heard by observers, not
+	// recorded: the trail holds the prompts/get alone.
+	if _, err := cs.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "greet"}, Argument: mcp.CompleteParamsArgument{Name: "who", Value: "a"}}); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"who": "ada", "token": "tok-secret"}}); err != nil {
 		t.Fatal(err)
 	}
