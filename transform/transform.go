@@ -162,7 +162,7 @@ const (
 // (hidden by error masking) and the class Fatal, since the model cannot
 // change what the server derives from the request by trying again.
 type ValueError struct {
-	Tool     string // the derived tool
+	Tool     string // the derived tool (or prompt)
 	Argument string // the hidden argument, by its name in the parent
 	Err      error
 }
