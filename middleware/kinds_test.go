@@ -1,0 +1,279 @@
+package middleware_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+)
+
+// targetServer returns a server with mw in its chain, a resource
+// memo://r, a template memo://t/{id} and a prompt greet, each answering
+// after serve returns.
+func targetServer(t *testing.T, serve func(ctx context.Context) error, mw ...mcpkit.Middleware) *mcpkit.Server {
+	t.Helper()
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "kinds"}, nil)
+	srv.Use(mw...)
+	read := mcpkit.ResourceHandlerFunc(func(ctx context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+		if err := serve(ctx); err != nil {
+			return nil, err
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: "text of " + req.URI}}}, nil
+	})
+	if err := srv.AddResources(&mcpkit.Resource{Resource: mcp.Resource{URI: "memo://r", Name: "r"}, Handler: read}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddResourceTemplates(&mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "memo://t/{id}", Name: "t"}, Handler: read}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddPrompts(&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "greet"}, Handler: mcpkit.PromptHandlerFunc(func(ctx context.Context, _ *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+		if err := serve(ctx); err != nil {
+			return nil, err
+		}
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
+	})}); err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+func answer(context.Context) error { return nil }
+
+// read reads uri on ts.
+func read(ts *mcpkittest.Server, ctx context.Context, uri string) error {
+	_, err := ts.Session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	return err
+}
+
+// getPrompt gets the prompt name on ts.
+func getPrompt(ts *mcpkittest.Server, ctx context.Context, name string) error {
+	_, err := ts.Session.GetPrompt(ctx, &mcp.GetPromptParams{Name: name})
+	return err
+}
+
+// refusal returns the message and data of the JSON-RPC error err, which
+// must be an internal error.
+func refusal(t *testing.T, err error) (string, map[string]any) {
+	t.Helper()
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInternalError {
+		t.Fatalf("%v: want a JSON-RPC internal error", err)
+	}
+	var data map[string]any
+	if err := json.Unmarshal(wire.Data, &data); err != nil {
+		t.Fatalf("data %s: %v", wire.Data, err)
+	}
+	return wire.Message, data
+}
+
+// TestRateLimitTargets: with a budget of two per caller, a verified
+// caller's third read of a resource is refused, naming the URI, retryable,
+// with the delay in the error's data, while another caller still reads;
+// the caller's prompt and each template have budgets of their own.
+func TestRateLimitTargets(t *testing.T) {
+	bucket := middleware.NewTokenBucket(rate.Every(time.Hour), 2, nil)
+	srv := targetServer(t, answer, middleware.RateLimit(bucket, nil))
+	alice := mcpkittest.NewStatelessServer(t, srv, verified("alice"))
+	bob := mcpkittest.NewStatelessServer(t, srv, verified("bob"))
+	ctx := t.Context()
+	for i := range 2 {
+		if err := read(alice, ctx, "memo://r"); err != nil {
+			t.Fatalf("alice's read %d: %v", i+1, err)
+		}
+	}
+	msg, data := refusal(t, read(alice, ctx, "memo://r"))
+	if !strings.HasPrefix(msg, `resource "memo://r" is rate limited: try again in `) {
+		t.Errorf("message %q", msg)
+	}
+	if ms, _ := data[middleware.MetaKeyRetryAfter].(float64); ms <= 0 || ms > float64(time.Hour/time.Millisecond) {
+		t.Errorf("retry after %v ms in %v", data[middleware.MetaKeyRetryAfter], data)
+	}
+	if data[mcpkit.MetaKeyErrorClass] != string(mcpkit.Retryable) {
+		t.Errorf("class in %v, want retryable", data)
+	}
+	if err := read(bob, ctx, "memo://r"); err != nil {
+		t.Errorf("bob's read, refused by alice's budget: %v", err)
+	}
+	for i := range 2 {
+		if err := getPrompt(alice, ctx, "greet"); err != nil {
+			t.Fatalf("alice's prompt %d, under the resource's budget: %v", i+1, err)
+		}
+		if err := read(alice, ctx, "memo://t/"+string(rune('a'+i))); err != nil {
+			t.Fatalf("alice's template read %d: %v", i+1, err)
+		}
+	}
+	if msg, _ := refusal(t, getPrompt(alice, ctx, "greet")); !strings.HasPrefix(msg, `prompt "greet" is rate limited`) {
+		t.Errorf("third prompt: %q", msg)
+	}
+	// Another URI of the template is no fresh budget.
+	if msg, _ := refusal(t, read(alice, ctx, "memo://t/z")); !strings.HasPrefix(msg, `resource "memo://t/{id}" is rate limited`) {
+		t.Errorf("third template read: %q", msg)
+	}
+	var rle *middleware.RateLimitError
+	if err := (&mcpkit.ToolError{Err: &middleware.RateLimitError{Tool: "greet", Kind: mcpkit.KindPrompt}}); !errors.As(err, &rle) || !errors.Is(err, middleware.ErrRateLimited) {
+		t.Error("RateLimitError does not unwrap")
+	}
+}
+
+// TestRateLimitTargetKey: a TargetKey puts the reads of every caller under
+// one budget of the user's choosing.
+func TestRateLimitTargetKey(t *testing.T) {
+	bucket := middleware.NewTokenBucket(rate.Every(time.Hour), 1, nil)
+	var keys []string
+	srv := targetServer(t, answer, middleware.RateLimit(bucket, &middleware.RateLimitOptions{
+		TargetKey: func(tg mcpkit.Target, c mcpkit.Caller) string {
+			keys = append(keys, tg.Kind().String()+" "+tg.Key()+" "+mcpkit.VerifiedPrincipal(c))
+			return "reads"
+		},
+	}))
+	ctx := t.Context()
+	if err := read(mcpkittest.NewStatelessServer(t, srv, verified("alice")), ctx, "memo://r"); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(mcpkittest.NewStatelessServer(t, srv, verified("bob")), ctx, "memo://t/1"); err == nil {
+		t.Error("bob's read under the shared key was let through")
+	}
+	if got := strings.Join(keys, ", "); got != "resource memo://r sub:alice, resource memo://t/{id} sub:bob" {
+		t.Errorf("TargetKey asked about %s", got)
+	}
+}
+
+// TestConcurrencyLimitReads: with one slot, a read that finds it held by a
+// read still running is refused at once, naming the URI, with a retry
+// hint; a prompt waits for the slot, and takes it once the read returns.
+func TestConcurrencyLimitReads(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var running atomic.Int32
+		block := func(ctx context.Context) error {
+			running.Add(1)
+			defer running.Add(-1)
+			select {
+			case <-release:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		srv := targetServer(t, block, middleware.ConcurrencyLimit(1, nil))
+		ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+		ctx := t.Context()
+		first := make(chan error, 1)
+		go func() { first <- read(ts, ctx, "memo://r") }()
+		synctest.Wait()
+		if running.Load() != 1 {
+			t.Fatalf("%d reads running, want 1", running.Load())
+		}
+		msg, data := refusal(t, read(ts, ctx, "memo://t/7"))
+		if want := `resource "memo://t/{id}" is busy: the limit of 1 concurrent calls is reached; try again later`; msg != want {
+			t.Errorf("message %q, want %q", msg, want)
+		}
+		if data[middleware.MetaKeyRetryAfter] != float64(middleware.DefaultBusyRetryAfter/time.Millisecond) {
+			t.Errorf("retry hint in %v", data)
+		}
+		if msg, _ := refusal(t, getPrompt(ts, ctx, "greet")); !strings.HasPrefix(msg, `prompt "greet" is busy`) {
+			t.Errorf("prompt while the slot is held: %q", msg)
+		}
+		close(release)
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+		if err := getPrompt(ts, ctx, "greet"); err != nil {
+			t.Errorf("prompt once the slot is free: %v", err)
+		}
+	})
+}
+
+// TestCircuitBreakerReads: a resource that keeps failing opens its own
+// circuit; its reads are then refused, naming the URI, while the prompt,
+// which answers, is served.
+func TestCircuitBreakerReads(t *testing.T) {
+	var fail atomic.Bool
+	fail.Store(true)
+	var states []string
+	srv := targetServer(t, func(context.Context) error {
+		if fail.Load() {
+			return errors.New("disk gone")
+		}
+		return nil
+	}, middleware.CircuitBreaker(&middleware.CircuitBreakerOptions{Window: 2, MinCalls: 2, Cooldown: time.Hour,
+		OnStateChange: func(key string, _, to middleware.CircuitState) { states = append(states, key+" "+to.String()) }}))
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	ctx := t.Context()
+	for range 2 {
+		if msg, _ := refusal(t, read(ts, ctx, "memo://r")); msg != "disk gone" {
+			t.Errorf("failing read: %q", msg)
+		}
+	}
+	fail.Store(false)
+	msg, data := refusal(t, read(ts, ctx, "memo://r"))
+	if !strings.HasPrefix(msg, `resource "memo://r" is unavailable after repeated failures: try again in `) || data[middleware.MetaKeyRetryAfter] == nil {
+		t.Errorf("open circuit: %q %v", msg, data)
+	}
+	if err := getPrompt(ts, ctx, "greet"); err != nil {
+		t.Errorf("the prompt shares the resource's circuit: %v", err)
+	}
+	if got := strings.Join(states, ", "); got != "resource:memo://r open" {
+		t.Errorf("state changes %s", got)
+	}
+}
+
+// TestBulkheadTargets: TargetPool puts a resource in a tool's pool, whose
+// slot a read then takes; without it, prompts and reads are in no pool.
+func TestBulkheadTargets(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		block := func(ctx context.Context) error {
+			select {
+			case <-release:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		srv := targetServer(t, block, middleware.Bulkhead(map[string]int{"files": 1}, &middleware.BulkheadOptions{
+			TargetPool: func(tg mcpkit.Target) string {
+				if tg.Kind() == mcpkit.KindResource {
+					return "files"
+				}
+				return ""
+			},
+		}))
+		if layers, _ := srv.PromptPipeline("greet"); len(layers) != 1 || !layers[0].Skipped || layers[0].Reason != "not selected by mcpkit.For" {
+			t.Errorf("prompt pipeline %+v: want the pool skipped", layers)
+		}
+		if layers, _ := srv.ResourcePipeline("memo://r"); len(layers) != 1 || layers[0].Skipped || layers[0].Name != "middleware.Bulkhead" {
+			t.Errorf("resource pipeline %+v: want the pool applied", layers)
+		}
+		ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+		ctx := t.Context()
+		first := make(chan error, 1)
+		go func() { first <- read(ts, ctx, "memo://r") }()
+		synctest.Wait()
+		if msg, _ := refusal(t, read(ts, ctx, "memo://t/1")); !strings.HasPrefix(msg, `resource "memo://t/{id}" is busy`) {
+			t.Errorf("read with the pool full: %q", msg)
+		}
+		second := make(chan error, 1)
+		go func() { second <- getPrompt(ts, ctx, "greet") }()
+		synctest.Wait()
+		close(release)
+		if err := <-first; err != nil {
+			t.Fatal(err)
+		}
+		if err := <-second; err != nil {
+			t.Errorf("the prompt, in no pool: %v", err)
+		}
+	})
+}
