@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -276,4 +277,132 @@ func TestBulkheadTargets(t *testing.T) {
 			t.Errorf("the prompt, in no pool: %v", err)
 		}
 	})
+}
+
+// cachedTargets returns a server whose resources and prompt answer with
+// the caller's principal and a count of their runs, behind CacheResults
+// with opts: memo://r, public; memo://mine, marked private; greet, with an
+// argument.
+func cachedTargets(t *testing.T, runs *atomic.Int32, opts *middleware.CacheOptions) *mcpkit.Server {
+	t.Helper()
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "cached"}, nil)
+	srv.Use(middleware.CacheResults(middleware.NewMemoryCache(1<<20), opts))
+	read := func(scope string) mcpkit.ResourceHandlerFunc {
+		return func(_ context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+			text := fmt.Sprintf("%s for %s, run %d", req.URI, mcpkit.Principal(req), runs.Add(1))
+			return &mcp.ReadResourceResult{Cacheable: mcp.Cacheable{CacheScope: scope}, Contents: []*mcp.ResourceContents{{URI: req.URI, Text: text}}}, nil
+		}
+	}
+	if err := srv.AddResources(
+		&mcpkit.Resource{Resource: mcp.Resource{URI: "memo://r", Name: "r"}, Handler: read("public")},
+		&mcpkit.Resource{Resource: mcp.Resource{URI: "memo://mine", Name: "mine"}, Handler: read("private")},
+	); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddPrompts(&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "who"}}},
+		Handler: mcpkit.PromptHandlerFunc(func(_ context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+			text := fmt.Sprintf("hello %s, run %d", req.Arguments["who"], runs.Add(1))
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
+		})}); err != nil {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+// readResult reads uri on ts and returns its text and whether it was a
+// cache hit.
+func readResult(t *testing.T, ts *mcpkittest.Server, uri string) (string, bool) {
+	t.Helper()
+	res, err := ts.Session.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(res.Contents) != 1 {
+		t.Fatalf("%s: %+v, %v", uri, res, err)
+	}
+	return res.Contents[0].Text, res.Meta[middleware.MetaKeyCache] == "hit"
+}
+
+// TestCacheResultsTargets: a selected resource's second read by one
+// caller is a hit, and another caller's read is not; a prompt is a hit
+// for the same arguments only; an anonymous read is never kept; without
+// Targets, prompts and resources are not cached, and the pipeline says
+// so.
+func TestCacheResultsTargets(t *testing.T) {
+	var runs atomic.Int32
+	srv := cachedTargets(t, &runs, &middleware.CacheOptions{Targets: func(mcpkit.Target) bool { return true }})
+	alice := mcpkittest.NewStatelessServer(t, srv, verified("alice"))
+	bob := mcpkittest.NewStatelessServer(t, srv, verified("bob"))
+	first, hit := readResult(t, alice, "memo://r")
+	if hit || first != "memo://r for sub:alice, run 1" {
+		t.Fatalf("first read: %q, hit %v", first, hit)
+	}
+	if again, hit := readResult(t, alice, "memo://r"); !hit || again != first {
+		t.Errorf("second read: %q, hit %v; want %q from the cache", again, hit, first)
+	}
+	if other, hit := readResult(t, bob, "memo://r"); hit || other != "memo://r for sub:bob, run 2" {
+		t.Errorf("bob's read: %q, hit %v; want a run of his own", other, hit)
+	}
+	get := func(who string) (string, bool) {
+		res, err := alice.Session.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "greet", Arguments: map[string]string{"who": who}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Messages[0].Content.(*mcp.TextContent).Text, res.Meta[middleware.MetaKeyCache] == "hit"
+	}
+	p1, _ := get("ann")
+	if p2, hit := get("ann"); !hit || p2 != p1 {
+		t.Errorf("the prompt again: %q, hit %v; want %q", p2, hit, p1)
+	}
+	if p3, hit := get("ben"); hit || p3 == p1 {
+		t.Errorf("the prompt with other arguments: %q, hit %v", p3, hit)
+	}
+	anon := mcpkittest.NewInMemoryServer(t, srv, nil)
+	readResult(t, anon, "memo://r")
+	if _, hit := readResult(t, anon, "memo://r"); hit {
+		t.Error("an anonymous read was kept")
+	}
+
+	plain := cachedTargets(t, &runs, nil)
+	ts := mcpkittest.NewStatelessServer(t, plain, verified("alice"))
+	readResult(t, ts, "memo://r")
+	if _, hit := readResult(t, ts, "memo://r"); hit {
+		t.Error("a resource was cached without Targets")
+	}
+	if layers, _ := plain.ResourcePipeline("memo://r"); len(layers) != 1 || !layers[0].Skipped || layers[0].Name != "middleware.CacheResults" {
+		t.Errorf("pipeline without Targets: %+v, want CacheResults skipped", layers)
+	}
+}
+
+// TestCacheResultsPrivateRead: under a TargetKey that every caller shares,
+// a public read is shared, and a read marked private is never answered to
+// another principal, nor kept; under the default key, a private read is
+// kept for its own caller alone.
+func TestCacheResultsPrivateRead(t *testing.T) {
+	var runs atomic.Int32
+	shared := cachedTargets(t, &runs, &middleware.CacheOptions{
+		Targets:   func(mcpkit.Target) bool { return true },
+		TargetKey: func(mcpkit.Target, mcpkit.Caller) string { return "everyone" },
+	})
+	alice := mcpkittest.NewStatelessServer(t, shared, verified("alice"))
+	bob := mcpkittest.NewStatelessServer(t, shared, verified("bob"))
+	readResult(t, alice, "memo://r")
+	if text, hit := readResult(t, bob, "memo://r"); !hit || !strings.Contains(text, "sub:alice") {
+		t.Errorf("a public read under a shared key: %q, hit %v; want alice's, shared", text, hit)
+	}
+	readResult(t, alice, "memo://mine")
+	if text, hit := readResult(t, bob, "memo://mine"); hit || !strings.Contains(text, "for sub:bob") {
+		t.Errorf("bob's private read: %q, hit %v; want his own", text, hit)
+	}
+	if _, hit := readResult(t, alice, "memo://mine"); hit {
+		t.Error("a private read was kept under a shared key")
+	}
+
+	own := cachedTargets(t, &runs, &middleware.CacheOptions{Targets: func(mcpkit.Target) bool { return true }})
+	alice = mcpkittest.NewStatelessServer(t, own, verified("alice"))
+	bob = mcpkittest.NewStatelessServer(t, own, verified("bob"))
+	first, _ := readResult(t, alice, "memo://mine")
+	if text, hit := readResult(t, alice, "memo://mine"); !hit || text != first {
+		t.Errorf("alice's private read again: %q, hit %v; want hers from the cache", text, hit)
+	}
+	if text, hit := readResult(t, bob, "memo://mine"); hit || !strings.Contains(text, "for sub:bob") {
+		t.Errorf("bob's private read: %q, hit %v; want his own", text, hit)
+	}
 }
