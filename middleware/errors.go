@@ -122,12 +122,16 @@ func (k *targetKeys) of(t mcpkit.Target) string {
 }
 
 // resourceTarget returns what a resources/read reaches: its resource, or
-// its template.
+// its template (or, for a request built by hand with neither, a resource
+// of its URI).
 func resourceTarget(req *mcpkit.ResourceRequest) mcpkit.Target {
-	if req.Resource != nil {
+	switch {
+	case req.Resource != nil:
 		return req.Resource
+	case req.Template != nil:
+		return req.Template
 	}
-	return req.Template
+	return &mcpkit.Resource{Resource: mcp.Resource{URI: req.URI}}
 }
 
 // resourceName names what a resources/read reads, in errors and logs: the

@@ -406,3 +406,26 @@ func TestCacheResultsPrivateRead(t *testing.T) {
 		t.Errorf("bob's private read: %q, hit %v; want his own", text, hit)
 	}
 }
+
+// TestTargetLimitsOutsideServer: the limits serve a resources/read built
+// by hand, with neither resource nor template, keyed by its URI.
+func TestTargetLimitsOutsideServer(t *testing.T) {
+	final := struct {
+		mcpkit.HandlerFunc
+		mcpkit.ResourceHandlerFunc
+	}{ok, func(context.Context, *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	}}
+	h := mcpkit.Chain(
+		middleware.CircuitBreaker(nil),
+		middleware.RateLimit(middleware.NewTokenBucket(rate.Every(time.Hour), 1, nil), nil),
+		middleware.ConcurrencyLimit(1, nil),
+	)(final).(mcpkit.ResourceHandler)
+	req := &mcpkit.ResourceRequest{URI: "memo://by-hand"}
+	if _, err := h.ServeResource(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ServeResource(t.Context(), req); err == nil || !strings.HasPrefix(err.Error(), `resource "memo://by-hand" is rate limited`) {
+		t.Errorf("second read: %v", err)
+	}
+}
