@@ -326,7 +326,7 @@ func (h *cacheHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptReques
 	if round || err != nil {
 		return h.prompts.ServePrompt(ctx, req)
 	}
-	return serveCached(ctx, h, req.Prompt, req, args, h.prompts.ServePrompt, func(r *mcp.GetPromptResult) (*mcp.Meta, bool) {
+	return serveCached(ctx, h, req.Prompt, req, args, h.prompts.ServePrompt, decodeJSON[mcp.GetPromptResult], func(r *mcp.GetPromptResult) (*mcp.Meta, bool) {
 		return &r.Meta, r.InputRequests == nil && r.RequestState == ""
 	})
 }
@@ -335,17 +335,43 @@ func (h *cacheHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRe
 	if p := req.Call; p != nil && p.Params != nil && (p.Params.RequestState != "" || len(p.Params.InputResponses) > 0) {
 		return h.resources.ServeResource(ctx, req)
 	}
-	return serveCached(ctx, h, resourceTarget(req), req, []byte(req.URI), h.resources.ServeResource, func(r *mcp.ReadResourceResult) (*mcp.Meta, bool) {
+	return serveCached(ctx, h, resourceTarget(req), req, []byte(req.URI), h.resources.ServeResource, decodeRead, func(r *mcp.ReadResourceResult) (*mcp.Meta, bool) {
 		return &r.Meta, r.InputRequests == nil && r.RequestState == "" && (r.CacheScope != "private" || h.opts.TargetKey == nil)
 	})
 }
 
+// decodeJSON decodes a kept result with its own decoding.
+func decodeJSON[Res any](data []byte) (*Res, error) {
+	res := new(Res)
+	if err := json.Unmarshal(data, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// decodeRead decodes a kept read result with encoding/json alone: the
+// SDK's own decoding costs a 32 KiB buffer per call. A kept result is
+// complete, so its result type is the default.
+func decodeRead(data []byte) (*mcp.ReadResourceResult, error) {
+	var w struct {
+		Meta       mcp.Meta                `json:"_meta"`
+		TTLMs      int                     `json:"ttlMs"`
+		CacheScope string                  `json:"cacheScope"`
+		Contents   []*mcp.ResourceContents `json:"contents"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Meta: w.Meta, Cacheable: mcp.Cacheable{TTLMs: w.TTLMs, CacheScope: w.CacheScope}, Contents: w.Contents}, nil
+}
+
 // serveCached answers req, a request of t whose key is made of who asks,
-// t and what (the arguments, the URI read), from the cache, or serves it
-// and keeps its result when keep reports it may be kept; keep also
-// returns the result's _meta, where a hit is marked.
+// t and what (the arguments, the URI read), from the cache (decoding the
+// kept result with decode), or serves it and keeps its result when keep
+// reports it may be kept; keep also returns the result's _meta, where a
+// hit is marked.
 func serveCached[Req mcpkit.Caller, Res any](ctx context.Context, h *cacheHandler, t mcpkit.Target, req Req, what []byte,
-	serve func(context.Context, Req) (*Res, error), keep func(*Res) (*mcp.Meta, bool)) (*Res, error) {
+	serve func(context.Context, Req) (*Res, error), decode func([]byte) (*Res, error), keep func(*Res) (*mcp.Meta, bool)) (*Res, error) {
 	var who string
 	if h.opts.TargetKey != nil {
 		who = h.opts.TargetKey(t, req)
@@ -359,8 +385,8 @@ func serveCached[Req mcpkit.Caller, Res any](ctx context.Context, h *cacheHandle
 		return serve(ctx, req)
 	}
 	if found {
-		res := new(Res)
-		if err := json.Unmarshal(data, res); err == nil {
+		res, err := decode(data)
+		if err == nil {
 			meta, _ := keep(res)
 			if *meta == nil {
 				*meta = mcp.Meta{}
