@@ -629,6 +629,22 @@ var identityMechanisms = []mechanism{
 		},
 	},
 	{
+		name: "mcpkit.For(a tool Named)",
+		install: func(srv *mcpkit.Server, id mcpkit.ToolID, seen *atomic.Int64, _ []*visibility.Rule) {
+			named := mcpkit.Named(id.Name)
+			srv.Use(mcpkit.For(func(t mcpkit.Target) bool {
+				tool, ok := t.(*mcpkit.Tool)
+				return ok && named(tool)
+			}, counting(seen)))
+		},
+		check: func(t *testing.T, f *fixture, seen *atomic.Int64) {
+			wantServed(t, f, "admin")
+			if n := seen.Load(); n != 1 {
+				t.Errorf("the layer selected for delete_repo saw %d calls by the route, want 1", n)
+			}
+		},
+	},
+	{
 		name: "mcpkit.RequireScopes",
 		install: func(srv *mcpkit.Server, id mcpkit.ToolID, _ *atomic.Int64, _ []*visibility.Rule) {
 			srv.Use(mcpkit.ForTools(mcpkit.Named(id.Name), mcpkit.RequireScopes("admin")))
@@ -785,6 +801,7 @@ var identityClassified = map[string]string{
 	"visibility.RequireNames":     "mechanism",
 	"visibility.New":              "mechanism (holds the rules)",
 	"mcpkit.ForTools":             "mechanism",
+	"mcpkit.For":                  "mechanism: a tool's chain is selected by the tool reached, as ForTools",
 	"mcpkit.RequireScopes":        "mechanism (with ForTools)",
 	"mcpkit.RequireToken":         "mechanism (RequireScopes is one)",
 	"mcpkit.Named":                "mechanism (with ForTools and the rules)",

@@ -42,16 +42,16 @@ type Layer struct {
 	Name string `json:"name"`
 	// From is FromServer or FromTool.
 	From string `json:"from"`
-	// Skipped is set for a middleware that a [ForTools] selection left out
-	// for this tool: it is listed where it would be, and costs nothing. A
-	// skipped [Chain] or [ForTools] (middleware.Bulkhead is one) lists its
-	// layers, under the names they have where they apply. In a prompt's
-	// pipeline, a layer whose Handler does not serve prompts is skipped
-	// too.
+	// Skipped is set for a middleware that a [ForTools] or [For]
+	// selection left out for this target: it is listed where it would be,
+	// and costs nothing. A skipped [Chain], [ForTools] or [For]
+	// (middleware.Bulkhead is one) lists its layers, under the names they
+	// have where they apply. In a prompt's or a resource's pipeline, a
+	// layer whose Handler does not serve that kind is skipped too.
 	Skipped bool `json:"skipped,omitempty"`
-	// Reason says why a layer of a prompt's pipeline (see
-	// [Server.PromptPipeline]) is skipped: its Handler does not serve
-	// prompts, or a ForTools selection holds it.
+	// Reason says why a layer of a prompt's or a resource's pipeline (see
+	// [Server.PromptPipeline], [Server.ResourcePipeline]) is skipped: its
+	// Handler does not serve the kind, or a selection holds it.
 	Reason string `json:"reason,omitempty"`
 	// Settings are what the layer says of its configuration (a time limit,
 	// a size limit), when the Handler its middleware returned implements
@@ -143,9 +143,10 @@ type namedUse struct {
 
 func (p *pipeline) len() int { return len(p.layers) }
 
-// noteNames records the names of a ForTools selection whose layers are
-// those recorded from the n-th on (innermost first).
-func (p *pipeline) noteNames(names []string, n int) {
+// noteNames records the names of a selection (ForTools, For, as label
+// says) whose layers are those recorded from the n-th on (innermost
+// first).
+func (p *pipeline) noteNames(label string, names []string, n int) {
 	if len(names) == 0 {
 		return
 	}
@@ -153,7 +154,7 @@ func (p *pipeline) noteNames(names []string, n int) {
 	for i := p.len() - 1; i >= n; i-- {
 		in = append(in, p.layers[i].Name)
 	}
-	p.named = append(p.named, namedUse{names: names, in: "mcpkit.ForTools(" + strings.Join(in, ", ") + ")"})
+	p.named = append(p.named, namedUse{names: names, in: label + "(" + strings.Join(in, ", ") + ")"})
 }
 
 func (p *pipeline) add(m Middleware, skipped bool) {

@@ -5,11 +5,10 @@ import (
 	"encoding/hex"
 	"strconv"
 	"strings"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Principal returns who is calling, as a string to key the records of a
+// Principal returns who is calling (a tools/call, a prompts/get, a
+// resources/read: any [Caller]), as a string to key the records of a
 // caller by, in state shared across calls and server replicas (a result
 // cache, idempotency records, sealed request state):
 //
@@ -40,11 +39,11 @@ import (
 // stateless servers a session lasts one request, and replicas share none.
 //
 // [auth.TokenInfo]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/auth#TokenInfo
-func Principal(req *Request) string {
-	if p := VerifiedPrincipal(req); p != "" {
+func Principal(c Caller) string {
+	if p := VerifiedPrincipal(c); p != "" {
 		return p
 	}
-	if tok, ok := bearerToken(req.Header().Get("Authorization")); ok {
+	if tok, ok := bearerToken(c.Header().Get("Authorization")); ok {
 		sum := sha256.Sum256([]byte(tok))
 		var b [4 + 32]byte
 		copy(b[:], "tok:")
@@ -54,8 +53,8 @@ func Principal(req *Request) string {
 	return ""
 }
 
-// VerifiedPrincipal returns who is calling as far as a token verifier
-// vouches for it: "sub:" and the user id when the transport verified a
+// VerifiedPrincipal returns who is calling (any [Caller]) as far as a
+// token verifier vouches for it: "sub:" and the user id when the transport verified a
 // bearer token whose [auth.TokenInfo] has a UserID, qualified by the
 // issuer when the verifier gave one ([TokenIssuerKey]), as [Principal] does,
 // and otherwise "", for a bearer token that no verifier checked as for no
@@ -69,8 +68,8 @@ func Principal(req *Request) string {
 // choose either, such as a header that a proxy you trust sets.
 //
 // [auth.TokenInfo]: https://pkg.go.dev/github.com/modelcontextprotocol/go-sdk/auth#TokenInfo
-func VerifiedPrincipal(req *Request) string {
-	if info := req.TokenInfo(); info != nil && info.UserID != "" {
+func VerifiedPrincipal(c Caller) string {
+	if info := c.TokenInfo(); info != nil && info.UserID != "" {
 		if iss, _ := info.Extra[TokenIssuerKey].(string); iss != "" {
 			return "iss:" + strconv.Quote(iss) + " sub:" + info.UserID
 		}
@@ -104,10 +103,5 @@ func bearerToken(v string) (string, bool) {
 	return f[1], true
 }
 
-// principalOf is [Principal] for any Caller: a listener's, a list's.
-func principalOf(c Caller) string {
-	if r, ok := c.(*Request); ok {
-		return Principal(r)
-	}
-	return Principal(&Request{Call: &mcp.CallToolRequest{Extra: &mcp.RequestExtra{TokenInfo: c.TokenInfo(), Header: c.Header()}}})
-}
+// principalOf is [Principal]: a listener's, a list's.
+func principalOf(c Caller) string { return Principal(c) }

@@ -27,34 +27,84 @@ import (
 // serves is reported in the server's log (see [SelectorNames]).
 //
 // ForTools panics if match or an entry of mw is nil.
-//
-//go:noinline
 func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
 	if match == nil {
 		panic("mcpkit: ForTools: nil match")
 	}
+	return selection("mcpkit.ForTools", match, nil, mw)
+}
+
+// For returns a Middleware that applies mw, in order, only to the targets
+// that match selects: tools, prompts, resources and templates alike, as
+// [ForTools] does for tools. With [OfKind] it gives a kind its own layers:
+//
+//	srv.Use(mcpkit.For(mcpkit.OfKind(mcpkit.KindResource), middleware.RateLimit(reads, nil)))
+//
+// Inside a [Server], match is called once per target when its chain is
+// built, and a target it does not select gets no layer: [Server.Pipeline],
+// [Server.PromptPipeline] and [Server.ResourcePipeline] list the layers as
+// skipped, the latter two with the reason. A resources/read served by a
+// template is judged by the [*ResourceTemplate]. Applied outside a Server,
+// match is called on each request, with the request's tool, prompt,
+// resource or template.
+//
+// For panics if match or an entry of mw is nil.
+func For(match func(Target) bool, mw ...Middleware) Middleware {
+	if match == nil {
+		panic("mcpkit: For: nil match")
+	}
+	return selection("mcpkit.For", func(t *Tool) bool { return match(t) }, match, mw)
+}
+
+// OfKind returns a match function for [For] that selects the targets of
+// the given kinds.
+func OfKind(kinds ...Kind) func(Target) bool {
+	var set [numKinds]bool
+	for _, k := range kinds {
+		if k < numKinds {
+			set[k] = true
+		}
+	}
+	return func(t Target) bool { return set[t.Kind()] }
+}
+
+// selection is ForTools (targets nil: no prompt or resource is selected)
+// and For. It is never inlined, so that the Middleware of both is one
+// function, which addSkipped recognises.
+//
+//go:noinline
+func selection(label string, tools func(*Tool) bool, targets func(Target) bool, mw []Middleware) Middleware {
 	inner := Chain(mw...)
-	names := SelectorNames(match)
+	names := SelectorNames(tools)
+	skipReason := "mcpkit.ForTools selects tools only"
+	if targets != nil {
+		skipReason = "not selected by mcpkit.For"
+	}
 	return func(next Handler) Handler {
 		if pb, ok := next.(targetBound); ok {
-			// A selection of tools selects no prompt or resource.
+			if targets != nil && pb.target != nil && targets(pb.target) {
+				return inner(next)
+			}
 			n := pb.rec.len()
 			for i := len(mw) - 1; i >= 0; i-- {
 				pb.rec.addSkipped(mw[i], &Tool{})
 			}
 			for i := n; i < pb.rec.len(); i++ {
-				pb.rec.layers[i].Reason = "mcpkit.ForTools selects tools only"
+				pb.rec.layers[i].Reason = skipReason
 			}
 			return next
 		}
 		b, ok := next.(boundHandler)
 		if !ok {
-			return &selected{match: match, on: inner(next), off: next}
+			if targets != nil {
+				return &selectedTargets{match: targets, on: inner(next), off: next}
+			}
+			return &selected{match: tools, on: inner(next), off: next}
 		}
 		n := b.rec.len()
-		if !b.probing() && match(b.tool) {
+		if !b.probing() && tools(b.tool) {
 			h := inner(next)
-			b.rec.noteNames(names, n)
+			b.rec.noteNames(label, names, n)
 			return h
 		}
 		// Left out, by match or by a selection around this one: listed,
@@ -62,7 +112,7 @@ func ForTools(match func(*Tool) bool, mw ...Middleware) Middleware {
 		for i := len(mw) - 1; i >= 0; i-- {
 			b.rec.addSkipped(mw[i], b.tool)
 		}
-		b.rec.noteNames(names, n)
+		b.rec.noteNames(label, names, n)
 		return next
 	}
 }
@@ -78,6 +128,56 @@ func (h *selected) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolRe
 		return h.on.ServeTool(ctx, req)
 	}
 	return h.off.ServeTool(ctx, req)
+}
+
+// selectedTargets is For outside a Server, where the target is known per
+// request. A kind that the chosen Handler does not serve is answered
+// errTargetChain.
+type selectedTargets struct {
+	match   func(Target) bool
+	on, off Handler
+}
+
+func (h *selectedTargets) pick(t Target) Handler {
+	if t != nil && h.match(t) {
+		return h.on
+	}
+	return h.off
+}
+
+func (h *selectedTargets) ServeTool(ctx context.Context, req *Request) (*mcp.CallToolResult, error) {
+	var t Target
+	if req.Tool != nil {
+		t = req.Tool
+	}
+	return h.pick(t).ServeTool(ctx, req)
+}
+
+func (h *selectedTargets) ServePrompt(ctx context.Context, req *PromptRequest) (*mcp.GetPromptResult, error) {
+	var t Target
+	if req.Prompt != nil {
+		t = req.Prompt
+	}
+	p, ok := h.pick(t).(PromptHandler)
+	if !ok {
+		return nil, errTargetChain
+	}
+	return p.ServePrompt(ctx, req)
+}
+
+func (h *selectedTargets) ServeResource(ctx context.Context, req *ResourceRequest) (*mcp.ReadResourceResult, error) {
+	var t Target
+	switch {
+	case req.Resource != nil:
+		t = req.Resource
+	case req.Template != nil:
+		t = req.Template
+	}
+	r, ok := h.pick(t).(ResourceHandler)
+	if !ok {
+		return nil, errTargetChain
+	}
+	return r.ServeResource(ctx, req)
 }
 
 // maxLineage bounds the walks along a tool's origins in match functions, as
@@ -248,6 +348,7 @@ func buildChain(t *Tool, use []Middleware, c *checker) *chain {
 // never called within a Server, nor the method of the other kind.
 type targetBound struct {
 	kind     Kind
+	target   Target // what the chain serves, for For
 	rec      *pipeline
 	prompt   PromptHandler   // a prompt's next
 	resource ResourceHandler // a resource's (or template's) next
@@ -336,7 +437,7 @@ func buildTargetChain(t Target, use []Middleware) *chain {
 	var (
 		own  []Middleware
 		from string
-		b    = targetBound{kind: t.Kind()}
+		b    = targetBound{kind: t.Kind(), target: t}
 	)
 	switch t := t.(type) {
 	case *Prompt:

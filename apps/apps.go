@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"mime"
 	"slices"
 	"strings"
 
@@ -140,7 +141,11 @@ func AppOnly(t *mcpkit.Tool) bool {
 }
 
 // Supported reports whether a client with capabilities caps shows views:
-// it declared the extension, listing [MIMEType] among its mimeTypes.
+// it declared the extension, listing [MIMEType] among its mimeTypes. Types
+// are compared as media types, not as text: the case of the type and of
+// parameter names, blanks around ";" and a quoted profile are all one
+// type ("Text/HTML; Profile=\"mcp-app\""), and other parameters (a
+// charset) do not matter.
 func Supported(caps *mcp.ClientCapabilities) bool {
 	if caps == nil {
 		return false
@@ -152,7 +157,10 @@ func Supported(caps *mcp.ClientCapabilities) bool {
 	if settings, ok := raw.(map[string]any); ok {
 		if types, ok := settings["mimeTypes"].([]any); ok {
 			// As decoded from the wire: read without encoding it again.
-			return slices.Contains(types, any(MIMEType))
+			return slices.ContainsFunc(types, func(v any) bool {
+				s, ok := v.(string)
+				return ok && isViewType(s)
+			})
 		}
 	}
 	b, err := json.Marshal(raw)
@@ -162,7 +170,17 @@ func Supported(caps *mcp.ClientCapabilities) bool {
 	var settings struct {
 		MIMETypes []string `json:"mimeTypes"`
 	}
-	return json.Unmarshal(b, &settings) == nil && slices.Contains(settings.MIMETypes, MIMEType)
+	return json.Unmarshal(b, &settings) == nil && slices.ContainsFunc(settings.MIMETypes, isViewType)
+}
+
+// isViewType reports whether the MIME type s is [MIMEType]: text/html with
+// the profile mcp-app, as media types compare.
+func isViewType(s string) bool {
+	if s == MIMEType {
+		return true
+	}
+	typ, params, err := mime.ParseMediaType(s)
+	return err == nil && typ == "text/html" && params["profile"] == "mcp-app"
 }
 
 // ShowsViews is a [visibility.Predicate] that holds for the requests whose

@@ -269,3 +269,41 @@ func TestViewServed(t *testing.T) {
 		}
 	}
 }
+
+// TestSupportedComparesMediaTypes: a client's MIME type is the view type
+// when it parses to text/html with profile mcp-app, however it is spelt,
+// both as decoded from the wire and as given in Go; another type or
+// profile is not.
+func TestSupportedComparesMediaTypes(t *testing.T) {
+	for _, tt := range []struct {
+		typ  string
+		want bool
+	}{
+		{"text/html;profile=mcp-app", true},
+		{"text/html; profile=mcp-app", true},
+		{`text/html;profile="mcp-app"`, true},
+		{`Text/HTML; Profile="mcp-app"`, true},
+		{"text/html; charset=utf-8; profile=mcp-app", true},
+		{"text/html", false},
+		{"text/html;profile=mcp-app-v2", false},
+		{"text/html;profile=MCP-APP", false},
+		{"text/plain;profile=mcp-app", false},
+		{"text/html;profile=", false},
+		{"text/html;;profile=mcp-app=", false},
+		{"", false},
+	} {
+		wire := &mcp.ClientCapabilities{Extensions: map[string]any{apps.Extension: map[string]any{"mimeTypes": []any{"text/plain", tt.typ}}}}
+		if got := apps.Supported(wire); got != tt.want {
+			t.Errorf("%q as decoded from the wire: Supported = %v, want %v", tt.typ, got, tt.want)
+		}
+		caps := &mcp.ClientCapabilities{}
+		caps.AddExtension(apps.Extension, map[string]any{"mimeTypes": []string{tt.typ}})
+		if got := apps.Supported(caps); got != tt.want {
+			t.Errorf("%q given in Go: Supported = %v, want %v", tt.typ, got, tt.want)
+		}
+	}
+	notText := &mcp.ClientCapabilities{Extensions: map[string]any{apps.Extension: map[string]any{"mimeTypes": []any{42, nil}}}}
+	if apps.Supported(notText) {
+		t.Error("types that are not strings are taken for the view type")
+	}
+}

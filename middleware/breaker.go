@@ -46,8 +46,13 @@ func (s CircuitState) String() string {
 // its circuit is open, or half-open with a trial call under way. It
 // unwraps to [ErrCircuitOpen].
 type CircuitOpenError struct {
-	// Tool is the name of the tool called.
+	// Tool is the name of the tool called, of the prompt when Kind is
+	// [mcpkit.KindPrompt], or the URI of the resource (the text of the
+	// template) when Kind is [mcpkit.KindResource].
 	Tool string
+	// Kind is what was refused: a tool (the zero value), a prompt or a
+	// resource.
+	Kind mcpkit.Kind
 	// RetryAfter is how long until the circuit lets a trial call through;
 	// zero while a trial call is under way, whose outcome decides.
 	RetryAfter time.Duration
@@ -55,10 +60,10 @@ type CircuitOpenError struct {
 
 func (e *CircuitOpenError) Error() string {
 	if e.RetryAfter <= 0 {
-		return fmt.Sprintf("tool %q is unavailable after repeated failures: try again later", e.Tool)
+		return fmt.Sprintf("%v %q is unavailable after repeated failures: try again later", e.Kind, e.Tool)
 	}
 	d := (e.RetryAfter + time.Millisecond - 1).Truncate(time.Millisecond)
-	return fmt.Sprintf("tool %q is unavailable after repeated failures: try again in %v", e.Tool, d)
+	return fmt.Sprintf("%v %q is unavailable after repeated failures: try again in %v", e.Kind, e.Tool, d)
 }
 
 // Unwrap returns [ErrCircuitOpen].
@@ -91,6 +96,12 @@ type CircuitBreakerOptions struct {
 	// bounded set (tools, tenants, upstream hosts): each has a small
 	// record.
 	Key func(*mcpkit.Request) string
+
+	// TargetKey returns the circuit a prompts/get or a resources/read
+	// belongs to. Nil means one circuit per prompt, resource or template:
+	// its kind, ":" and its [mcpkit.Target.Key] ("prompt:greet",
+	// "resource:file:///log"), whatever Key says of tools.
+	TargetKey func(mcpkit.Target, mcpkit.Caller) string
 
 	// FailureRate is the share of failed calls, among the counted calls
 	// of the window, at which the circuit opens. Zero means
@@ -156,6 +167,13 @@ type CircuitBreakerOptions struct {
 // that does not count leaves it half-open for the next call to try. Calls
 // let through in one state that end in another are not counted.
 //
+// CircuitBreaker serves prompts and resources too, with circuits of their
+// own (see [CircuitBreakerOptions.TargetKey]): a prompts/get or a
+// resources/read that fails counts as a call that fails, one that
+// succeeds as a success, and a rejection is the JSON-RPC error -32603
+// `resource "uri" is unavailable after repeated failures: ...`, its class
+// and delay in the error's data.
+//
 // The state is in memory, per server replica: each replica learns on its
 // own that a dependency is down, which takes MinCalls calls at most.
 //
@@ -188,7 +206,7 @@ func CircuitBreaker(opts *CircuitBreakerOptions) mcpkit.Middleware {
 	}
 	b := &breaker{opts: o}
 	return func(next mcpkit.Handler) mcpkit.Handler {
-		return &breakerHandler{b: b, next: next}
+		return &breakerHandler{b: b, next: next, prompts: promptsOf(next), resources: resourcesOf(next)}
 	}
 }
 
@@ -233,8 +251,11 @@ const (
 )
 
 type breakerHandler struct {
-	b    *breaker
-	next mcpkit.Handler
+	b         *breaker
+	next      mcpkit.Handler
+	prompts   mcpkit.PromptHandler
+	resources mcpkit.ResourceHandler
+	targets   targetKeys // the default keys of prompts and resources
 }
 
 // LayerSettings shows when the circuit opens, and for how long, in the
@@ -277,6 +298,48 @@ func (h *breakerHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (re
 	res, err = h.next.ServeTool(ctx, req)
 	recorded = true
 	c.record(&h.b.opts, gen, probe, outcomeOf(ctx, res, err))
+	return res, err
+}
+
+func (h *breakerHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+	return serveTarget(ctx, h, req.Prompt, req, req.Prompt.Name, h.prompts.ServePrompt)
+}
+
+func (h *breakerHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+	return serveTarget(ctx, h, resourceTarget(req), req, resourceName(req), h.resources.ServeResource)
+}
+
+// serveTarget serves req, a request of t named name, through the circuit
+// of t as ServeTool serves a call.
+func serveTarget[Req mcpkit.Caller, Res any](ctx context.Context, h *breakerHandler, t mcpkit.Target, req Req, name string,
+	serve func(context.Context, Req) (*Res, error)) (res *Res, err error) {
+	var key string
+	if h.b.opts.TargetKey != nil {
+		key = h.b.opts.TargetKey(t, req)
+	} else {
+		key = h.targets.of(t)
+	}
+	c := h.b.circuit(key)
+	gen, probe, retry, ok := c.admit(&h.b.opts)
+	if !ok {
+		return nil, &mcpkit.ToolError{Err: &CircuitOpenError{Tool: name, Kind: t.Kind(), RetryAfter: retry}, Class: mcpkit.Retryable}
+	}
+	recorded := false
+	defer func() {
+		if recorded {
+			return
+		}
+		v := recover()
+		if v == nil {
+			c.record(&h.b.opts, gen, probe, uncounted)
+			return
+		}
+		c.record(&h.b.opts, gen, probe, failed)
+		panic(mcpkit.NewPanicError(v))
+	}()
+	res, err = serve(ctx, req)
+	recorded = true
+	c.record(&h.b.opts, gen, probe, outcomeOf(ctx, nil, err))
 	return res, err
 }
 

@@ -20,6 +20,12 @@ type BulkheadOptions struct {
 	// its namespaced names.
 	Pool func(*mcpkit.Tool) string
 
+	// TargetPool, if set, returns the name of the pool a prompt, a
+	// resource or a template is served in, as Pool does for tools ("" for
+	// none); it is called when the target's chain is built. Nil means
+	// that no prompt or resource is in a pool.
+	TargetPool func(mcpkit.Target) string
+
 	// Wait is how long a call waits for a slot in its pool before it is
 	// rejected, as [ConcurrencyLimitOptions.Wait] says: zero, the default,
 	// rejects at once.
@@ -64,6 +70,11 @@ type BulkheadOptions struct {
 // listed by [mcpkit.Server.Pipeline] as "middleware.Bulkhead" with their
 // concurrency; the other pools' layers are listed as skipped.
 //
+// Prompts and resources are in pools when [BulkheadOptions.TargetPool]
+// puts them there: a prompts/get or a resources/read then takes a slot of
+// its pool, shared with the pool's tools, and a rejection names the
+// prompt or the resource.
+//
 // Bulkhead belongs with the other limits, inside [MaskErrors] and outside
 // [Timeout]. With a ConcurrencyLimit over all tools, put Bulkhead outside
 // it: a call then takes its pool's slot first, so that a pool's calls
@@ -81,10 +92,18 @@ func Bulkhead(pools map[string]int, opts *BulkheadOptions) mcpkit.Middleware {
 		if o.Pool != nil {
 			match = func(t *mcpkit.Tool) bool { return o.Pool(t) == name }
 		}
-		layers = append(layers, mcpkit.ForTools(match,
-			mcpkit.NamedMiddleware("middleware.Bulkhead",
-				ConcurrencyLimit(pools[name], &ConcurrencyLimitOptions{Wait: o.Wait, RetryAfter: o.RetryAfter})),
-		))
+		layer := mcpkit.NamedMiddleware("middleware.Bulkhead",
+			ConcurrencyLimit(pools[name], &ConcurrencyLimitOptions{Wait: o.Wait, RetryAfter: o.RetryAfter}))
+		if o.TargetPool == nil {
+			layers = append(layers, mcpkit.ForTools(match, layer))
+			continue
+		}
+		layers = append(layers, mcpkit.For(func(t mcpkit.Target) bool {
+			if tool, ok := t.(*mcpkit.Tool); ok {
+				return match(tool)
+			}
+			return o.TargetPool(t) == name
+		}, layer))
 	}
 	return mcpkit.Chain(layers...)
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"container/list"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
@@ -34,6 +36,19 @@ type CacheOptions struct {
 	// tool's chain is built (per call outside a Server). To leave out an
 	// annotated tool, apply CacheResults with [mcpkit.ForTools].
 	Tools func(*mcpkit.Tool) bool
+
+	// Targets selects the prompts, resources and templates whose results
+	// are cached: prompts/get by prompt and arguments, resources/read by
+	// resource (or template) and URI. It is called once per target, when
+	// its chain is built. Nil means none.
+	Targets func(mcpkit.Target) bool
+
+	// TargetKey returns the part of the cache key that says who is
+	// asking, for prompts and resources, as Key does for tools. Nil means
+	// [mcpkit.Principal], and no caching of anonymous requests. A result
+	// whose cacheScope is "private" is kept only under that default key:
+	// with a TargetKey, which several principals may share, it is not kept.
+	TargetKey func(mcpkit.Target, mcpkit.Caller) string
 
 	// TTL is how long a result is kept; zero means DefaultCacheTTL.
 	TTL time.Duration
@@ -110,6 +125,14 @@ type CacheOptions struct {
 // result, a caller that went away), each runs on its own. Across replicas
 // there is no such waiting: each replica's first miss runs the tool.
 //
+// Prompts and resources are cached when [CacheOptions.Targets] selects
+// them, by the same rules: per principal by default (anonymous requests
+// are not cached), never an error, an input_required result or a round
+// that answers one, and a hit has "hit" under [MetaKeyCache] in its
+// _meta. A read whose result is marked private (cacheScope "private") is
+// never answered to another principal. Concurrent misses of one prompt or
+// read each run.
+//
 // CacheResults fails open: when c cannot answer, the call runs as if the
 // cache were empty, and a warning goes to [CacheOptions.Logger]. A nil c
 // means no cache: the middleware adds no layer. CacheResults panics if the
@@ -145,11 +168,20 @@ func CacheResults(c Cache, opts *CacheOptions) mcpkit.Middleware {
 	}
 	w := &warner{logger: o.Logger}
 	layer := func(next mcpkit.Handler) mcpkit.Handler {
-		return &cacheHandler{c: c, opts: &o, warn: w, next: next, flights: make(map[string]*flight)}
+		return &cacheHandler{c: c, opts: &o, warn: w, next: next, flights: make(map[string]*flight),
+			prompts: promptsOf(next), resources: resourcesOf(next)}
 	}
-	// ForTools decides once per tool inside a Server, and lists the layer
-	// as skipped for the tools it leaves out.
+	// ForTools (For) decides once per tool (target) inside a Server, and
+	// lists the layer as skipped for those it leaves out.
 	selected := mcpkit.ForTools(cacheable, layer)
+	if targets := o.Targets; targets != nil {
+		selected = mcpkit.For(func(t mcpkit.Target) bool {
+			if tool, ok := t.(*mcpkit.Tool); ok {
+				return cacheable(tool)
+			}
+			return targets(t)
+		}, layer)
+	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
 		if c == nil {
 			return next
@@ -159,10 +191,12 @@ func CacheResults(c Cache, opts *CacheOptions) mcpkit.Middleware {
 }
 
 type cacheHandler struct {
-	c    Cache
-	opts *CacheOptions
-	warn *warner
-	next mcpkit.Handler
+	c         Cache
+	opts      *CacheOptions
+	warn      *warner
+	next      mcpkit.Handler
+	prompts   mcpkit.PromptHandler
+	resources mcpkit.ResourceHandler
 
 	mu      sync.Mutex
 	flights map[string]*flight // the misses being computed, by key
@@ -281,6 +315,113 @@ func (h *cacheHandler) key(req *mcpkit.Request) (string, bool) {
 	id := req.Tool.ID()
 	k := newKeyHash("mcpkit/cache/v2").add(who).add(id.Name).add(id.Version).add(req.Tool.Name).add(req.Tool.Version).addBytes(canon)
 	return k.sum(""), true
+}
+
+func (h *cacheHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+	var round bool
+	if p := req.Call; p != nil && p.Params != nil {
+		round = p.Params.RequestState != "" || len(p.Params.InputResponses) > 0
+	}
+	args, err := json.Marshal(req.Arguments) // keys sorted
+	if round || err != nil {
+		return h.prompts.ServePrompt(ctx, req)
+	}
+	return serveCached(ctx, h, req.Prompt, req, args, h.prompts.ServePrompt, decodeJSON[mcp.GetPromptResult], func(r *mcp.GetPromptResult) (*mcp.Meta, bool) {
+		return &r.Meta, r.InputRequests == nil && r.RequestState == ""
+	})
+}
+
+func (h *cacheHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+	if p := req.Call; p != nil && p.Params != nil && (p.Params.RequestState != "" || len(p.Params.InputResponses) > 0) {
+		return h.resources.ServeResource(ctx, req)
+	}
+	return serveCached(ctx, h, resourceTarget(req), req, []byte(req.URI), h.resources.ServeResource, decodeRead, func(r *mcp.ReadResourceResult) (*mcp.Meta, bool) {
+		return &r.Meta, r.InputRequests == nil && r.RequestState == "" && (r.CacheScope != "private" || h.opts.TargetKey == nil)
+	})
+}
+
+// decodeJSON decodes a kept result with its own decoding.
+func decodeJSON[Res any](data []byte) (*Res, error) {
+	res := new(Res)
+	if err := json.Unmarshal(data, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// decodeRead decodes a kept read result with encoding/json alone: the
+// SDK's own decoding costs a 32 KiB buffer per call. A kept result is
+// complete, so its result type is the default.
+func decodeRead(data []byte) (*mcp.ReadResourceResult, error) {
+	var w struct {
+		Meta       mcp.Meta                `json:"_meta"`
+		TTLMs      int                     `json:"ttlMs"`
+		CacheScope string                  `json:"cacheScope"`
+		Contents   []*mcp.ResourceContents `json:"contents"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Meta: w.Meta, Cacheable: mcp.Cacheable{TTLMs: w.TTLMs, CacheScope: w.CacheScope}, Contents: w.Contents}, nil
+}
+
+// serveCached answers req, a request of t whose key is made of who asks,
+// t and what (the arguments, the URI read), from the cache (decoding the
+// kept result with decode), or serves it and keeps its result when keep
+// reports it may be kept; keep also returns the result's _meta, where a
+// hit is marked.
+func serveCached[Req mcpkit.Caller, Res any](ctx context.Context, h *cacheHandler, t mcpkit.Target, req Req, what []byte,
+	serve func(context.Context, Req) (*Res, error), decode func([]byte) (*Res, error), keep func(*Res) (*mcp.Meta, bool)) (*Res, error) {
+	var who string
+	if h.opts.TargetKey != nil {
+		who = h.opts.TargetKey(t, req)
+	} else if who = mcpkit.Principal(req); who == "" {
+		return serve(ctx, req) // anonymous callers cannot be told apart
+	}
+	key := newKeyHash("mcpkit/cache/target/v1").add(who).add(t.Kind().String()).add(t.Key()).addBytes(what).sum("")
+	data, found, err := h.c.Get(ctx, key)
+	if err != nil {
+		h.warn.warn("middleware: cache unavailable, serving the "+t.Kind().String(), t.Kind().String(), t.Key(), "error", err)
+		return serve(ctx, req)
+	}
+	if found {
+		res, err := decode(data)
+		if err == nil {
+			meta, _ := keep(res)
+			if *meta == nil {
+				*meta = mcp.Meta{}
+			}
+			(*meta)[MetaKeyCache] = "hit"
+			return res, nil
+		}
+		h.warn.warn("middleware: cache entry unreadable, serving the "+t.Kind().String(), t.Kind().String(), t.Key(), "error", err)
+	}
+	res, err := serve(ctx, req)
+	if err != nil || res == nil {
+		return res, err
+	}
+	meta, ok := keep(res)
+	if !ok {
+		return res, nil
+	}
+	if (*meta)[MetaKeyCache] != nil {
+		// A hit of a cache inside this one: keep the result, not the mark.
+		stored := *res
+		m := mcp.Meta(maps.Clone(*meta))
+		delete(m, MetaKeyCache)
+		sm, _ := keep(&stored)
+		*sm = m
+		data, err = json.Marshal(&stored)
+	} else {
+		data, err = json.Marshal(res)
+	}
+	if err != nil || len(data) > h.opts.MaxResultBytes {
+		return res, nil
+	}
+	if err := h.c.Set(context.WithoutCancel(ctx), key, data, h.opts.TTL); err != nil {
+		h.warn.warn("middleware: cache unavailable, result not kept", t.Kind().String(), t.Key(), "error", err)
+	}
+	return res, nil
 }
 
 // argBuffers keeps buffers for canonical arguments.

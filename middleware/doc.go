@@ -73,6 +73,15 @@
 //		middleware.ResultSizeLimit(1<<20, nil),
 //	)
 //
+// # Prompts and resources
+//
+// Recover, Timeout, MaskErrors, Logging, RateLimit, ConcurrencyLimit and
+// CircuitBreaker serve prompts/get and resources/read as they serve calls;
+// Bulkhead does for the targets its TargetPool option places, and
+// CacheResults for those its Targets option selects. The other layers
+// serve tools alone, and a prompt's or a resource's pipeline lists them as
+// skipped. [mcpkit.For] gives one kind layers of its own.
+//
 // # State shared by replicas
 //
 // [CacheResults], [Idempotent] and [RateLimit] keep their state behind

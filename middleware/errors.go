@@ -3,6 +3,7 @@ package middleware
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,6 +94,44 @@ func resourcesOf(next mcpkit.Handler) mcpkit.ResourceHandler {
 	return mcpkit.ResourceHandlerFunc(func(context.Context, *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
 		return nil, errNoResources
 	})
+}
+
+// targetKeys makes the keys of prompts and resources in a limit's state:
+// prefix, the kind, ":" and the target's [mcpkit.Target.Key]. No tool name
+// holds a ":", so no prompt or resource shares a key with a tool. It
+// remembers the last key it made: inside a Server, a handler serves one
+// target, so that a request nearly always finds its key made.
+type targetKeys struct {
+	prefix string
+	last   atomic.Pointer[targetKey]
+}
+
+type targetKey struct {
+	t   mcpkit.Target
+	key string
+}
+
+// of returns the key of t.
+func (k *targetKeys) of(t mcpkit.Target) string {
+	if l := k.last.Load(); l != nil && l.t == t {
+		return l.key
+	}
+	l := &targetKey{t: t, key: k.prefix + t.Kind().String() + ":" + t.Key()}
+	k.last.Store(l)
+	return l.key
+}
+
+// resourceTarget returns what a resources/read reaches: its resource, or
+// its template (or, for a request built by hand with neither, a resource
+// of its URI).
+func resourceTarget(req *mcpkit.ResourceRequest) mcpkit.Target {
+	switch {
+	case req.Resource != nil:
+		return req.Resource
+	case req.Template != nil:
+		return req.Template
+	}
+	return &mcpkit.Resource{Resource: mcp.Resource{URI: req.URI}}
 }
 
 // resourceName names what a resources/read reads, in errors and logs: the

@@ -29,6 +29,12 @@ type ConcurrencyLimitOptions struct {
 	// fresh slots with each new one.
 	Key func(*mcpkit.Request) string
 
+	// TargetKey, if set, partitions prompts/get and resources/read as Key
+	// does tools calls (by [mcpkit.VerifiedPrincipal] of the Caller, say).
+	// Nil means that they share one set of slots: with no Key, the slots
+	// of every call; with a Key, one set apart from the tools' keys.
+	TargetKey func(mcpkit.Target, mcpkit.Caller) string
+
 	// RetryAfter is the delay a rejected call is told to wait before
 	// trying again, under [MetaKeyRetryAfter] in its result's _meta. No
 	// one knows when a slot frees up, so it is a hint for agent loops, not
@@ -67,6 +73,12 @@ const DefaultBusyRetryAfter = time.Second
 // memory used is bounded by the calls in flight, not by the number of keys
 // ever seen.
 //
+// ConcurrencyLimit serves prompts and resources too: a prompts/get or a
+// resources/read takes a slot as a call does (see
+// [ConcurrencyLimitOptions.TargetKey]), and a rejection is the JSON-RPC
+// error -32603 `resource "uri" is busy: ...` (`prompt "name" ...`), its
+// class and retry hint in the error's data.
+//
 // ConcurrencyLimit belongs inside [MaskErrors] and outside [Timeout], so
 // that the time a call waits for a slot is not taken from its time limit
 // (see [RecommendedOptions.Limits]).
@@ -74,7 +86,7 @@ func ConcurrencyLimit(n int, opts *ConcurrencyLimitOptions) mcpkit.Middleware {
 	c := &concurrency{n: n, sems: make(map[string]*sharedSem)}
 	c.retryAfter = DefaultBusyRetryAfter
 	if opts != nil {
-		c.wait, c.key = opts.Wait, opts.Key
+		c.wait, c.key, c.targetKey = opts.Wait, opts.Key, opts.TargetKey
 		if opts.RetryAfter != 0 {
 			c.retryAfter = opts.RetryAfter
 		}
@@ -86,7 +98,7 @@ func ConcurrencyLimit(n int, opts *ConcurrencyLimitOptions) mcpkit.Middleware {
 		if n <= 0 {
 			return next
 		}
-		return &concurrencyHandler{c: c, next: next}
+		return &concurrencyHandler{c: c, next: next, prompts: promptsOf(next), resources: resourcesOf(next)}
 	}
 }
 
@@ -97,6 +109,7 @@ type concurrency struct {
 	wait       time.Duration
 	retryAfter time.Duration // <= 0: no hint
 	key        func(*mcpkit.Request) string
+	targetKey  func(mcpkit.Target, mcpkit.Caller) string
 	global     *semaphore.Weighted // the slots when there is no Key
 
 	mu   sync.Mutex
@@ -111,8 +124,10 @@ type sharedSem struct {
 }
 
 type concurrencyHandler struct {
-	c    *concurrency
-	next mcpkit.Handler
+	c         *concurrency
+	next      mcpkit.Handler
+	prompts   mcpkit.PromptHandler
+	resources mcpkit.ResourceHandler
 }
 
 // LayerSettings shows the limit in the server's Pipeline.
@@ -123,6 +138,9 @@ func (h *concurrencyHandler) LayerSettings() []mcpkit.Setting {
 	}
 	if h.c.key != nil {
 		s = append(s, mcpkit.Setting{Name: "per", Value: "key"})
+	}
+	if h.c.targetKey != nil {
+		s = append(s, mcpkit.Setting{Name: "targetsPer", Value: "key"})
 	}
 	return s
 }
@@ -136,19 +154,59 @@ func (h *concurrencyHandler) ServeTool(ctx context.Context, req *mcpkit.Request)
 		sem = shared.sem
 	}
 	if !sem.TryAcquire(1) {
-		if err := c.await(ctx, sem, req); err != nil {
+		if err := c.await(ctx, sem, mcpkit.KindTool, req.Tool.Name); err != nil {
 			c.put(key, shared)
 			return nil, err
 		}
 	}
-	defer func() { // also when the rest of the chain panics
-		if running := stillRunning(err); running != nil {
-			go c.releaseWhenDone(running, sem, key, shared)
-			return
-		}
-		c.release(sem, key, shared)
-	}()
+	defer func() { c.done(err, sem, key, shared) }() // also when the rest of the chain panics
 	return h.next.ServeTool(ctx, req)
+}
+
+func (h *concurrencyHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (res *mcp.GetPromptResult, err error) {
+	sem, key, shared, err := h.c.acquireTarget(ctx, req.Prompt, req, req.Prompt.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { h.c.done(err, sem, key, shared) }()
+	return h.prompts.ServePrompt(ctx, req)
+}
+
+func (h *concurrencyHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (res *mcp.ReadResourceResult, err error) {
+	sem, key, shared, err := h.c.acquireTarget(ctx, resourceTarget(req), req, resourceName(req))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { h.c.done(err, sem, key, shared) }()
+	return h.resources.ServeResource(ctx, req)
+}
+
+// acquireTarget takes a slot for a request of t from c, named name in a
+// rejection: of its TargetKey's slots, or else of the shared ones.
+func (c *concurrency) acquireTarget(ctx context.Context, t mcpkit.Target, caller mcpkit.Caller, name string) (*semaphore.Weighted, string, *sharedSem, error) {
+	sem, key, shared := c.global, "", (*sharedSem)(nil)
+	if c.targetKey != nil {
+		key = c.targetKey(t, caller)
+		shared = c.get(key)
+		sem = shared.sem
+	}
+	if !sem.TryAcquire(1) {
+		if err := c.await(ctx, sem, t.Kind(), name); err != nil {
+			c.put(key, shared)
+			return nil, "", nil, err
+		}
+	}
+	return sem, key, shared, nil
+}
+
+// done gives back the slot of a request that ended with err, at once or,
+// when its handler runs on after a timeout, once it returns.
+func (c *concurrency) done(err error, sem *semaphore.Weighted, key string, shared *sharedSem) {
+	if running := stillRunning(err); running != nil {
+		go c.releaseWhenDone(running, sem, key, shared)
+		return
+	}
+	c.release(sem, key, shared)
 }
 
 // releaseWhenDone releases the slot once running is closed: when the
@@ -166,9 +224,9 @@ func (c *concurrency) release(sem *semaphore.Weighted, key string, shared *share
 
 // await waits for a slot of sem as long as c.wait allows, and returns nil
 // once it holds one.
-func (c *concurrency) await(ctx context.Context, sem *semaphore.Weighted, req *mcpkit.Request) error {
+func (c *concurrency) await(ctx context.Context, sem *semaphore.Weighted, kind mcpkit.Kind, name string) error {
 	if c.wait == 0 {
-		return c.busy(fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls is reached; try again later", req.Tool.Name, c.n))
+		return c.busy(fmt.Sprintf("%v %q is busy: the limit of %d concurrent calls is reached; try again later", kind, name, c.n))
 	}
 	wctx := ctx
 	if c.wait > 0 {
@@ -180,7 +238,7 @@ func (c *concurrency) await(ctx context.Context, sem *semaphore.Weighted, req *m
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		return c.busy(fmt.Sprintf("tool %q is busy: the limit of %d concurrent calls was still reached after %v; try again later", req.Tool.Name, c.n, c.wait))
+		return c.busy(fmt.Sprintf("%v %q is busy: the limit of %d concurrent calls was still reached after %v; try again later", kind, name, c.n, c.wait))
 	}
 	return nil
 }

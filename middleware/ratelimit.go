@@ -34,23 +34,28 @@ func (f LimiterFunc) Allow(ctx context.Context, key string) (bool, time.Duration
 	return f(ctx, key)
 }
 
-// A RateLimitError reports a call rejected by [RateLimit]. It unwraps to
-// [ErrRateLimited].
+// A RateLimitError reports a call (a prompts/get, a resources/read)
+// rejected by [RateLimit]. It unwraps to [ErrRateLimited].
 type RateLimitError struct {
-	// Tool is the name of the tool called.
+	// Tool is the name of the tool called, of the prompt when Kind is
+	// [mcpkit.KindPrompt], or the URI of the resource (the text of the
+	// template) when Kind is [mcpkit.KindResource].
 	Tool string
+	// Kind is what was refused: a tool (the zero value), a prompt or a
+	// resource.
+	Kind mcpkit.Kind
 	// RetryAfter is how long until a call may succeed; zero if unknown.
 	RetryAfter time.Duration
 }
 
 func (e *RateLimitError) Error() string {
 	if e.RetryAfter <= 0 {
-		return fmt.Sprintf("tool %q is rate limited: try again later", e.Tool)
+		return fmt.Sprintf("%v %q is rate limited: try again later", e.Kind, e.Tool)
 	}
 	// Whole milliseconds, rounded up: "try again in 334ms", not a few
 	// nanoseconds too early.
 	d := (e.RetryAfter + time.Millisecond - 1).Truncate(time.Millisecond)
-	return fmt.Sprintf("tool %q is rate limited: try again in %v", e.Tool, d)
+	return fmt.Sprintf("%v %q is rate limited: try again in %v", e.Kind, e.Tool, d)
 }
 
 // Unwrap returns [ErrRateLimited].
@@ -83,6 +88,15 @@ type RateLimitOptions struct {
 	// you trust, a header that the proxy sets (the client's address, say)
 	// will do.
 	Key func(*mcpkit.Request) string
+
+	// TargetKey, if set, returns the key a prompts/get or a
+	// resources/read is counted under, as Key does for tools calls. Nil
+	// means a budget per verified caller and prompt, resource or template
+	// (whatever Key says of tools): [mcpkit.VerifiedPrincipal], a zero
+	// byte, the kind ("prompt:", "resource:") and the target's
+	// [mcpkit.Target.Key]. The same rule holds: never a key the caller
+	// chooses.
+	TargetKey func(mcpkit.Target, mcpkit.Caller) string
 }
 
 // RateLimit returns a Middleware that asks l before each call and rejects
@@ -110,31 +124,47 @@ type RateLimitOptions struct {
 // [NewTokenBucket] is an in-memory Limiter; one backed by a store shared
 // between server replicas plugs in through the [Limiter] interface.
 //
+// RateLimit serves prompts and resources too: each prompts/get and
+// resources/read is counted, by default, against a budget of its caller
+// for that prompt, resource or template (a template's reads share one
+// budget, whatever URI they read), and a refusal is the JSON-RPC error
+// -32603 `prompt "name" is rate limited: try again in 1.5s` (`resource
+// "uri" ...`), its class and delay in the error's data. A tool, a prompt
+// and a resource of one name never share a budget. To limit one kind
+// alone, select it with [mcpkit.For].
+//
 // RateLimit belongs inside [MaskErrors] and outside [Timeout], with the
 // other limits (see [RecommendedOptions.Limits]): a rejected call costs
 // nothing further.
 func RateLimit(l Limiter, opts *RateLimitOptions) mcpkit.Middleware {
-	var key func(*mcpkit.Request) string
+	var o RateLimitOptions
 	if opts != nil {
-		key = opts.Key
+		o = *opts
 	}
 	return func(next mcpkit.Handler) mcpkit.Handler {
 		if l == nil {
 			return next
 		}
-		return &rateHandler{l: l, key: key, next: next}
+		return &rateHandler{l: l, key: o.Key, targetKey: o.TargetKey, next: next, prompts: promptsOf(next), resources: resourcesOf(next),
+			targets: targetKeys{prefix: "\x00"}}
 	}
 }
 
 type rateHandler struct {
-	l    Limiter
-	key  func(*mcpkit.Request) string
-	next mcpkit.Handler
+	l         Limiter
+	key       func(*mcpkit.Request) string
+	targetKey func(mcpkit.Target, mcpkit.Caller) string
+	next      mcpkit.Handler
+	prompts   mcpkit.PromptHandler
+	resources mcpkit.ResourceHandler
 
 	// anon is the default key of the last unverified call, kept so that
 	// such calls allocate nothing: inside a Server, a handler serves one
 	// tool, so it nearly always fits.
 	anon atomic.Pointer[toolKey]
+
+	// targets makes the default key's suffix of a prompt or a resource.
+	targets targetKeys
 }
 
 // LayerSettings shows, in the server's Pipeline, what the budget is kept
@@ -144,7 +174,11 @@ func (h *rateHandler) LayerSettings() []mcpkit.Setting {
 	if h.key != nil {
 		key = "Key option"
 	}
-	return []mcpkit.Setting{{Name: "key", Value: key}}
+	s := []mcpkit.Setting{{Name: "key", Value: key}}
+	if h.targetKey != nil {
+		s = append(s, mcpkit.Setting{Name: "targetKey", Value: "TargetKey option"})
+	}
+	return s
 }
 
 // A toolKey is the default rate key of unverified calls to one tool.
@@ -165,6 +199,39 @@ func (h *rateHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 		return nil, &mcpkit.ToolError{Err: &RateLimitError{Tool: req.Tool.Name, RetryAfter: after}, Class: mcpkit.Retryable}
 	}
 	return h.next.ServeTool(ctx, req)
+}
+
+func (h *rateHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+	if err := h.allowTarget(ctx, req.Prompt, req, req.Prompt.Name); err != nil {
+		return nil, err
+	}
+	return h.prompts.ServePrompt(ctx, req)
+}
+
+func (h *rateHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+	if err := h.allowTarget(ctx, resourceTarget(req), req, resourceName(req)); err != nil {
+		return nil, err
+	}
+	return h.resources.ServeResource(ctx, req)
+}
+
+// allowTarget asks the limiter about a request of t from c, named name in
+// the refusal, and returns the error that refuses it, or nil.
+func (h *rateHandler) allowTarget(ctx context.Context, t mcpkit.Target, c mcpkit.Caller, name string) error {
+	var key string
+	if h.targetKey != nil {
+		key = h.targetKey(t, c)
+	} else {
+		key = mcpkit.VerifiedPrincipal(c) + h.targets.of(t)
+	}
+	ok, after, err := h.l.Allow(ctx, key)
+	if err != nil {
+		return &unavailableError{fmt.Errorf("middleware: rate limiter: %w", err)}
+	}
+	if !ok {
+		return &mcpkit.ToolError{Err: &RateLimitError{Tool: name, Kind: t.Kind(), RetryAfter: after}, Class: mcpkit.Retryable}
+	}
+	return nil
 }
 
 // defaultKey returns the key of a call when the options set none: the
