@@ -164,12 +164,13 @@ type Options struct {
 // tracing, the error table), with the upstream's own limits (timeout,
 // concurrency, circuit breaker) inside it.
 //
-// The tools come from the upstream's catalog, read page by page at
-// connection and again whenever the upstream sends
-// notifications/tools/list_changed; tools/list answers from that copy
-// and never waits for the upstream. An Upstream is a [mcpkit.Provider];
-// [Upstream.AddTo] adds it to a server and tells that server's clients of
-// every change of the catalog.
+// The tools, prompts, resources and templates come from the upstream's
+// catalog, read page by page at connection and each kind again whenever
+// the upstream sends its notifications/…/list_changed; lists answer from
+// that copy and never wait for the upstream. An Upstream is a
+// [mcpkit.Provider], a [mcpkit.PromptProvider] and a
+// [mcpkit.ResourceProvider]; [Upstream.AddTo] adds it to a server and
+// tells that server of every change of the catalog.
 //
 // Create one with [New] and end it with [Upstream.Close]. An Upstream is
 // safe for concurrent use.
@@ -356,8 +357,8 @@ func (u *Upstream) middleware() []mcpkit.Middleware {
 func (u *Upstream) Name() string { return *u.name.Load() }
 
 // AddTo adds u to srv as a [mcpkit.Provider] and tells srv of every later
-// change of u's catalog, so that srv's listening clients receive
-// notifications/tools/list_changed. u may be added to several servers.
+// change of u's catalog (with [mcpkit.Server.ProviderChanged]), so that
+// srv's listening clients hear of it. u may be added to several servers.
 func (u *Upstream) AddTo(srv *mcpkit.Server) {
 	u.mu.Lock()
 	u.servers = append(u.servers, srv)
