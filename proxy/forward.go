@@ -24,9 +24,11 @@ var ErrUnavailable = errors.New("proxy: upstream unavailable")
 // error. Its class is [mcpkit.Retryable]; it is not a [*mcpkit.ToolError],
 // so that the upstream's circuit breaker counts it as a failure, and the
 // local client sees a result with isError set (its text unless errors are
-// masked). An upstream's JSON-RPC error is kept as text only: it describes
-// the proxy's request to the upstream, not the client's, and must not
-// reach the client as a JSON-RPC error of the local server.
+// masked); for a prompt, a resource or a completion, it sees the error
+// -32603 with that text, as for any other error of theirs. An upstream's
+// JSON-RPC error is kept as text only: it describes the proxy's request to
+// the upstream, not the client's, and must not reach the client as a
+// JSON-RPC error of the local server.
 type UpstreamError struct {
 	Upstream string // the upstream's name
 	// Kind is what Tool names: a tool (the zero value), a prompt, or a
