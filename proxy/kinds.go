@@ -303,13 +303,16 @@ func (m *matcher) matches(uri string) bool {
 // madeCache keeps the resources made from a catalog's templates, by URI,
 // so that reads of one URI get one *Resource, whose chain the local
 // server keeps. It is bounded: past maxMade resources it starts again
-// empty.
+// empty, and a URI longer than maxMadeURI gets a resource of its own.
 type madeCache struct {
 	mu sync.Mutex
 	m  map[string]*mcpkit.Resource
 }
 
-const maxMade = 1024
+const (
+	maxMade    = 1024
+	maxMadeURI = 2048
+)
 
 func newMadeCache() *madeCache { return &madeCache{m: map[string]*mcpkit.Resource{}} }
 
@@ -325,6 +328,9 @@ func (c *madeCache) get(uri string, m *matcher, u *Upstream) *mcpkit.Resource {
 		URI: uri, Name: d.Name, Title: d.Title, Description: d.Description, MIMEType: d.MIMEType,
 		Annotations: d.Annotations, Icons: slices.Clone(d.Icons),
 	}, Handler: forwardResource{u}, Middleware: u.mw}
+	if len(uri) > maxMadeURI {
+		return r
+	}
 	if len(c.m) >= maxMade {
 		c.m = map[string]*mcpkit.Resource{}
 	}
@@ -505,15 +511,10 @@ func (u *Upstream) completer(ref *mcp.CompleteReference) mcpkit.CompleteFunc {
 			return err
 		})
 		if err != nil {
-			name := ref.Name
 			if ref.Type == "ref/resource" {
-				name = ref.URI
+				return nil, u.failure(ctx, mcpkit.KindResource, ref.URI, err)
 			}
-			kind := mcpkit.KindPrompt
-			if ref.Type == "ref/resource" {
-				kind = mcpkit.KindResource
-			}
-			return nil, u.failure(ctx, kind, name, err)
+			return nil, u.failure(ctx, mcpkit.KindPrompt, ref.Name, err)
 		}
 		return res.Completion.Values, nil
 	}

@@ -322,6 +322,10 @@ func TestKindsListAndLookup(t *testing.T) {
 			if again, _ := up.LookupResource(ctx, nil, "users://42/profile"); again != made {
 				t.Errorf("a second lookup made another resource")
 			}
+			long := "users://" + strings.Repeat("9", 4096) + "/profile"
+			if r, _ := up.LookupResource(ctx, nil, long); r == nil || r.URI != long {
+				t.Errorf("a long URI the template matches is not served")
+			}
 			for _, uri := range []string{"nope://x", "users:///profile", "users://42/settings", ""} {
 				if r, _ := up.LookupResource(ctx, nil, uri); r != nil {
 					t.Errorf("LookupResource(%q) = %v; want nil", uri, r.URI)
