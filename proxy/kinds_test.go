@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -657,5 +658,50 @@ func TestKindsCredentials(t *testing.T) {
 	}
 	if k.count("resources/read") != reads || k.count("prompts/get") != gets {
 		t.Errorf("a refused request reached the upstream")
+	}
+}
+
+// TestKindsPartialFailure serves the upstream's tools when its prompts
+// cannot be read, and reads the prompts again with the next refresh,
+// whatever kind it is for.
+func TestKindsPartialFailure(t *testing.T) {
+	k := newKindsUpstream(t, false, false)
+	var lists atomic.Int32
+	k.srv.MCPServer().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "prompts/list" && lists.Add(1) == 1 {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "prompt store down"}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	up := newProxy(t, proxy.HTTP(k.url, nil), nil)
+	ctx := t.Context()
+	if tl, _ := up.LookupTool(ctx, nil, "echo"); tl == nil {
+		t.Fatal("the tools are not served while the prompts cannot be read")
+	}
+	if r, _ := up.LookupResource(ctx, nil, "docs://a"); r == nil {
+		t.Fatal("the resources are not served while the prompts cannot be read")
+	}
+	if p, _ := up.LookupPrompt(ctx, nil, "greet"); p != nil {
+		t.Fatal("a prompt is served from a list that failed")
+	}
+
+	local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+	up.AddTo(local)
+	changed := make(chan struct{}, 16)
+	mcpkittest.NewServer(t, local, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	}})
+	k.srv.Add(&mcpkit.Tool{Tool: mcp.Tool{Name: "fresh", InputSchema: objectSchema("")},
+		Handler: mcpkit.HandlerFunc(func(context.Context, *mcpkit.Request) (*mcp.CallToolResult, error) { return text("fresh"), nil })})
+	for {
+		<-changed
+		if tl, _ := up.LookupTool(ctx, nil, "fresh"); tl != nil {
+			break
+		}
+	}
+	if p, _ := up.LookupPrompt(ctx, nil, "greet"); p == nil {
+		t.Errorf("the prompts were not read again with the tools' refresh")
 	}
 }
