@@ -55,7 +55,9 @@ func (u *Upstream) load(ctx context.Context, cs *mcp.ClientSession, kinds uint32
 			}
 			return res.Tools, res.NextCursor, nil
 		})
-		if err != nil {
+		// An upstream that does not declare tools may refuse to list them:
+		// it has none.
+		if err != nil && (caps.Tools != nil || upstreamAnswer(err) == nil) {
 			return kinds, err
 		}
 		u.loadTools(next, old, defs)

@@ -705,3 +705,36 @@ func TestKindsPartialFailure(t *testing.T) {
 		t.Errorf("the prompts were not read again with the tools' refresh")
 	}
 }
+
+// TestKindsPromptsOnly serves the prompts of an SDK server that has no
+// tools, and so does not declare them, over in-memory transports, though
+// it refuses tools/list.
+func TestKindsPromptsOnly(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "prompts-only"}, nil)
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	srv.AddPrompt(&mcp.Prompt{Name: "hello"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "hello"}}}}, nil
+	})
+	up := newProxy(t, func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}, nil)
+	p, _ := up.LookupPrompt(t.Context(), nil, "hello")
+	if p == nil {
+		t.Fatal("the prompt of an upstream without tools is not served")
+	}
+	res, err := getPrompt(t.Context(), p, nil, nil)
+	if err != nil || res.Messages[0].Content.(*mcp.TextContent).Text != "hello" {
+		t.Errorf("hello: %v, %v", res, err)
+	}
+}
