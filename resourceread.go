@@ -22,6 +22,12 @@ func resourceNotFound(uri string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found", Data: data}
 }
 
+// NewResourceNotFoundError returns the JSON-RPC error (-32602) a client
+// gets for a resources/read of a URI that nothing serves: "Resource not
+// found", with the URI, clipped, in its data. The server answers a
+// resource hidden from the caller with it too.
+func NewResourceNotFoundError(uri string) error { return resourceNotFound(uri) }
+
 // listResources answers one resources/list: the page of what the caller
 // is listed, merged with the resources registered on the SDK server
 // directly.

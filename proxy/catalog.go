@@ -16,31 +16,140 @@ import (
 	"github.com/mcpkit/mcpkit/internal/schema"
 )
 
-// load reads the upstream's whole catalog through cs, page by page, and
-// serves it. A tool whose definition did not change keeps its *Tool, so
-// that the local server keeps what it built for it.
-func (u *Upstream) load(ctx context.Context, cs *mcp.ClientSession) error {
-	var defs []*mcp.Tool
-	params := &mcp.ListToolsParams{}
+// The kinds of the upstream's catalog, as bits: what a refresh reads.
+const (
+	kindTools uint32 = 1 << iota
+	kindPrompts
+	kindResources // resources and templates, which change together
+
+	allKinds = kindTools | kindPrompts | kindResources
+)
+
+// load reads through cs the kinds of the upstream's catalog that kinds
+// names, each list page by page, and serves them with the kinds it did
+// not read as they were. A kind the upstream does not declare is served
+// empty without asking. A definition that did not change keeps its local
+// value (its *Tool, *Prompt, ...), so that the local server keeps what it
+// built for it. It returns the kinds it failed to read, which keep their
+// last copy: all of them when the tools could not be read.
+func (u *Upstream) load(ctx context.Context, cs *mcp.ClientSession, kinds uint32) (failed uint32, err error) {
+	old := u.catalog.Load()
+	next := &catalog{}
+	if old != nil {
+		*next = *old
+	} else {
+		next.byName = map[string]*mcpkit.Tool{}
+		next.byPrompt = map[string]*mcpkit.Prompt{}
+		next.byURI = map[string]*mcpkit.Resource{}
+	}
+	var caps mcp.ServerCapabilities
+	if r := cs.InitializeResult(); r != nil && r.Capabilities != nil {
+		caps = *r.Capabilities
+	}
+	next.completes = caps.Completions != nil
+	if kinds&kindTools != 0 {
+		defs, err := readAll(ctx, u, "tools", func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
+			res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			return res.Tools, res.NextCursor, nil
+		})
+		// An upstream that does not declare tools may refuse to list them:
+		// it has none.
+		if err != nil && (caps.Tools != nil || upstreamAnswer(err) == nil) {
+			return kinds, err
+		}
+		u.loadTools(next, old, defs)
+	}
+	var errs []error
+	if kinds&kindPrompts != 0 {
+		var defs []*mcp.Prompt
+		var err error
+		if caps.Prompts != nil {
+			defs, err = readAll(ctx, u, "prompts", func(ctx context.Context, cursor string) ([]*mcp.Prompt, string, error) {
+				res, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+				if err != nil {
+					return nil, "", err
+				}
+				return res.Prompts, res.NextCursor, nil
+			})
+		}
+		if err != nil {
+			failed |= kindPrompts
+			errs = append(errs, err)
+		} else {
+			u.loadPrompts(next, old, defs)
+		}
+	}
+	if kinds&kindResources != 0 {
+		var (
+			defs  []*mcp.Resource
+			tdefs []*mcp.ResourceTemplate
+			err   error
+		)
+		if caps.Resources != nil {
+			defs, err = readAll(ctx, u, "resources", func(ctx context.Context, cursor string) ([]*mcp.Resource, string, error) {
+				res, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+				if err != nil {
+					return nil, "", err
+				}
+				return res.Resources, res.NextCursor, nil
+			})
+			if err == nil {
+				tdefs, err = readAll(ctx, u, "resource templates", func(ctx context.Context, cursor string) ([]*mcp.ResourceTemplate, string, error) {
+					res, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+					if err != nil {
+						return nil, "", err
+					}
+					return res.ResourceTemplates, res.NextCursor, nil
+				})
+			}
+		}
+		if err != nil {
+			failed |= kindResources
+			errs = append(errs, err)
+		} else {
+			u.loadResources(next, old, defs, tdefs)
+		}
+	}
+	u.catalog.Store(next)
+	if !sameCatalog(old, next) {
+		u.changed()
+	}
+	return failed, errors.Join(errs...)
+}
+
+// readAll reads one list of the upstream (what it lists, for errors)
+// across its pages, page reading the page at a cursor: at most
+// DefaultMaxPages of them, and never the same cursor twice.
+func readAll[T any](ctx context.Context, u *Upstream, what string, page func(context.Context, string) ([]T, string, error)) ([]T, error) {
+	var all []T
+	cursor := ""
 	for pages := 0; ; pages++ {
 		if pages == DefaultMaxPages {
-			return fmt.Errorf("proxy: %s lists more than %d pages of tools", u.label(), DefaultMaxPages)
+			return nil, fmt.Errorf("proxy: %s lists more than %d pages of %s", u.label(), DefaultMaxPages, what)
 		}
-		res, err := cs.ListTools(ctx, params)
+		items, nextCursor, err := page(ctx, cursor)
 		if err != nil {
-			return fmt.Errorf("proxy: list the tools of %s: %w", u.label(), err)
+			return nil, fmt.Errorf("proxy: list the %s of %s: %w", what, u.label(), err)
 		}
-		defs = append(defs, res.Tools...)
-		if res.NextCursor == "" {
-			break
+		all = append(all, items...)
+		if nextCursor == "" {
+			return all, nil
 		}
-		if res.NextCursor == params.Cursor {
-			return fmt.Errorf("proxy: %s answered the same cursor twice", u.label())
+		if nextCursor == cursor {
+			return nil, fmt.Errorf("proxy: %s answered the same cursor twice", u.label())
 		}
-		params = &mcp.ListToolsParams{Cursor: res.NextCursor}
+		cursor = nextCursor
 	}
-	old := u.catalog.Load()
-	next := &catalog{byName: make(map[string]*mcpkit.Tool, len(defs))}
+}
+
+// loadTools makes defs, the upstream's tools, the tools of next, keeping
+// those of old whose definitions did not change.
+func (u *Upstream) loadTools(next, old *catalog, defs []*mcp.Tool) {
+	next.tools = nil
+	next.byName = make(map[string]*mcpkit.Tool, len(defs))
 	var problems []error
 	for _, d := range defs {
 		if d == nil {
@@ -70,14 +179,7 @@ func (u *Upstream) load(ctx context.Context, cs *mcp.ClientSession) error {
 		next.tools = append(next.tools, t)
 	}
 	slices.SortFunc(next.tools, func(a, b *mcpkit.Tool) int { return strings.Compare(a.Name, b.Name) })
-	u.mu.Lock()
-	u.problems = problems
-	u.mu.Unlock()
-	u.catalog.Store(next)
-	if !sameCatalog(old, next) {
-		u.changed()
-	}
-	return nil
+	next.toolProblems = problems
 }
 
 // tool returns the local tool serving d, an upstream tool: named with the
@@ -119,27 +221,29 @@ func (u *Upstream) tool(d *mcp.Tool) (t *mcpkit.Tool, warn, err error) {
 }
 
 // sameDefinition reports whether two definitions marshal alike.
-func sameDefinition(a, b *mcp.Tool) bool {
+func sameDefinition[T any](a, b *T) bool {
 	x, err1 := json.Marshal(a)
 	y, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && bytes.Equal(x, y)
 }
 
-// sameCatalog reports whether two catalogs serve the same tools; nil is
-// the empty catalog.
+// sameCatalog reports whether two catalogs serve the same tools, prompts,
+// resources and templates; nil is the empty catalog.
 func sameCatalog(a, b *catalog) bool {
-	var x, y []*mcpkit.Tool
-	if a != nil {
-		x = a.tools
+	if a == nil {
+		a = &catalog{}
 	}
-	if b != nil {
-		y = b.tools
+	if b == nil {
+		b = &catalog{}
 	}
-	return slices.Equal(x, y)
+	return slices.Equal(a.tools, b.tools) && slices.Equal(a.prompts, b.prompts) &&
+		slices.Equal(a.resources, b.resources) && slices.Equal(a.templates, b.templates)
 }
 
-// wantRefresh asks the refresh loop to read the catalog again.
-func (u *Upstream) wantRefresh() {
+// wantRefresh asks the refresh loop to read the kinds of the catalog
+// again.
+func (u *Upstream) wantRefresh(kinds uint32) {
+	u.stale.Or(kinds)
 	select {
 	case u.refresh <- struct{}{}:
 	default: // one is pending already
@@ -189,14 +293,21 @@ func (u *Upstream) refreshLoop(retrying bool) {
 		case <-retry:
 		}
 		retry = nil
+		kinds := u.stale.Swap(0)
+		if kinds == 0 {
+			kinds = allKinds // a retry: read everything
+		}
 		ctx, cancel := u.ownContext()
 		cs, err := u.current(ctx)
+		failed := kinds
 		if err == nil {
-			if err = u.load(ctx, cs); err != nil && u.broken(err) {
+			if failed, err = u.load(ctx, cs, kinds); err != nil && u.broken(err) {
 				u.lost(cs)
 			}
 		}
 		cancel()
+		// What failed is read again on the next refresh.
+		u.stale.Or(failed)
 		if err == nil {
 			continue
 		}

@@ -1,8 +1,8 @@
 // Package proxy provides a tool source backed by another MCP server: an
 // [Upstream] connects an SDK client to a remote server (over streamable
 // HTTP, a command's stdio, in memory, or any [mcp.Transport]), and serves
-// its tools through a local [mcpkit.Server] as if they were the local
-// server's own.
+// its tools, prompts, resources and resource templates through a local
+// [mcpkit.Server] as if they were the local server's own.
 //
 //	up, err := proxy.New(ctx, proxy.HTTP("https://crm.internal/mcp", &proxy.HTTPOptions{
 //		Header: http.Header{"Authorization": {"Bearer " + proxyToken}}, // the proxy's own credentials
@@ -67,6 +67,24 @@
 // name), the same on every route, so that visibility rules, ForTools
 // selectors, rate limits and stores keyed on a tool find it however a
 // call comes in.
+//
+// # Prompts, resources and templates
+//
+// An Upstream is also a [mcpkit.PromptProvider] and a
+// [mcpkit.ResourceProvider]. The upstream's prompts (under the prefix),
+// resources and templates (their URIs as they are) are read with its
+// tools, for the kinds its capabilities declare, and each kind again when
+// the upstream sends its notifications/…/list_changed. prompts/get and
+// resources/read are forwarded as calls are: their arguments and _meta,
+// an input_required round, progress, the credentials of
+// [Options.TargetCredentials], the upstream's time limit; the upstream's
+// result is passed on as it is, text and blob contents byte for byte,
+// embedded resources and resource links untouched. A URI that one of the
+// upstream's templates matches is read from the upstream under that URI.
+// Arguments and template variables are completed by the upstream when it
+// declares completions. A prompt or URI the upstream no longer serves is
+// answered as one never served; its other failures are an
+// [*UpstreamError].
 //
 // Options follow the SDK's convention: a struct whose nil pointer means
 // the defaults.

@@ -188,3 +188,45 @@ func ExampleNew_upstreamDownAtStart() {
 	// tools: 1
 	// found
 }
+
+// The upstream's prompts and resources, as an Upstream serves them to the
+// local server: listed from its catalog, and read through to the
+// upstream, here for a URI that one of its templates matches.
+func ExampleUpstream_LookupResource() {
+	ctx := context.Background()
+	remote := mcpkit.NewServer(&mcp.Implementation{Name: "notes"}, nil)
+	remote.AddPrompts(&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "summarize"},
+		Handler: mcpkit.PromptHandlerFunc(func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Summarize."}}}}, nil
+		})})
+	remote.AddResourceTemplates(&mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "notes://{id}", Name: "note"},
+		Handler: mcpkit.ResourceHandlerFunc(func(_ context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: "note " + req.Params["id"]}}}, nil
+		})})
+
+	up, err := proxy.New(ctx, func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := remote.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}, &proxy.Options{Prefix: "notes_"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer up.Close()
+
+	prompts, _ := up.ListPrompts(ctx, nil, "", 0)
+	fmt.Println(prompts[0].Name)
+	r, _ := up.LookupResource(ctx, nil, "notes://7")
+	res, err := r.Handler.ServeResource(ctx, &mcpkit.ResourceRequest{Resource: r, URI: r.URI})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Contents[0].Text)
+	// Output:
+	// notes_summarize
+	// note 7
+}

@@ -24,12 +24,17 @@ var ErrUnavailable = errors.New("proxy: upstream unavailable")
 // error. Its class is [mcpkit.Retryable]; it is not a [*mcpkit.ToolError],
 // so that the upstream's circuit breaker counts it as a failure, and the
 // local client sees a result with isError set (its text unless errors are
-// masked). An upstream's JSON-RPC error is kept as text only: it describes
-// the proxy's request to the upstream, not the client's, and must not
-// reach the client as a JSON-RPC error of the local server.
+// masked); for a prompt, a resource or a completion, it sees the error
+// -32603 with that text, as for any other error of theirs. An upstream's
+// JSON-RPC error is kept as text only: it describes the proxy's request to
+// the upstream, not the client's, and must not reach the client as a
+// JSON-RPC error of the local server.
 type UpstreamError struct {
 	Upstream string // the upstream's name
-	Tool     string // the upstream's name of the tool
+	// Kind is what Tool names: a tool (the zero value), a prompt, or a
+	// resource, by its URI.
+	Kind mcpkit.Kind
+	Tool string // the upstream's name of the tool (prompt, resource URI)
 	// Code is the upstream's JSON-RPC error code, or 0 when the upstream
 	// did not answer with one.
 	Code int64
@@ -39,12 +44,12 @@ type UpstreamError struct {
 
 func (e *UpstreamError) Error() string {
 	if errors.Is(e.Err, ErrResponseTooLarge) {
-		return fmt.Sprintf("upstream %q answered tool %q with too much: %v", e.Upstream, e.Tool, e.Err)
+		return fmt.Sprintf("upstream %q answered %v %q with too much: %v", e.Upstream, e.Kind, e.Tool, e.Err)
 	}
 	if e.Code != 0 {
-		return fmt.Sprintf("upstream %q failed tool %q: JSON-RPC error %d: %v", e.Upstream, e.Tool, e.Code, e.Err)
+		return fmt.Sprintf("upstream %q failed %v %q: JSON-RPC error %d: %v", e.Upstream, e.Kind, e.Tool, e.Code, e.Err)
 	}
-	return fmt.Sprintf("upstream %q is unavailable for tool %q: %v", e.Upstream, e.Tool, e.Err)
+	return fmt.Sprintf("upstream %q is unavailable for %v %q: %v", e.Upstream, e.Kind, e.Tool, e.Err)
 }
 
 // Unwrap returns Err and, when the upstream gave no JSON-RPC error and
@@ -88,11 +93,10 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 		if err != nil {
 			// The caller's problem, not the upstream's: a tool error, which
 			// the upstream's circuit breaker does not count.
-			return nil, mcpkit.NewToolError(fmt.Errorf("proxy: no credentials for upstream %q: %s", u.Name(), clip(err.Error())), mcpkit.Retryable)
+			return nil, noCredentials(u, err)
 		}
 		if len(h) > 0 {
 			creds = canonical(h)
-			ctx = context.WithValue(ctx, credentialsKey{}, creds)
 		}
 	}
 	params := &mcp.CallToolParams{Name: f.name}
@@ -101,58 +105,105 @@ func (f *forward) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.Call
 		// interface without a copy.
 		params.Arguments = &req.Arguments
 	}
-	var mark callMark
+	progress := false
 	if req.Call != nil && req.Call.Params != nil {
 		p := req.Call.Params
 		params.Meta = passMeta(p.Meta)
 		params.InputResponses = p.InputResponses
 		params.RequestState = p.RequestState
-		if p.GetProgressToken() != nil {
-			mark.route = openProgress(ctx)
-			defer mark.route.close()
-			if params.Meta == nil {
-				params.Meta = mcp.Meta{}
-			}
-			params.Meta["progressToken"] = mark.route.token
+		progress = p.GetProgressToken() != nil
+	}
+	var res *mcp.CallToolResult
+	err := u.exchange(ctx, mcpkit.VerifiedPrincipal(req), creds, &params.Meta, progress, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
+		res, err = cs.CallTool(ctx, params)
+		if err == nil && res == nil {
+			err = errors.New("no result")
 		}
+		return err
+	})
+	if err != nil {
+		if wire := upstreamAnswer(err); wire != nil && wire.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(wire.Message, "unknown tool") {
+			u.wantRefresh(kindTools) // the tool left: the catalog is stale
+		}
+		return nil, u.failure(ctx, mcpkit.KindTool, f.name, err)
+	}
+	res.Meta = resultMeta(res.Meta)
+	return res, nil
+}
+
+// noCredentials returns the error of a request whose credentials could
+// not be had (err is why): the caller's problem, not the upstream's, so a
+// tool error, which the upstream's circuit breaker does not count.
+func noCredentials(u *Upstream, err error) error {
+	return mcpkit.NewToolError(fmt.Errorf("proxy: no credentials for upstream %q: %s", u.Name(), clip(err.Error())), mcpkit.Retryable)
+}
+
+// exchange sends one request of a caller to the upstream, do making it on
+// the session it is given: with the credentials creds on its request, on
+// the caller's own session when the upstream keeps sessions (see send),
+// and, when progress is set, under a progress token of the proxy's own,
+// put in *meta, whose reports reach the local request. An upstream that
+// forgot the session (it restarted) did not run the request: it is sent
+// once more on a new one.
+func (u *Upstream) exchange(ctx context.Context, principal string, creds http.Header, meta *mcp.Meta, progress bool, do func(context.Context, *mcp.ClientSession) error) error {
+	if len(creds) > 0 {
+		ctx = context.WithValue(ctx, credentialsKey{}, creds)
+	}
+	var mark callMark
+	if progress {
+		mark.route = openProgress(ctx)
+		defer mark.route.close()
+		if *meta == nil {
+			*meta = mcp.Meta{}
+		}
+		(*meta)["progressToken"] = mark.route.token
 	}
 	ctx = context.WithValue(ctx, callKey{}, mark)
-	// An upstream that forgot the session (it restarted) did not run the
-	// call: it is sent once more on a new one.
 	for try := 0; ; try++ {
-		res, err := f.send(ctx, mcpkit.VerifiedPrincipal(req), creds, params, mark.route)
+		err := u.send(ctx, principal, creds, mark.route, do)
 		if errors.Is(err, mcp.ErrSessionMissing) && try == 0 && ctx.Err() == nil {
 			continue
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			var refused *toolRefusal
-			if errors.As(err, &refused) {
-				return nil, refused.err
-			}
-			var wire *jsonrpc.Error
-			if errors.As(err, &wire) && !sdkTransportCode(wire.Code) {
-				if e := tooLarge(wire); e != nil {
-					return nil, &UpstreamError{Upstream: u.Name(), Tool: f.name, Err: e}
-				}
-				if e := callerRefused(wire); e != nil {
-					// About the caller, not the upstream's health: a tool
-					// error, which the breaker does not count.
-					e.Upstream = u.Name()
-					return nil, mcpkit.NewToolError(e, mcpkit.Fatal)
-				}
-				if wire.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(wire.Message, "unknown tool") {
-					u.wantRefresh() // the tool left: the catalog is stale
-				}
-				return nil, &UpstreamError{Upstream: u.Name(), Tool: f.name, Code: wire.Code, Err: errors.New(clip(wire.Message))}
-			}
-			return nil, u.unavailable(f.name, err)
-		}
-		res.Meta = resultMeta(res.Meta)
-		return res, nil
+		return err
 	}
+}
+
+// upstreamAnswer returns the JSON-RPC error the upstream answered with,
+// when err is one (and not the SDK's own failure to reach it), or nil.
+func upstreamAnswer(err error) *jsonrpc.Error {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && !sdkTransportCode(wire.Code) {
+		return wire
+	}
+	return nil
+}
+
+// failure returns the error of a forwarded request of the target of kind
+// k that the upstream knows as name, which failed with err: the request's
+// own context error, a refusal of the proxy's own, a tool error when the
+// upstream refused the caller's credentials, and an [*UpstreamError]
+// otherwise.
+func (u *Upstream) failure(ctx context.Context, k mcpkit.Kind, name string, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var refused *toolRefusal
+	if errors.As(err, &refused) {
+		return refused.err
+	}
+	if wire := upstreamAnswer(err); wire != nil {
+		if e := tooLarge(wire); e != nil {
+			return &UpstreamError{Upstream: u.Name(), Kind: k, Tool: name, Err: e}
+		}
+		if e := callerRefused(wire); e != nil {
+			// About the caller, not the upstream's health: a tool
+			// error, which the breaker does not count.
+			e.Upstream = u.Name()
+			return mcpkit.NewToolError(e, mcpkit.Fatal)
+		}
+		return &UpstreamError{Upstream: u.Name(), Kind: k, Tool: name, Code: wire.Code, Err: errors.New(clip(wire.Message))}
+	}
+	return u.unavailable(k, name, err)
 }
 
 // A toolRefusal is a refusal of the proxy's own that is no failure of the
@@ -162,25 +213,25 @@ type toolRefusal struct{ err error }
 
 func (r *toolRefusal) Error() string { return r.err.Error() }
 
-// send sends one call to the upstream: on the session of its caller
-// (principal, or its credentials creds) when the upstream keeps sessions
-// and the call has credentials of its own, on the proxy's connection
-// otherwise; either way with creds on its request. A session the upstream
-// forgot is forgotten too, so that the next call opens another; a broken
-// connection is found by its watch (see Upstream.watch, sessions.open).
-func (f *forward) send(ctx context.Context, principal string, creds http.Header, params *mcp.CallToolParams, route *progressRoute) (*mcp.CallToolResult, error) {
-	u := f.u
+// send sends one request to the upstream, do making it: on the session
+// of its caller (principal, or its credentials creds) when the upstream
+// keeps sessions and the request has credentials of its own, on the
+// proxy's connection otherwise; either way with creds on its request. A
+// session the upstream forgot is forgotten too, so that the next request
+// opens another; a broken connection is found by its watch (see
+// Upstream.watch, sessions.open).
+func (u *Upstream) send(ctx context.Context, principal string, creds http.Header, route *progressRoute, do func(context.Context, *mcp.ClientSession) error) error {
 	cs, err := u.current(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var caller *callerSession
 	if len(creds) > 0 && cs.ID() != "" {
 		if caller, err = u.sessions.acquire(ctx, principal, creds); err != nil {
 			if errors.Is(err, ErrTooManySessions) {
-				return nil, &toolRefusal{mcpkit.NewToolError(err, mcpkit.Retryable)}
+				return &toolRefusal{mcpkit.NewToolError(err, mcpkit.Retryable)}
 			}
-			return nil, err
+			return err
 		}
 		defer u.sessions.release(caller)
 		cs = caller.cs
@@ -188,10 +239,7 @@ func (f *forward) send(ctx context.Context, principal string, creds http.Header,
 	if route != nil {
 		route.session.Store(cs)
 	}
-	res, err := cs.CallTool(ctx, params)
-	if err == nil && res == nil {
-		err = errors.New("no result")
-	}
+	err = do(ctx, cs)
 	if err != nil && ctx.Err() == nil && u.broken(err) {
 		if caller != nil {
 			u.sessions.forget(caller)
@@ -199,7 +247,7 @@ func (f *forward) send(ctx context.Context, principal string, creds http.Header,
 			u.lost(cs)
 		}
 	}
-	return res, err
+	return err
 }
 
 // broken reports whether err, the failure of a call, says that the
@@ -224,11 +272,13 @@ func sdkTransportCode(code int64) bool {
 	return code == -32001 || -32005 <= code && code <= -32003
 }
 
-func (u *Upstream) unavailable(tool string, err error) error {
+// unavailable returns the error of a request of the target of kind k
+// called name that did not reach the upstream, or broke off: err is why.
+func (u *Upstream) unavailable(k mcpkit.Kind, name string, err error) error {
 	if errors.Is(err, ErrClosed) {
-		return &UpstreamError{Upstream: u.Name(), Tool: tool, Err: ErrClosed}
+		return &UpstreamError{Upstream: u.Name(), Kind: k, Tool: name, Err: ErrClosed}
 	}
-	return &UpstreamError{Upstream: u.Name(), Tool: tool, Err: errors.New(clip(err.Error()))}
+	return &UpstreamError{Upstream: u.Name(), Kind: k, Tool: name, Err: errors.New(clip(err.Error()))}
 }
 
 // passMeta returns the entries of a call's _meta that travel on to the

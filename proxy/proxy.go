@@ -46,12 +46,13 @@ type Options struct {
 	// the name the upstream gives itself, or "upstream".
 	Name string
 
-	// Prefix is put before the name of each of the upstream's tools, as
-	// they are served locally ("crm_" makes "search" crm_search). The
-	// names it makes must be valid tool names: a tool whose name is not is
-	// left out, and reported (see [Upstream.Problems]). A catalog
-	// transform of the local server that renames tools leaves provided
-	// tools out, so this is how proxied tools get a namespace.
+	// Prefix is put before the name of each of the upstream's tools and
+	// prompts, as they are served locally ("crm_" makes "search"
+	// crm_search). The names it makes must be valid tool names: a tool or
+	// prompt whose name is not is left out, and reported (see
+	// [Upstream.Problems]). A catalog transform of the local server that
+	// renames tools leaves provided tools out, so this is how proxied
+	// tools get a namespace. Resource URIs are served as they are.
 	Prefix string
 
 	// Timeout limits each forwarded call (middleware.Timeout); zero means
@@ -111,6 +112,16 @@ type Options struct {
 	// call with a retryable error that does not reach the upstream.
 	Credentials func(ctx context.Context, req *mcpkit.Request) (http.Header, error)
 
+	// TargetCredentials is Credentials for what is not a tool call: a
+	// forwarded prompts/get, resources/read or completion/complete. c is
+	// the local request (a *mcpkit.PromptRequest, *mcpkit.ResourceRequest
+	// or *mcpkit.CompleteRequest) and t what it reaches (the *mcpkit.Prompt,
+	// *mcpkit.Resource or *mcpkit.ResourceTemplate). When Credentials is
+	// set and TargetCredentials is not, such requests are refused, with a
+	// fatal error that does not reach the upstream, rather than sent with
+	// the proxy's own credentials alone.
+	TargetCredentials func(ctx context.Context, c mcpkit.Caller, t mcpkit.Target) (http.Header, error)
+
 	// MaxSessions bounds the sessions the proxy keeps open with an
 	// upstream that keeps sessions, one per caller: per verified principal
 	// ([mcpkit.VerifiedPrincipal]), or per set of [Options.Credentials]
@@ -153,12 +164,13 @@ type Options struct {
 // tracing, the error table), with the upstream's own limits (timeout,
 // concurrency, circuit breaker) inside it.
 //
-// The tools come from the upstream's catalog, read page by page at
-// connection and again whenever the upstream sends
-// notifications/tools/list_changed; tools/list answers from that copy
-// and never waits for the upstream. An Upstream is a [mcpkit.Provider];
-// [Upstream.AddTo] adds it to a server and tells that server's clients of
-// every change of the catalog.
+// The tools, prompts, resources and templates come from the upstream's
+// catalog, read page by page at connection and each kind again whenever
+// the upstream sends its notifications/…/list_changed; lists answer from
+// that copy and never wait for the upstream. An Upstream is a
+// [mcpkit.Provider], a [mcpkit.PromptProvider] and a
+// [mcpkit.ResourceProvider]; [Upstream.AddTo] adds it to a server and
+// tells that server of every change of the catalog.
 //
 // Create one with [New] and end it with [Upstream.Close]. An Upstream is
 // safe for concurrent use.
@@ -179,12 +191,12 @@ type Upstream struct {
 	down      bool               // the last attempt to reach the upstream failed
 	closed    bool
 	servers   []*mcpkit.Server
-	problems  []error
 
 	// connecting is the connection attempt under way, nil when none is.
 	connecting *attempt
 
 	refresh    chan struct{}   // a catalog refresh is wanted (buffered, 1)
+	stale      atomic.Uint32   // the kinds the refresh reads (kindTools, ...)
 	done       chan struct{}   // closed by Close
 	ctx        context.Context // the values of New's context; cancelled by Close
 	cancel     context.CancelFunc
@@ -193,11 +205,27 @@ type Upstream struct {
 	streamable atomic.Bool // the Dial's transport is streamable HTTP
 }
 
-// catalog is one copy of the upstream's tools, as served locally: sorted
-// by name, with their index.
+// catalog is one copy of the upstream's tools, prompts, resources and
+// templates, as served locally: each sorted by its key, with an index,
+// and what was wrong with them (see Problems). It is never modified once
+// stored, but for the cache of resources made from templates.
 type catalog struct {
-	tools  []*mcpkit.Tool
-	byName map[string]*mcpkit.Tool
+	tools        []*mcpkit.Tool
+	byName       map[string]*mcpkit.Tool
+	toolProblems []error
+
+	prompts        []*mcpkit.Prompt // sorted by name
+	byPrompt       map[string]*mcpkit.Prompt
+	promptProblems []error
+
+	resources        []*mcpkit.Resource // sorted by URI
+	byURI            map[string]*mcpkit.Resource
+	templates        []*mcpkit.ResourceTemplate // sorted by text
+	matchers         []*matcher                 // the templates in the order they match
+	made             *madeCache                 // the resources made from the templates
+	resourceProblems []error
+
+	completes bool // the upstream declares completions
 }
 
 // ErrClosed is returned by the calls of an [Upstream] that was closed.
@@ -226,7 +254,9 @@ func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
 		u.logger = slog.New(slog.DiscardHandler)
 	}
 	u.client = mcp.NewClient(&mcp.Implementation{Name: "mcpkit-proxy", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { u.wantRefresh() },
+		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { u.wantRefresh(kindTools) },
+		PromptListChangedHandler:    func(context.Context, *mcp.PromptListChangedRequest) { u.wantRefresh(kindPrompts) },
+		ResourceListChangedHandler:  func(context.Context, *mcp.ResourceListChangedRequest) { u.wantRefresh(kindResources) },
 		ProgressNotificationHandler: u.onProgress,
 		// input_required results reach the proxy as they are, to be passed
 		// to the local client (see Upstream's documentation).
@@ -235,6 +265,7 @@ func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
 		// the local client answers; see elicit.
 		ElicitationHandler: u.elicit,
 	})
+	u.client.AddSendingMiddleware(uncachedReads)
 	u.sessions = newSessions(u)
 	name := u.opts.Name
 	if name == "" {
@@ -256,7 +287,16 @@ func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
 		return nil, err
 	}
 	if err == nil {
-		err = u.load(own, cs)
+		var failed uint32
+		failed, err = u.load(own, cs, allKinds)
+		if u.catalog.Load() != nil {
+			// Served: what failed is read again at the next refresh.
+			u.stale.Or(failed)
+			if err != nil {
+				u.logger.Warn("proxy: could not read all of the upstream's catalog", "upstream", u.Name(), "error", err)
+			}
+			err = nil
+		}
 	}
 	stop()
 	cancel()
@@ -317,8 +357,8 @@ func (u *Upstream) middleware() []mcpkit.Middleware {
 func (u *Upstream) Name() string { return *u.name.Load() }
 
 // AddTo adds u to srv as a [mcpkit.Provider] and tells srv of every later
-// change of u's catalog, so that srv's listening clients receive
-// notifications/tools/list_changed. u may be added to several servers.
+// change of u's catalog (with [mcpkit.Server.ProviderChanged]), so that
+// srv's listening clients hear of it. u may be added to several servers.
 func (u *Upstream) AddTo(srv *mcpkit.Server) {
 	u.mu.Lock()
 	u.servers = append(u.servers, srv)
@@ -329,11 +369,15 @@ func (u *Upstream) AddTo(srv *mcpkit.Server) {
 // Problems returns what was wrong with the upstream's catalog when it was
 // last read: a tool whose name is not valid once prefixed, whose schema is
 // not a valid input schema, or whose schema the local validator cannot
-// enforce. Each error names the tool.
+// enforce; a prompt whose name is not valid once prefixed or whose
+// arguments are not named once each; a resource whose URI is not absolute;
+// a template that does not compile. Each error names what it is about.
 func (u *Upstream) Problems() []error {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return slices.Clone(u.problems)
+	c := u.catalog.Load()
+	if c == nil {
+		return nil
+	}
+	return slices.Concat(c.toolProblems, c.promptProblems, c.resourceProblems)
 }
 
 // ListTools returns the tools of the last catalog read from the upstream,
@@ -441,7 +485,7 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 		}
 	}
 	if wasDown {
-		u.wantRefresh()
+		u.wantRefresh(allKinds)
 		if u.opts.DropWhenDown && u.catalog.Load() != nil {
 			// The last catalog is served again. With none yet, nothing
 			// changed: the read that wantRefresh asks for tells of the
@@ -528,7 +572,7 @@ func (u *Upstream) lost(cs *mcp.ClientSession) {
 	if !wasDown && u.opts.DropWhenDown && u.catalog.Load() != nil {
 		u.changed()
 	}
-	u.wantRefresh() // reconnect in the background
+	u.wantRefresh(allKinds) // reconnect in the background
 }
 
 // An attempt is one connection attempt, which callers share.
