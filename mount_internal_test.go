@@ -24,7 +24,7 @@ func TestMountKeepsItsTools(t *testing.T) {
 	}
 	first, again := lookup(), lookup()
 	st := parent.state.Load()
-	listed := st.sources[0].page(ctx, st, &ListRequest{}, "", 0).items
+	listed := st.sources[0].page(ctx, st, &ListRequest{}, shelfTools, "", 0).items
 	if first == nil || first != again || len(listed) != 1 || listed[0].def != first {
 		t.Fatalf("lookups %p, %p and list %v: want one *Tool", first, again, listed)
 	}
