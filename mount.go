@@ -30,10 +30,11 @@ const mountSeparator = "_"
 var mountMu sync.Mutex
 
 // Mount serves the tools of child in s, each under namespace, "_" and its
-// name ("docs" and "search" make "docs_search"), and keeps them live: a
-// tool added to or removed from child, a change of its middleware or its
-// [Visibility], reaches the clients of s as
-// notifications/tools/list_changed, those whose list it changes (those of
+// name ("docs" and "search" make "docs_search"), with its prompts and
+// resources (see below), and keeps them live: a tool added to or removed
+// from child, a change of its middleware or its [Visibility], reaches the
+// clients of s as notifications/tools/list_changed (prompts/list_changed,
+// resources/list_changed for those), those whose list it changes (those of
 // other replicas of s too, when s shares its changes: see
 // [Server.ShareChanges]). The unmount function it returns takes child's
 // tools out of s and tells the clients again; it may be called more than
@@ -57,8 +58,18 @@ var mountMu sync.Mutex
 // request) or that s hides is, for that caller, a version never
 // registered, so that a call reaches the highest version both serve it.
 //
-// The mount is a source of tools of s, as a [Provider] is, asked in the
-// order it was added among them: a tool registered in s wins over a
+// Child's prompts, resources and templates are served too, by the same
+// rules: a prompt as namespace, "_" and its name; a resource's URI and a
+// template's text with namespace inserted right after the scheme's "://"
+// ("file:///readme" under "docs" is "file://docs//readme"), those without
+// one left out (s logs them). A read of such a URI takes child's route
+// (its resource of the URI, then its templates) under child's own URI,
+// which child's handler sees. Their Origin is child's, as a tool's is,
+// and a mounted tool's MCP Apps view (_meta.ui.resourceUri) names the
+// view as s serves it.
+//
+// The mount is a source of s, as a [Provider] is, asked in the order it
+// was added among them: a tool registered in s wins over a
 // mounted one of the same name for the callers who see it, a catalog
 // transform of s that renames tools leaves mounted ones out, and child's
 // list middleware and the tools registered on child's SDK server directly

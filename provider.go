@@ -96,9 +96,11 @@ type ResourceProvider interface {
 }
 
 // AddProvider makes the tools of p callable and listed, alongside the
-// registered tools and those of other providers, merged by name. Open
-// sessions receive notifications/tools/list_changed. AddProvider panics if
-// p is nil.
+// registered tools and those of other providers, merged by name, and so
+// its prompts, resources and templates when p is a [PromptProvider] or a
+// [ResourceProvider] (the server then answers completion/complete, for
+// the completers of what p serves). Open sessions receive
+// notifications/tools/list_changed. AddProvider panics if p is nil.
 func (s *Server) AddProvider(p Provider) {
 	if p == nil {
 		panic("mcpkit: AddProvider: nil provider")
@@ -151,7 +153,8 @@ func (s *Server) setSources(srcs []source) {
 // ProviderChanged tells the server that what its providers list changed,
 // for the callers whose [Principal] is principal, or for everyone when
 // principal is "": their listening clients receive
-// notifications/tools/list_changed, and the other replicas' clients hear
+// notifications/tools/list_changed (and prompts/list_changed and
+// resources/list_changed, when a provider serves those kinds), and the other replicas' clients hear
 // of it too, all of them, when the server shares its changes (see
 // [Server.ShareChanges]; an event says only that something changed). It
 // also drops the chains kept for provided tools, so that a provider that
