@@ -165,9 +165,10 @@ func (s *Server) ProviderChanged(principal string) {
 	s.commit(s.refreshed(), change{principal: &principal})
 }
 
-// A source is where the tools that are not registered come from, asked in
-// the order they were added: a Provider, or a server mounted into this
-// one (a mountView, as of one of the mounted server's states).
+// A source is where the tools, prompts, resources and templates that are
+// not registered come from, asked in the order they were added: a
+// Provider, or a server mounted into this one (a mountView, as of one of
+// the mounted server's states).
 type source interface {
 	// offer returns the versions of name that the source offers c,
 	// highest first, as entries of the server whose state is st: made,

@@ -114,8 +114,10 @@ func (p *kindsProvider) LookupResource(_ context.Context, _ mcpkit.Caller, uri s
 	return nil, nil
 }
 
-// kindsServer serves a kindsProvider beside a registered prompt a0 and a
-// registered mem://3, which wins over the provider's, in pages of 2.
+// kindsServer serves a kindsProvider beside a registered prompt a0, a
+// registered mem://3, which wins over the provider's, and a registered
+// template mem://n/r{x}, which wins over the provider's reads of the URIs
+// it matches, in pages of 2.
 func kindsServer(t *testing.T) (*mcpkit.Server, *kindsProvider) {
 	t.Helper()
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "kinds"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{PageSize: 2}})
@@ -127,6 +129,10 @@ func kindsServer(t *testing.T) (*mcpkit.Server, *kindsProvider) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: "registered"}}}, nil
 		})}
 	if err := srv.AddResources(own); err != nil {
+		t.Fatal(err)
+	}
+	reserved := &mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "mem://n/r{x}", Name: "reserved"}, Handler: readNote}
+	if err := srv.AddResourceTemplates(reserved); err != nil {
 		t.Fatal(err)
 	}
 	p := newKindsProvider()
@@ -169,13 +175,14 @@ func TestProviderKinds(t *testing.T) {
 			if uris, pages, _ := resourceURIs(t, guest); uris != "mem://1,mem://2,mem://3,mem://4,mem://5" || pages != 3 {
 				t.Errorf("resources: %s in %d pages", uris, pages)
 			}
-			if got := templateTexts(t, guest); got != "mem://n/{x}" {
+			if got := templateTexts(t, guest); got != "mem://n/r{x},mem://n/{x}" {
 				t.Errorf("templates: %s", got)
 			}
 			for uri, want := range map[string]string{
-				"mem://3":   "mem://3  registered",
-				"mem://4":   "mem://4  static at mem://4",
-				"mem://n/7": "mem://n/7  static at mem://n/7",
+				"mem://3":    "mem://3  registered",
+				"mem://4":    "mem://4  static at mem://4",
+				"mem://n/7":  "mem://n/7  static at mem://n/7",
+				"mem://n/r7": "mem://n/r7  mem://n/r{x} id= at mem://n/r7",
 			} {
 				if got, err := readText(guest, t.Context(), uri); err != nil || got != want {
 					t.Errorf("read %s: %q, %v; want %q", uri, got, err, want)
