@@ -17,7 +17,7 @@ import (
 // log, and the only place that reviews the listeners per caller, for each
 // kind, has the SDK tell them, tells the servers s is mounted into and
 // shares the change with the other replicas (of tools: prompts and
-// resources are not mounted nor shared yet).
+// resources are not shared yet).
 
 // A change is what a mutation changed, for commit.
 type change struct {
@@ -169,6 +169,16 @@ func (s *Server) mountChanged(m *mount, child *state, c change, reviewed []strin
 	pc := change{whole: c.whole, principal: c.principal, reask: true}
 	for _, name := range reviewed {
 		pc.reviewed = append(pc.reviewed, m.prefix+name)
+	}
+	for f := range family(numFamilies) {
+		k := f.kind()
+		for _, key := range c.targets[k] {
+			// The child's targets of k under key: a prompt's name, or a
+			// resource's URI or a template's text (both families).
+			if mk, ok := m.mountedKey(f, key); ok && !slices.Contains(pc.targets[k], mk) {
+				pc.targets[k] = append(pc.targets[k], mk)
+			}
+		}
 	}
 	s.commit(&next, pc)
 }

@@ -100,7 +100,21 @@ func (r *CompleteRequest) TokenInfo() *auth.TokenInfo {
 // completion/complete (see complete).
 func (s *Server) noteCompleters(complete map[string]CompleteFunc) {
 	if len(complete) > 0 {
-		s.completes.Store(true)
+		s.noteCompleting()
+	}
+}
+
+// noteCompleting records that s serves something that completes, and so
+// do the servers s is mounted into.
+func (s *Server) noteCompleting() {
+	if s.completes.Swap(true) {
+		return // and so were the servers s is mounted into (see attach)
+	}
+	s.mu.Lock()
+	in := s.mountedIn
+	s.mu.Unlock()
+	for _, m := range in {
+		m.parent.noteCompleting()
 	}
 }
 

@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"context"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"time"
 
@@ -218,8 +219,9 @@ func digestForeign[T comparable, L kindList[T]](ctx context.Context, s *Server, 
 // on their own (see askProviders); and a change of the Provider's own is
 // told as ProviderChanged says. A change that may concern any name tells
 // every listener when a Provider serves tools. Mounted servers are asked
-// like the registry, from the child's states of old and st. Prompts have
-// no source, and are not told by list middleware, providers or replicas.
+// like the registry, from the child's states of old and st. A name of a
+// prompt or resource that a Provider may decide counts as changed; they
+// are not told by list middleware or replicas.
 func (s *Server) review(old, st *state, c change, k Kind, names []string) bool {
 	if len(s.listeners) == 0 {
 		return false
@@ -228,7 +230,7 @@ func (s *Server) review(old, st *state, c change, k Kind, names []string) bool {
 	switch {
 	case c.everyone && tools:
 		return s.tellAll(k)
-	case c.principal != nil && tools:
+	case c.principal != nil && (tools || !st.uniform(k) || !old.uniform(k)):
 		told := false
 		for _, l := range s.listeners {
 			if *c.principal == "" || principalOf(l.caller) == *c.principal {
@@ -275,14 +277,14 @@ func (s *Server) review(old, st *state, c change, k Kind, names []string) bool {
 			before, bOpaque := s.view(l.ctx, old, l.caller, k, name, true)
 			after, aOpaque := s.view(l.ctx, st, l.caller, k, name, true)
 			switch {
-			case bOpaque && aOpaque:
+			case bOpaque && aOpaque && tools:
 				// A Provider may decide the name for the caller in both
 				// states: its answer changes only when the Visibility's
 				// may have.
 				if c.reask {
 					ask = append(ask, asked{ss, l, name})
 				}
-			case before != after || bOpaque != aOpaque:
+			case before != after || bOpaque || aOpaque:
 				l.digest[k] ^= before ^ after
 				l.pending[k], told = true, true
 			}
@@ -399,12 +401,22 @@ func (s *Server) reviewAll(old, st *state, k Kind) (told, ok bool) {
 
 // uniform reports whether everyone is listed the same names of kind k in
 // st: no per-request Visibility (for prompts and resources, none that
-// decides them), and, for tools, no source.
+// decides them), and, for tools, no source; for prompts and resources, no
+// source that serves them per request (a Provider, a mounted server
+// whose own are not uniform).
 func (st *state) uniform(k Kind) bool {
-	if k != KindTool {
-		return st.allowedTarget == nil
+	if k == KindTool {
+		return st.allowed == nil && len(st.sources) == 0
 	}
-	return st.allowed == nil && len(st.sources) == 0
+	if st.allowedTarget != nil {
+		return false
+	}
+	for _, src := range st.sources {
+		if !src.uniform(k) {
+			return false
+		}
+	}
+	return true
 }
 
 // tellAll marks every listener for kind k: the next notification of k
@@ -431,8 +443,12 @@ func (s *Server) view(ctx context.Context, st *state, c Caller, k Kind, name str
 		// A name of a prompt, a resource's URI or a template's text: one
 		// entry each, in its family.
 		for _, f := range familiesOf(k) {
-			if n, ok := st.targets[f].Get(name); ok {
-				d ^= st.targetView(ctx, c, n.versions[0], s.seed)
+			e, blocked := s.targetAt(ctx, st, c, f, name, blind)
+			if blocked {
+				return 0, true
+			}
+			if e != nil && !e.unlisted() {
+				d ^= e.fingerprint(s.seed)
 			}
 		}
 		return d, false
@@ -456,8 +472,14 @@ func (s *Server) view(ctx context.Context, st *state, c Caller, k Kind, name str
 func (s *Server) digest(ctx context.Context, st *state, c Caller, k Kind) (d uint64, ok bool) {
 	if k != KindTool {
 		for _, f := range familiesOf(k) {
-			for n := range st.targets[f].All() {
-				d ^= st.targetView(ctx, c, n.versions[0], s.seed)
+			keys, ok := targetKeys(st, f)
+			if !ok {
+				return 0, false
+			}
+			for _, key := range keys {
+				if e, _ := s.targetAt(ctx, st, c, f, key, true); e != nil && !e.unlisted() {
+					d ^= e.fingerprint(s.seed)
+				}
 			}
 		}
 		return d, true
@@ -473,13 +495,35 @@ func (s *Server) digest(ctx context.Context, st *state, c Caller, k Kind) (d uin
 	return d, true
 }
 
-// targetView is view of e, the entry of a target of another kind than
-// tools.
-func (st *state) targetView(ctx context.Context, c Caller, e *entry, seed maphash.Seed) uint64 {
-	if e.unlisted() || !st.sees(ctx, c, e) {
-		return 0
+// targetKeys returns, sorted, each once, the keys of family f that st
+// serves without asking a Provider: its registered ones, and those of
+// mounted servers under their namespaces. It reports false when a
+// Provider may serve targets of f's kind in st or in a mounted server.
+func targetKeys(st *state, f family) ([]string, bool) {
+	keys := make([]string, 0, st.targets[f].Len())
+	for n := range st.targets[f].All() {
+		keys = append(keys, n.name)
 	}
-	return e.fingerprint(seed)
+	for _, src := range st.sources {
+		mv, ok := src.(*mountView)
+		if !ok {
+			if src.serves(f.kind()) {
+				return nil, false
+			}
+			continue
+		}
+		ck, ok := targetKeys(mv.child, f)
+		if !ok {
+			return nil, false
+		}
+		for _, key := range ck {
+			if mk, ok := mv.m.mountedKey(f, key); ok {
+				keys = append(keys, mk)
+			}
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys), true
 }
 
 // servedNames adds to names (made when nil) every name st serves under

@@ -201,7 +201,7 @@ func (l toolList) sdkPage(ctx context.Context, next mcp.MethodHandler, cursor st
 // basePage is the server's own Lister: the page req describes (see
 // Server.page), reporting in req how far it got.
 func (s *Server) basePage(ctx context.Context, st *state, req *ListRequest) []*Tool {
-	pg := s.page(ctx, st, req, KindTool, req.After, req.Limit, false)
+	pg := s.page(ctx, st, req, shelfTools, req.After, req.Limit, false)
 	if req.page != nil {
 		req.page.more, req.page.last = pg.more, pg.last
 	}

@@ -31,7 +31,7 @@ func BenchmarkListMarshal(b *testing.B) {
 		b.Fatal(err)
 	}
 	st := srv.state.Load()
-	page := st.registeredPage(context.Background(), nil, KindTool, "", 0, false).tools()
+	page := st.registeredPage(context.Background(), nil, shelfTools, "", 0, false).tools()
 	for _, mode := range []string{"as-registered", "marshalled-once"} {
 		b.Run(mode, func(b *testing.B) {
 			b.ReportAllocs()

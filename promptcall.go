@@ -68,7 +68,7 @@ func (promptList) mine(s *Server, st *state, p *mcp.Prompt) bool {
 }
 
 func (l promptList) ours(ctx context.Context, s *Server, st *state, after string, limit int) ([]*mcp.Prompt, bool, string, error) {
-	pg := s.page(ctx, st, sdkCall[*mcp.ListPromptsParams]{l.req}, KindPrompt, after, limit, false)
+	pg := s.page(ctx, st, sdkCall[*mcp.ListPromptsParams]{l.req}, shelfPrompts, after, limit, false)
 	out := make([]*mcp.Prompt, 0, len(pg.items))
 	for _, e := range pg.targets() {
 		out = append(out, &e.prompt.Prompt)

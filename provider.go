@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"reflect"
 	"slices"
 	"sync"
@@ -95,12 +96,21 @@ type ResourceProvider interface {
 }
 
 // AddProvider makes the tools of p callable and listed, alongside the
-// registered tools and those of other providers, merged by name. Open
-// sessions receive notifications/tools/list_changed. AddProvider panics if
-// p is nil.
+// registered tools and those of other providers, merged by name, and so
+// its prompts, resources and templates when p is a [PromptProvider] or a
+// [ResourceProvider] (the server then answers completion/complete, for
+// the completers of what p serves). Open sessions receive
+// notifications/tools/list_changed. AddProvider panics if p is nil.
 func (s *Server) AddProvider(p Provider) {
 	if p == nil {
 		panic("mcpkit: AddProvider: nil provider")
+	}
+	_, prompts := p.(PromptProvider)
+	_, resources := p.(ResourceProvider)
+	if prompts || resources {
+		// Its prompts and templates may complete: completion/complete
+		// is routed from the start.
+		s.noteCompleting()
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -143,7 +153,8 @@ func (s *Server) setSources(srcs []source) {
 // ProviderChanged tells the server that what its providers list changed,
 // for the callers whose [Principal] is principal, or for everyone when
 // principal is "": their listening clients receive
-// notifications/tools/list_changed, and the other replicas' clients hear
+// notifications/tools/list_changed (and prompts/list_changed and
+// resources/list_changed, when a provider serves those kinds), and the other replicas' clients hear
 // of it too, all of them, when the server shares its changes (see
 // [Server.ShareChanges]; an event says only that something changed). It
 // also drops the chains kept for provided tools, so that a provider that
@@ -154,9 +165,10 @@ func (s *Server) ProviderChanged(principal string) {
 	s.commit(s.refreshed(), change{principal: &principal})
 }
 
-// A source is where the tools that are not registered come from, asked in
-// the order they were added: a Provider, or a server mounted into this
-// one (a mountView, as of one of the mounted server's states).
+// A source is where the tools, prompts, resources and templates that are
+// not registered come from, asked in the order they were added: a
+// Provider, or a server mounted into this one (a mountView, as of one of
+// the mounted server's states).
 type source interface {
 	// offer returns the versions of name that the source offers c,
 	// highest first, as entries of the server whose state is st: made,
@@ -165,15 +177,33 @@ type source interface {
 	// would have had to.
 	offer(ctx context.Context, st *state, c Caller, name string, blind bool) (es []*entry, blocked bool)
 
-	// page returns the source's page for c after the name after, at most
-	// limit names when limit is positive: each name with the versions c
-	// sees (highest first) and the definition c is listed (nil when
-	// none).
-	page(ctx context.Context, st *state, c Caller, after string, limit int) listPage
+	// target returns the entry of the target of family f that the
+	// source serves c under key (a prompt's name, a resource's URI, a
+	// template's text), or nil, not yet asked whether c may see it. With
+	// blind set it asks no Provider, and reports blocked when it would
+	// have had to.
+	target(ctx context.Context, st *state, c Caller, f family, key string, blind bool) (e *entry, blocked bool)
+
+	// read returns the entry of what a resources/read of uri from c
+	// reaches in the source (with text set, a template whose text is uri
+	// first), with the variables a template decoded, as target does.
+	read(ctx context.Context, st *state, c Caller, uri string, text, blind bool) (e *entry, params map[string]string, blocked bool)
+
+	// page returns the source's page of the shelf sh for c after the
+	// name after, at most limit names when limit is positive: each name
+	// with the versions c sees (highest first) and the definition (for a
+	// target, the entry) c is listed (nil when none).
+	page(ctx context.Context, st *state, c Caller, sh shelf, after string, limit int) listPage
 
 	// served returns the names under which the source may serve the tool
 	// whose identity is id, without asking a Provider.
 	served(id ToolID) []string
+
+	// serves reports whether the source may serve targets of kind k
+	// (tools, prompts, resources), and uniform whether it serves
+	// everyone the same ones.
+	serves(k Kind) bool
+	uniform(k Kind) bool
 }
 
 // providerSource is a Provider as the route asks it.
@@ -199,7 +229,10 @@ func (ps *providerSource) offer(ctx context.Context, st *state, c Caller, name s
 	return []*entry{e}, false
 }
 
-func (ps *providerSource) page(ctx context.Context, st *state, c Caller, after string, limit int) listPage {
+func (ps *providerSource) page(ctx context.Context, st *state, c Caller, sh shelf, after string, limit int) listPage {
+	if sh != shelfTools {
+		return ps.targetPage(ctx, st, c, sh, after, limit)
+	}
 	var pg listPage
 	n := 0 // the tools of the page, in order after after
 	for _, t := range ps.list(ctx, c, after, limit) {
@@ -225,6 +258,137 @@ func (ps *providerSource) page(ctx context.Context, st *state, c Caller, after s
 	// A full page may have more after it; a short one has not.
 	pg.more = pg.more || limit > 0 && n == limit
 	return pg
+}
+
+// targetPage is page for a shelf of prompts, resources or templates.
+func (ps *providerSource) targetPage(ctx context.Context, st *state, c Caller, sh shelf, after string, limit int) listPage {
+	var pg listPage
+	n := 0
+	for _, t := range ps.listTargets(ctx, c, sh, after, limit) {
+		if t == nil || reflect.ValueOf(t).IsNil() {
+			continue
+		}
+		key := servedKey(t)
+		if key <= after || n > 0 && key <= pg.last {
+			continue // out of order, or not after after
+		}
+		if limit > 0 && n == limit {
+			pg.more = true
+			break
+		}
+		n++
+		pg.last = key
+		e := ps.s.provideTarget(st, t, nil)
+		if e == nil || !st.sees(ctx, c, e) {
+			continue
+		}
+		it := listItem{name: key, group: []*entry{e}}
+		if !e.unlisted() {
+			it.target = e
+		}
+		pg.items = append(pg.items, it)
+	}
+	pg.more = pg.more || limit > 0 && n == limit
+	return pg
+}
+
+// listTargets asks the provider for a page of the shelf sh, as list
+// asks for tools: a provider that fails, or does not serve the kind,
+// lists nothing.
+func (ps *providerSource) listTargets(ctx context.Context, c Caller, sh shelf, after string, limit int) (ts []Target) {
+	defer ps.s.recoverProvider("List", nil) // a panic leaves ts nil
+	var err error
+	switch sh {
+	case shelfPrompts:
+		if pp, ok := ps.p.(PromptProvider); ok {
+			var got []*Prompt
+			got, err = pp.ListPrompts(ctx, c, after, limit)
+			ts = targetsOf(got)
+		}
+	case shelfResources:
+		if rp, ok := ps.p.(ResourceProvider); ok {
+			var got []*Resource
+			got, err = rp.ListResources(ctx, c, after, limit)
+			ts = targetsOf(got)
+		}
+	case shelfTemplates:
+		if rp, ok := ps.p.(ResourceProvider); ok {
+			var got []*ResourceTemplate
+			got, err = rp.ListResourceTemplates(ctx, c, after, limit)
+			ts = targetsOf(got)
+		}
+	}
+	if err != nil {
+		ps.s.logger.Warn("mcpkit: a provider failed to list its "+sh.kind().String()+"s", "error", err)
+		return nil
+	}
+	return ts
+}
+
+// targetsOf returns ts as Targets.
+func targetsOf[T Target](ts []T) []Target {
+	out := make([]Target, len(ts))
+	for i, t := range ts {
+		out[i] = t
+	}
+	return out
+}
+
+func (ps *providerSource) target(ctx context.Context, st *state, c Caller, f family, key string, blind bool) (*entry, bool) {
+	if f == famTemplate || !ps.serves(f.kind()) {
+		return nil, false // a provider's templates are listed only
+	}
+	if blind {
+		return nil, true
+	}
+	t := ps.lookupTarget(ctx, c, f, key)
+	if t == nil || servedKey(t) != key {
+		return nil, false
+	}
+	return ps.s.provideTarget(st, t, nil), false
+}
+
+func (ps *providerSource) read(ctx context.Context, st *state, c Caller, uri string, _, blind bool) (*entry, map[string]string, bool) {
+	e, blocked := ps.target(ctx, st, c, famResource, uri, blind)
+	return e, nil, blocked
+}
+
+func (ps *providerSource) serves(k Kind) bool {
+	switch k {
+	case KindPrompt:
+		_, ok := ps.p.(PromptProvider)
+		return ok
+	case KindResource:
+		_, ok := ps.p.(ResourceProvider)
+		return ok
+	}
+	return true
+}
+
+func (ps *providerSource) uniform(k Kind) bool { return !ps.serves(k) }
+
+// lookupTarget asks the provider for the prompt (resource) under key, as
+// lookup asks for a tool.
+func (ps *providerSource) lookupTarget(ctx context.Context, c Caller, f family, key string) (t Target) {
+	defer ps.s.recoverProvider("Lookup", nil)
+	var err error
+	switch f {
+	case famPrompt:
+		var p *Prompt
+		if p, err = ps.p.(PromptProvider).LookupPrompt(ctx, c, key); p != nil {
+			t = p
+		}
+	case famResource:
+		var r *Resource
+		if r, err = ps.p.(ResourceProvider).LookupResource(ctx, c, key); r != nil {
+			t = r
+		}
+	}
+	if err != nil {
+		ps.s.logger.Warn("mcpkit: a provider failed to look a "+f.kind().String()+" up", "key", schema.Clip(key), "error", err)
+		return nil
+	}
+	return t
 }
 
 // lookup asks the provider for the tool name, as a handler is called: a
@@ -272,7 +436,7 @@ func (s *Server) recoverProvider(method string, t **Tool) {
 // starts again empty.
 type providedCache struct {
 	mu sync.Mutex
-	m  map[*Tool]*provided
+	m  map[any]*provided // by *Tool, or by the Target of a prompt, resource or template
 }
 
 // provided is what the server made of a tool from a source: the entry
@@ -285,31 +449,92 @@ type provided struct {
 
 const maxProvided = 4096
 
-func newProvidedCache() *providedCache { return &providedCache{m: make(map[*Tool]*provided)} }
+func newProvidedCache() *providedCache { return &providedCache{m: make(map[any]*provided)} }
 
 // provide returns the entry serving t, a tool a source offers, made once
 // per tool and state: t checked, transformed, its schemas compiled and its
 // chain built; key stands for its definition in listeners' digests. It is
 // nil when t is not served (a failed check is logged).
 func (s *Server) provide(st *state, t, key *Tool) *entry {
-	c := st.provided
-	c.mu.Lock()
-	p, ok := c.m[t]
-	c.mu.Unlock()
-	if !ok {
-		p = &provided{}
-		p.e, p.err = s.makeProvided(st, t, key)
-		c.mu.Lock()
-		if len(c.m) >= maxProvided {
-			c.m = make(map[*Tool]*provided)
-		}
-		c.m[t] = p
-		c.mu.Unlock()
-	}
+	p := st.provided.get(t, func() (*entry, error) { return s.makeProvided(st, t, key) })
 	if p.err != nil {
 		s.logger.Warn("mcpkit: a provided tool is not served", "tool", schema.Clip(t.Name), "error", p.err)
 	}
 	return p.e
+}
+
+// get returns what was made of t, made by build on first need.
+func (c *providedCache) get(t any, build func() (*entry, error)) *provided {
+	c.mu.Lock()
+	p, ok := c.m[t]
+	c.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = &provided{}
+	p.e, p.err = build()
+	c.mu.Lock()
+	if len(c.m) >= maxProvided {
+		clear(c.m)
+	}
+	c.m[t] = p
+	c.mu.Unlock()
+	return p
+}
+
+// provideTarget returns the entry serving t, a prompt, resource or
+// template a source offers, made once per target and state as provide
+// makes a tool's; key stands for its definition in listeners' digests
+// (a mounted target's origin), or nil for t itself. It is nil when t is
+// not served (a failed check is logged).
+func (s *Server) provideTarget(st *state, t, key Target) *entry {
+	p := st.provided.get(t, func() (*entry, error) { return s.makeProvidedTarget(st, t, key) })
+	if p.err != nil {
+		s.logger.Warn("mcpkit: a provided "+t.Kind().String()+" is not served", "key", schema.Clip(servedKey(t)), "error", p.err)
+	}
+	return p.e
+}
+
+func (s *Server) makeProvidedTarget(st *state, t, key Target) (*entry, error) {
+	var (
+		err     error
+		serving = true
+	)
+	switch t := t.(type) {
+	case *Prompt:
+		err = t.validate()
+		if len(t.Complete) > 0 {
+			s.completes.Store(true) // s.mu may be held: see AddProvider for its parents
+		}
+	case *Resource:
+		if u, perr := url.Parse(t.URI); perr != nil || u.Scheme == "" {
+			err = fmt.Errorf("mcpkit: resource %q: the URI must be absolute, with a scheme", t.URI)
+		} else {
+			err = checkTarget("resource", t.URI, t.Name, t.Handler != nil, t.Middleware)
+		}
+	case *ResourceTemplate:
+		// Listed only, unless mounted: a provider's are read through
+		// LookupResource, a mounted one through the child's route.
+		serving = t.Handler != nil
+		err = checkTarget("template", t.URITemplate, t.Name, true, t.Middleware)
+		if len(t.Complete) > 0 {
+			s.completes.Store(true)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if tv, ok := st.visibility.(TargetVisibility); ok && !tv.EnabledTarget(t) {
+		return nil, nil
+	}
+	var c *chain
+	if serving {
+		c = buildTargetChain(t, st.use)
+	}
+	e := newTargetEntry(t, c)
+	e.provided = true
+	e.made.Store(&entryMade{targetKey: key})
+	return e, nil
 }
 
 func (s *Server) makeProvided(st *state, t, key *Tool) (*entry, error) {

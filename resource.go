@@ -39,13 +39,24 @@ type Resource struct {
 	// Unlisted keeps the resource out of resources/list while
 	// resources/read still serves it.
 	Unlisted bool
+
+	// Origin is the resource this one derives from (a mounted server's,
+	// served under a prefixed URI), or nil for a resource of its own; see
+	// [Tool.Origin]. It is shared and must not be modified.
+	Origin *Resource
 }
 
 // Kind returns KindResource.
 func (r *Resource) Kind() Kind { return KindResource }
 
-// Key returns the resource's URI.
-func (r *Resource) Key() string { return r.URI }
+// Key returns the URI of the resource at the end of r's chain of origins.
+func (r *Resource) Key() string {
+	o := r
+	for i := 0; o.Origin != nil && i < maxOrigins; i++ {
+		o = o.Origin
+	}
+	return o.URI
+}
 
 // HasTag reports whether r carries tag.
 func (r *Resource) HasTag(tag string) bool { return slices.Contains(r.Tags, tag) }
@@ -90,6 +101,11 @@ type ResourceTemplate struct {
 	// resources/read still serves the URIs it matches.
 	Unlisted bool
 
+	// Origin is the template this one derives from (a mounted server's,
+	// served under a prefixed text), or nil for a template of its own;
+	// see [Tool.Origin]. It is shared and must not be modified.
+	Origin *ResourceTemplate
+
 	compiled *uritemplate.Template
 	literal  string // the text before the first expression
 }
@@ -97,8 +113,15 @@ type ResourceTemplate struct {
 // Kind returns KindResource.
 func (t *ResourceTemplate) Kind() Kind { return KindResource }
 
-// Key returns the template's text.
-func (t *ResourceTemplate) Key() string { return t.URITemplate }
+// Key returns the text of the template at the end of t's chain of
+// origins.
+func (t *ResourceTemplate) Key() string {
+	o := t
+	for i := 0; o.Origin != nil && i < maxOrigins; i++ {
+		o = o.Origin
+	}
+	return o.URITemplate
+}
 
 // HasTag reports whether t carries tag.
 func (t *ResourceTemplate) HasTag(tag string) bool { return slices.Contains(t.Tags, tag) }

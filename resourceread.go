@@ -75,7 +75,7 @@ func (resourceList) mine(s *Server, st *state, r *mcp.Resource) bool {
 }
 
 func (l resourceList) ours(ctx context.Context, s *Server, st *state, after string, limit int) ([]*mcp.Resource, bool, string, error) {
-	pg := st.pageOf(ctx, sdkCall[*mcp.ListResourcesParams]{l.req}, st.targets[famResource], after, limit, false)
+	pg := s.page(ctx, st, sdkCall[*mcp.ListResourcesParams]{l.req}, shelfResources, after, limit, false)
 	out := make([]*mcp.Resource, 0, len(pg.items))
 	for _, e := range pg.targets() {
 		out = append(out, &e.resource.Resource)
@@ -105,7 +105,7 @@ func (templateList) mine(_ *Server, st *state, t *mcp.ResourceTemplate) bool {
 }
 
 func (l templateList) ours(ctx context.Context, s *Server, st *state, after string, limit int) ([]*mcp.ResourceTemplate, bool, string, error) {
-	pg := st.pageOf(ctx, sdkCall[*mcp.ListResourceTemplatesParams]{l.req}, st.targets[famTemplate], after, limit, false)
+	pg := s.page(ctx, st, sdkCall[*mcp.ListResourceTemplatesParams]{l.req}, shelfTemplates, after, limit, false)
 	out := make([]*mcp.ResourceTemplate, 0, len(pg.items))
 	for _, e := range pg.targets() {
 		out = append(out, &e.template.ResourceTemplate)

@@ -32,9 +32,10 @@ import (
 //
 // Prompts and resources take the same route, by their own names (a
 // resource by its URI, then by the templates that match it: see
-// reachResource): one version each, no pin, no source (providers and
-// mounted servers serve tools only). A completion/complete takes it too,
-// for the prompt or template it completes (see reachTemplate).
+// reachURI): one version each, no pin, the registered ones first, then
+// the sources (a Provider that is a PromptProvider or ResourceProvider,
+// a mounted server's, behind its prefix). A completion/complete takes it
+// too, for the prompt or template it completes (see reachTemplate).
 
 // pin is the version a call pins with [MetaKeyVersion] in its _meta, if
 // it pins one.
@@ -102,26 +103,31 @@ func (st *state) pick(ctx context.Context, c Caller, es []*entry, p pin, all *[]
 // that one decides, by the pin rule, and seen is set. With blind set (a
 // review of listeners, which never calls a Provider under the server's
 // lock), it stops where a Provider would be asked (a mounted server's
-// too), setting blocked. A resource's URI takes reachResource's route.
+// too), setting blocked. A resource's URI takes reachURI's route.
 func (s *Server) walk(ctx context.Context, st *state, c Caller, k Kind, name string, p pin, all *[]*entry, blind bool) (e *entry, seen, blocked bool) {
 	if k == KindResource {
-		e, _ := s.reachResource(ctx, st, c, name)
+		e, _, blocked := s.reachURI(ctx, st, c, name, false, blind)
 		if e != nil && all != nil {
 			*all = append(*all, e)
 			return nil, true, false
 		}
-		return e, e != nil, false
+		return e, e != nil, blocked
 	}
 	if n, ok := st.index(k).Get(name); ok {
 		if e, seen := st.pick(ctx, c, n.versions, p, all); seen {
 			return e, true, false
 		}
 	}
-	if k != KindTool {
-		return nil, false, false
-	}
 	for _, src := range st.sources {
-		es, blocked := src.offer(ctx, st, c, name, blind)
+		var es []*entry
+		if k == KindTool {
+			es, blocked = src.offer(ctx, st, c, name, blind)
+		} else {
+			var e *entry
+			if e, blocked = src.target(ctx, st, c, famPrompt, name, blind); e != nil {
+				es = []*entry{e}
+			}
+		}
 		if blocked {
 			return nil, false, true
 		}
@@ -139,20 +145,11 @@ func (s *Server) reach(ctx context.Context, st *state, c Caller, k Kind, name st
 	return e
 }
 
-// reachResource is the route of a resources/read of uri from c in st: the
-// resource registered under uri, when c sees it; else the first template,
-// in match order, that matches uri and c sees, with the variables it
-// decoded. It returns nil for the answer of a URI never served.
+// reachResource is the route of a resources/read of uri from c in st (see
+// reachURI), with the variables the template that serves it decoded.
 func (s *Server) reachResource(ctx context.Context, st *state, c Caller, uri string) (*entry, map[string]string) {
-	if n, ok := st.targets[famResource].Get(uri); ok && st.sees(ctx, c, n.versions[0]) {
-		return n.versions[0], nil
-	}
-	for _, e := range st.templates {
-		if params := e.template.match(uri); params != nil && st.sees(ctx, c, e) {
-			return e, params
-		}
-	}
-	return nil, nil
+	e, params, _ := s.reachURI(ctx, st, c, uri, false, false)
+	return e, params
 }
 
 // reachTemplate is the route of a completion of a ref/resource of uri
@@ -160,17 +157,70 @@ func (s *Server) reachResource(ctx context.Context, st *state, c Caller, uri str
 // a resources/read of uri reaches. It returns nil for the answer of a URI
 // never served.
 func (s *Server) reachTemplate(ctx context.Context, st *state, c Caller, uri string) *entry {
-	if n, ok := st.targets[famTemplate].Get(uri); ok && st.sees(ctx, c, n.versions[0]) {
-		return n.versions[0]
-	}
-	e, _ := s.reachResource(ctx, st, c, uri)
+	e, _, _ := s.reachURI(ctx, st, c, uri, true, false)
 	return e
 }
 
-// registeredSeen reports whether c sees a registered version of name in
-// st: then the name is the registry's for c, and no source's.
-func (st *state) registeredSeen(ctx context.Context, c Caller, name string) bool {
-	n, ok := st.byName.Get(name)
+// reachURI is the route of a URI from c in st: with text set (a
+// completion), the template whose text is uri first; then the resource
+// registered under uri, when c sees it; else the first template, in match
+// order, that matches uri and c sees, with the variables it decoded; else
+// the sources in order, the first that serves c uri (a mounted server by
+// its own route, behind the mount's prefix) deciding it. It returns nil
+// for the answer of a URI never served. With blind set, it stops where a
+// Provider would be asked, setting blocked.
+func (s *Server) reachURI(ctx context.Context, st *state, c Caller, uri string, text, blind bool) (e *entry, params map[string]string, blocked bool) {
+	if text {
+		if n, ok := st.targets[famTemplate].Get(uri); ok && st.sees(ctx, c, n.versions[0]) {
+			return n.versions[0], nil, false
+		}
+	}
+	if n, ok := st.targets[famResource].Get(uri); ok && st.sees(ctx, c, n.versions[0]) {
+		return n.versions[0], nil, false
+	}
+	for _, e := range st.templates {
+		if params := e.template.match(uri); params != nil && st.sees(ctx, c, e) {
+			return e, params, false
+		}
+	}
+	for _, src := range st.sources {
+		e, params, blocked := src.read(ctx, st, c, uri, text, blind)
+		if blocked {
+			return nil, nil, true
+		}
+		if e != nil && st.sees(ctx, c, e) {
+			return e, params, false
+		}
+	}
+	return nil, nil, false
+}
+
+// targetAt is the route of the target of family f under key (a prompt's
+// name, a resource's URI, a template's text, as served) from c in st: the
+// registered one when c sees it, else the first a source serves c under
+// key. With blind set, it stops where a Provider would be asked, setting
+// blocked.
+func (s *Server) targetAt(ctx context.Context, st *state, c Caller, f family, key string, blind bool) (e *entry, blocked bool) {
+	if n, ok := st.targets[f].Get(key); ok && st.sees(ctx, c, n.versions[0]) {
+		return n.versions[0], false
+	}
+	for _, src := range st.sources {
+		e, blocked := src.target(ctx, st, c, f, key, blind)
+		if blocked {
+			return nil, true
+		}
+		if e != nil && st.sees(ctx, c, e) {
+			return e, false
+		}
+	}
+	return nil, false
+}
+
+// registeredSeen reports whether c sees a registered version of name on
+// the shelf sh of st: then the name is the registry's for c, and no
+// source's.
+func (st *state) registeredSeen(ctx context.Context, c Caller, sh shelf, name string) bool {
+	n, ok := st.shelved(sh).Get(name)
 	if !ok {
 		return false
 	}
@@ -255,6 +305,49 @@ func listedOf(es []*entry) *Tool {
 	return withVersionMeta(first, listed)
 }
 
+// A shelf is one of the lists a server answers: its tools, prompts,
+// resources or resource templates.
+type shelf uint8
+
+const (
+	shelfTools shelf = iota
+	shelfPrompts
+	shelfResources
+	shelfTemplates
+)
+
+// kind returns the kind of what sh holds.
+func (sh shelf) kind() Kind {
+	switch sh {
+	case shelfPrompts:
+		return KindPrompt
+	case shelfResources, shelfTemplates:
+		return KindResource
+	}
+	return KindTool
+}
+
+// family returns the family of the targets on sh, which is not
+// shelfTools.
+func (sh shelf) family() family {
+	switch sh {
+	case shelfPrompts:
+		return famPrompt
+	case shelfResources:
+		return famResource
+	}
+	return famTemplate
+}
+
+// shelved returns the registered names on the shelf sh of st: tools,
+// prompts, resources by URI, templates by their text.
+func (st *state) shelved(sh shelf) *nameindex.Index[*toolName] {
+	if sh == shelfTools {
+		return st.byName
+	}
+	return st.targets[sh.family()]
+}
+
 // A listPage is a page of what a caller is listed, in name order.
 type listPage struct {
 	items []listItem
@@ -296,8 +389,8 @@ func (pg listPage) targets() []*entry {
 	return out
 }
 
-// page returns the page of what c is listed of kind k in st after the
-// name after, at most limit names (no limit when limit is not positive), merging the
+// page returns the page of what c is listed on the shelf sh of st after
+// the name after, at most limit names (no limit when limit is not positive), merging the
 // registered tools with those of each source by the route's rules. Each
 // source is asked for one page; where one stopped before the others, the
 // page stops there too (last), so that a name is neither skipped nor
@@ -305,9 +398,9 @@ func (pg listPage) targets() []*entry {
 // With groups set (for a server s is mounted into), each name comes with
 // the versions c sees, and the names c sees but is not listed are on the
 // page too, without a definition.
-func (s *Server) page(ctx context.Context, st *state, c Caller, k Kind, after string, limit int, groups bool) listPage {
-	pg := st.registeredPage(ctx, c, k, after, limit, groups)
-	if len(st.sources) == 0 || k != KindTool {
+func (s *Server) page(ctx context.Context, st *state, c Caller, sh shelf, after string, limit int, groups bool) listPage {
+	pg := st.registeredPage(ctx, c, sh, after, limit, groups)
+	if len(st.sources) == 0 {
 		return pg
 	}
 	type ranked struct {
@@ -320,12 +413,12 @@ func (s *Server) page(ctx context.Context, st *state, c Caller, k Kind, after st
 	}
 	frontier, more := pg.last, pg.more
 	for i, src := range st.sources {
-		sp := src.page(ctx, st, c, after, limit)
+		sp := src.page(ctx, st, c, sh, after, limit)
 		if sp.more && (!more || sp.last < frontier) {
 			frontier, more = sp.last, true
 		}
 		for _, it := range sp.items {
-			if !st.registeredSeen(ctx, c, it.name) { // else the registry decides the name for c
+			if !st.registeredSeen(ctx, c, sh, it.name) { // else the registry decides the name for c
 				all = append(all, ranked{it, i + 1})
 			}
 		}
@@ -342,7 +435,7 @@ func (s *Server) page(ctx context.Context, st *state, c Caller, k Kind, after st
 		if more && r.name > frontier {
 			break
 		}
-		if r.def == nil && !groups {
+		if r.def == nil && r.target == nil && !groups {
 			continue
 		}
 		if limit > 0 && len(out.items) == limit {
@@ -362,10 +455,10 @@ func (s *Server) page(ctx context.Context, st *state, c Caller, k Kind, after st
 // not listed, without a definition: they are the registry's for c all the
 // same, and the parent may list another version of them (one its rules
 // leave visible). Each name c sees counts toward limit then.
-func (st *state) registeredPage(ctx context.Context, c Caller, k Kind, after string, limit int, groups bool) listPage {
+func (st *state) registeredPage(ctx context.Context, c Caller, sh shelf, after string, limit int, groups bool) listPage {
 	names := st.listed
-	if groups || k != KindTool {
-		names = st.index(k)
+	if groups || sh != shelfTools {
+		names = st.shelved(sh)
 	}
 	return st.pageOf(ctx, c, names, after, limit, groups)
 }
@@ -500,7 +593,7 @@ func (s *Server) Callable(ctx context.Context, c Caller) []*Tool {
 // exist per request, are not included). The Tools are shared and must not
 // be modified.
 func (s *Server) Tools() []*Tool {
-	return s.state.Load().registeredPage(context.Background(), nil, KindTool, "", 0, false).tools()
+	return s.state.Load().registeredPage(context.Background(), nil, shelfTools, "", 0, false).tools()
 }
 
 // Lookup returns the tool served under name (after transforms, the highest

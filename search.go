@@ -33,7 +33,7 @@ func (s *Server) SearchProvided(ctx context.Context, c Caller, query string, lim
 	seen := map[string]bool{}
 	for _, src := range st.sources {
 		for _, it := range s.search(ctx, st, src, c, query, limit, scan) {
-			if seen[it.name] || len(it.group) == 0 || st.registeredSeen(ctx, c, it.name) {
+			if seen[it.name] || len(it.group) == 0 || st.registeredSeen(ctx, c, shelfTools, it.name) {
 				continue
 			}
 			e := it.group[0]
@@ -61,7 +61,7 @@ func (s *Server) search(ctx context.Context, st *state, src source, c Caller, qu
 		if scan <= 0 {
 			return nil
 		}
-		return src.page(ctx, st, c, "", scan).items
+		return src.page(ctx, st, c, shelfTools, "", scan).items
 	}
 	var items []listItem
 	for _, t := range ps.searchTools(ctx, c, query, limit) {

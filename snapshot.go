@@ -106,10 +106,16 @@ func (st *state) index(k Kind) *nameindex.Index[*toolName] {
 	return st.byName
 }
 
-// serves reports whether st serves some target of kind k.
+// serves reports whether st serves some target of kind k, registered or
+// from a source that may serve some.
 func (st *state) serves(k Kind) bool {
 	for _, f := range familiesOf(k) {
 		if st.targets[f].Len() > 0 {
+			return true
+		}
+	}
+	for _, src := range st.sources {
+		if src.serves(k) {
 			return true
 		}
 	}
@@ -165,7 +171,8 @@ type entry struct {
 // entryMade is what an entry makes of its definition, each once, and
 // the key of a provided entry.
 type entryMade struct {
-	key        *Tool // see entry.key
+	key        *Tool  // see entry.key
+	targetKey  Target // for a provided target: the target that stands for its definition, if not its own (see fingerprint)
 	legacyOnce sync.Once
 	legacy     *mcp.Tool // the definition for clients that need objects
 
@@ -212,6 +219,11 @@ func (e *entry) key() *Tool {
 // Provider may make anew for each request), a digest of the definition.
 func (e *entry) fingerprint(seed maphash.Seed) uint64 {
 	if e.target != nil {
+		if e.provided {
+			if k := e.lazy().targetKey; k != nil {
+				return maphash.Comparable(seed, k)
+			}
+		}
 		return maphash.Comparable(seed, e.target)
 	}
 	if k := e.key(); k != nil {

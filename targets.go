@@ -46,11 +46,16 @@ func (s *Server) addTargets(f family, ts []Target, dup error, op string) error {
 	return nil
 }
 
-// servedKey returns the key t is served under: a prompt's name (its own,
-// where Key is its origin's), a resource's URI, a template's text.
+// servedKey returns the key t is served under: a prompt's name, a
+// resource's URI, a template's text (its own, where Key is its origin's).
 func servedKey(t Target) string {
-	if p, ok := t.(*Prompt); ok {
-		return p.Name
+	switch t := t.(type) {
+	case *Prompt:
+		return t.Name
+	case *Resource:
+		return t.URI
+	case *ResourceTemplate:
+		return t.URITemplate
 	}
 	return t.Key()
 }

@@ -145,8 +145,9 @@ func TestSetTool(t *testing.T) {
 	}
 }
 
-// TestRoutesKeepUI: a tool's _meta.ui reaches the client unchanged through
-// a mount and through a proxy, and the tool for views alone is hidden by
+// TestRoutesKeepUI: a tool's _meta.ui reaches the client through a proxy
+// unchanged, and through a mount naming the view as the mount serves it
+// (the namespace after "ui://"), and the tool for views alone is hidden by
 // the front server's rule on either route, from a client that shows no
 // views, while a viewer calls it.
 func TestRoutesKeepUI(t *testing.T) {
@@ -188,7 +189,11 @@ func TestRoutesKeepUI(t *testing.T) {
 				var names []string
 				for _, x := range res.Tools {
 					names = append(names, x.Name)
-					if ui, ok := apps.Tool(&mcpkit.Tool{Tool: *x}); !ok || ui.ResourceURI != "ui://weather/dashboard" {
+					view := "ui://weather/dashboard"
+					if route == "mount" {
+						view = "ui://wx/weather/dashboard"
+					}
+					if ui, ok := apps.Tool(&mcpkit.Tool{Tool: *x}); !ok || ui.ResourceURI != view {
 						t.Errorf("%s %s %s: %s's _meta %v", route, era.Name, who, x.Name, x.Meta)
 					}
 				}
