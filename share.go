@@ -135,9 +135,9 @@ func (s *Server) ShareChanges(bus EventBus, opts *ShareOptions) (stop func(), er
 		o.Logger = s.logger
 	}
 	sh := &sharer{
-		server: s,
-		bus:    bus,
-		opts:   o,
+		server:  s,
+		bus:     bus,
+		opts:    o,
 		local:   make(chan struct{}, 1),
 		remote:  make(chan struct{}, 1),
 		updates: make(chan struct{}, 1),
