@@ -111,6 +111,12 @@ const resourceUpdatedEvent = "resourceUpdated"
 // changed and tells every listener: they learn that something changed in
 // the fleet, tools hidden from them included.
 //
+// [Server.ResourceUpdated] publishes too, an event of its own kind that
+// names the URI ({"origin":...,"seq":<n>,"kind":"resourceUpdated",
+// "uri":"<uri>"}): each other replica tells its own subscribers of that
+// URI, and calls no OnChange. A replica that does not know the kind takes
+// it for a change.
+//
 // A failure to publish is logged and never fails the change, which is
 // already served locally. stop, which may be called any number of times,
 // drops changes not yet published, ends the subscription, cancels the
