@@ -405,3 +405,25 @@ func TestShareUpdateEvents(t *testing.T) {
 	default:
 	}
 }
+
+// TestSubscribeOverHTTPSession checks that a 2025-11-25 session over
+// streamable HTTP hears the updates it subscribed to, on its stream.
+func TestSubscribeOverHTTPSession(t *testing.T) {
+	srv := subscribable(t)
+	heard := make(chan string, 4)
+	cs := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Client: &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			heard <- req.Params.URI
+		},
+	}}).Session
+	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "note://7"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "memo://vault"}); err == nil {
+		t.Error("subscribed to a hidden resource")
+	}
+	updated(t, srv, "memo://vault", "note://7")
+	if got := next(t, heard); got != "note://7" {
+		t.Errorf("heard %s, want note://7", got)
+	}
+}
