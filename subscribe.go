@@ -206,10 +206,12 @@ func (s *Server) listenResources(ctx context.Context, req *mcp.SubscriptionsList
 	}
 	st := s.state.Load()
 	var agreed []string
+	seen := make(map[string]bool, len(want))
 	for _, uri := range want {
-		if slices.Contains(agreed, uri) {
+		if seen[uri] {
 			continue
 		}
+		seen[uri] = true
 		c := subscriber(req.Session, req.Extra, req.Params.Meta, uri)
 		if e, _ := s.reachResource(ctx, st, c, uri); e != nil {
 			agreed = append(agreed, uri)
