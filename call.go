@@ -17,9 +17,10 @@ import (
 // intercept is the SDK server's receiving middleware: it answers
 // tools/list, prompts/list, resources/list and resources/templates/list
 // from the registry (see answerList) and completion/complete (see
-// complete), and routes each tools/call, prompts/get and resources/read
-// (see call, getPrompt, readResource); every other method goes to the SDK
-// untouched.
+// complete), routes each tools/call, prompts/get and resources/read
+// (see call, getPrompt, readResource), and answers the subscriptions to
+// resources (see subscribe, listenResources); every other method goes to
+// the SDK untouched.
 func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		s.firstServe()
@@ -59,6 +60,18 @@ func (s *Server) intercept(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.CompleteRequest:
 			if method == "completion/complete" {
 				return s.complete(ctx, r, next)
+			}
+		case *mcp.SubscribeRequest:
+			if method == "resources/subscribe" && r.Params != nil {
+				return s.subscribe(ctx, r, next)
+			}
+		case *mcp.UnsubscribeRequest:
+			if method == "resources/unsubscribe" && r.Params != nil {
+				return s.unsubscribe(ctx, r, next)
+			}
+		case *mcp.SubscriptionsListenRequest:
+			if method == "subscriptions/listen" {
+				return s.listenResources(ctx, r, next)
 			}
 		}
 		return next(ctx, method, req)

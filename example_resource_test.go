@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
 )
 
@@ -61,4 +62,44 @@ func ExampleServer_AddResources() {
 	// calling "resources/read": Resource not found
 	// middleware.Recover
 	// middleware.Timeout
+}
+
+func ExampleServer_ResourceUpdated() {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "notes"}, nil)
+	err := srv.AddResources(&mcpkit.Resource{
+		Resource: mcp.Resource{URI: "notes://today", Name: "today", MIMEType: "text/markdown"},
+		Handler: mcpkit.ResourceHandlerFunc(func(ctx context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: "# Today"}}}, nil
+		}),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	heard := make(chan string, 1)
+	cs, err := mcpkittest.ConnectInMemory(context.Background(), srv, &mcpkittest.Options{
+		ProtocolVersion: mcpkittest.StatefulVersion,
+		Client: &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			heard <- req.Params.URI
+		}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cs.Close()
+	fmt.Println("subscribe:", cs.InitializeResult().Capabilities.Resources.Subscribe)
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "notes://today"}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "notes://nowhere"}))
+
+	// The notes changed: every subscriber that still sees them hears it.
+	if err := srv.ResourceUpdated(context.Background(), "notes://today"); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("updated:", <-heard)
+	// Output:
+	// subscribe: true
+	// calling "resources/subscribe": Resource not found
+	// updated: notes://today
 }

@@ -99,6 +99,12 @@ type Server struct {
 	sdkReceive mcp.MethodHandler
 	seed       maphash.Seed // for the digests of what listeners see
 
+	// sdkSend is the sending handler beneath mcpkit's middleware, through
+	// which ResourceUpdated tells sessions; subs are the subscriptions it
+	// tells (see subscribe).
+	sdkSend mcp.MethodHandler
+	subs    subscriptions
+
 	// tableSchema is the input schema of every tool s registers with the
 	// SDK (see commit): the SDK only routes calls by name, and one schema,
 	// never modified, serves them all.
@@ -255,7 +261,9 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	s.AddReceivingMiddleware(srv.watchListeners)
 	s.AddReceivingMiddleware(srv.intercept)
 	s.AddReceivingMiddleware(srv.declareCompletions)
+	s.AddReceivingMiddleware(srv.declareSubscribe)
 	s.AddReceivingMiddleware(srv.gate) // outermost: see Drain
+	s.AddSendingMiddleware(srv.keepSender)
 	s.AddSendingMiddleware(srv.filterListChanged)
 	srv.registerDispatch()
 	return srv

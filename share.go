@@ -66,10 +66,22 @@ type ShareOptions struct {
 // a replica its own events apart (also those of its other sharings); seq
 // numbers the Server's events from 1, for those reading the bus (a
 // receiver does not depend on it: any event means "resynchronise").
+//
+// An event of another kind names it: {"origin":...,"seq":<n>,
+// "kind":"resourceUpdated","uri":"<uri>"} says that the resource at uri
+// was updated (see [Server.ResourceUpdated]). An event without a kind is a
+// change, as it always was; one of a kind a replica does not know, or
+// without what its kind needs, is taken for a change too.
 type changeEvent struct {
 	Origin string `json:"origin"`
 	Seq    uint64 `json:"seq"`
+	Kind   string `json:"kind,omitempty"`
+	URI    string `json:"uri,omitempty"`
 }
+
+// resourceUpdatedEvent is the kind of the changeEvent of an update of a
+// resource.
+const resourceUpdatedEvent = "resourceUpdated"
 
 // ShareChanges makes s one replica of a fleet whose replicas tell each
 // other, through bus, that their tools changed, so that a client hears of a
@@ -99,6 +111,12 @@ type changeEvent struct {
 // changed and tells every listener: they learn that something changed in
 // the fleet, tools hidden from them included.
 //
+// [Server.ResourceUpdated] publishes too, an event of its own kind that
+// names the URI ({"origin":...,"seq":<n>,"kind":"resourceUpdated",
+// "uri":"<uri>"}): each other replica tells its own subscribers of that
+// URI, and calls no OnChange. A replica that does not know the kind takes
+// it for a change.
+//
 // A failure to publish is logged and never fails the change, which is
 // already served locally. stop, which may be called any number of times,
 // drops changes not yet published, ends the subscription, cancels the
@@ -123,11 +141,12 @@ func (s *Server) ShareChanges(bus EventBus, opts *ShareOptions) (stop func(), er
 		o.Logger = s.logger
 	}
 	sh := &sharer{
-		server: s,
-		bus:    bus,
-		opts:   o,
-		local:  make(chan struct{}, 1),
-		remote: make(chan struct{}, 1),
+		server:  s,
+		bus:     bus,
+		opts:    o,
+		local:   make(chan struct{}, 1),
+		remote:  make(chan struct{}, 1),
+		updates: make(chan struct{}, 1),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	unsubscribe, err := bus.Subscribe(ctx, o.Topic, sh.receive)
@@ -142,6 +161,7 @@ func (s *Server) ShareChanges(bus EventBus, opts *ShareOptions) (stop func(), er
 	var wg sync.WaitGroup
 	wg.Go(func() { sh.publishing(ctx) })
 	wg.Go(func() { sh.resyncing(ctx) })
+	wg.Go(func() { sh.updating(ctx) })
 	var first atomic.Bool
 	stopped := make(chan struct{})
 	return func() {
@@ -166,6 +186,10 @@ type sharer struct {
 	opts   ShareOptions
 	local  chan struct{} // holds a token when a local change awaits publishing
 	remote chan struct{} // holds a token when another replica's change awaits OnChange
+
+	updates chan struct{} // holds a token when pending may not be empty
+	mu      sync.Mutex
+	pending []string // URIs other replicas updated, not told yet, each once
 }
 
 // shareChange has every sharing of s publish that s's tools changed, unless
@@ -227,11 +251,57 @@ func (sh *sharer) receive(payload []byte) {
 	if payload != nil {
 		var ev changeEvent
 		// An event that does not parse was not ours: resynchronise.
-		if json.Unmarshal(payload, &ev) == nil && ev.Origin == sh.server.replica {
-			return
+		if json.Unmarshal(payload, &ev) == nil {
+			if ev.Origin == sh.server.replica {
+				return
+			}
+			if ev.Kind == resourceUpdatedEvent && ev.URI != "" {
+				sh.mu.Lock()
+				if !slices.Contains(sh.pending, ev.URI) {
+					sh.pending = append(sh.pending, ev.URI)
+				}
+				sh.mu.Unlock()
+				signal(sh.updates)
+				return
+			}
 		}
 	}
 	signal(sh.remote)
+}
+
+// publishUpdate publishes that the resource at uri was updated.
+func (sh *sharer) publishUpdate(ctx context.Context, uri string) error {
+	payload, err := json.Marshal(changeEvent{Origin: sh.server.replica, Seq: sh.server.events.Add(1), Kind: resourceUpdatedEvent, URI: uri})
+	if err != nil {
+		panic(err) // strings and a number always marshal
+	}
+	if err := sh.bus.Publish(ctx, sh.opts.Topic, payload); err != nil {
+		return fmt.Errorf("mcpkit: publishing an update of %q: %w", uri, err)
+	}
+	return nil
+}
+
+// updating tells this replica's subscribers of the resources other
+// replicas updated, until ctx is done. Updates of one URI that arrive
+// while it is busy are told once.
+func (sh *sharer) updating(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-sh.updates:
+		}
+		sh.mu.Lock()
+		uris := sh.pending
+		sh.pending = nil
+		sh.mu.Unlock()
+		for _, uri := range uris {
+			if ctx.Err() != nil {
+				return
+			}
+			sh.server.notifyUpdated(ctx, uri)
+		}
+	}
 }
 
 // resyncing runs OnChange and tells this replica's clients, once for each
