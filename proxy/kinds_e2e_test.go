@@ -1,5 +1,3 @@
-//go:build proxykinds_e2e
-
 // These tests need the local server to serve the prompts and resources of
 // its PromptProviders and ResourceProviders; build with
 // -tags proxykinds_e2e once it does.
@@ -101,7 +99,8 @@ func TestKindsEndToEnd(t *testing.T) {
 				}
 				_, err = ts.Session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "nope://x"})
 				var wire *jsonrpc.Error
-				if nf := mcpkit.NewResourceNotFoundError("nope://x"); !errors.As(err, &wire) || err.Error() != nf.Error() {
+				var nf *jsonrpc.Error
+				if errors.As(mcpkit.NewResourceNotFoundError("nope://x"), &nf); !errors.As(err, &wire) || wire.Code != nf.Code || wire.Message != nf.Message || string(wire.Data) != string(nf.Data) {
 					t.Errorf("read nope://x: %v; want %v", err, nf)
 				}
 				_, err = ts.Session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "crm_boom"})
@@ -126,7 +125,7 @@ func TestKindsEndToEnd(t *testing.T) {
 					}
 				}
 				_, err = ts.Session.GetPrompt(ctx, &mcp.GetPromptParams{Name: "crm_zeta"})
-				if unknown := mcpkit.NewUnknownPromptError("crm_zeta"); err == nil || err.Error() != unknown.Error() {
+				if unknown := mcpkit.NewUnknownPromptError("crm_zeta"); !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams || wire.Message != unknown.Error() {
 					t.Errorf("a prompt gone: %v; want %v", err, unknown)
 				}
 			})
