@@ -1,7 +1,3 @@
-// These tests need the local server to serve the prompts and resources of
-// its PromptProviders and ResourceProviders; build with
-// -tags proxykinds_e2e once it does.
-
 package proxy_test
 
 import (
