@@ -476,7 +476,7 @@ func TestResources(t *testing.T) {
 		if err := ts.Session.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched-resource"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := ts.Server().MCPServer().ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://watched-resource"}); err != nil {
+		if err := ts.Server().ResourceUpdated(ctx, "test://watched-resource"); err != nil {
 			t.Fatal(err)
 		}
 		select {

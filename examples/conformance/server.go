@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"crypto/rand"
 	"log/slog"
 	"time"
@@ -57,16 +56,6 @@ func newServer(opts options) (*mcpkit.Server, error) {
 			// extension.
 			Capabilities: caps,
 			Logger:       logger,
-			// Subscriptions are tracked by the SDK; the handlers only make
-			// the server advertise resources.subscribe.
-			SubscribeHandler: func(ctx context.Context, req *mcp.SubscribeRequest) error {
-				logger.DebugContext(ctx, "resource subscribed", "uri", req.Params.URI)
-				return nil
-			},
-			UnsubscribeHandler: func(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-				logger.DebugContext(ctx, "resource unsubscribed", "uri", req.Params.URI)
-				return nil
-			},
 		},
 	})
 	srv.Use(serverMiddleware(logger, opts)...)
