@@ -33,6 +33,14 @@ type ServeOptions struct {
 
 	// PageSize is the most skills a skills/list page holds. Zero means 50.
 	PageSize int
+
+	// Mounts are the sets that servers mounted into srv (see
+	// [mcpkit.Server.Mount]) serve with Serve, by the namespace each is
+	// mounted under: their skills are listed and got on srv too, under
+	// the URIs the mount serves their files at (skill://namespace/...),
+	// and their files are read through the mount, by the rules of both
+	// servers. Serve registers no resources for them.
+	Mounts map[string]*Set
 }
 
 // Serve serves set on srv as the Skills extension: every file as a
@@ -57,19 +65,37 @@ type ServeOptions struct {
 // On 2026-07-28 results carry ttlMs
 // ([ServeOptions.TTL]) and cacheScope, "private" when a per-request rule
 // decides resources.
+//
+// A server that mounts others serving skills answers for theirs too when
+// they are given in [ServeOptions.Mounts]; set may then be nil, for a
+// server with no skills of its own.
 func Serve(srv *mcpkit.Server, set *Set, opts *ServeOptions) error {
-	if srv == nil || set == nil {
+	if srv == nil || set == nil && (opts == nil || len(opts.Mounts) == 0) {
 		return fmt.Errorf("skills: Serve: nil server or set")
 	}
-	h := &handler{srv: srv, set: set, pageSize: defaultPageSize}
+	h := &handler{srv: srv, pageSize: defaultPageSize}
+	var mounts map[string]*Set
 	if opts != nil {
 		h.ttl = int(opts.TTL.Milliseconds())
 		if opts.PageSize > 0 {
 			h.pageSize = opts.PageSize
 		}
+		mounts = opts.Mounts
 	}
-	if err := srv.AddResources(resources(set)...); err != nil {
-		return fmt.Errorf("skills: Serve: %w", err)
+	for ns, m := range mounts {
+		if m == nil || mcpkit.ValidateToolName(ns) != nil {
+			return fmt.Errorf("skills: Serve: mount %q: a nil set or a namespace that is not a valid tool name", ns)
+		}
+	}
+	h.served = served(set, mounts)
+	h.byURI = make(map[string]*servedSkill, len(h.served))
+	for i := range h.served {
+		h.byURI[h.served[i].uri] = &h.served[i]
+	}
+	if set != nil {
+		if err := srv.AddResources(resources(set)...); err != nil {
+			return fmt.Errorf("skills: Serve: %w", err)
+		}
 	}
 	sdk := srv.MCPServer()
 	// These handlers only let the methods past the SDK's checks: the
@@ -141,12 +167,43 @@ func textual(mime string) bool {
 	return strings.HasPrefix(mime, "text/") || strings.HasSuffix(mime, "+json") || strings.HasSuffix(mime, "+xml")
 }
 
-// handler answers skills/list and skills/get for one set on one server.
+// handler answers skills/list and skills/get on one server.
 type handler struct {
 	srv      *mcpkit.Server
-	set      *Set
+	served   []servedSkill // by URI
+	byURI    map[string]*servedSkill
 	ttl      int
 	pageSize int
+}
+
+// A servedSkill is a skill as the server serves it: its entry, under the
+// URIs its server's mount gives it.
+type servedSkill struct {
+	uri   string // of its SKILL.md, as served
+	entry Entry
+}
+
+// served returns the skills of set and of the mounted sets, by the URIs
+// they are served under.
+func served(set *Set, mounts map[string]*Set) []servedSkill {
+	var out []servedSkill
+	if set != nil {
+		for _, k := range set.skills {
+			out = append(out, servedSkill{uri: k.uri, entry: k.Entry()})
+		}
+	}
+	for ns, m := range mounts {
+		under := func(uri string) string { return schemePrefix + ns + "/" + strings.TrimPrefix(uri, schemePrefix) }
+		for _, k := range m.skills {
+			e := k.Entry().MapURIs(under)
+			out = append(out, servedSkill{uri: e.URI, entry: e})
+		}
+	}
+	slices.SortFunc(out, func(a, b servedSkill) int { return strings.Compare(a.uri, b.uri) })
+	// A URI served twice (the server's own skill and a mounted one the
+	// mount leaves unreachable) is listed once, as the server's own,
+	// which the read of its SKILL.md reaches.
+	return slices.CompactFunc(out, func(a, b servedSkill) bool { return a.uri == b.uri })
 }
 
 func (h *handler) middleware(next mcp.MethodHandler) mcp.MethodHandler {
@@ -176,8 +233,8 @@ func (h *handler) list(ctx context.Context, req *mcp.ServerRequest[*ListParams])
 		}
 		after = string(raw)
 	}
-	all := h.set.skills
-	i, _ := slices.BinarySearchFunc(all, after, func(k *Skill, uri string) int { return strings.Compare(k.uri, uri) })
+	all := h.served
+	i, _ := slices.BinarySearchFunc(all, after, func(k servedSkill, uri string) int { return strings.Compare(k.uri, uri) })
 	res := &ListResult{Skills: []Entry{}}
 	anyPrivate := false
 	for ; i < len(all); i++ {
@@ -194,7 +251,7 @@ func (h *handler) list(ctx context.Context, req *mcp.ServerRequest[*ListParams])
 			res.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(res.Skills[len(res.Skills)-1].URI))
 			break
 		}
-		res.Skills = append(res.Skills, h.entry(ctx, req, k))
+		res.Skills = append(res.Skills, h.entry(ctx, req, &all[i]))
 	}
 	res.Cacheable = h.cacheable(anyPrivate)
 	return res, nil
@@ -206,7 +263,7 @@ func (h *handler) get(ctx context.Context, req *mcp.ServerRequest[*GetParams]) (
 	if req.Params == nil || req.Params.URI == "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "skills/get requires params.uri"}
 	}
-	k, ok := h.set.Get(req.Params.URI)
+	k, ok := h.byURI[req.Params.URI]
 	var private bool
 	if ok {
 		ok, private = h.srv.ReadsResource(ctx, req, k.uri)
@@ -221,9 +278,9 @@ func (h *handler) get(ctx context.Context, req *mcp.ServerRequest[*GetParams]) (
 // entry returns k's entry as the caller of req sees it: without the files
 // it may not read (those of a skill nested in k and hidden from it, say),
 // whose URIs, sizes and digests are not its to know.
-func (h *handler) entry(ctx context.Context, req mcp.Request, k *Skill) Entry {
-	e := k.Entry()
-	files := e.Resources.Files[:0]
+func (h *handler) entry(ctx context.Context, req mcp.Request, k *servedSkill) Entry {
+	e := k.entry
+	files := make([]Resource, 0, len(e.Resources.Files))
 	for _, f := range e.Resources.Files {
 		if reads, _ := h.srv.ReadsResource(ctx, req, f.URI); reads {
 			files = append(files, f)
