@@ -54,7 +54,9 @@ func TestServeMounted(t *testing.T) {
 			for _, k := range set.Skills() {
 				want = append(want, k.Entry().MapURIs(under))
 			}
-			if !slices.EqualFunc(entries, want, func(a, b skills.Entry) bool { return a.URI == b.URI && len(a.Resources.Files) == len(b.Resources.Files) }) {
+			if !slices.EqualFunc(entries, want, func(a, b skills.Entry) bool {
+				return a.URI == b.URI && len(a.Resources.Files) == len(b.Resources.Files)
+			}) {
 				t.Fatalf("member's skills/list: %+v\nwant %+v", entries, want)
 			}
 			for _, e := range entries {
