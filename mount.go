@@ -249,30 +249,11 @@ func (h *mountedHandler) ServeResource(ctx context.Context, req *ResourceRequest
 	defer h.child.drain.leave()
 	cr := *req
 	cr.Resource, cr.Template = h.origin.resource, h.origin.template
-	if uri, ok := unprefixURI(h.ns, req.URI); ok {
-		cr.URI = uri
+	uri, ok := unprefixURI(h.ns, req.URI)
+	if !ok {
+		uri = req.URI
 	}
-	if req.Call != nil && req.Call.Params != nil {
-		call := *req.Call
-		params := *req.Call.Params
-		params.URI = cr.URI
-		call.Params = &params
-		cr.Call = &call
-	}
-	res, err := h.resource.ServeResource(ctx, &cr)
-	if res == nil || cr.URI == req.URI {
-		return res, err
-	}
-	r := *res
-	r.Contents = slices.Clone(res.Contents)
-	for i, c := range r.Contents {
-		if c != nil && c.URI == cr.URI {
-			cc := *c
-			cc.URI = req.URI
-			r.Contents[i] = &cc
-		}
-	}
-	return &r, err
+	return ReadAt(ctx, h.resource, &cr, uri)
 }
 
 // target returns the mounted prompt, resource or template made of ce, an

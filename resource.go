@@ -198,6 +198,40 @@ type ResourceRequest struct {
 	Call *mcp.ReadResourceRequest
 }
 
+// ReadAt serves req with h as a read of uri, as a mount serves a read
+// with the mounted server's resource, and a derived resource (package
+// transform) with the one it derives from: h sees req with its URI, in
+// its SDK form too, set to uri, and the contents it returns for uri are
+// answered under req.URI. req itself is unchanged.
+func ReadAt(ctx context.Context, h ResourceHandler, req *ResourceRequest, uri string) (*mcp.ReadResourceResult, error) {
+	if uri == req.URI {
+		return h.ServeResource(ctx, req)
+	}
+	at := *req
+	at.URI = uri
+	if req.Call != nil && req.Call.Params != nil {
+		call := *req.Call
+		params := *req.Call.Params
+		params.URI = uri
+		call.Params = &params
+		at.Call = &call
+	}
+	res, err := h.ServeResource(ctx, &at)
+	if res == nil {
+		return res, err
+	}
+	out := *res
+	out.Contents = slices.Clone(res.Contents)
+	for i, c := range out.Contents {
+		if c != nil && c.URI == uri {
+			cc := *c
+			cc.URI = req.URI
+			out.Contents[i] = &cc
+		}
+	}
+	return &out, err
+}
+
 // Session returns the SDK session the request arrived on, or nil; see
 // [Request.Session].
 func (r *ResourceRequest) Session() *mcp.ServerSession {

@@ -202,32 +202,11 @@ type templateMapper struct{ uriMapper }
 
 func (m *uriMapper) ServeResource(ctx context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
 	pr := *req
-	pr.URI = m.uri(req)
 	if m.resource != nil {
 		pr.Resource = m.resource
 	}
 	if m.template != nil {
 		pr.Template = m.template
 	}
-	if req.Call != nil && req.Call.Params != nil {
-		call := *req.Call
-		params := *req.Call.Params
-		params.URI = pr.URI
-		call.Params = &params
-		pr.Call = &call
-	}
-	res, err := m.next.ServeResource(ctx, &pr)
-	if res == nil || pr.URI == req.URI {
-		return res, err
-	}
-	out := *res
-	out.Contents = slices.Clone(res.Contents)
-	for i, c := range out.Contents {
-		if c != nil && c.URI == pr.URI {
-			cc := *c
-			cc.URI = req.URI
-			out.Contents[i] = &cc
-		}
-	}
-	return &out, err
+	return mcpkit.ReadAt(ctx, m.next, &pr, m.uri(req))
 }
