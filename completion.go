@@ -175,7 +175,7 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest, next mc
 	if e == nil {
 		refuse := func() (mcp.Result, error) {
 			if obs != nil {
-				observeComplete(ctx, obs, DecisionUnknown, key, nil, creq, unknown, start)
+				observeTarget(ctx, obs, DecisionUnknown, key, nil, creq, unknown, start)
 			}
 			return nil, unknown
 		}
@@ -204,7 +204,7 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest, next mc
 		values, err = s.runComplete(ctx, f, kind, key, creq)
 	}
 	if obs != nil {
-		observeComplete(ctx, obs, DecisionServed, key, e, creq, err, start)
+		observeTarget(ctx, obs, DecisionServed, key, e, creq, err, start)
 	}
 	if err != nil {
 		return nil, targetWireError(kind, key, err)

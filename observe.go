@@ -268,66 +268,33 @@ func observeServed(ctx context.Context, obs []Observer, name string, e *entry, r
 	observe(ctx, obs, ev)
 }
 
-// observePrompt tells obs of req, a prompts/get of name that reached e
-// (nil: nothing), decided d; for DecisionServed, res and err are what its
-// chain returned.
-func observePrompt(ctx context.Context, obs []Observer, d Decision, name string, e *entry, req *PromptRequest, err error, start time.Time) {
+// observeTarget tells obs of req, a prompts/get, resources/read or
+// completion/complete (by its type) of name (a URI for a read; the name
+// or URI its reference names for a completion) that reached e (nil:
+// nothing), decided d; for DecisionServed, err is what its chain (its
+// completer) returned. A served prompts/get or read refused for a scope
+// is a refusal.
+func observeTarget(ctx context.Context, obs []Observer, d Decision, name string, e *entry, req Caller, err error, start time.Time) {
 	ev := &Event{
-		Decision:      d,
-		Method:        "prompts/get",
-		Name:          name,
-		Caller:        req,
-		Principal:     principalOf(req),
-		PromptRequest: req,
-		Err:           err,
-		Start:         start,
-		Duration:      time.Since(start),
+		Decision:  d,
+		Name:      name,
+		Caller:    req,
+		Principal: principalOf(req),
+		Err:       err,
+		Start:     start,
+		Duration:  time.Since(start),
+	}
+	switch r := req.(type) {
+	case *PromptRequest:
+		ev.Method, ev.PromptRequest = "prompts/get", r
+	case *ResourceRequest:
+		ev.Method, ev.ResourceRequest = "resources/read", r
+	case *CompleteRequest:
+		ev.Method, ev.CompleteRequest = "completion/complete", r
 	}
 	var ise *InsufficientScopeError
-	if d == DecisionServed && errors.As(err, &ise) {
+	if d == DecisionServed && ev.CompleteRequest == nil && errors.As(err, &ise) {
 		ev.Decision = DecisionRefused
-	}
-	ev.Outcome, ev.Class = Classify(nil, err)
-	ev.reached(e)
-	observe(ctx, obs, ev)
-}
-
-// observeResource tells obs of req, a resources/read of uri that reached e
-// (nil: nothing), decided d, as observePrompt tells of a prompts/get.
-func observeResource(ctx context.Context, obs []Observer, d Decision, uri string, e *entry, req *ResourceRequest, err error, start time.Time) {
-	ev := &Event{
-		Decision:        d,
-		Method:          "resources/read",
-		Name:            uri,
-		Caller:          req,
-		Principal:       principalOf(req),
-		ResourceRequest: req,
-		Err:             err,
-		Start:           start,
-		Duration:        time.Since(start),
-	}
-	var ise *InsufficientScopeError
-	if d == DecisionServed && errors.As(err, &ise) {
-		ev.Decision = DecisionRefused
-	}
-	ev.Outcome, ev.Class = Classify(nil, err)
-	ev.reached(e)
-	observe(ctx, obs, ev)
-}
-
-// observeComplete tells obs of req, a completion/complete whose reference
-// names key and reached e (nil: nothing), decided d.
-func observeComplete(ctx context.Context, obs []Observer, d Decision, key string, e *entry, req *CompleteRequest, err error, start time.Time) {
-	ev := &Event{
-		Decision:        d,
-		Method:          "completion/complete",
-		Name:            key,
-		Caller:          req,
-		Principal:       principalOf(req),
-		CompleteRequest: req,
-		Err:             err,
-		Start:           start,
-		Duration:        time.Since(start),
 	}
 	ev.Outcome, ev.Class = Classify(nil, err)
 	ev.reached(e)

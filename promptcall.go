@@ -119,7 +119,7 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, next 
 		unknown := func() (mcp.Result, error) {
 			err := NewUnknownPromptError(name)
 			if obs != nil {
-				observePrompt(ctx, obs, DecisionUnknown, name, nil, rp.req, err, rp.start)
+				observeTarget(ctx, obs, DecisionUnknown, name, nil, rp.req, err, rp.start)
 			}
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, next 
 	rp.req.Prompt = rp.e.prompt
 	if err := missingArgument(rp.e.prompt, req.Params.Arguments); err != nil {
 		if obs != nil {
-			observePrompt(ctx, obs, DecisionInvalid, name, rp.e, rp.req, err, rp.start)
+			observeTarget(ctx, obs, DecisionInvalid, name, rp.e, rp.req, err, rp.start)
 		}
 		return nil, err
 	}
@@ -182,7 +182,7 @@ func (s *Server) servePromptRouted(ctx context.Context, sdkReq *mcp.GetPromptReq
 	defer verdictOf(ctx).serving(req.Session())()
 	res, err := s.runPrompt(ctx, rp.e, req)
 	if obs := s.observing(); obs != nil {
-		observePrompt(ctx, obs, DecisionServed, rp.name, rp.e, req, err, rp.start)
+		observeTarget(ctx, obs, DecisionServed, rp.name, rp.e, req, err, rp.start)
 	}
 	return finishPrompt(rp.e, res, err)
 }

@@ -160,7 +160,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest,
 		unknown := func() (mcp.Result, error) {
 			err := resourceNotFound(uri)
 			if obs != nil {
-				observeResource(ctx, obs, DecisionUnknown, uri, nil, rr.req, err, rr.start)
+				observeTarget(ctx, obs, DecisionUnknown, uri, nil, rr.req, err, rr.start)
 			}
 			return nil, err
 		}
@@ -215,7 +215,7 @@ func (s *Server) serveResourceRouted(ctx context.Context, sdkReq *mcp.ReadResour
 	defer verdictOf(ctx).serving(req.Session())()
 	res, err := s.runResource(ctx, rr.e, req)
 	if obs := s.observing(); obs != nil {
-		observeResource(ctx, obs, DecisionServed, rr.uri, rr.e, req, err, rr.start)
+		observeTarget(ctx, obs, DecisionServed, rr.uri, rr.e, req, err, rr.start)
 	}
 	if err != nil {
 		return nil, targetWireError(KindResource, req.name(), err)
