@@ -232,14 +232,16 @@ func completion(values []string) *mcp.CompleteResult {
 	return res
 }
 
-// declareCompletions is a receiving middleware of the SDK server that
-// adds the completions capability to what initialize and server/discover
-// declare, once s has completers: the SDK declares it only for the
-// CompletionHandler of its options, fixed when it is made.
-func (s *Server) declareCompletions(next mcp.MethodHandler) mcp.MethodHandler {
+// declareServed is a receiving middleware of the SDK server that adds to
+// what initialize and server/discover declare what s serves beyond the
+// SDK's own options, fixed when it was made: the completions capability,
+// once s has completers, and resources.subscribe, once s serves resources
+// (and so declares the resources capability), since s answers
+// subscriptions itself (see subscribe).
+func (s *Server) declareServed(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if err != nil || !s.completes.Load() {
+		if err != nil {
 			return res, err
 		}
 		var caps *mcp.ServerCapabilities
@@ -249,10 +251,16 @@ func (s *Server) declareCompletions(next mcp.MethodHandler) mcp.MethodHandler {
 		case *mcp.DiscoverResult:
 			caps = r.Capabilities
 		}
-		// The SDK makes the capabilities anew for each answer: they are
-		// this answer's own.
-		if caps != nil && caps.Completions == nil {
+		if caps == nil {
+			return res, err
+		}
+		// The SDK makes the capabilities anew for each answer, each
+		// kind's a copy: they are this answer's own.
+		if s.completes.Load() && caps.Completions == nil {
 			caps.Completions = &mcp.CompletionCapabilities{}
+		}
+		if s.served[KindResource].Load() && caps.Resources != nil {
+			caps.Resources.Subscribe = true
 		}
 		return res, err
 	}

@@ -129,7 +129,7 @@ type Server struct {
 	declares [numKinds]bool
 
 	// completes is set once a prompt or template with a completer is
-	// added: s declares completions (see declareCompletions).
+	// added: s declares completions (see declareServed).
 	// sdkCompletes says that the SDK options have a CompletionHandler.
 	completes    atomic.Bool
 	sdkCompletes bool
@@ -260,8 +260,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	// handler the SDK server had, and intercept runs before it.
 	s.AddReceivingMiddleware(srv.watchListeners)
 	s.AddReceivingMiddleware(srv.intercept)
-	s.AddReceivingMiddleware(srv.declareCompletions)
-	s.AddReceivingMiddleware(srv.declareSubscribe)
+	s.AddReceivingMiddleware(srv.declareServed)
 	s.AddReceivingMiddleware(srv.gate) // outermost: see Drain
 	s.AddSendingMiddleware(srv.keepSender)
 	s.AddSendingMiddleware(srv.filterListChanged)

@@ -302,28 +302,3 @@ func (s *Server) keepSender(next mcp.MethodHandler) mcp.MethodHandler {
 	return next
 }
 
-// declareSubscribe is a receiving middleware of the SDK server that adds
-// resources.subscribe to what initialize and server/discover declare,
-// once s serves resources (and so declares the resources capability): s
-// answers subscriptions itself (see subscribe).
-func (s *Server) declareSubscribe(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		res, err := next(ctx, method, req)
-		if err != nil || !s.served[KindResource].Load() {
-			return res, err
-		}
-		var caps *mcp.ServerCapabilities
-		switch r := res.(type) {
-		case *mcp.InitializeResult:
-			caps = r.Capabilities
-		case *mcp.DiscoverResult:
-			caps = r.Capabilities
-		}
-		// The SDK makes the capabilities anew for each answer, each
-		// kind's a copy: they are this answer's own.
-		if caps != nil && caps.Resources != nil {
-			caps.Resources.Subscribe = true
-		}
-		return res, err
-	}
-}
