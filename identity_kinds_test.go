@@ -328,8 +328,8 @@ var kindRoutes = []kindRoute{
 			}
 			return ts[0].Key()
 		},
-		request: func(k targetKind, id string) kindRequest { return direct(k, id, "up.", "notes", "") },
-		origin:  func(k targetKind, id string) kindRequest { return direct(k, id, "up.", "notes", "") },
+		request:  func(k targetKind, id string) kindRequest { return direct(k, id, "up.", "notes", "") },
+		origin:   func(k targetKind, id string) kindRequest { return direct(k, id, "up.", "notes", "") },
 		sameCall: true,
 		early:    map[targetKind]bool{},
 	},
