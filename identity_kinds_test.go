@@ -823,3 +823,56 @@ func TestIdentityKindsMatrix(t *testing.T) {
 		})
 	}
 }
+
+// TestIdentityKindsProxyUpstreamBudget: through the proxy, a limit is the
+// server's that holds it. The local server's RateLimit is keyed on the
+// local identity and the local verified caller (the matrix's proxy route);
+// the upstream's own RateLimit sees every proxied request as one caller,
+// the proxy, which sends no caller's token: anonymous, there, as a direct
+// client without a token is. So one local caller's requests spend the
+// budget of every other local caller, and of the upstream's anonymous
+// clients, at the upstream.
+func TestIdentityKindsProxyUpstreamBudget(t *testing.T) {
+	kt := &kindTarget{release: make(chan struct{})}
+	remote := mcpkit.NewServer(&mcp.Implementation{Name: "remote"}, nil)
+	remote.Use(middleware.RateLimit(middleware.NewTokenBucket(rate.Every(time.Hour), 1, nil), nil))
+	register(t, remote, kt.prompt())
+	hs := httptest.NewServer(remote.HTTPHandler(nil))
+	t.Cleanup(hs.Close)
+	up, err := proxy.New(t.Context(), proxy.HTTP(hs.URL, nil), &proxy.Options{Prefix: "up."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
+	local.Use(mcpkit.For(keyed(kindPrompt, "up.summarize"), middleware.RateLimit(middleware.NewTokenBucket(rate.Every(time.Hour), 1, nil), nil)))
+	up.AddTo(local)
+	send := serveStateless(t, local)
+	get := kindRequest{name: "up.summarize", args: map[string]string{"text": "1"}}
+
+	if o := send(t, "admin", get); !o.ran() {
+		t.Fatalf("admin's first request: %v", o)
+	}
+	// user's local budget is untouched; the upstream's, shared, is spent:
+	// the refusal is the upstream's, relayed as its failure.
+	o := send(t, "user", get)
+	if o.wire == nil || !strings.Contains(o.wire.Message, `upstream "remote" failed prompt "summarize"`) || !strings.Contains(o.wire.Message, "rate limited") {
+		t.Errorf("user's first request through the proxy: %v; want the upstream's rate limit", o)
+	}
+	if n := kt.runs.Load(); n != 1 {
+		t.Errorf("the upstream prompt ran %d times, want 1", n)
+	}
+	// A client of the upstream without a token shares that budget.
+	raw := mcpkittest.RawClient{Endpoint: hs.URL}
+	_, err = raw.Call(t.Context(), "prompts/get", map[string]any{"name": "summarize", "arguments": map[string]any{"text": "1"}})
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) || !strings.Contains(wire.Message, "rate limited") {
+		t.Errorf("an anonymous client of the upstream: %v; want the rate limit the proxy spent", err)
+	}
+	// admin's second request is refused by the local limit first: the
+	// upstream is not asked.
+	o = send(t, "admin", get)
+	if o.wire == nil || !strings.Contains(o.wire.Message, `prompt "up.summarize" is rate limited`) {
+		t.Errorf("admin's second request: %v; want the local limit", o)
+	}
+}
