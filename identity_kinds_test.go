@@ -636,6 +636,15 @@ func wantHiddenKind(t *testing.T, f *kindFixture, token string) {
 	} else if g, w := marshalWire(t, got.wire), marshalWire(t, want.wire); !bytes.Equal(g, w) {
 		t.Errorf("%s: the route's answer\n%s\nis not the answer of a %s never served\n%s", token, g, f.kind, w)
 	}
+	if f.kind == kindPrompt {
+		// Without its required argument: a hidden prompt's checks must
+		// not tell that it exists.
+		r.args = nil
+		got, want := f.send(t, token, r), f.neverRegistered(t, token, r)
+		if got.wire == nil || want.wire == nil || !bytes.Equal(marshalWire(t, got.wire), marshalWire(t, want.wire)) {
+			t.Errorf("%s: without its required argument, the hidden prompt answered %v; never served: %v", token, got, want)
+		}
+	}
 	if n := f.kt.runs.Load(); n != 0 {
 		t.Errorf("the hidden %s ran %d times", f.kind, n)
 	}
