@@ -799,12 +799,6 @@ var kindDefects = map[string]string{
 	"proxy/template": "a read of notes://7 through proxy.Upstream is served by a resource made for the URI (Key notes://7, no Origin), " +
 		"not by the template notes://{id} it lists: Disable/Require hide only the listing, For(Key, RequireScopes/Timeout) is skipped, " +
 		"RateLimit gives each URI a fresh budget, CacheResults(Targets) never caches",
-	// The cache key of a prompts/get is the principal, the prompt's Key
-	// and the arguments as the request names them: not the route, so a
-	// derived prompt whose hidden arguments differ shares its parent's
-	// entries.
-	"renamed/prompt/middleware.CacheResults(Targets: Key)": "brief{text:1} (transform.Prompt of summarize, style hidden = short) " +
-		`is answered from the entry of summarize{text:1}: "summary of 1 (full)" instead of "summary of 1 (short)"`,
 }
 
 func TestIdentityKindsMatrix(t *testing.T) {

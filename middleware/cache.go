@@ -326,7 +326,11 @@ func (h *cacheHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptReques
 	if round || err != nil {
 		return h.prompts.ServePrompt(ctx, req)
 	}
-	return serveCached(ctx, h, req.Prompt, req, args, h.prompts.ServePrompt, decodeJSON[mcp.GetPromptResult], func(r *mcp.GetPromptResult) (*mcp.Meta, bool) {
+	// The name served is in the key with the arguments: a prompt derived
+	// from another (its identity) may give other values to what the
+	// client does not send.
+	what := append([]byte(req.Prompt.Name+"\x00"), args...)
+	return serveCached(ctx, h, req.Prompt, req, what, h.prompts.ServePrompt, decodeJSON[mcp.GetPromptResult], func(r *mcp.GetPromptResult) (*mcp.Meta, bool) {
 		return &r.Meta, r.InputRequests == nil && r.RequestState == ""
 	})
 }
@@ -366,7 +370,7 @@ func decodeRead(data []byte) (*mcp.ReadResourceResult, error) {
 }
 
 // serveCached answers req, a request of t whose key is made of who asks,
-// t and what (the arguments, the URI read), from the cache (decoding the
+// t and what (the name served and the arguments, the URI read), from the cache (decoding the
 // kept result with decode), or serves it and keeps its result when keep
 // reports it may be kept; keep also returns the result's _meta, where a
 // hit is marked.
@@ -378,7 +382,7 @@ func serveCached[Req mcpkit.Caller, Res any](ctx context.Context, h *cacheHandle
 	} else if who = mcpkit.Principal(req); who == "" {
 		return serve(ctx, req) // anonymous callers cannot be told apart
 	}
-	key := newKeyHash("mcpkit/cache/target/v1").add(who).add(t.Kind().String()).add(t.Key()).addBytes(what).sum("")
+	key := newKeyHash("mcpkit/cache/target/v2").add(who).add(t.Kind().String()).add(t.Key()).addBytes(what).sum("")
 	data, found, err := h.c.Get(ctx, key)
 	if err != nil {
 		h.warn.warn("middleware: cache unavailable, serving the "+t.Kind().String(), t.Kind().String(), t.Key(), "error", err)
