@@ -7,7 +7,6 @@ import (
 	"errors"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,8 +113,7 @@ func (kt *kindTarget) template() *mcpkit.ResourceTemplate {
 }
 
 // noteText is what a read of a note answers: its id, from the template's
-// variables, or from the URI for a resource made for one URI (a
-// provider's).
+// variables, or from the URI for a resource of its own.
 func noteText(req *mcpkit.ResourceRequest) string {
 	id, ok := req.Params["id"]
 	if !ok {
@@ -336,13 +334,12 @@ var kindRoutes = []kindRoute{
 }
 
 // kindsOf is a PromptProvider and ResourceProvider of what it holds, to
-// everyone. Its template is listed, and read (as a provider's templates
-// are) through LookupResource, with a resource made for each URI.
+// everyone. Its template is listed, and serves the reads of the URIs it
+// matches through LookupResourceTemplate.
 type kindsOf struct {
 	prompt   *mcpkit.Prompt
 	resource *mcpkit.Resource
 	template *mcpkit.ResourceTemplate
-	made     sync.Map // uri -> *mcpkit.Resource
 }
 
 func (*kindsOf) ListTools(context.Context, mcpkit.Caller, string, int) ([]*mcpkit.Tool, error) {
@@ -385,13 +382,14 @@ func (p *kindsOf) LookupResource(_ context.Context, _ mcpkit.Caller, uri string)
 	if p.resource != nil && p.resource.URI == uri {
 		return p.resource, nil
 	}
-	id, ok := strings.CutPrefix(uri, "notes://")
-	if p.template == nil || !ok || id == "" || strings.Contains(id, "/") {
+	return nil, nil
+}
+
+func (p *kindsOf) LookupResourceTemplate(_ context.Context, _ mcpkit.Caller, uri string) (*mcpkit.ResourceTemplate, error) {
+	if id, ok := strings.CutPrefix(uri, "notes://"); p.template == nil || !ok || id == "" || strings.Contains(id, "/") {
 		return nil, nil
 	}
-	r, _ := p.made.LoadOrStore(uri, &mcpkit.Resource{Resource: mcp.Resource{URI: uri, Name: p.template.Name},
-		Handler: p.template.Handler})
-	return r.(*mcpkit.Resource), nil
+	return p.template, nil
 }
 
 // kindOutcome is what a request got, as the matrix tells outcomes apart.
@@ -786,20 +784,7 @@ var kindMechanisms = []kindMechanism{
 // kindDefects are the pairs that fail because of a defect of the product,
 // by route and kind (every mechanism) or route, kind and mechanism, with
 // the symptom.
-var kindDefects = map[string]string{
-	// A provider's templates are listed only: a read of one of their
-	// URIs is served by the *Resource that LookupResource makes for the
-	// URI, whose Key is the URI itself (Resource.Origin cannot name a
-	// template), so nothing keyed on the template's identity selects it.
-	"provider/template": "a read of notes://7 through a ResourceProvider is judged as the resource notes://7, not the template notes://{id}: " +
-		"Disable/Require hide the template from templates/list but its URIs are still read, For(Key, RequireScopes/Timeout) is skipped, " +
-		"RateLimit gives each URI a fresh budget, CacheResults(Targets) never caches",
-	// The proxy serves its upstream's templates as a ResourceProvider
-	// does, with the same result.
-	"proxy/template": "a read of notes://7 through proxy.Upstream is served by a resource made for the URI (Key notes://7, no Origin), " +
-		"not by the template notes://{id} it lists: Disable/Require hide only the listing, For(Key, RequireScopes/Timeout) is skipped, " +
-		"RateLimit gives each URI a fresh budget, CacheResults(Targets) never caches",
-}
+var kindDefects = map[string]string{}
 
 func TestIdentityKindsMatrix(t *testing.T) {
 	for _, era := range kindsEras {

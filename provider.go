@@ -86,13 +86,21 @@ type ResourceProvider interface {
 
 	// ListResourceTemplates returns, sorted by their text, the templates
 	// c may see whose texts come after after, at most limit of them when
-	// limit is positive. They are listed only: reads go to LookupResource.
+	// limit is positive.
 	ListResourceTemplates(ctx context.Context, c Caller, after string, limit int) ([]*ResourceTemplate, error)
 
-	// LookupResource returns a resource that serves a read of uri for
-	// c, or nil when the provider serves c no such URI. For a URI one of
-	// its templates matches, it returns a resource made for that URI.
+	// LookupResource returns the resource whose URI is uri that c may
+	// read, or nil when c has none of that URI.
 	LookupResource(ctx context.Context, c Caller, uri string) (*Resource, error)
+
+	// LookupResourceTemplate returns the template that serves a read of
+	// uri for c (one of those it lists, which matches uri), or nil. It
+	// is asked when LookupResource returns nil. The server decodes the
+	// variables as for a registered template, and the read is the
+	// template's: a rule, a limit or a cache keyed on the template
+	// holds for every URI it serves. Return the same *ResourceTemplate
+	// for the same template: the server compiles it once per pointer.
+	LookupResourceTemplate(ctx context.Context, c Caller, uri string) (*ResourceTemplate, error)
 }
 
 // AddProvider makes the tools of p callable and listed, alongside the
@@ -349,8 +357,22 @@ func (ps *providerSource) target(ctx context.Context, st *state, c Caller, f fam
 }
 
 func (ps *providerSource) read(ctx context.Context, st *state, c Caller, uri string, _, blind bool) (*entry, map[string]string, bool) {
-	e, blocked := ps.target(ctx, st, c, famResource, uri, blind)
-	return e, nil, blocked
+	if e, blocked := ps.target(ctx, st, c, famResource, uri, blind); e != nil || blocked || !ps.serves(KindResource) {
+		return e, nil, blocked
+	}
+	t := ps.lookupTarget(ctx, c, famTemplate, uri)
+	if t == nil {
+		return nil, nil, false
+	}
+	e := ps.s.provideTarget(st, t, nil)
+	if e == nil || e.template == nil || e.chain == nil {
+		return nil, nil, false
+	}
+	params := e.template.match(uri)
+	if params == nil {
+		return nil, nil, false // the provider's template does not match uri
+	}
+	return e, params, false
 }
 
 func (ps *providerSource) serves(k Kind) bool {
@@ -382,6 +404,11 @@ func (ps *providerSource) lookupTarget(ctx context.Context, c Caller, f family, 
 		var r *Resource
 		if r, err = ps.p.(ResourceProvider).LookupResource(ctx, c, key); r != nil {
 			t = r
+		}
+	case famTemplate:
+		var rt *ResourceTemplate
+		if rt, err = ps.p.(ResourceProvider).LookupResourceTemplate(ctx, c, key); rt != nil {
+			t = rt
 		}
 	}
 	if err != nil {
@@ -499,6 +526,7 @@ func (s *Server) makeProvidedTarget(st *state, t, key Target) (*entry, error) {
 	var (
 		err     error
 		serving = true
+		tt      = t // what is served: t, or t compiled
 	)
 	switch t := t.(type) {
 	case *Prompt:
@@ -513,10 +541,16 @@ func (s *Server) makeProvidedTarget(st *state, t, key Target) (*entry, error) {
 			err = checkTarget("resource", t.URI, t.Name, t.Handler != nil, t.Middleware)
 		}
 	case *ResourceTemplate:
-		// Listed only, unless mounted: a provider's are read through
-		// LookupResource, a mounted one through the child's route.
+		// A provider's template serves the reads LookupResourceTemplate
+		// sends it, compiled here once; a mounted one is the child's,
+		// read through the child's route, and one without a handler is
+		// listed only.
 		serving = t.Handler != nil
-		err = checkTarget("template", t.URITemplate, t.Name, true, t.Middleware)
+		if serving && t.compiled == nil {
+			tt, err = compileTemplate(t)
+		} else {
+			err = checkTarget("template", t.URITemplate, t.Name, true, t.Middleware)
+		}
 		if len(t.Complete) > 0 {
 			s.completes.Store(true)
 		}
@@ -524,14 +558,14 @@ func (s *Server) makeProvidedTarget(st *state, t, key Target) (*entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if tv, ok := st.visibility.(TargetVisibility); ok && !tv.EnabledTarget(t) {
+	if tv, ok := st.visibility.(TargetVisibility); ok && !tv.EnabledTarget(tt) {
 		return nil, nil
 	}
 	var c *chain
 	if serving {
-		c = buildTargetChain(t, st.use)
+		c = buildTargetChain(tt, st.use)
 	}
-	e := newTargetEntry(t, c)
+	e := newTargetEntry(tt, c)
 	e.provided = true
 	e.made.Store(&entryMade{targetKey: key})
 	return e, nil

@@ -114,6 +114,12 @@ func (p *kindsProvider) LookupResource(_ context.Context, _ mcpkit.Caller, uri s
 	return nil, nil
 }
 
+// LookupResourceTemplate finds none: this provider makes a resource per
+// URI of its own (see LookupResource).
+func (p *kindsProvider) LookupResourceTemplate(context.Context, mcpkit.Caller, string) (*mcpkit.ResourceTemplate, error) {
+	return nil, nil
+}
+
 // kindsServer serves a kindsProvider beside a registered prompt a0, a
 // registered mem://3, which wins over the provider's, and a registered
 // template mem://n/r{x}, which wins over the provider's reads of the URIs

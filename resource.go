@@ -318,6 +318,36 @@ func (s *Server) AddResources(resources ...*Resource) error {
 	return s.addTargets(famResource, ts, ErrDuplicateResource, "AddResources")
 }
 
+// compileTemplate checks t as AddResourceTemplates does, and returns a
+// copy of it, compiled.
+func compileTemplate(t *ResourceTemplate) (*ResourceTemplate, error) {
+	compiled, err := uritemplate.New(t.URITemplate)
+	if err != nil {
+		return nil, fmt.Errorf("mcpkit: template %q: %w", t.URITemplate, err)
+	}
+	literal, _, _ := strings.Cut(t.URITemplate, "{")
+	if u, err := url.Parse(literal); err != nil || u.Scheme == "" {
+		return nil, fmt.Errorf("mcpkit: template %q: the template must be absolute, with a scheme before its first expression", t.URITemplate)
+	}
+	if err := checkTarget("template", t.URITemplate, t.Name, t.Handler != nil, t.Middleware); err != nil {
+		return nil, err
+	}
+	vars := map[string]bool{}
+	for _, v := range compiled.Varnames() {
+		vars[v] = true
+	}
+	if err := checkCompleters("template", t.URITemplate, "variable", t.Complete, vars); err != nil {
+		return nil, err
+	}
+	compiled.Match(literal) // compiles its matcher once, here
+	c := *t
+	c.Middleware = slices.Clone(t.Middleware)
+	c.Tags = slices.Clone(t.Tags)
+	c.Complete = maps.Clone(t.Complete)
+	c.compiled, c.literal = compiled, literal
+	return &c, nil
+}
+
 // AddResourceTemplates registers templates, as [Server.AddResources]
 // registers resources: each is checked first (its template compiles, and
 // is absolute: a scheme before the first expression; each completer is of
@@ -329,31 +359,11 @@ func (s *Server) AddResourceTemplates(templates ...*ResourceTemplate) error {
 		if t == nil {
 			return fmt.Errorf("mcpkit: AddResourceTemplates: template %d is nil", i)
 		}
-		compiled, err := uritemplate.New(t.URITemplate)
+		c, err := compileTemplate(t)
 		if err != nil {
-			return fmt.Errorf("mcpkit: template %q: %w", t.URITemplate, err)
-		}
-		literal, _, _ := strings.Cut(t.URITemplate, "{")
-		if u, err := url.Parse(literal); err != nil || u.Scheme == "" {
-			return fmt.Errorf("mcpkit: template %q: the template must be absolute, with a scheme before its first expression", t.URITemplate)
-		}
-		if err := checkTarget("template", t.URITemplate, t.Name, t.Handler != nil, t.Middleware); err != nil {
 			return err
 		}
-		vars := map[string]bool{}
-		for _, v := range compiled.Varnames() {
-			vars[v] = true
-		}
-		if err := checkCompleters("template", t.URITemplate, "variable", t.Complete, vars); err != nil {
-			return err
-		}
-		compiled.Match(literal) // compiles its matcher once, here
-		c := *t
-		c.Middleware = slices.Clone(t.Middleware)
-		c.Tags = slices.Clone(t.Tags)
-		c.Complete = maps.Clone(t.Complete)
-		c.compiled, c.literal = compiled, literal
-		ts[i] = &c
+		ts[i] = c
 	}
 	if len(ts) == 0 {
 		return nil

@@ -192,7 +192,7 @@ func ExampleNew_upstreamDownAtStart() {
 // The upstream's prompts and resources, as an Upstream serves them to the
 // local server: listed from its catalog, and read through to the
 // upstream, here for a URI that one of its templates matches.
-func ExampleUpstream_LookupResource() {
+func ExampleUpstream_LookupResourceTemplate() {
 	ctx := context.Background()
 	remote := mcpkit.NewServer(&mcp.Implementation{Name: "notes"}, nil)
 	remote.AddPrompts(&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "summarize"},
@@ -219,8 +219,8 @@ func ExampleUpstream_LookupResource() {
 
 	prompts, _ := up.ListPrompts(ctx, nil, "", 0)
 	fmt.Println(prompts[0].Name)
-	r, _ := up.LookupResource(ctx, nil, "notes://7")
-	res, err := r.Handler.ServeResource(ctx, &mcpkit.ResourceRequest{Resource: r, URI: r.URI})
+	t, _ := up.LookupResourceTemplate(ctx, nil, "notes://7")
+	res, err := t.Handler.ServeResource(ctx, &mcpkit.ResourceRequest{Template: t, URI: "notes://7"})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,23 +71,29 @@ func (u *Upstream) ListResourceTemplates(_ context.Context, _ mcpkit.Caller, aft
 }
 
 // LookupResource returns the upstream's resource at uri in the last
-// catalog read, or else a resource made for uri when one of the
-// upstream's templates matches it, or nil (see [mcpkit.ResourceProvider]).
-// Templates are tried as the local server tries its own: the longest
-// literal text before the first expression first, then by text; one that
-// leaves a variable empty does not match. The Handler of either forwards
-// resources/read of uri to the upstream.
+// catalog read, or nil (see [mcpkit.ResourceProvider]). Its Handler
+// forwards resources/read of uri to the upstream.
 func (u *Upstream) LookupResource(_ context.Context, _ mcpkit.Caller, uri string) (*mcpkit.Resource, error) {
+	if c := u.served(); c != nil {
+		return c.byURI[uri], nil
+	}
+	return nil, nil
+}
+
+// LookupResourceTemplate returns the upstream's template that serves a
+// read of uri, or nil (see [mcpkit.ResourceProvider]). Templates are tried
+// as the local server tries its own: the longest literal text before the
+// first expression first, then by text; one that leaves a variable empty
+// does not match. Its Handler forwards resources/read of the URI read to
+// the upstream.
+func (u *Upstream) LookupResourceTemplate(_ context.Context, _ mcpkit.Caller, uri string) (*mcpkit.ResourceTemplate, error) {
 	c := u.served()
 	if c == nil {
 		return nil, nil
 	}
-	if r := c.byURI[uri]; r != nil {
-		return r, nil
-	}
 	for _, m := range c.matchers {
 		if m.matches(uri) {
-			return c.made.get(uri, m, u), nil
+			return m.t, nil
 		}
 	}
 	return nil, nil
@@ -184,7 +189,6 @@ func (u *Upstream) loadResources(next, old *catalog, defs []*mcp.Resource, tdefs
 	next.byURI = make(map[string]*mcpkit.Resource, len(defs))
 	next.templates = nil
 	next.matchers = nil
-	next.made = newMadeCache()
 	next.resourceProblems = nil
 	problem := func(err error) {
 		next.resourceProblems = append(next.resourceProblems, err)
@@ -300,44 +304,6 @@ func (m *matcher) matches(uri string) bool {
 	return true
 }
 
-// madeCache keeps the resources made from a catalog's templates, by URI,
-// so that reads of one URI get one *Resource, whose chain the local
-// server keeps. It is bounded: past maxMade resources it starts again
-// empty, and a URI longer than maxMadeURI gets a resource of its own.
-type madeCache struct {
-	mu sync.Mutex
-	m  map[string]*mcpkit.Resource
-}
-
-const (
-	maxMade    = 1024
-	maxMadeURI = 2048
-)
-
-func newMadeCache() *madeCache { return &madeCache{m: map[string]*mcpkit.Resource{}} }
-
-// get returns the resource made for uri, which m matches.
-func (c *madeCache) get(uri string, m *matcher, u *Upstream) *mcpkit.Resource {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if r := c.m[uri]; r != nil {
-		return r
-	}
-	d := &m.t.ResourceTemplate
-	r := &mcpkit.Resource{Resource: mcp.Resource{
-		URI: uri, Name: d.Name, Title: d.Title, Description: d.Description, MIMEType: d.MIMEType,
-		Annotations: d.Annotations, Icons: slices.Clone(d.Icons),
-	}, Handler: forwardResource{u}, Middleware: u.mw}
-	if len(uri) > maxMadeURI {
-		return r
-	}
-	if len(c.m) >= maxMade {
-		c.m = map[string]*mcpkit.Resource{}
-	}
-	c.m[uri] = r
-	return r
-}
-
 // forwardPrompt is the Handler of a proxied prompt: it sends prompts/get
 // on to the upstream.
 type forwardPrompt struct {
@@ -391,8 +357,8 @@ func (f *forwardPrompt) ServePrompt(ctx context.Context, req *mcpkit.PromptReque
 	return res, nil
 }
 
-// forwardResource is the Handler of a proxied resource, and of those made
-// from a proxied template: it sends resources/read on to the upstream.
+// forwardResource is the Handler of a proxied resource and of a proxied
+// template: it sends resources/read on to the upstream.
 type forwardResource struct{ u *Upstream }
 
 // ServeResource forwards a read of req.URI to the upstream as

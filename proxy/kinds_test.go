@@ -242,6 +242,19 @@ func getPrompt(ctx context.Context, p *mcpkit.Prompt, args map[string]string, me
 }
 
 // readResource serves resources/read of r through its Handler.
+// lookupRead returns what serves a read of uri through up: its resource
+// at uri, or one standing for the read of uri by the template that
+// matches it; nil for neither.
+func lookupRead(ctx context.Context, up *proxy.Upstream, uri string) *mcpkit.Resource {
+	if r, _ := up.LookupResource(ctx, nil, uri); r != nil {
+		return r
+	}
+	if t, _ := up.LookupResourceTemplate(ctx, nil, uri); t != nil {
+		return &mcpkit.Resource{Resource: mcp.Resource{URI: uri, Name: t.Name}, Handler: t.Handler}
+	}
+	return nil
+}
+
 func readResource(ctx context.Context, r *mcpkit.Resource, extra *mcp.RequestExtra) (*mcp.ReadResourceResult, error) {
 	return r.Handler.ServeResource(ctx, &mcpkit.ResourceRequest{Resource: r, URI: r.URI,
 		Call: &mcp.ReadResourceRequest{Params: &mcp.ReadResourceParams{URI: r.URI}, Extra: extra}})
@@ -250,8 +263,8 @@ func readResource(ctx context.Context, r *mcpkit.Resource, extra *mcp.RequestExt
 // TestKindsListAndLookup reads the upstream's prompts, resources and
 // templates across its pages (of 2), on each protocol version, and
 // serves them sorted, paged after a key, prompts under the prefix and
-// URIs as they are; a URI one of its templates matches gets a resource
-// made for it, the same one each time, and a URI nothing serves, or a
+// URIs as they are; a URI one of its templates matches gets that
+// template, the same one each time, and a URI nothing serves, or a
 // template would match with a variable empty, gets nil.
 func TestKindsListAndLookup(t *testing.T) {
 	for _, ue := range upstreamEras {
@@ -316,20 +329,26 @@ func TestKindsListAndLookup(t *testing.T) {
 			if r, _ := up.LookupResource(ctx, nil, "docs://a"); r != listed {
 				t.Errorf("LookupResource(docs://a) = %p, want the listed resource %p", r, listed)
 			}
-			made, _ := up.LookupResource(ctx, nil, "users://42/profile")
-			if made == nil || made.URI != "users://42/profile" || made.Name != "profile" || made.MIMEType != "application/json" || made.Handler == nil {
-				t.Fatalf("LookupResource(users://42/profile) = %+v; want a resource made from the template", made)
+			if r, _ := up.LookupResource(ctx, nil, "users://42/profile"); r != nil {
+				t.Errorf("LookupResource(users://42/profile) = %v; a template's URI is not a resource", r.URI)
 			}
-			if again, _ := up.LookupResource(ctx, nil, "users://42/profile"); again != made {
-				t.Errorf("a second lookup made another resource")
+			tmpl, _ := up.LookupResourceTemplate(ctx, nil, "users://42/profile")
+			if tmpl == nil || tmpl.URITemplate != "users://{id}/profile" || tmpl.Handler == nil {
+				t.Fatalf("LookupResourceTemplate(users://42/profile) = %+v; want the upstream's template", tmpl)
+			}
+			if again, _ := up.LookupResourceTemplate(ctx, nil, "users://7/profile"); again != tmpl {
+				t.Errorf("another URI of the template found another *ResourceTemplate")
 			}
 			long := "users://" + strings.Repeat("9", 4096) + "/profile"
-			if r, _ := up.LookupResource(ctx, nil, long); r == nil || r.URI != long {
+			if tt, _ := up.LookupResourceTemplate(ctx, nil, long); tt != tmpl {
 				t.Errorf("a long URI the template matches is not served")
 			}
 			for _, uri := range []string{"nope://x", "users:///profile", "users://42/settings", ""} {
 				if r, _ := up.LookupResource(ctx, nil, uri); r != nil {
 					t.Errorf("LookupResource(%q) = %v; want nil", uri, r.URI)
+				}
+				if tt, _ := up.LookupResourceTemplate(ctx, nil, uri); tt != nil {
+					t.Errorf("LookupResourceTemplate(%q) = %v; want nil", uri, tt.URITemplate)
 				}
 			}
 			if len(up.Problems()) != 0 {
@@ -395,7 +414,7 @@ func TestKindsForward(t *testing.T) {
 			}
 
 			for _, uri := range []string{"docs://a", "docs://b", "users://42/profile", "docs://c%2Fd"} {
-				r, _ := up.LookupResource(ctx, nil, uri)
+				r := lookupRead(ctx, up, uri)
 				if r == nil {
 					t.Fatalf("LookupResource(%s) = nil", uri)
 				}
@@ -411,14 +430,14 @@ func TestKindsForward(t *testing.T) {
 					t.Errorf("read %s:\n%s\nwant\n%s", uri, g, w)
 				}
 			}
-			a, _ := up.LookupResource(ctx, nil, "docs://a")
-			b, _ := up.LookupResource(ctx, nil, "docs://b")
+			a := lookupRead(ctx, up, "docs://a")
+			b := lookupRead(ctx, up, "docs://b")
 			ra, _ := readResource(ctx, a, nil)
 			rb, _ := readResource(ctx, b, nil)
 			if ra == nil || ra.Contents[0].Text != oddText || rb == nil || !bytes.Equal(rb.Contents[0].Blob, allBytes) {
 				t.Errorf("the contents changed on the way: %q, %v", ra.Contents[0].Text, rb.Contents[0].Blob)
 			}
-			profile, _ := up.LookupResource(ctx, nil, "users://7/profile")
+			profile := lookupRead(ctx, up, "users://7/profile")
 			if res, err := readResource(ctx, profile, nil); err != nil || res.Contents[0].Text != `{"id":"7"}` {
 				t.Errorf("read users://7/profile: %v, %v; want the template's reading of its URI", res, err)
 			}
@@ -476,7 +495,7 @@ func TestKindsErrors(t *testing.T) {
 		t.Errorf("a prompt gone upstream: %v; want the local unknown-prompt error", err)
 	}
 
-	a, _ := up.LookupResource(ctx, nil, "docs://a")
+	a := lookupRead(ctx, up, "docs://a")
 	k.srv.RemoveResources("docs://a")
 	k.srv.RemoveResourceTemplates("docs://{name}")
 	_, err = readResource(ctx, a, nil)
@@ -490,7 +509,7 @@ func TestKindsErrors(t *testing.T) {
 	if !errors.As(err, &ue) || !errors.Is(err, proxy.ErrUnavailable) || ue.Kind != mcpkit.KindPrompt {
 		t.Errorf("an upstream gone: %v; want an *UpstreamError wrapping ErrUnavailable", err)
 	}
-	profile, _ := up.LookupResource(ctx, nil, "users://1/profile")
+	profile := lookupRead(ctx, up, "users://1/profile")
 	_, err = readResource(ctx, profile, nil)
 	if !errors.As(err, &ue) || !errors.Is(err, proxy.ErrUnavailable) || ue.Kind != mcpkit.KindResource || ue.Tool != "users://1/profile" {
 		t.Errorf("an upstream gone: %v; want an *UpstreamError wrapping ErrUnavailable", err)
@@ -517,7 +536,7 @@ func TestKindsListChanged(t *testing.T) {
 			ctx := t.Context()
 			tools := k.count("tools/list")
 			greet, _ := up.LookupPrompt(ctx, nil, "greet")
-			a, _ := up.LookupResource(ctx, nil, "docs://a")
+			a := lookupRead(ctx, up, "docs://a")
 
 			k.srv.AddPrompts(&mcpkit.Prompt{Prompt: mcp.Prompt{Name: "fresh"}, Handler: mcpkit.PromptHandlerFunc(func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
 				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "fresh"}}}}, nil
@@ -546,7 +565,7 @@ func TestKindsListChanged(t *testing.T) {
 					break
 				}
 			}
-			if r, _ := up.LookupResource(ctx, nil, "docs://a"); r != a {
+			if r := lookupRead(ctx, up, "docs://a"); r != a {
 				t.Errorf("docs://a, unchanged, is another *Resource after the refresh")
 			}
 			if n := k.count("tools/list"); n != tools {
@@ -624,7 +643,7 @@ func TestKindsCredentials(t *testing.T) {
 		},
 	})
 	ctx := t.Context()
-	inbox, _ := up.LookupResource(ctx, nil, "mine://inbox")
+	inbox := lookupRead(ctx, up, "mine://inbox")
 	for _, user := range []string{"ada", "bob"} {
 		res, err := readResource(ctx, inbox, &mcp.RequestExtra{Header: http.Header{"X-User": {user}}})
 		want := "inbox of Bearer for-" + user + "-mine://inbox"
@@ -680,7 +699,7 @@ func TestKindsPartialFailure(t *testing.T) {
 	if tl, _ := up.LookupTool(ctx, nil, "echo"); tl == nil {
 		t.Fatal("the tools are not served while the prompts cannot be read")
 	}
-	if r, _ := up.LookupResource(ctx, nil, "docs://a"); r == nil {
+	if r := lookupRead(ctx, up, "docs://a"); r == nil {
 		t.Fatal("the resources are not served while the prompts cannot be read")
 	}
 	if p, _ := up.LookupPrompt(ctx, nil, "greet"); p != nil {

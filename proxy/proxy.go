@@ -208,7 +208,7 @@ type Upstream struct {
 // catalog is one copy of the upstream's tools, prompts, resources and
 // templates, as served locally: each sorted by its key, with an index,
 // and what was wrong with them (see Problems). It is never modified once
-// stored, but for the cache of resources made from templates.
+// stored.
 type catalog struct {
 	tools        []*mcpkit.Tool
 	byName       map[string]*mcpkit.Tool
@@ -222,7 +222,6 @@ type catalog struct {
 	byURI            map[string]*mcpkit.Resource
 	templates        []*mcpkit.ResourceTemplate // sorted by text
 	matchers         []*matcher                 // the templates in the order they match
-	made             *madeCache                 // the resources made from the templates
 	resourceProblems []error
 
 	completes bool // the upstream declares completions
