@@ -1,0 +1,144 @@
+package mcpkit_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/tools"
+	"github.com/mcpkit/mcpkit/transform"
+)
+
+// atk37bTokens are the tokens of the verified callers of these probes.
+var atk37bTokens = map[string]*auth.TokenInfo{
+	"ada": {UserID: "ada", Scopes: []string{"read"}},
+}
+
+// atk37bText returns the text of the first message of prompt name.
+func atk37bText(t *testing.T, cs *mcp.ClientSession, name string, args map[string]string) string {
+	t.Helper()
+	res, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("prompts/get %s: %v", name, err)
+	}
+	return res.Messages[0].Content.(*mcp.TextContent).Text
+}
+
+// atk37bFixed is a prompt named name whose one message is text.
+func atk37bFixed(name, text string) *mcpkit.Prompt {
+	return &mcpkit.Prompt{
+		Prompt: mcp.Prompt{Name: name},
+		Handler: mcpkit.PromptHandlerFunc(func(context.Context, *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
+		}),
+	}
+}
+
+// TestAttack37bCacheMountedPromptCollides: severity medium (wrong answer).
+// The parent caches prompts (CacheResults, per verified principal). It
+// serves its own prompt "greet" and, through Mount("docs"), the child's
+// "greet" as docs_greet: two prompts. Expected: each answers its own
+// text. What happens: the target cache key is the principal, the kind,
+// Target.Key() and the arguments; a mounted prompt's Key is the child's
+// name, "greet", the parent's own prompt's too, so after greet is cached
+// docs_greet is answered greet's cached messages (and the other way
+// round). Tools' cache keys add the served name; prompts' do not.
+func TestAttack37bCacheMountedPromptCollides(t *testing.T) {
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	parent.Use(middleware.CacheResults(middleware.NewMemoryCache(1<<20), &middleware.CacheOptions{Targets: func(mcpkit.Target) bool { return true }}))
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if err := parent.AddPrompts(atk37bFixed("greet", "parent's greeting")); err != nil {
+		t.Fatal(err)
+	}
+	if err := child.AddPrompts(atk37bFixed("greet", "child's greeting")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parent.Mount("docs", child); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewStatelessServer(t, parent, &mcpkittest.Options{Tokens: atk37bTokens, Token: "ada"}).Session
+	if got := atk37bText(t, cs, "greet", nil); got != "parent's greeting" {
+		t.Fatalf("greet: %q", got)
+	}
+	res, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "greet"})
+	if err != nil || res.Meta[middleware.MetaKeyCache] != "hit" {
+		t.Fatalf("greet again: not a cache hit: %v %v", res, err)
+	}
+	if got := atk37bText(t, cs, "docs_greet", nil); got != "child's greeting" {
+		t.Errorf("docs_greet answered %q, want the child's greeting", got)
+	}
+}
+
+// TestAttack37bRateLimitMountedPromptShared: severity low (wrong
+// answer; tools behave alike, by identity). RateLimit's default budget is per verified caller and prompt.
+// The parent's own "greet" and the mounted docs_greet are two prompts.
+// Expected: a caller who spent greet's budget still gets docs_greet.
+// What happens: both are counted under Target.Key(), "greet", so spending
+// one refuses the other as rate limited.
+func TestAttack37bRateLimitMountedPromptShared(t *testing.T) {
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	parent.Use(mcpkit.For(mcpkit.OfKind(mcpkit.KindPrompt), middleware.RateLimit(middleware.NewTokenBucket(rate.Every(time.Hour), 1, nil), nil)))
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if err := parent.AddPrompts(atk37bFixed("greet", "parent's greeting")); err != nil {
+		t.Fatal(err)
+	}
+	if err := child.AddPrompts(atk37bFixed("greet", "child's greeting")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parent.Mount("docs", child); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewStatelessServer(t, parent, &mcpkittest.Options{Tokens: atk37bTokens, Token: "ada"}).Session
+	atk37bText(t, cs, "greet", nil)
+	if _, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "docs_greet"}); err != nil {
+		t.Errorf("docs_greet, never got before: %v", err)
+	}
+}
+
+var _ = tools.CompleteFrom
+
+// TestAttack37bCacheDerivedPromptCollides: severity medium (wrong
+// answer; a server-filled value crosses routes). transform.Prompt derives
+// code_review from review, hiding review's "tenant" and filling it with
+// "acme" on the server. Both are served, prompts cached per principal.
+// Expected: as CacheResults promises for tools, two routes to one target
+// never share an entry: review {code: x} answers tenant= and code_review
+// {code: x} answers tenant=acme. What happens: the derived prompt keeps
+// the parent's Key and the arguments are the same, so the second answer
+// is the first's cached messages.
+func TestAttack37bCacheDerivedPromptCollides(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "derive"}, nil)
+	srv.Use(middleware.CacheResults(middleware.NewMemoryCache(1<<20), &middleware.CacheOptions{Targets: func(mcpkit.Target) bool { return true }}))
+	review := &mcpkit.Prompt{
+		Prompt: mcp.Prompt{Name: "review", Arguments: []*mcp.PromptArgument{{Name: "code", Required: true}, {Name: "tenant"}}},
+		Handler: mcpkit.PromptHandlerFunc(func(_ context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+			text := "code=" + req.Arguments["code"] + " tenant=" + req.Arguments["tenant"]
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}, nil
+		}),
+	}
+	derived, err := transform.Prompt(review, transform.PromptSpec{
+		Name:      "code_review",
+		Arguments: map[string]transform.PromptArg{"tenant": {Hide: true, Value: "acme"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddPrompts(review, derived); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: atk37bTokens, Token: "ada"}).Session
+	args := map[string]string{"code": "x"}
+	if got := atk37bText(t, cs, "code_review", args); got != "code=x tenant=acme" {
+		t.Fatalf("code_review: %q", got)
+	}
+	if got := atk37bText(t, cs, "review", args); got != "code=x tenant=" {
+		t.Errorf("review answered %q, want code=x tenant= (the parent's own answer)", got)
+	}
+}
