@@ -2,6 +2,7 @@ package mcpkit_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,5 +141,76 @@ func TestAttack37bCacheDerivedPromptCollides(t *testing.T) {
 	}
 	if got := atk37bText(t, cs, "review", args); got != "code=x tenant=" {
 		t.Errorf("review answered %q, want code=x tenant= (the parent's own answer)", got)
+	}
+}
+
+// atk37bGate is a ResourceProvider of blob://1 whose LookupResource
+// waits, while held is set, until its context ends (a well-behaved slow
+// catalog).
+type atk37bGate struct {
+	held    atomic.Bool
+	waiting chan struct{}
+}
+
+func (*atk37bGate) ListTools(context.Context, mcpkit.Caller, string, int) ([]*mcpkit.Tool, error) {
+	return nil, nil
+}
+
+func (*atk37bGate) LookupTool(context.Context, mcpkit.Caller, string) (*mcpkit.Tool, error) {
+	return nil, nil
+}
+
+func (*atk37bGate) ListResources(context.Context, mcpkit.Caller, string, int) ([]*mcpkit.Resource, error) {
+	return nil, nil
+}
+
+func (*atk37bGate) ListResourceTemplates(context.Context, mcpkit.Caller, string, int) ([]*mcpkit.ResourceTemplate, error) {
+	return nil, nil
+}
+
+func (g *atk37bGate) LookupResource(ctx context.Context, _ mcpkit.Caller, uri string) (*mcpkit.Resource, error) {
+	if uri != "blob://1" {
+		return nil, nil
+	}
+	if g.held.Load() {
+		select {
+		case g.waiting <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return tools.TextResource(uri, "1", "text/plain", "one", nil), nil
+}
+
+// TestAttack37bResourceUpdatedIgnoresContext: severity medium (a hang
+// and a goroutine leak). A 2025-11-25 client subscribes to blob://1,
+// which a Provider serves. Then the provider's catalog is slow: its
+// LookupResource waits until its context ends, as a well-behaved lookup
+// does. Expected: ResourceUpdated(ctx) returns once ctx ends (it judges
+// each subscriber again, a read of the URI, and a read is bounded by its
+// caller's context). What happens: each subscriber is judged under the
+// subscribe request's context with its cancellation removed, so the
+// lookup never ends and ResourceUpdated never returns, whatever ctx says.
+func TestAttack37bResourceUpdatedIgnoresContext(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "gate"}, nil)
+	if err := srv.AddResources(tools.TextResource("memo://a", "a", "text/plain", "a", nil)); err != nil {
+		t.Fatal(err)
+	}
+	g := &atk37bGate{waiting: make(chan struct{}, 1)}
+	srv.AddProvider(g)
+	cs := mcpkittest.NewInMemoryServer(t, srv, &mcpkittest.Options{ProtocolVersion: mcpkittest.StatefulVersion}).Session
+	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "blob://1"}); err != nil {
+		t.Fatal(err)
+	}
+	g.held.Store(true)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- srv.ResourceUpdated(ctx, "blob://1") }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second): // a safety net: ctx ends after 50ms
+		t.Error("ResourceUpdated still runs 10s after its context ended")
 	}
 }
