@@ -15,6 +15,7 @@ import (
 	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/tools"
 	"github.com/mcpkit/mcpkit/transform"
+	"github.com/mcpkit/mcpkit/visibility"
 )
 
 // atk37bTokens are the tokens of the verified callers of these probes.
@@ -212,5 +213,45 @@ func TestAttack37bResourceUpdatedIgnoresContext(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second): // a safety net: ctx ends after 50ms
 		t.Error("ResourceUpdated still runs 10s after its context ended")
+	}
+}
+
+// TestAttack37bCachePrivateReadShared: severity high (one principal's
+// read answered to another). CacheOptions.TargetKey keys resources by
+// tenant, a key several principals share; its doc promises that a result
+// whose cacheScope is "private" is then not kept. The server has a
+// per-request rule, so every read it answers is marked private (the
+// client sees cacheScope "private"), and the handler answers who asks.
+// Expected: bob reads his own text. What happens: the cache layer sees
+// the handler's result before the server marks it private, keeps ada's,
+// and answers it to bob.
+func TestAttack37bCachePrivateReadShared(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "tenant"}, nil)
+	srv.Use(middleware.CacheResults(middleware.NewMemoryCache(1<<20), &middleware.CacheOptions{
+		Targets:   func(mcpkit.Target) bool { return true },
+		TargetKey: func(mcpkit.Target, mcpkit.Caller) string { return "tenant-acme" },
+	}))
+	whoami := &mcpkit.Resource{
+		Resource: mcp.Resource{URI: "me://profile", Name: "profile", MIMEType: "text/plain"},
+		Handler: mcpkit.ResourceHandlerFunc(func(_ context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: "profile of " + req.TokenInfo().UserID}}}, nil
+		}),
+	}
+	if err := srv.AddResources(whoami, tools.TextResource("me://admin", "admin", "text/plain", "x", &tools.ResourceOptions{Tags: []string{"admin"}})); err != nil {
+		t.Fatal(err)
+	}
+	visibility.New(visibility.Require(func(t mcpkit.Target) bool { return t.HasTag("admin") }, visibility.Scopes("admin"))).Attach(srv)
+	tokens := map[string]*auth.TokenInfo{"ada": {UserID: "ada"}, "bob": {UserID: "bob"}}
+	ada := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "ada"}).Session
+	bob := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
+	res, err := ada.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "me://profile"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CacheScope != "private" || res.Contents[0].Text != "profile of ada" {
+		t.Fatalf("ada's read: %q, %q", res.CacheScope, res.Contents[0].Text)
+	}
+	if got, err := readText(bob, t.Context(), "me://profile"); err != nil || got != "me://profile text/plain profile of bob" {
+		t.Errorf("bob reads %q, %v; want his own profile", got, err)
 	}
 }
