@@ -2,6 +2,7 @@ package mcpkit_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -75,5 +76,98 @@ func TestProbe37bCacheMountedResource(t *testing.T) {
 				t.Errorf("%s: %q, %v; want %q", uri, got, err, want)
 			}
 		}
+	}
+}
+
+// TestProbe37bParentRuleByServedName: a parent's rule keyed on the name
+// (URI) it serves a mounted prompt (resource, template) under hides it
+// as never registered: get, read, completion and subscribe answer as for
+// a name never served, and lists leave it out.
+func TestProbe37bParentRuleByServedName(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+			vault := say("vault", &mcp.PromptArgument{Name: "who"})
+			vault.Complete = map[string]mcpkit.CompleteFunc{"who": tools.CompleteFrom("ann", "bob")}
+			if err := child.AddPrompts(vault, say("open")); err != nil {
+				t.Fatal(err)
+			}
+			if err := child.AddResources(tools.TextResource("x://secret", "s", "text/plain", "gold", nil), tools.TextResource("x://open", "o", "text/plain", "o", nil)); err != nil {
+				t.Fatal(err)
+			}
+			tmpl := &mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "y://{id}", Name: "y"}, Handler: readNote,
+				Complete: map[string]mcpkit.CompleteFunc{"id": tools.CompleteFrom("1", "2")}}
+			if err := child.AddResourceTemplates(tmpl); err != nil {
+				t.Fatal(err)
+			}
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+			if err := parent.AddResources(tools.TextResource("p://own", "own", "text/plain", "own", nil)); err != nil {
+				t.Fatal(err)
+			}
+			visibility.New(
+				visibility.Disable(func(p *mcpkit.Prompt) bool { return p.Name == "docs_vault" }),
+				visibility.Disable(func(r *mcpkit.Resource) bool { return r.URI == "x://docs/secret" }),
+				visibility.Disable(func(r *mcpkit.ResourceTemplate) bool { return r.URITemplate == "y://docs/{id}" }),
+			).Attach(parent)
+			if _, err := parent.Mount("docs", child); err != nil {
+				t.Fatal(err)
+			}
+			cs := era.Connect(t, parent, nil).Session
+			ctx := t.Context()
+			same := func(what string, hidden, never error) {
+				t.Helper()
+				if hidden == nil || never == nil {
+					t.Errorf("%s: hidden %v, never registered %v", what, hidden, never)
+					return
+				}
+				if h, n := wireError(t, hidden), wireError(t, never); h != strings.ReplaceAll(n, "nope", "secret") && h != strings.ReplaceAll(n, "nope", "vault") && h != strings.ReplaceAll(n, "nope", "{id}") {
+					t.Errorf("%s: hidden %s, never registered %s", what, h, n)
+				}
+			}
+			_, e1 := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "docs_vault"})
+			_, e2 := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "docs_nope"})
+			same("get", e1, e2)
+			_, e1 = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "x://docs/secret"})
+			_, e2 = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "x://docs/nope"})
+			same("read", e1, e2)
+			_, e1 = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "y://docs/secret"})
+			_, e2 = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "y://dacs/nope"})
+			if e1 == nil || e2 == nil {
+				t.Errorf("template read: %v %v", e1, e2)
+			}
+			_, e1 = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "docs_vault"}, Argument: mcp.CompleteParamsArgument{Name: "who", Value: "a"}})
+			_, e2 = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "docs_nope"}, Argument: mcp.CompleteParamsArgument{Name: "who", Value: "a"}})
+			same("complete prompt", e1, e2)
+			_, e1 = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "y://docs/{id}"}, Argument: mcp.CompleteParamsArgument{Name: "id", Value: ""}})
+			_, e2 = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "y://docs/nope"}, Argument: mcp.CompleteParamsArgument{Name: "id", Value: ""}})
+			same("complete template", e1, e2)
+			if era.Name == mcpkittest.StatefulVersion {
+				e1 = cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "x://docs/secret"})
+				e2 = cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "x://docs/nope"})
+				same("subscribe", e1, e2)
+			}
+			var names []string
+			for p, err := range cs.Prompts(ctx, nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				names = append(names, p.Name)
+			}
+			for r, err := range cs.Resources(ctx, nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				names = append(names, r.URI)
+			}
+			for r, err := range cs.ResourceTemplates(ctx, nil) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				names = append(names, r.URITemplate)
+			}
+			if got := strings.Join(names, ","); got != "docs_open,p://own,x://docs/open" {
+				t.Errorf("listed %s", got)
+			}
+		})
 	}
 }
