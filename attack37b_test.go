@@ -255,3 +255,55 @@ func TestAttack37bCachePrivateReadShared(t *testing.T) {
 		t.Errorf("bob reads %q, %v; want his own profile", got, err)
 	}
 }
+
+// TestAttack37bSharedChildUpdateStopsAtChild: severity medium (a
+// subscriber never told). Two replicas each mount their child under
+// "docs"; the children share their changes on one bus (the data is the
+// child's), the parents share nothing. A client of replica B's parent
+// subscribes to x://docs/r. Replica A's child says x://r changed.
+// Expected: as ResourceUpdated promises, the other replicas tell their
+// subscribers, and the servers a child is mounted into tell theirs of the
+// URI they serve it under: B's parent's subscriber hears x://docs/r.
+// What happens: B's child tells only its own subscribers; the update
+// received from the bus never reaches the server it is mounted into.
+func TestAttack37bSharedChildUpdateStopsAtChild(t *testing.T) {
+	bus := mcpkit.NewMemoryBus()
+	replica := func() (parent, child *mcpkit.Server) {
+		child = mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+		if err := child.AddResources(tools.TextResource("x://r", "r", "text/plain", "r", nil)); err != nil {
+			t.Fatal(err)
+		}
+		stop, err := child.ShareChanges(bus, &mcpkit.ShareOptions{Delay: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		parent = mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+		if _, err := parent.Mount("docs", child); err != nil {
+			t.Fatal(err)
+		}
+		return parent, child
+	}
+	_, childA := replica()
+	parentB, childB := replica()
+	onChildB, heardChildB := updates(t, childB, false)
+	onParentB, heardParentB := updates(t, parentB, false)
+	if err := onChildB.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "x://r"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := onParentB.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "x://docs/r"}); err != nil {
+		t.Fatal(err)
+	}
+	updated(t, childA, "x://r")
+	if got := next(t, heardChildB); got != "x://r" {
+		t.Fatalf("B's child's subscriber heard %s", got)
+	}
+	select {
+	case got := <-heardParentB:
+		if got != "x://docs/r" {
+			t.Errorf("B's parent's subscriber heard %s", got)
+		}
+	case <-time.After(5 * time.Second): // a safety net: B's child was told already
+		t.Error("B's parent's subscriber to x://docs/r never heard of the update")
+	}
+}
