@@ -2,6 +2,8 @@ package mcpkit_test
 
 import (
 	"context"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -169,5 +171,43 @@ func TestProbe37bParentRuleByServedName(t *testing.T) {
 				t.Errorf("listed %s", got)
 			}
 		})
+	}
+}
+
+// TestProbe37bListenThroughMountAcrossReplicas: a 2026-07-28 listen
+// stream on replica B's parent subscribes to a mounted URI; once B's child
+// hides it, updates published by replica A's parent no longer reach the
+// stream, while those of a URI it still sees do.
+func TestProbe37bListenThroughMountAcrossReplicas(t *testing.T) {
+	bus := mcpkit.NewMemoryBus()
+	replica := func() (parent, child *mcpkit.Server) {
+		child = subscribable(t)
+		parent = mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+		if _, err := parent.Mount("docs", child); err != nil {
+			t.Fatal(err)
+		}
+		stop, err := parent.ShareChanges(bus, &mcpkit.ShareOptions{Delay: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(stop)
+		return parent, child
+	}
+	parentA, _ := replica()
+	parentB, childB := replica()
+	hs := httptest.NewServer(parentB.HTTPHandler(nil))
+	t.Cleanup(hs.Close)
+	guest, agreed := listenFor(t, hs.URL, false, "memo://docs/gated", "memo://docs/vault", "note://docs/7")
+	if want := []string{"memo://docs/gated", "note://docs/7"}; !slices.Equal(agreed, want) {
+		t.Fatalf("agreed to %q, want %q", agreed, want)
+	}
+	updated(t, parentA, "memo://docs/gated")
+	if got := nextUpdate(t, guest); got != "memo://docs/gated" {
+		t.Errorf("heard %s", got)
+	}
+	childB.SetVisibility(lockdown{})
+	updated(t, parentA, "memo://docs/gated", "memo://docs/vault", "note://docs/7")
+	if got := nextUpdate(t, guest); got != "note://docs/7" {
+		t.Errorf("heard %s first, want note://docs/7: memo://docs/gated is hidden since", got)
 	}
 }
