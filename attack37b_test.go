@@ -307,3 +307,38 @@ func TestAttack37bSharedChildUpdateStopsAtChild(t *testing.T) {
 		t.Error("B's parent's subscriber to x://docs/r never heard of the update")
 	}
 }
+
+// TestAttack37bCompletionSkipsRequiredScopes: severity medium (data the
+// scope guards is handed out). The server requires the "admin" scope of
+// everything it serves (srv.Use(RequireScopes("admin"))); the docs say a
+// server-wide scope covers prompts too. The prompt customer_report is
+// listed (challenge rather than hide) and its "customer" argument
+// completes from the customer list. Expected: a caller without the scope
+// gets no more from completion/complete than from prompts/get: a refusal.
+// What happens: prompts/get is refused, but completion/complete answers
+// the customer names, since completers run outside the chain and nothing
+// else applies the prompt's requirements to them.
+func TestAttack37bCompletionSkipsRequiredScopes(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "crm"}, nil)
+	srv.Use(mcpkit.RequireScopes("admin"))
+	report := say("customer_report", &mcp.PromptArgument{Name: "customer", Required: true})
+	report.Complete = map[string]mcpkit.CompleteFunc{"customer": tools.CompleteFrom("Acme Corp", "Acme Widgets", "Apex Ltd")}
+	if err := srv.AddPrompts(report); err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]*auth.TokenInfo{"bob": {UserID: "bob", Scopes: []string{"read"}}}
+	cs := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
+	res, err := cs.Complete(t.Context(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "customer_report"},
+		Argument: mcp.CompleteParamsArgument{Name: "customer", Value: "A"},
+	})
+	if err == nil && len(res.Completion.Values) > 0 {
+		t.Errorf("completion/complete without the scope answered %q", res.Completion.Values)
+	}
+	// The same caller, on a session of its own (a refusal over HTTP ends
+	// the client's session), is refused the prompt.
+	other := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
+	if _, err := other.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "customer_report", Arguments: map[string]string{"customer": "Acme Corp"}}); err == nil {
+		t.Error("prompts/get without the scope was served")
+	}
+}
