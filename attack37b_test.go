@@ -342,3 +342,40 @@ func TestAttack37bCompletionSkipsRequiredScopes(t *testing.T) {
 		t.Error("prompts/get without the scope was served")
 	}
 }
+
+// TestAttack37bSubscribeSkipsRequiredScopes: severity low (what a scope
+// guards is watched without it). The server requires the "admin" scope
+// of everything it serves (srv.Use(RequireScopes("admin"))), resources
+// included. Expected: a caller refused a read of ledger://q3 for want of
+// the scope is refused its subscription too (or at least never told of
+// its changes). What happens: resources/subscribe succeeds, and the
+// caller hears each update of a resource it may not read: when the
+// ledger changes.
+func TestAttack37bSubscribeSkipsRequiredScopes(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "books"}, nil)
+	srv.Use(mcpkit.RequireScopes("admin"))
+	if err := srv.AddResources(tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)); err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]*auth.TokenInfo{"bob": {UserID: "bob", Scopes: []string{"read"}}}
+	heard := make(chan string, 4)
+	cs := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "bob", Client: &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { heard <- req.Params.URI },
+	}}).Session
+	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "ledger://q3"}); err != nil {
+		return // refused: as expected
+	}
+	updated(t, srv, "ledger://q3")
+	select {
+	case uri := <-heard:
+		t.Errorf("subscribed without the scope, and heard %s changed", uri)
+	case <-time.After(time.Second):
+		t.Error("subscribed without the scope a read requires")
+	}
+	// Bob's read, on a session of its own (a refusal over HTTP ends the
+	// client's session), is refused.
+	other := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
+	if _, err := other.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "ledger://q3"}); err == nil {
+		t.Error("read without the scope was served")
+	}
+}
