@@ -211,3 +211,30 @@ func TestProbe37bListenThroughMountAcrossReplicas(t *testing.T) {
 		t.Errorf("heard %s first, want note://docs/7: memo://docs/gated is hidden since", got)
 	}
 }
+
+// TestProbe37bCompleterAddedAfterMount: a child that gets its first
+// completer after it was mounted makes the parent complete too.
+func TestProbe37bCompleterAddedAfterMount(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+			if err := parent.AddPrompts(say("own")); err != nil {
+				t.Fatal(err)
+			}
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+			if _, err := parent.Mount("docs", child); err != nil {
+				t.Fatal(err)
+			}
+			cs := era.Connect(t, parent, nil).Session
+			greet := say("greet", &mcp.PromptArgument{Name: "who"})
+			greet.Complete = map[string]mcpkit.CompleteFunc{"who": tools.CompleteFrom("ann", "bob")}
+			if err := child.AddPrompts(greet); err != nil {
+				t.Fatal(err)
+			}
+			res, err := cs.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "docs_greet"}, Argument: mcp.CompleteParamsArgument{Name: "who", Value: "a"}})
+			if err != nil || !slices.Equal(res.Completion.Values, []string{"ann"}) {
+				t.Errorf("complete: %v, %v", res, err)
+			}
+		})
+	}
+}
