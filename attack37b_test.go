@@ -2,6 +2,7 @@ package mcpkit_test
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -377,5 +378,31 @@ func TestAttack37bSubscribeSkipsRequiredScopes(t *testing.T) {
 	other := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
 	if _, err := other.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "ledger://q3"}); err == nil {
 		t.Error("read without the scope was served")
+	}
+}
+
+// TestAttack37bShadowedMountedUpdate: severity low (a wrong
+// notification). The parent serves its own file://docs//shadow, which
+// wins over the child's file:///shadow mounted under "docs" at the same
+// URI. A client of the parent subscribes to file://docs//shadow (the
+// parent's) and file://docs//readme (the child's). The child says its
+// file:///shadow changed, then file:///readme. Expected: the parent does
+// not serve the child's shadow, so its subscriber hears of readme alone.
+// What happens: the update is forwarded by URI alone, and the subscriber
+// is told the parent's own resource changed.
+func TestAttack37bShadowedMountedUpdate(t *testing.T) {
+	parent, child := mountedKinds(t)
+	cs, heard := updates(t, parent, false)
+	for _, uri := range []string{"file://docs//shadow", "file://docs//readme"} {
+		if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := readText(cs, t.Context(), "file://docs//shadow"); err != nil || !strings.Contains(got, "the parent's") {
+		t.Fatalf("file://docs//shadow reads %q, %v", got, err)
+	}
+	updated(t, child, "file:///shadow", "file:///readme")
+	if got := next(t, heard); got != "file://docs//readme" {
+		t.Errorf("heard %s first, want file://docs//readme: the parent's own shadow did not change", got)
 	}
 }
