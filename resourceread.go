@@ -175,7 +175,7 @@ func (s *Server) readResource(ctx context.Context, req *mcp.ReadResourceRequest,
 		return res, err
 	}
 	rr.private = !st.uniform(KindResource)
-	rr.req.Resource, rr.req.Template, rr.req.Params = rr.e.resource, rr.e.template, rr.params
+	rr.req.Resource, rr.req.Template, rr.req.Params, rr.req.private = rr.e.resource, rr.e.template, rr.params, rr.private
 	sdkReq := *req
 	params := *req.Params
 	params.URI = s.resourceDispatch
@@ -208,7 +208,7 @@ func (s *Server) serveResourceRouted(ctx context.Context, sdkReq *mcp.ReadResour
 		params := *sdkReq.Params
 		params.URI = rr.uri
 		call.Params = &params
-		req = &ResourceRequest{Resource: rr.e.resource, Template: rr.e.template, URI: rr.uri, Params: rr.params, Call: &call}
+		req = &ResourceRequest{Resource: rr.e.resource, Template: rr.e.template, URI: rr.uri, Params: rr.params, Call: &call, private: rr.private}
 	}
 	rr.sdk, rr.req = nil, nil
 	ctx = s.withVerdict(ctx, req.Header())

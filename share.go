@@ -299,7 +299,7 @@ func (sh *sharer) updating(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
-			sh.server.notifyUpdated(ctx, uri)
+			sh.server.updated(ctx, uri, nil, false)
 		}
 	}
 }

@@ -135,7 +135,7 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest, next 
 	uri := req.Params.URI
 	c := subscriber(req.Session, req.Extra, req.Params.Meta, uri)
 	st := s.state.Load()
-	if e, _ := s.reachResource(ctx, st, c, uri); e == nil {
+	if !s.hearsOf(ctx, st, c, uri, nil) {
 		return s.notSubscribed(ctx, st, uri, "resources/subscribe", req, next)
 	}
 	sub := &subscription{ctx: context.WithoutCancel(ctx), caller: c, ss: req.Session}
@@ -214,7 +214,7 @@ func (s *Server) listenResources(ctx context.Context, req *mcp.SubscriptionsList
 		}
 		seen[uri] = true
 		c := subscriber(req.Session, req.Extra, req.Params.Meta, uri)
-		if e, _ := s.reachResource(ctx, st, c, uri); e != nil {
+		if s.hearsOf(ctx, st, c, uri, nil) {
 			agreed = append(agreed, uri)
 			s.subs.add(uri, l, &subscription{ctx: context.WithoutCancel(ctx), caller: c, l: l})
 		}
@@ -249,35 +249,59 @@ func (s *Server) listenResources(ctx context.Context, req *mcp.SubscriptionsList
 // The servers that s is mounted into (see [Server.Mount]) tell their
 // subscribers to the URI they serve uri under, by the same rules.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
-	s.notifyUpdated(ctx, uri)
+	return s.updated(ctx, uri, nil, true)
+}
+
+// updated tells s's subscribers to uri that it was updated (those that
+// reach it through from, a mount of a child of s, when from is set), and
+// the servers s is mounted into, under the URIs they serve it at. With
+// publish set (an update s's code announces), s publishes it to its other
+// replicas, and so does each server it is mounted into that shares its
+// changes; without (an update another replica published), it goes on
+// only to the servers that do not share theirs, whose other replicas hear
+// of it from here.
+func (s *Server) updated(ctx context.Context, uri string, from *mount, publish bool) error {
+	s.notifyUpdated(ctx, uri, from)
 	s.mu.Lock()
 	sharers := slices.Clone(s.sharers)
 	mounts := slices.Clone(s.mountedIn)
 	s.mu.Unlock()
 	var errs []error
-	for _, sh := range sharers {
-		errs = append(errs, sh.publishUpdate(ctx, uri))
+	if publish {
+		for _, sh := range sharers {
+			errs = append(errs, sh.publishUpdate(ctx, uri))
+		}
 	}
-	// The servers s is mounted into serve uri under their namespace: their
-	// subscribers to that URI are told too.
 	for _, m := range mounts {
-		if mounted, ok := prefixURI(strings.TrimSuffix(m.prefix, mountSeparator), uri); ok {
-			errs = append(errs, m.parent.ResourceUpdated(ctx, mounted))
+		mounted, ok := prefixURI(strings.TrimSuffix(m.prefix, mountSeparator), uri)
+		if !ok {
+			continue
+		}
+		m.parent.mu.Lock()
+		shares := len(m.parent.sharers) > 0
+		m.parent.mu.Unlock()
+		if publish || !shares {
+			errs = append(errs, m.parent.updated(ctx, mounted, m, publish))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// notifyUpdated tells s's own subscribers to uri that still reach it that
-// it was updated.
-func (s *Server) notifyUpdated(ctx context.Context, uri string) {
+// notifyUpdated tells s's own subscribers to uri that still reach it (by
+// the mount from, when set), and meet the requirements of what they
+// reach, that it was updated. Each is judged with the values of the
+// request that subscribed, and ctx's cancellation.
+func (s *Server) notifyUpdated(ctx context.Context, uri string, from *mount) {
 	subs := s.subs.of(uri)
 	if len(subs) == 0 {
 		return
 	}
 	st := s.state.Load()
 	for _, sub := range subs {
-		if e, _ := s.reachResource(sub.ctx, st, sub.caller, uri); e == nil {
+		if ctx.Err() != nil {
+			return
+		}
+		if !s.hearsOf(valuesOf{ctx, sub.ctx}, st, sub.caller, uri, from) {
 			continue
 		}
 		params := &mcp.ResourceUpdatedNotificationParams{URI: uri}
@@ -295,10 +319,48 @@ func (s *Server) notifyUpdated(ctx context.Context, uri string) {
 	}
 }
 
+// hearsOf reports whether c may hear of the updates of uri: it reaches
+// it (through the mount from, when set: not a resource of s's own that
+// shadows the mounted one), and meets the requirements (RequireToken,
+// RequireScopes) of what it reaches, as a read of it must.
+func (s *Server) hearsOf(ctx context.Context, st *state, c Caller, uri string, from *mount) bool {
+	e, _ := s.reachResource(ctx, st, c, uri)
+	if e == nil || e.chain == nil {
+		return e != nil && from == nil
+	}
+	if from != nil {
+		var h any
+		switch {
+		case e.resource != nil:
+			h = e.resource.Handler
+		case e.template != nil:
+			h = e.template.Handler
+		}
+		if mh, ok := h.(*mountedHandler); !ok || mh.child != from.child {
+			return false
+		}
+	}
+	info := c.TokenInfo()
+	for _, r := range e.chain.require {
+		if r.refusal(ctx, info, e.servedName()) != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// valuesOf is a context with the values of one context and the
+// deadline and cancellation of another.
+type valuesOf struct {
+	context.Context                 // for the deadline and cancellation
+	values          context.Context // for the values
+}
+
+func (c valuesOf) Value(key any) any { return c.values.Value(key) }
+
 // keepSender is the SDK server's sending middleware that keeps the
 // handler beneath it, through which notifyUpdated sends to sessions.
 func (s *Server) keepSender(next mcp.MethodHandler) mcp.MethodHandler {
 	s.sdkSend = next
 	return next
 }
-

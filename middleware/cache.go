@@ -340,7 +340,8 @@ func (h *cacheHandler) ServeResource(ctx context.Context, req *mcpkit.ResourceRe
 		return h.resources.ServeResource(ctx, req)
 	}
 	return serveCached(ctx, h, resourceTarget(req), req, []byte(req.URI), h.resources.ServeResource, decodeRead, func(r *mcp.ReadResourceResult) (*mcp.Meta, bool) {
-		return &r.Meta, r.InputRequests == nil && r.RequestState == "" && (r.CacheScope != "private" || h.opts.TargetKey == nil)
+		private := r.CacheScope == "private" || req.Private()
+		return &r.Meta, r.InputRequests == nil && r.RequestState == "" && (!private || h.opts.TargetKey == nil)
 	})
 }
 
