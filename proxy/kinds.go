@@ -18,12 +18,15 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/internal/schema"
+	"github.com/mcpkit/mcpkit/skills"
 )
 
-// An Upstream serves the upstream's prompts, resources and templates too.
+// An Upstream serves the upstream's prompts, resources, templates and
+// skills too.
 var (
 	_ mcpkit.PromptProvider   = (*Upstream)(nil)
 	_ mcpkit.ResourceProvider = (*Upstream)(nil)
+	_ skills.Upstream         = (*Upstream)(nil)
 )
 
 // ListPrompts returns the prompts of the last catalog read from the
@@ -72,11 +75,15 @@ func (u *Upstream) ListResourceTemplates(_ context.Context, _ mcpkit.Caller, aft
 }
 
 // LookupResource returns the upstream's resource at uri in the last
-// catalog read, or else a resource made for uri when one of the
-// upstream's templates matches it, or nil (see [mcpkit.ResourceProvider]).
+// catalog read, or else a resource made for uri when it is a file of one
+// of the upstream's skills or one of the upstream's templates matches it,
+// or nil (see [mcpkit.ResourceProvider]). A file of a skill is a URI below
+// the directory of a SKILL.md in the catalog, without dot segments, when
+// the upstream declares the Skills extension: the extension serves a
+// skill's other files beside its SKILL.md, and they need not be listed.
 // Templates are tried as the local server tries its own: the longest
 // literal text before the first expression first, then by text; one that
-// leaves a variable empty does not match. The Handler of either forwards
+// leaves a variable empty does not match. The Handler of each forwards
 // resources/read of uri to the upstream.
 func (u *Upstream) LookupResource(_ context.Context, _ mcpkit.Caller, uri string) (*mcpkit.Resource, error) {
 	c := u.served()
@@ -86,12 +93,42 @@ func (u *Upstream) LookupResource(_ context.Context, _ mcpkit.Caller, uri string
 	if r := c.byURI[uri]; r != nil {
 		return r, nil
 	}
+	if c.skills && c.skillFile(uri) {
+		return c.made.get(uri, func() *mcpkit.Resource {
+			name := uri[strings.LastIndexByte(uri, '/')+1:]
+			return &mcpkit.Resource{Resource: mcp.Resource{URI: uri, Name: name}, Handler: forwardResource{u}, Middleware: u.mw}
+		}), nil
+	}
 	for _, m := range c.matchers {
 		if m.matches(uri) {
-			return c.made.get(uri, m, u), nil
+			return c.made.get(uri, func() *mcpkit.Resource { return m.resource(uri, u) }), nil
 		}
 	}
 	return nil, nil
+}
+
+// skillFile reports whether uri is below the directory of one of the
+// SKILL.md resources of c, with no segment that is empty, "." or "..",
+// and no query or fragment.
+func (c *catalog) skillFile(uri string) bool {
+	if strings.ContainsAny(uri, "?#") {
+		return false
+	}
+	for i := len(uri) - 1; i > 0; i-- {
+		if uri[i] != '/' {
+			continue
+		}
+		if !c.skillRoots[uri[:i+1]] {
+			continue
+		}
+		for seg := range strings.SplitSeq(uri[i+1:], "/") {
+			if p, err := url.PathUnescape(seg); err != nil || p == "" || p == "." || p == ".." {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // pageAfter returns the items of sorted, whose keys are in order, after
@@ -182,6 +219,7 @@ func (u *Upstream) prompt(d *mcp.Prompt, completes bool) (*mcpkit.Prompt, error)
 func (u *Upstream) loadResources(next, old *catalog, defs []*mcp.Resource, tdefs []*mcp.ResourceTemplate) {
 	next.resources = nil
 	next.byURI = make(map[string]*mcpkit.Resource, len(defs))
+	next.skillRoots = map[string]bool{}
 	next.templates = nil
 	next.matchers = nil
 	next.made = newMadeCache()
@@ -210,6 +248,9 @@ func (u *Upstream) loadResources(next, old *catalog, defs []*mcp.Resource, tdefs
 		}
 		next.byURI[r.URI] = r
 		next.resources = append(next.resources, r)
+		if dir, ok := strings.CutSuffix(r.URI, "/"+skillMD); ok {
+			next.skillRoots[dir+"/"] = true
+		}
 	}
 	slices.SortFunc(next.resources, func(a, b *mcpkit.Resource) int { return strings.Compare(a.URI, b.URI) })
 
@@ -300,9 +341,9 @@ func (m *matcher) matches(uri string) bool {
 	return true
 }
 
-// madeCache keeps the resources made from a catalog's templates, by URI,
-// so that reads of one URI get one *Resource, whose chain the local
-// server keeps. It is bounded: past maxMade resources it starts again
+// madeCache keeps the resources made from a catalog's templates and for
+// the files of its skills, by URI, so that reads of one URI get one
+// *Resource, whose chain the local server keeps. It is bounded: past maxMade resources it starts again
 // empty, and a URI longer than maxMadeURI gets a resource of its own.
 type madeCache struct {
 	mu sync.Mutex
@@ -316,18 +357,14 @@ const (
 
 func newMadeCache() *madeCache { return &madeCache{m: map[string]*mcpkit.Resource{}} }
 
-// get returns the resource made for uri, which m matches.
-func (c *madeCache) get(uri string, m *matcher, u *Upstream) *mcpkit.Resource {
+// get returns the resource made for uri, by build if none is kept.
+func (c *madeCache) get(uri string, build func() *mcpkit.Resource) *mcpkit.Resource {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if r := c.m[uri]; r != nil {
 		return r
 	}
-	d := &m.t.ResourceTemplate
-	r := &mcpkit.Resource{Resource: mcp.Resource{
-		URI: uri, Name: d.Name, Title: d.Title, Description: d.Description, MIMEType: d.MIMEType,
-		Annotations: d.Annotations, Icons: slices.Clone(d.Icons),
-	}, Handler: forwardResource{u}, Middleware: u.mw}
+	r := build()
 	if len(uri) > maxMadeURI {
 		return r
 	}
@@ -336,6 +373,16 @@ func (c *madeCache) get(uri string, m *matcher, u *Upstream) *mcpkit.Resource {
 	}
 	c.m[uri] = r
 	return r
+}
+
+// resource returns the resource that serves uri, which m matches, with
+// the template's description.
+func (m *matcher) resource(uri string, u *Upstream) *mcpkit.Resource {
+	d := &m.t.ResourceTemplate
+	return &mcpkit.Resource{Resource: mcp.Resource{
+		URI: uri, Name: d.Name, Title: d.Title, Description: d.Description, MIMEType: d.MIMEType,
+		Annotations: d.Annotations, Icons: slices.Clone(d.Icons),
+	}, Handler: forwardResource{u}, Middleware: u.mw}
 }
 
 // forwardPrompt is the Handler of a proxied prompt: it sends prompts/get

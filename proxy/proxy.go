@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/skills"
 )
 
 // A Dial opens a new transport to the upstream server. The [Upstream]
@@ -226,6 +227,9 @@ type catalog struct {
 	resourceProblems []error
 
 	completes bool // the upstream declares completions
+
+	skills     bool            // the upstream declares the Skills extension
+	skillRoots map[string]bool // the directories of its SKILL.md resources, each with a final "/"
 }
 
 // ErrClosed is returned by the calls of an [Upstream] that was closed.
@@ -266,6 +270,10 @@ func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
 		ElicitationHandler: u.elicit,
 	})
 	u.client.AddSendingMiddleware(uncachedReads)
+	if err := mcp.AddSendingCustomMethod[*skills.ListParams, *skills.ListResult](u.client, skills.MethodList); err != nil {
+		u.cancel()
+		return nil, fmt.Errorf("proxy: New: %w", err)
+	}
 	u.sessions = newSessions(u)
 	name := u.opts.Name
 	if name == "" {
