@@ -114,10 +114,12 @@ type Options struct {
 	Credentials func(ctx context.Context, req *mcpkit.Request) (http.Header, error)
 
 	// TargetCredentials is Credentials for what is not a tool call: a
-	// forwarded prompts/get, resources/read or completion/complete. c is
-	// the local request (a *mcpkit.PromptRequest, *mcpkit.ResourceRequest
-	// or *mcpkit.CompleteRequest) and t what it reaches (the *mcpkit.Prompt,
-	// *mcpkit.Resource or *mcpkit.ResourceTemplate). When Credentials is
+	// forwarded prompts/get, resources/read or completion/complete, and
+	// the skills/list of [Upstream.ListSkills]. c is the local request (a
+	// *mcpkit.PromptRequest, *mcpkit.ResourceRequest or
+	// *mcpkit.CompleteRequest; the caller of a skills/list or skills/get)
+	// and t what it reaches (the *mcpkit.Prompt, *mcpkit.Resource or
+	// *mcpkit.ResourceTemplate; nil for a skills/list). When Credentials is
 	// set and TargetCredentials is not, such requests are refused, with a
 	// fatal error that does not reach the upstream, rather than sent with
 	// the proxy's own credentials alone.
