@@ -50,8 +50,9 @@ type ServeOptions struct {
 	// one of them for the caller's skills and serves their entries beside
 	// srv's own: srv's own win on a URI both serve, and an earlier
 	// upstream over a later one. Every entry and file is still filtered by
-	// what the caller may read on srv. An upstream that fails is logged
-	// and left out of that answer, never an error to the client.
+	// what the caller may read on srv, and an entry whose URI does not end
+	// in /SKILL.md is left out. An upstream that fails is logged and left
+	// out of that answer, never an error to the client.
 	Upstreams []Upstream
 
 	// Logger receives the failures of Upstreams. Nil means no logging.
@@ -357,7 +358,7 @@ func (h *handler) merged(ctx context.Context, req mcp.Request) []servedSkill {
 	seen := map[string]bool{}
 	for _, l := range lists {
 		for _, e := range l {
-			if _, own := h.byURI[e.URI]; own || seen[e.URI] {
+			if _, own := h.byURI[e.URI]; own || seen[e.URI] || !isSkillURI(e.URI) {
 				continue
 			}
 			seen[e.URI] = true
@@ -368,9 +369,16 @@ func (h *handler) merged(ctx context.Context, req mcp.Request) []servedSkill {
 	return out
 }
 
+// isSkillURI reports whether uri names a SKILL.md, as the URI of every
+// skill does, whatever its scheme.
+func isSkillURI(uri string) bool { return strings.HasSuffix(uri, "/SKILL.md") }
+
 // upstreamSkill returns the skill at uri that the earliest upstream to
 // serve it serves the caller of req, or nil.
 func (h *handler) upstreamSkill(ctx context.Context, req mcp.Request, uri string) *servedSkill {
+	if !isSkillURI(uri) {
+		return nil
+	}
 	for _, l := range h.ask(ctx, req) {
 		for _, e := range l {
 			if e.URI == uri {

@@ -60,9 +60,10 @@ func upstreamEntry(uri, description string, files ...string) skills.Entry {
 // merges them by URI (the local skill wins a URI an upstream serves too,
 // an earlier upstream a later one), across pages whose cursor follows a
 // URI of another scheme; an entry or file the caller cannot read on the
-// local server is left out; an upstream that fails is logged and left
-// out; each upstream is asked with the caller; results that asked an
-// upstream are private, a skills/get of a local skill is not.
+// local server is left out, and so is an entry that names no SKILL.md;
+// an upstream that fails is logged and left out; each upstream is asked
+// with the caller; results that asked an upstream are private, a
+// skills/get of a local skill is not.
 func TestServeUpstreams(t *testing.T) {
 	local, err := skills.New([]skills.Def{{Path: "kit", Files: map[string][]byte{"SKILL.md": []byte("---\nname: kit\ndescription: The local kit.\n---\n")}}}, nil)
 	if err != nil {
@@ -87,6 +88,7 @@ func TestServeUpstreams(t *testing.T) {
 			upstreamEntry("skill://kit/SKILL.md", "The upstream's kit.", "skill://kit/notes.txt"),
 			upstreamEntry("github://acme/review/SKILL.md", "Review."),
 			upstreamEntry("skill://unread/SKILL.md", "Not read on srv."),
+			upstreamEntry("skill://kit/notes.txt", "No SKILL.md."),
 		}, nil
 	})
 	failing := upstreamFunc(func(context.Context, mcpkit.Caller) ([]skills.Entry, error) {
@@ -141,7 +143,7 @@ func TestServeUpstreams(t *testing.T) {
 			if err != nil || !equalEntries([]skills.Entry{got.Skill}, []skills.Entry{kit.Entry()}) || got.CacheScope != "public" {
 				t.Errorf("skills/get of the local skill = %+v, %v; want the local entry, public", got, err)
 			}
-			for _, uri := range []string{"skill://unread/SKILL.md", "skill://nope/SKILL.md"} {
+			for _, uri := range []string{"skill://unread/SKILL.md", "skill://nope/SKILL.md", "skill://kit/notes.txt"} {
 				if _, err := getSkill(cs, ctx, uri); !isInvalidParams(err) {
 					t.Errorf("skills/get %s: %v; want -32602", uri, err)
 				}
