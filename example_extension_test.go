@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -51,4 +52,16 @@ func ExampleServer_ReadsResource() {
 	// docs://guide true false
 	// docs://draft false false
 	// docs://none false false
+}
+
+func ExampleCallerOf() {
+	// In an SDK receiving middleware, req is the request of any method; a
+	// custom method's has no mcpkit form, and CallerOf reads it as one.
+	req := &mcp.ServerRequest[*mcp.CallToolParams]{Extra: &mcp.RequestExtra{Header: http.Header{"X-Team": {"billing"}}}}
+	c := mcpkit.CallerOf(req)
+	fmt.Println(c.Header().Get("X-Team"), c.TokenInfo() == nil)
+	fmt.Println(mcpkit.CallerOf(nil) == nil)
+	// Output:
+	// billing true
+	// true
 }

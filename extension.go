@@ -61,12 +61,19 @@ func declareExtensions(ctx context.Context, method string, req mcp.Request, next
 // carry cacheScope "private", as resources/list does.
 func (s *Server) ReadsResource(ctx context.Context, req mcp.Request, uri string) (reads, private bool) {
 	st := s.state.Load()
-	var c Caller
-	if req != nil {
-		c = requestCaller{req}
-	}
-	e, _ := s.reachResource(ctx, st, c, uri)
+	e, _ := s.reachResource(ctx, st, CallerOf(req), uri)
 	return e != nil, !st.uniform(KindResource)
+}
+
+// CallerOf returns the caller of req, the SDK's form of a request of any
+// method (a custom one's, in an SDK receiving middleware): its token,
+// headers, protocol version and capabilities, as a [Caller] for the code
+// that decides by them. It returns nil for a nil req.
+func CallerOf(req mcp.Request) Caller {
+	if req == nil {
+		return nil
+	}
+	return requestCaller{req}
 }
 
 // requestCaller is the caller of an SDK request of any method.

@@ -59,6 +59,7 @@ var implied = map[string]string{
 	"mcpkittest":   "github.com/mcpkit/mcpkit/mcpkittest",
 	"middleware":   "github.com/mcpkit/mcpkit/middleware",
 	"otelmcp":      "github.com/mcpkit/mcpkit/otelmcp",
+	"proxy":        "github.com/mcpkit/mcpkit/proxy",
 	"requeststate": "github.com/mcpkit/mcpkit/requeststate",
 	"skills":       "github.com/mcpkit/mcpkit/skills",
 	"tasks":        "github.com/mcpkit/mcpkit/tasks",

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/internal/schema"
+	"github.com/mcpkit/mcpkit/skills"
 )
 
 // The kinds of the upstream's catalog, as bits: what a refresh reads.
@@ -47,6 +48,7 @@ func (u *Upstream) load(ctx context.Context, cs *mcp.ClientSession, kinds uint32
 		caps = *r.Capabilities
 	}
 	next.completes = caps.Completions != nil
+	_, next.skills = caps.Extensions[skills.ExtensionID]
 	if kinds&kindTools != 0 {
 		defs, err := readAll(ctx, u, "tools", func(ctx context.Context, cursor string) ([]*mcp.Tool, string, error) {
 			res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})

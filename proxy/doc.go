@@ -86,6 +86,11 @@
 // answered as one never served; its other failures are an
 // [*UpstreamError].
 //
+// An upstream that declares the Skills extension has the files of its
+// skills served too, below the directory of each SKILL.md it lists, and
+// its skills/list read per caller by [Upstream.ListSkills], for
+// skills.ServeOptions.Upstreams.
+//
 // Options follow the SDK's convention: a struct whose nil pointer means
 // the defaults.
 package proxy

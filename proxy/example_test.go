@@ -15,6 +15,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/proxy"
+	"github.com/mcpkit/mcpkit/skills"
 )
 
 // A remote server's tools served through a local one, under a prefix,
@@ -229,4 +230,64 @@ func ExampleUpstream_LookupResourceTemplate() {
 	// Output:
 	// notes_summarize
 	// note 7
+}
+
+// An upstream's skills listed and got through a local server with skills
+// of its own: the Upstream is one of the skills.ServeOptions.Upstreams,
+// asked on each request, and the files of its skills are read through it.
+func ExampleUpstream_ListSkills() {
+	ctx := context.Background()
+	defs := func(name string) []skills.Def {
+		md := "---\nname: " + name + "\ndescription: The " + name + " skill.\n---\n"
+		return []skills.Def{{Path: name, Files: map[string][]byte{"SKILL.md": []byte(md), "notes.txt": []byte(name + " notes")}}}
+	}
+	remoteSet, _ := skills.New(defs("billing"), nil)
+	remote := mcpkit.NewServer(&mcp.Implementation{Name: "billing"}, nil)
+	if err := skills.Serve(remote, remoteSet, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	up, err := proxy.New(ctx, func(ctx context.Context) (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := remote.Connect(ctx, st, nil); err != nil {
+			return nil, err
+		}
+		return ct, nil
+	}, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer up.Close()
+
+	localSet, _ := skills.New(defs("onboarding"), nil)
+	local := mcpkit.NewServer(&mcp.Implementation{Name: "assistant"}, nil)
+	up.AddTo(local)
+	if err := skills.Serve(local, localSet, &skills.ServeOptions{Upstreams: []skills.Upstream{up}}); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	cs, _ := mcpkittest.ConnectInMemory(ctx, local, &mcpkittest.Options{ClientSetup: func(c *mcp.Client) {
+		mcp.AddSendingCustomMethod[*skills.ListParams, *skills.ListResult](c, skills.MethodList)
+	}})
+	defer cs.Close()
+	list, err := mcp.CallCustomMethod[*skills.ListParams, *skills.ListResult](ctx, cs, skills.MethodList, &skills.ListParams{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, e := range list.Skills {
+		fmt.Println(e.URI, len(e.Resources.Files), "files", list.CacheScope)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://billing/notes.txt"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Contents[0].Text)
+	// Output:
+	// skill://billing/SKILL.md 2 files private
+	// skill://onboarding/SKILL.md 2 files private
+	// billing notes
 }

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,12 +18,15 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/internal/schema"
+	"github.com/mcpkit/mcpkit/skills"
 )
 
-// An Upstream serves the upstream's prompts, resources and templates too.
+// An Upstream serves the upstream's prompts, resources, templates and
+// skills too.
 var (
 	_ mcpkit.PromptProvider   = (*Upstream)(nil)
 	_ mcpkit.ResourceProvider = (*Upstream)(nil)
+	_ skills.Upstream         = (*Upstream)(nil)
 )
 
 // ListPrompts returns the prompts of the last catalog read from the
@@ -71,11 +75,26 @@ func (u *Upstream) ListResourceTemplates(_ context.Context, _ mcpkit.Caller, aft
 }
 
 // LookupResource returns the upstream's resource at uri in the last
-// catalog read, or nil (see [mcpkit.ResourceProvider]). Its Handler
-// forwards resources/read of uri to the upstream.
+// catalog read, or else a resource made for uri when it is a file of one
+// of the upstream's skills, or nil (see [mcpkit.ResourceProvider]). A file
+// of a skill is a URI below the directory of a SKILL.md in the catalog,
+// without dot segments, when the upstream declares the Skills extension:
+// the extension serves a skill's other files beside its SKILL.md, and they
+// need not be listed. The Handler forwards resources/read of uri to the
+// upstream.
 func (u *Upstream) LookupResource(_ context.Context, _ mcpkit.Caller, uri string) (*mcpkit.Resource, error) {
-	if c := u.served(); c != nil {
-		return c.byURI[uri], nil
+	c := u.served()
+	if c == nil {
+		return nil, nil
+	}
+	if r := c.byURI[uri]; r != nil {
+		return r, nil
+	}
+	if c.skills && c.skillFile(uri) {
+		return c.made.get(uri, func() *mcpkit.Resource {
+			name := uri[strings.LastIndexByte(uri, '/')+1:]
+			return &mcpkit.Resource{Resource: mcp.Resource{URI: uri, Name: name}, Handler: forwardResource{u}, Middleware: u.mw}
+		}), nil
 	}
 	return nil, nil
 }
@@ -97,6 +116,30 @@ func (u *Upstream) LookupResourceTemplate(_ context.Context, _ mcpkit.Caller, ur
 		}
 	}
 	return nil, nil
+}
+
+// skillFile reports whether uri is below the directory of one of the
+// SKILL.md resources of c, with no segment that is empty, "." or "..",
+// and no query or fragment.
+func (c *catalog) skillFile(uri string) bool {
+	if strings.ContainsAny(uri, "?#") {
+		return false
+	}
+	for i := len(uri) - 1; i > 0; i-- {
+		if uri[i] != '/' {
+			continue
+		}
+		if !c.skillRoots[uri[:i+1]] {
+			continue
+		}
+		for seg := range strings.SplitSeq(uri[i+1:], "/") {
+			if p, err := url.PathUnescape(seg); err != nil || p == "" || p == "." || p == ".." {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // pageAfter returns the items of sorted, whose keys are in order, after
@@ -187,6 +230,8 @@ func (u *Upstream) prompt(d *mcp.Prompt, completes bool) (*mcpkit.Prompt, error)
 func (u *Upstream) loadResources(next, old *catalog, defs []*mcp.Resource, tdefs []*mcp.ResourceTemplate) {
 	next.resources = nil
 	next.byURI = make(map[string]*mcpkit.Resource, len(defs))
+	next.skillRoots = map[string]bool{}
+	next.made = newMadeCache()
 	next.templates = nil
 	next.matchers = nil
 	next.resourceProblems = nil
@@ -214,6 +259,9 @@ func (u *Upstream) loadResources(next, old *catalog, defs []*mcp.Resource, tdefs
 		}
 		next.byURI[r.URI] = r
 		next.resources = append(next.resources, r)
+		if dir, ok := strings.CutSuffix(r.URI, "/"+skillMD); ok {
+			next.skillRoots[dir+"/"] = true
+		}
 	}
 	slices.SortFunc(next.resources, func(a, b *mcpkit.Resource) int { return strings.Compare(a.URI, b.URI) })
 
@@ -302,6 +350,41 @@ func (m *matcher) matches(uri string) bool {
 		}
 	}
 	return true
+}
+
+// madeCache keeps the resources made for the files of a catalog's
+// skills, by URI, so that reads of one URI get one *Resource, whose chain
+// the local server keeps. It is bounded: past maxMade resources it starts
+// again empty, and a URI longer than maxMadeURI gets a resource of its
+// own.
+type madeCache struct {
+	mu sync.Mutex
+	m  map[string]*mcpkit.Resource
+}
+
+const (
+	maxMade    = 1024
+	maxMadeURI = 2048
+)
+
+func newMadeCache() *madeCache { return &madeCache{m: map[string]*mcpkit.Resource{}} }
+
+// get returns the resource made for uri, by build if none is kept.
+func (c *madeCache) get(uri string, build func() *mcpkit.Resource) *mcpkit.Resource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r := c.m[uri]; r != nil {
+		return r
+	}
+	r := build()
+	if len(uri) > maxMadeURI {
+		return r
+	}
+	if len(c.m) >= maxMade {
+		c.m = map[string]*mcpkit.Resource{}
+	}
+	c.m[uri] = r
+	return r
 }
 
 // forwardPrompt is the Handler of a proxied prompt: it sends prompts/get

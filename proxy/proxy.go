@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/skills"
 )
 
 // A Dial opens a new transport to the upstream server. The [Upstream]
@@ -113,10 +114,12 @@ type Options struct {
 	Credentials func(ctx context.Context, req *mcpkit.Request) (http.Header, error)
 
 	// TargetCredentials is Credentials for what is not a tool call: a
-	// forwarded prompts/get, resources/read or completion/complete. c is
-	// the local request (a *mcpkit.PromptRequest, *mcpkit.ResourceRequest
-	// or *mcpkit.CompleteRequest) and t what it reaches (the *mcpkit.Prompt,
-	// *mcpkit.Resource or *mcpkit.ResourceTemplate). When Credentials is
+	// forwarded prompts/get, resources/read or completion/complete, and
+	// the skills/list of [Upstream.ListSkills]. c is the local request (a
+	// *mcpkit.PromptRequest, *mcpkit.ResourceRequest or
+	// *mcpkit.CompleteRequest; the caller of a skills/list or skills/get)
+	// and t what it reaches (the *mcpkit.Prompt, *mcpkit.Resource or
+	// *mcpkit.ResourceTemplate; nil for a skills/list). When Credentials is
 	// set and TargetCredentials is not, such requests are refused, with a
 	// fatal error that does not reach the upstream, rather than sent with
 	// the proxy's own credentials alone.
@@ -208,7 +211,7 @@ type Upstream struct {
 // catalog is one copy of the upstream's tools, prompts, resources and
 // templates, as served locally: each sorted by its key, with an index,
 // and what was wrong with them (see Problems). It is never modified once
-// stored.
+// stored, but for the cache of resources made for the files of skills.
 type catalog struct {
 	tools        []*mcpkit.Tool
 	byName       map[string]*mcpkit.Tool
@@ -222,9 +225,13 @@ type catalog struct {
 	byURI            map[string]*mcpkit.Resource
 	templates        []*mcpkit.ResourceTemplate // sorted by text
 	matchers         []*matcher                 // the templates in the order they match
+	made             *madeCache                 // the resources made for the files of skills
 	resourceProblems []error
 
 	completes bool // the upstream declares completions
+
+	skills     bool            // the upstream declares the Skills extension
+	skillRoots map[string]bool // the directories of its SKILL.md resources, each with a final "/"
 }
 
 // ErrClosed is returned by the calls of an [Upstream] that was closed.
@@ -265,6 +272,10 @@ func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
 		ElicitationHandler: u.elicit,
 	})
 	u.client.AddSendingMiddleware(uncachedReads)
+	if err := mcp.AddSendingCustomMethod[*skills.ListParams, *skills.ListResult](u.client, skills.MethodList); err != nil {
+		u.cancel()
+		return nil, fmt.Errorf("proxy: New: %w", err)
+	}
 	u.sessions = newSessions(u)
 	name := u.opts.Name
 	if name == "" {

@@ -40,6 +40,10 @@
 //
 //	if err := skills.Serve(srv, set, &skills.ServeOptions{TTL: time.Minute}); err != nil { ... }
 //
+// [ServeOptions.Mounts] adds the skills of mounted servers, and
+// [ServeOptions.Upstreams] those of servers further away (a proxied one:
+// see [Upstream]), asked per request.
+//
 // [ListResult] and [GetResult] also fit the SDK's
 // mcp.AddReceivingCustomMethod as they are, for a server of its own.
 //

@@ -5,8 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -41,6 +43,30 @@ type ServeOptions struct {
 	// and their files are read through the mount, by the rules of both
 	// servers. Serve registers no resources for them.
 	Mounts map[string]*Set
+
+	// Upstreams serve skills whose files srv reads from another server
+	// (a [github.com/mcpkit/mcpkit/proxy.Upstream], say). Each skills/list,
+	// and each skills/get of a URI srv does not serve itself, asks every
+	// one of them for the caller's skills and serves their entries beside
+	// srv's own: srv's own win on a URI both serve, and an earlier
+	// upstream over a later one. Every entry and file is still filtered by
+	// what the caller may read on srv, and an entry whose URI does not end
+	// in /SKILL.md is left out. An upstream that fails is logged and left
+	// out of that answer, never an error to the client.
+	Upstreams []Upstream
+
+	// Logger receives the failures of Upstreams. Nil means no logging.
+	Logger *slog.Logger
+}
+
+// An Upstream is a source of skills served by another server, whose files
+// the server given to [Serve] reads through (see [ServeOptions.Upstreams]).
+type Upstream interface {
+	// ListSkills returns the entries of every skill the upstream serves
+	// to c, the caller of a skills/list or skills/get, in any order, under
+	// the URIs their files are read at. Serve waits for it: it should be
+	// bounded in time.
+	ListSkills(ctx context.Context, c mcpkit.Caller) ([]Entry, error)
 }
 
 // Serve serves set on srv as the Skills extension: every file as a
@@ -67,13 +93,16 @@ type ServeOptions struct {
 // decides resources.
 //
 // A server that mounts others serving skills answers for theirs too when
-// they are given in [ServeOptions.Mounts]; set may then be nil, for a
-// server with no skills of its own.
+// they are given in [ServeOptions.Mounts], and for skills served further
+// away, asked per request, when given [ServeOptions.Upstreams]; set may
+// then be nil, for a server with no skills of its own. A result that asked
+// an upstream is "private": the upstream was asked on the caller's behalf,
+// and may answer each caller otherwise.
 func Serve(srv *mcpkit.Server, set *Set, opts *ServeOptions) error {
-	if srv == nil || set == nil && (opts == nil || len(opts.Mounts) == 0) {
+	if srv == nil || set == nil && (opts == nil || len(opts.Mounts) == 0 && len(opts.Upstreams) == 0) {
 		return fmt.Errorf("skills: Serve: nil server or set")
 	}
-	h := &handler{srv: srv, pageSize: defaultPageSize}
+	h := &handler{srv: srv, pageSize: defaultPageSize, logger: slog.New(slog.DiscardHandler)}
 	var mounts map[string]*Set
 	if opts != nil {
 		h.ttl = int(opts.TTL.Milliseconds())
@@ -81,6 +110,13 @@ func Serve(srv *mcpkit.Server, set *Set, opts *ServeOptions) error {
 			h.pageSize = opts.PageSize
 		}
 		mounts = opts.Mounts
+		if slices.Contains(opts.Upstreams, nil) {
+			return fmt.Errorf("skills: Serve: a nil upstream")
+		}
+		h.upstreams = slices.Clone(opts.Upstreams)
+		if opts.Logger != nil {
+			h.logger = opts.Logger
+		}
 	}
 	for ns, m := range mounts {
 		if m == nil || mcpkit.ValidateToolName(ns) != nil {
@@ -169,11 +205,13 @@ func textual(mime string) bool {
 
 // handler answers skills/list and skills/get on one server.
 type handler struct {
-	srv      *mcpkit.Server
-	served   []servedSkill // by URI
-	byURI    map[string]*servedSkill
-	ttl      int
-	pageSize int
+	srv       *mcpkit.Server
+	served    []servedSkill // by URI
+	byURI     map[string]*servedSkill
+	upstreams []Upstream
+	logger    *slog.Logger
+	ttl       int
+	pageSize  int
 }
 
 // A servedSkill is a skill as the server serves it: its entry, under the
@@ -227,16 +265,21 @@ func (h *handler) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 func (h *handler) list(ctx context.Context, req *mcp.ServerRequest[*ListParams]) (*ListResult, error) {
 	var after string
 	if req.Params != nil && req.Params.Cursor != "" {
+		// A cursor is the URI of a page's last skill, of any scheme when
+		// an upstream serves it.
 		raw, err := base64.RawURLEncoding.DecodeString(req.Params.Cursor)
-		if err != nil || !strings.HasPrefix(string(raw), schemePrefix) {
+		if err != nil || len(raw) == 0 || !utf8.Valid(raw) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
 		}
 		after = string(raw)
 	}
 	all := h.served
+	anyPrivate := false
+	if len(h.upstreams) > 0 {
+		all, anyPrivate = h.merged(ctx, req), true
+	}
 	i, _ := slices.BinarySearchFunc(all, after, func(k servedSkill, uri string) int { return strings.Compare(k.uri, uri) })
 	res := &ListResult{Skills: []Entry{}}
-	anyPrivate := false
 	for ; i < len(all); i++ {
 		k := all[i]
 		if k.uri == after {
@@ -265,14 +308,85 @@ func (h *handler) get(ctx context.Context, req *mcp.ServerRequest[*GetParams]) (
 	}
 	k, ok := h.byURI[req.Params.URI]
 	var private bool
+	if !ok && len(h.upstreams) > 0 {
+		k, private = h.upstreamSkill(ctx, req, req.Params.URI), true
+		ok = k != nil
+	}
 	if ok {
-		ok, private = h.srv.ReadsResource(ctx, req, k.uri)
+		var p bool
+		ok, p = h.srv.ReadsResource(ctx, req, k.uri)
+		private = private || p
 	}
 	if !ok {
 		data, _ := json.Marshal(map[string]string{"uri": clip(req.Params.URI)})
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Skill not found", Data: data}
 	}
 	return &GetResult{Cacheable: h.cacheable(private), Skill: h.entry(ctx, req, k)}, nil
+}
+
+// ask returns what each upstream answers the caller of req, in the order
+// of the upstreams: nil for one that failed, which is logged.
+func (h *handler) ask(ctx context.Context, req mcp.Request) [][]Entry {
+	c := mcpkit.CallerOf(req)
+	lists := make([][]Entry, len(h.upstreams))
+	var wg sync.WaitGroup
+	for i, u := range h.upstreams {
+		wg.Go(func() {
+			entries, err := u.ListSkills(ctx, c)
+			if err != nil {
+				h.logger.Warn("skills: an upstream's skills are left out", "upstream", i, "error", err)
+				return
+			}
+			lists[i] = entries
+		})
+	}
+	wg.Wait()
+	return lists
+}
+
+// merged returns the skills srv serves and those the upstreams serve the
+// caller of req, by URI: a URI that srv serves is srv's skill, one that
+// two upstreams serve the earlier one's.
+func (h *handler) merged(ctx context.Context, req mcp.Request) []servedSkill {
+	lists := h.ask(ctx, req)
+	n := len(h.served)
+	for _, l := range lists {
+		n += len(l)
+	}
+	out := make([]servedSkill, len(h.served), n)
+	copy(out, h.served)
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, e := range l {
+			if _, own := h.byURI[e.URI]; own || seen[e.URI] || !isSkillURI(e.URI) {
+				continue
+			}
+			seen[e.URI] = true
+			out = append(out, servedSkill{uri: e.URI, entry: e})
+		}
+	}
+	slices.SortFunc(out, func(a, b servedSkill) int { return strings.Compare(a.uri, b.uri) })
+	return out
+}
+
+// isSkillURI reports whether uri names a SKILL.md, as the URI of every
+// skill does, whatever its scheme.
+func isSkillURI(uri string) bool { return strings.HasSuffix(uri, "/SKILL.md") }
+
+// upstreamSkill returns the skill at uri that the earliest upstream to
+// serve it serves the caller of req, or nil.
+func (h *handler) upstreamSkill(ctx context.Context, req mcp.Request, uri string) *servedSkill {
+	if !isSkillURI(uri) {
+		return nil
+	}
+	for _, l := range h.ask(ctx, req) {
+		for _, e := range l {
+			if e.URI == uri {
+				return &servedSkill{uri: uri, entry: e}
+			}
+		}
+	}
+	return nil
 }
 
 // entry returns k's entry as the caller of req sees it: without the files
