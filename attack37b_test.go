@@ -143,6 +143,8 @@ func (*atk37bGate) ListResourceTemplates(context.Context, mcpkit.Caller, string,
 	return nil, nil
 }
 
+func (*atk37bGate) NotifiesResourceUpdates() bool { return true }
+
 func (*atk37bGate) LookupResourceTemplate(context.Context, mcpkit.Caller, string) (*mcpkit.ResourceTemplate, error) {
 	return nil, nil
 }

@@ -527,7 +527,7 @@ func (mv *mountView) targetEntry(st *state, ce *entry) *entry {
 	if t == nil {
 		return nil
 	}
-	return mv.m.parent.provideTarget(st, t, ce.target)
+	return mv.m.parent.provideTarget(st, t, ce.target, false)
 }
 
 // target returns the parent's entry of the child's target of family f

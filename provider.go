@@ -103,6 +103,17 @@ type ResourceProvider interface {
 	LookupResourceTemplate(ctx context.Context, c Caller, uri string) (*ResourceTemplate, error)
 }
 
+// A ResourceNotifier is a [ResourceProvider] that may announce the
+// changes of its resources with [Server.ResourceUpdated]. A server
+// agrees to a client's subscription to a URI a provider serves
+// (resources/subscribe, a listen stream's resourceSubscriptions) only
+// when the provider is one and NotifiesResourceUpdates reports true: it
+// would otherwise promise updates no one announces. A subscription to a
+// URI of another provider is answered as one to a URI never served.
+type ResourceNotifier interface {
+	NotifiesResourceUpdates() bool
+}
+
 // AddProvider makes the tools of p callable and listed, alongside the
 // registered tools and those of other providers, merged by name, and so
 // its prompts, resources and templates when p is a [PromptProvider] or a
@@ -286,7 +297,7 @@ func (ps *providerSource) targetPage(ctx context.Context, st *state, c Caller, s
 		}
 		n++
 		pg.last = key
-		e := ps.s.provideTarget(st, t, nil)
+		e := ps.s.provideTarget(st, t, nil, ps.silent())
 		if e == nil || !st.sees(ctx, c, e) {
 			continue
 		}
@@ -353,7 +364,7 @@ func (ps *providerSource) target(ctx context.Context, st *state, c Caller, f fam
 	if t == nil || servedKey(t) != key {
 		return nil, false
 	}
-	return ps.s.provideTarget(st, t, nil), false
+	return ps.s.provideTarget(st, t, nil, ps.silent()), false
 }
 
 func (ps *providerSource) read(ctx context.Context, st *state, c Caller, uri string, _, blind bool) (*entry, map[string]string, bool) {
@@ -364,7 +375,7 @@ func (ps *providerSource) read(ctx context.Context, st *state, c Caller, uri str
 	if t == nil {
 		return nil, nil, false
 	}
-	e := ps.s.provideTarget(st, t, nil)
+	e := ps.s.provideTarget(st, t, nil, ps.silent())
 	if e == nil || e.template == nil || e.chain == nil {
 		return nil, nil, false
 	}
@@ -388,6 +399,13 @@ func (ps *providerSource) serves(k Kind) bool {
 }
 
 func (ps *providerSource) uniform(k Kind) bool { return !ps.serves(k) }
+
+// silent reports whether no one announces the changes of the provider's
+// resources (see ResourceNotifier).
+func (ps *providerSource) silent() bool {
+	n, ok := ps.p.(ResourceNotifier)
+	return !ok || !n.NotifiesResourceUpdates()
+}
 
 // lookupTarget asks the provider for the prompt (resource) under key, as
 // lookup asks for a tool.
@@ -514,15 +532,15 @@ func (c *providedCache) get(t any, build func() (*entry, error)) *provided {
 // makes a tool's; key stands for its definition in listeners' digests
 // (a mounted target's origin), or nil for t itself. It is nil when t is
 // not served (a failed check is logged).
-func (s *Server) provideTarget(st *state, t, key Target) *entry {
-	p := st.provided.get(t, func() (*entry, error) { return s.makeProvidedTarget(st, t, key) })
+func (s *Server) provideTarget(st *state, t, key Target, silent bool) *entry {
+	p := st.provided.get(t, func() (*entry, error) { return s.makeProvidedTarget(st, t, key, silent) })
 	if p.err != nil {
 		s.logger.Warn("mcpkit: a provided "+t.Kind().String()+" is not served", "key", schema.Clip(servedKey(t)), "error", p.err)
 	}
 	return p.e
 }
 
-func (s *Server) makeProvidedTarget(st *state, t, key Target) (*entry, error) {
+func (s *Server) makeProvidedTarget(st *state, t, key Target, silent bool) (*entry, error) {
 	var (
 		err     error
 		serving = true
@@ -566,7 +584,7 @@ func (s *Server) makeProvidedTarget(st *state, t, key Target) (*entry, error) {
 		c = buildTargetChain(tt, st.use)
 	}
 	e := newTargetEntry(tt, c)
-	e.provided = true
+	e.provided, e.silent = true, silent
 	e.made.Store(&entryMade{targetKey: key})
 	return e, nil
 }

@@ -161,6 +161,7 @@ type entry struct {
 	chain    *chain
 	listed   []string // the versions of the name, highest first, when it has versions
 	provided bool     // made of a source's tool, not a registered one
+	silent   bool     // a provider's resource whose changes no one announces (see ResourceNotifier)
 
 	// made holds what is made of the definition on first need: most
 	// tools of a large catalog are never listed or called, and cost

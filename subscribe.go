@@ -321,10 +321,14 @@ func (s *Server) notifyUpdated(ctx context.Context, uri string, from *mount) {
 
 // hearsOf reports whether c may hear of the updates of uri: it reaches
 // it (through the mount from, when set: not a resource of s's own that
-// shadows the mounted one), and meets the requirements (RequireToken,
-// RequireScopes) of what it reaches, as a read of it must.
+// shadows the mounted one), from no provider that never announces its
+// changes (see ResourceNotifier), and meets the requirements
+// (RequireToken, RequireScopes) of what it reaches, as a read of it must.
 func (s *Server) hearsOf(ctx context.Context, st *state, c Caller, uri string, from *mount) bool {
 	e, _ := s.reachResource(ctx, st, c, uri)
+	if e != nil && e.silent {
+		return false
+	}
 	if e == nil || e.chain == nil {
 		return e != nil && from == nil
 	}

@@ -457,3 +457,48 @@ func TestSubscribeThroughMount(t *testing.T) {
 		}
 	}
 }
+
+// notifyingProvider is a kindsProvider that announces its changes.
+type notifyingProvider struct{ *kindsProvider }
+
+func (notifyingProvider) NotifiesResourceUpdates() bool { return true }
+
+// TestSubscribeProvided checks that a subscription to a provider's URI is
+// agreed to only when the provider announces its changes (a
+// ResourceNotifier): then the subscriber hears ResourceUpdated; a
+// provider that does not gets the answer of a URI never served, rather
+// than a promise no one keeps.
+func TestSubscribeProvided(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		provider mcpkit.Provider
+		agreed   bool
+	}{
+		{"silent", newKindsProvider(), false},
+		{"notifier", notifyingProvider{newKindsProvider()}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "subs"}, nil)
+			srv.AddProvider(tc.provider)
+			cs, heard := updates(t, srv, false)
+			if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "mem://1"}); err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "mem://1"})
+			unknown := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "mem://nosuch"})
+			if !tc.agreed {
+				if err == nil || wireError(t, err) != strings.ReplaceAll(wireError(t, unknown), "mem://nosuch", "mem://1") {
+					t.Errorf("subscribe to a silent provider's URI: %v; want the answer of a URI never served", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			updated(t, srv, "mem://1")
+			if got := next(t, heard); got != "mem://1" {
+				t.Errorf("heard %s", got)
+			}
+		})
+	}
+}
