@@ -3,6 +3,7 @@ package mcpkit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -43,28 +44,44 @@ type subscription struct {
 type subscriptions struct {
 	mu      sync.Mutex
 	byURI   map[string]map[any]*subscription
+	count   map[any]int                 // subscriptions by session or stream
 	watched map[*mcp.ServerSession]bool // sessions whose end drops their subscriptions
 }
 
-// add notes sub, held by key (its session or stream), for uri. It
-// reports whether key is a session not watched yet: its caller then drops
-// the session's subscriptions when it ends.
-func (t *subscriptions) add(uri string, key any, sub *subscription) (watch bool) {
+// maxSubscriptions bounds the URIs one session or listen stream is
+// subscribed to: a template serves any number of them.
+const maxSubscriptions = 1024
+
+// add notes sub, held by key (its session or stream), for uri, unless
+// key holds maxSubscriptions already (full). It reports whether key is a
+// session not watched yet: its caller then drops the session's
+// subscriptions when it ends.
+func (t *subscriptions) add(uri string, key any, sub *subscription) (watch, full bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.byURI == nil {
 		t.byURI = map[string]map[any]*subscription{}
+		t.count = map[any]int{}
 		t.watched = map[*mcp.ServerSession]bool{}
 	}
 	if t.byURI[uri] == nil {
 		t.byURI[uri] = map[any]*subscription{}
 	}
+	if _, ok := t.byURI[uri][key]; !ok {
+		if t.count[key] >= maxSubscriptions {
+			if len(t.byURI[uri]) == 0 {
+				delete(t.byURI, uri)
+			}
+			return false, true
+		}
+		t.count[key]++
+	}
 	t.byURI[uri][key] = sub
 	if sub.ss != nil && !t.watched[sub.ss] {
 		t.watched[sub.ss] = true
-		return true
+		return true, false
 	}
-	return false
+	return false, false
 }
 
 // remove drops the subscription that key holds to each of uris, and
@@ -78,6 +95,9 @@ func (t *subscriptions) remove(key any, uris ...string) bool {
 		if _, ok := subs[key]; ok {
 			had = true
 			delete(subs, key)
+			if t.count[key]--; t.count[key] <= 0 {
+				delete(t.count, key)
+			}
 			if len(subs) == 0 {
 				delete(t.byURI, uri)
 			}
@@ -91,6 +111,7 @@ func (t *subscriptions) dropSession(ss *mcp.ServerSession) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.watched, ss)
+	delete(t.count, ss)
 	for uri, subs := range t.byURI {
 		delete(subs, ss)
 		if len(subs) == 0 {
@@ -139,7 +160,11 @@ func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest, next 
 		return s.notSubscribed(ctx, st, uri, "resources/subscribe", req, next)
 	}
 	sub := &subscription{ctx: context.WithoutCancel(ctx), caller: c, ss: req.Session}
-	if s.subs.add(uri, req.Session, sub) && req.Session != nil {
+	watch, full := s.subs.add(uri, req.Session, sub)
+	if full {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("too many subscriptions: a session holds at most %d", maxSubscriptions)}
+	}
+	if watch && req.Session != nil {
 		go func() {
 			req.Session.Wait()
 			s.subs.dropSession(req.Session)
@@ -214,10 +239,13 @@ func (s *Server) listenResources(ctx context.Context, req *mcp.SubscriptionsList
 		}
 		seen[uri] = true
 		c := subscriber(req.Session, req.Extra, req.Params.Meta, uri)
-		if s.hearsOf(ctx, st, c, uri, nil) {
-			agreed = append(agreed, uri)
-			s.subs.add(uri, l, &subscription{ctx: context.WithoutCancel(ctx), caller: c, l: l})
+		if !s.hearsOf(ctx, st, c, uri, nil) {
+			continue
 		}
+		if _, full := s.subs.add(uri, l, &subscription{ctx: context.WithoutCancel(ctx), caller: c, l: l}); full {
+			break // the rest are not agreed to
+		}
+		agreed = append(agreed, uri)
 	}
 	if len(agreed) == 0 {
 		return next(ctx, method, &r)

@@ -502,3 +502,29 @@ func TestSubscribeProvided(t *testing.T) {
 		})
 	}
 }
+
+// TestSubscribeBounded checks that one session holds at most 1,024
+// subscriptions (a template serves any number of URIs): the next is
+// refused, an unsubscribe makes room, and a subscription repeated counts
+// once.
+func TestSubscribeBounded(t *testing.T) {
+	cs, _ := updates(t, subscribable(t), false)
+	ctx := t.Context()
+	for i := range 1024 {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: fmt.Sprintf("note://%d", i)}); err != nil {
+			t.Fatalf("subscription %d: %v", i, err)
+		}
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "note://0"}); err != nil {
+		t.Errorf("a subscription repeated: %v", err)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "note://more"}); err == nil || !strings.Contains(err.Error(), "too many subscriptions") {
+		t.Errorf("subscription 1,025: %v; want too many", err)
+	}
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "note://5"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "note://more"}); err != nil {
+		t.Errorf("after an unsubscribe: %v", err)
+	}
+}
