@@ -246,7 +246,9 @@ func TestAttack36DrainSlowBody(t *testing.T) {
 	arrived := make(chan struct{})
 	inner := srv.HTTPHandler(nil)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		close(arrived)
+		// The server admits a request before it reads the body: the first
+		// read says the request was admitted.
+		r.Body = &firstRead{ReadCloser: r.Body, read: func() { close(arrived) }}
 		inner.ServeHTTP(w, r)
 	}))
 	defer hs.Close()
@@ -330,4 +332,16 @@ func TestAttack36DrainTwiceAtOnce(t *testing.T) {
 	if hooks.Load() != 1 {
 		t.Errorf("the registered function ran %d times", hooks.Load())
 	}
+}
+
+// firstRead is a request body that calls read once, at its first Read.
+type firstRead struct {
+	io.ReadCloser
+	once sync.Once
+	read func()
+}
+
+func (b *firstRead) Read(p []byte) (int, error) {
+	b.once.Do(b.read)
+	return b.ReadCloser.Read(p)
 }
