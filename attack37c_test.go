@@ -1,0 +1,163 @@
+package mcpkit_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/tools"
+)
+
+// atk37cBob is a verified caller without the "admin" scope.
+var atk37cBob = map[string]*auth.TokenInfo{"bob": {UserID: "bob", Scopes: []string{"read"}}}
+
+// atk37cSilent is a ResourceProvider of blob://1 that is no
+// ResourceNotifier: no one announces its changes.
+type atk37cSilent struct{}
+
+func (atk37cSilent) ListTools(context.Context, mcpkit.Caller, string, int) ([]*mcpkit.Tool, error) {
+	return nil, nil
+}
+
+func (atk37cSilent) LookupTool(context.Context, mcpkit.Caller, string) (*mcpkit.Tool, error) {
+	return nil, nil
+}
+
+func (atk37cSilent) ListResources(context.Context, mcpkit.Caller, string, int) ([]*mcpkit.Resource, error) {
+	return nil, nil
+}
+
+func (atk37cSilent) ListResourceTemplates(context.Context, mcpkit.Caller, string, int) ([]*mcpkit.ResourceTemplate, error) {
+	return nil, nil
+}
+
+func (atk37cSilent) LookupResourceTemplate(context.Context, mcpkit.Caller, string) (*mcpkit.ResourceTemplate, error) {
+	return nil, nil
+}
+
+var atk37cBlob = tools.TextResource("blob://1", "1", "text/plain", "one", nil)
+
+func (atk37cSilent) LookupResource(_ context.Context, _ mcpkit.Caller, uri string) (*mcpkit.Resource, error) {
+	if uri == "blob://1" {
+		return atk37cBlob, nil
+	}
+	return nil, nil
+}
+
+// TestAttack37cMountedSubscribeSkipsChildScopes: severity high (what a
+// scope guards is watched without it, through a mount). The child
+// requires "admin" of everything it serves (child.Use(RequireScopes));
+// the parent mounts it under "books". Bob (scope "read") is refused a
+// read of ledger://books/q3 at the parent. Expected: as at the child
+// itself, his subscription is refused too, and he hears of no update.
+// What happens: the parent judges the subscription by its own chain's
+// requirements only (the mounted entry's), agrees to it, and tells Bob
+// each time the child's ledger changes.
+func TestAttack37cMountedSubscribeSkipsChildScopes(t *testing.T) {
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "books"}, nil)
+	child.Use(mcpkit.RequireScopes("admin"))
+	if err := child.AddResources(tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("books", child); err != nil {
+		t.Fatal(err)
+	}
+	reader := mcpkittest.NewServer(t, parent, &mcpkittest.Options{Tokens: atk37cBob, Token: "bob"}).Session
+	if _, err := reader.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "ledger://books/q3"}); err == nil {
+		t.Fatal("bob read ledger://books/q3 without the scope")
+	}
+	heard := make(chan string, 4)
+	cs := mcpkittest.NewServer(t, parent, &mcpkittest.Options{Tokens: atk37cBob, Token: "bob", Client: &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { heard <- req.Params.URI },
+	}}).Session
+	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "ledger://books/q3"}); err != nil {
+		return // refused: as expected
+	}
+	updated(t, child, "ledger://q3")
+	select {
+	case uri := <-heard:
+		t.Errorf("subscribed at the parent without the child's scope, and heard %s changed", uri)
+	case <-time.After(2 * time.Second):
+		t.Error("subscribed at the parent without the scope a read of it requires")
+	}
+}
+
+// TestAttack37cMountedCompletionSkipsChildScopes: severity medium (data
+// the scope guards is handed out, through a mount). The child requires
+// "admin" of everything it serves; its prompt customer_report completes
+// "customer" from the customer list. The parent mounts it under "crm".
+// Expected: at the parent, as at the child, Bob (no "admin") gets a
+// refusal from completion/complete of crm_customer_report. What happens:
+// the parent meets only its own chain's requirements (none) and runs the
+// child's completer: the customer names are answered.
+func TestAttack37cMountedCompletionSkipsChildScopes(t *testing.T) {
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "crm"}, nil)
+	child.Use(mcpkit.RequireScopes("admin"))
+	report := say("customer_report", &mcp.PromptArgument{Name: "customer", Required: true})
+	report.Complete = map[string]mcpkit.CompleteFunc{"customer": tools.CompleteFrom("Acme Corp", "Acme Widgets", "Apex Ltd")}
+	if err := child.AddPrompts(report); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("crm", child); err != nil {
+		t.Fatal(err)
+	}
+	complete := func(srv *mcpkit.Server, name string) ([]string, error) {
+		cs := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: atk37cBob, Token: "bob"}).Session
+		res, err := cs.Complete(t.Context(), &mcp.CompleteParams{
+			Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: name},
+			Argument: mcp.CompleteParamsArgument{Name: "customer", Value: "A"},
+		})
+		if err != nil {
+			return nil, err
+		}
+		return res.Completion.Values, nil
+	}
+	if got, err := complete(child, "customer_report"); err == nil {
+		t.Fatalf("the child itself completed %q without the scope", got)
+	}
+	if got, err := complete(parent, "crm_customer_report"); err == nil && len(got) > 0 {
+		t.Errorf("completion/complete of crm_customer_report at the parent without the scope answered %q", got)
+	}
+}
+
+// TestAttack37cMountedSilentProviderSubscribed: severity medium (a
+// promise never kept). The child serves blob://1 from a provider that is
+// no ResourceNotifier, so the child answers a subscription to it as one
+// to a URI never served. The parent mounts the child under "m".
+// Expected: the parent answers a subscription to blob://m/1 the same way
+// (it is the same resource, and no one announces its changes). What
+// happens: the parent's entry of a mounted target is never silent, so
+// the parent agrees to the subscription, a promise nothing keeps.
+func TestAttack37cMountedSilentProviderSubscribed(t *testing.T) {
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "store"}, nil)
+	if err := child.AddResources(tools.TextResource("memo://a", "a", "text/plain", "a", nil)); err != nil {
+		t.Fatal(err)
+	}
+	child.AddProvider(atk37cSilent{})
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("m", child); err != nil {
+		t.Fatal(err)
+	}
+	onChild, _ := updates(t, child, false)
+	if got, err := readText(onChild, t.Context(), "blob://1"); err != nil || !strings.Contains(got, "one") {
+		t.Fatalf("blob://1 at the child reads %q, %v", got, err)
+	}
+	if err := onChild.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "blob://1"}); err == nil {
+		t.Fatal("the child agreed to a subscription to a silent provider's URI")
+	}
+	onParent, _ := updates(t, parent, false)
+	if got, err := readText(onParent, t.Context(), "blob://m/1"); err != nil || !strings.Contains(got, "one") {
+		t.Fatalf("blob://m/1 at the parent reads %q, %v", got, err)
+	}
+	if err := onParent.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "blob://m/1"}); err == nil {
+		t.Error("the parent agreed to a subscription to blob://m/1, which a silent provider serves")
+	}
+}
