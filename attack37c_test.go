@@ -161,3 +161,69 @@ func TestAttack37cMountedSilentProviderSubscribed(t *testing.T) {
 		t.Error("the parent agreed to a subscription to blob://m/1, which a silent provider serves")
 	}
 }
+
+// atk37cFiles is a notifying ResourceProvider whose template
+// files://{dir}/{name} (tmpl) serves every files:// URI; lookup, when
+// set, replaces LookupResourceTemplate.
+type atk37cFiles struct {
+	atk37cSilent
+	tmpl   *mcpkit.ResourceTemplate
+	lookup func(uri string) *mcpkit.ResourceTemplate
+}
+
+func (p *atk37cFiles) NotifiesResourceUpdates() bool { return true }
+
+func (p *atk37cFiles) ListResourceTemplates(_ context.Context, _ mcpkit.Caller, after string, _ int) ([]*mcpkit.ResourceTemplate, error) {
+	if after >= p.tmpl.URITemplate {
+		return nil, nil
+	}
+	return []*mcpkit.ResourceTemplate{p.tmpl}, nil
+}
+
+func (p *atk37cFiles) LookupResourceTemplate(_ context.Context, _ mcpkit.Caller, uri string) (*mcpkit.ResourceTemplate, error) {
+	if p.lookup != nil {
+		return p.lookup(uri), nil
+	}
+	if strings.HasPrefix(uri, "files://") {
+		return p.tmpl, nil
+	}
+	return nil, nil
+}
+
+// atk37cFilesTemplate is files://{dir}/{name}, which answers its
+// variables, and completes dir.
+func atk37cFilesTemplate() *mcpkit.ResourceTemplate {
+	return &mcpkit.ResourceTemplate{
+		ResourceTemplate: mcp.ResourceTemplate{URITemplate: "files://{dir}/{name}", Name: "files"},
+		Handler: mcpkit.ResourceHandlerFunc(func(_ context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: req.Params["dir"] + "|" + req.Params["name"]}}}, nil
+		}),
+		Complete: map[string]mcpkit.CompleteFunc{"dir": tools.CompleteFrom("docs", "drafts")},
+	}
+}
+
+// TestAttack37cProviderTemplateCompletes: severity medium (a documented
+// feature absent). A provider lists files://{dir}/{name}, whose "dir"
+// completes, and serves its URIs through LookupResourceTemplate, as
+// docs/resources.md shows. Expected: completion/complete of ref/resource
+// files://{dir}/{name} answers the template's completions, as for a
+// registered template (the docs: a template's Complete completes its
+// variables). What happens: the completion gets -32602 "Resource not
+// found": the route by text (reachTemplate) finds registered templates
+// only, and a provider is asked to look the text up as a URI, which its
+// own template does not match.
+func TestAttack37cProviderTemplateCompletes(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "files"}, nil)
+	srv.AddProvider(&atk37cFiles{tmpl: atk37cFilesTemplate()})
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	if got, err := readText(cs, t.Context(), "files://docs/a"); err != nil || !strings.Contains(got, "docs|a") {
+		t.Fatalf("files://docs/a reads %q, %v", got, err)
+	}
+	res, err := cs.Complete(t.Context(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "files://{dir}/{name}"},
+		Argument: mcp.CompleteParamsArgument{Name: "dir", Value: "d"},
+	})
+	if err != nil || len(res.Completion.Values) != 2 {
+		t.Errorf("completion of the provider's template: %v, %v; want docs, drafts", res, err)
+	}
+}
