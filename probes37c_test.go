@@ -1,0 +1,117 @@
+package mcpkit_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/tools"
+	"github.com/mcpkit/mcpkit/visibility"
+)
+
+// probe37cNotFound reads uri and returns the error's text, failing the
+// test when the read is served.
+func probe37cNotFound(t *testing.T, cs *mcp.ClientSession, uri string) string {
+	t.Helper()
+	res, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri})
+	if err == nil {
+		t.Fatalf("%s was served: %v", uri, res.Contents[0].Text)
+	}
+	return strings.ReplaceAll(err.Error(), uri, "URI")
+}
+
+// TestProbe37cProviderTemplateEdges probes a provider's template at its
+// edges: a template that does not match the URI, one with a bad text, a
+// lookup that panics, and a new pointer on every lookup (past the
+// bound of the cache of provided targets). Each unserved read gets the
+// answer of a URI never served, and the server goes on serving.
+func TestProbe37cProviderTemplateEdges(t *testing.T) {
+	good := atk37cFilesTemplate()
+	cases := map[string]func(uri string) *mcpkit.ResourceTemplate{
+		"not matching": func(string) *mcpkit.ResourceTemplate {
+			return &mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "other://{x}", Name: "o"}, Handler: good.Handler}
+		},
+		"bad text": func(string) *mcpkit.ResourceTemplate {
+			return &mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "files://{dir", Name: "o"}, Handler: good.Handler}
+		},
+		"panics":     func(string) *mcpkit.ResourceTemplate { panic("lookup broke") },
+		"no handler": func(string) *mcpkit.ResourceTemplate { return &mcpkit.ResourceTemplate{ResourceTemplate: good.ResourceTemplate} },
+	}
+	for name, lookup := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "files"}, nil)
+			if err := srv.AddResources(tools.TextResource("memo://a", "a", "text/plain", "a", nil)); err != nil {
+				t.Fatal(err)
+			}
+			srv.AddProvider(&atk37cFiles{tmpl: good, lookup: lookup})
+			cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+			if got, want := probe37cNotFound(t, cs, "files://docs/a"), probe37cNotFound(t, cs, "never://x"); got != want {
+				t.Errorf("answered %q, want %q", got, want)
+			}
+			if got, err := readText(cs, t.Context(), "memo://a"); err != nil || !strings.Contains(got, "a") {
+				t.Errorf("memo://a after: %q, %v", got, err)
+			}
+		})
+	}
+	t.Run("fresh pointers", func(t *testing.T) {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "files"}, nil)
+		srv.AddProvider(&atk37cFiles{tmpl: good, lookup: func(string) *mcpkit.ResourceTemplate { return atk37cFilesTemplate() }})
+		cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+		for i := range 4200 {
+			if got, err := readText(cs, t.Context(), "files://d/n"); err != nil || !strings.Contains(got, "d|n") {
+				t.Fatalf("read %d: %q, %v", i, got, err)
+			}
+		}
+	})
+}
+
+// TestProbe37cProviderTemplateRules checks that rules keyed on a
+// provider template's text hold for the URIs it serves: Disable hides
+// them from all, Require from the callers the predicate refuses, with
+// the answer of a URI never served; and that a notifying provider's
+// template URI is subscribed to and heard.
+func TestProbe37cProviderTemplateRules(t *testing.T) {
+	isFiles := func(tg mcpkit.Target) bool { return tg.Key() == "files://{dir}/{name}" }
+	t.Run("disable", func(t *testing.T) {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "files"}, nil)
+		srv.AddProvider(&atk37cFiles{tmpl: atk37cFilesTemplate()})
+		visibility.New(visibility.Disable(isFiles)).Attach(srv)
+		cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+		if got, want := probe37cNotFound(t, cs, "files://docs/a"), probe37cNotFound(t, cs, "never://x"); got != want {
+			t.Errorf("answered %q, want %q", got, want)
+		}
+	})
+	t.Run("require", func(t *testing.T) {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "files"}, nil)
+		srv.AddProvider(&atk37cFiles{tmpl: atk37cFilesTemplate()})
+		visibility.New(visibility.Require(isFiles, visibility.Users("ada"))).Attach(srv)
+		tokens := map[string]*auth.TokenInfo{"ada": {UserID: "ada"}, "bob": {UserID: "bob"}}
+		bob := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
+		ada := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "ada"}).Session
+		if got, want := probe37cNotFound(t, bob, "files://docs/a"), probe37cNotFound(t, bob, "never://x"); got != want {
+			t.Errorf("bob answered %q, want %q", got, want)
+		}
+		if got, err := readText(ada, t.Context(), "files://docs/a"); err != nil || !strings.Contains(got, "docs|a") {
+			t.Errorf("ada reads %q, %v", got, err)
+		}
+	})
+	t.Run("subscribe", func(t *testing.T) {
+		srv := mcpkit.NewServer(&mcp.Implementation{Name: "files"}, nil)
+		if err := srv.AddResources(tools.TextResource("memo://a", "a", "text/plain", "a", nil)); err != nil {
+			t.Fatal(err)
+		}
+		srv.AddProvider(&atk37cFiles{tmpl: atk37cFilesTemplate()})
+		cs, heard := updates(t, srv, false)
+		if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "files://docs/a"}); err != nil {
+			t.Fatal(err)
+		}
+		updated(t, srv, "files://docs/a")
+		if got := next(t, heard); got != "files://docs/a" {
+			t.Errorf("heard %s", got)
+		}
+	})
+}
