@@ -1,6 +1,7 @@
 package mcpkit_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/tools"
 	"github.com/mcpkit/mcpkit/visibility"
 )
@@ -114,4 +116,44 @@ func TestProbe37cProviderTemplateRules(t *testing.T) {
 			t.Errorf("heard %s", got)
 		}
 	})
+}
+
+// TestProbe37cCachePrivateThroughMountAndProvider: a parent caches
+// reads under one shared TargetKey. A read made private by the child's
+// per-request rule (through a mount), and a read of a provider's
+// template, each answer who asks; neither is kept for the next caller.
+func TestProbe37cCachePrivateThroughMountAndProvider(t *testing.T) {
+	whoami := mcpkit.ResourceHandlerFunc(func(_ context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: "of " + req.TokenInfo().UserID}}}, nil
+	})
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	parent.Use(middleware.CacheResults(middleware.NewMemoryCache(1<<20), &middleware.CacheOptions{
+		Targets:   func(mcpkit.Target) bool { return true },
+		TargetKey: func(mcpkit.Target, mcpkit.Caller) string { return "shared" },
+	}))
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	err := child.AddResources(
+		&mcpkit.Resource{Resource: mcp.Resource{URI: "x://me", Name: "me"}, Handler: whoami},
+		tools.TextResource("x://vault", "vault", "text/plain", "gold", &tools.ResourceOptions{Tags: []string{"admin"}}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	visibility.New(visibility.Require(func(t mcpkit.Target) bool { return t.HasTag("admin") }, visibility.Scopes("admin"))).Attach(child)
+	if _, err := parent.Mount("docs", child); err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "files://{dir}/{name}", Name: "files"}, Handler: whoami}
+	parent.AddProvider(&atk37cFiles{tmpl: tmpl})
+	tokens := map[string]*auth.TokenInfo{"ada": {UserID: "ada"}, "bob": {UserID: "bob"}}
+	ada := mcpkittest.NewStatelessServer(t, parent, &mcpkittest.Options{Tokens: tokens, Token: "ada"}).Session
+	bob := mcpkittest.NewStatelessServer(t, parent, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
+	for _, uri := range []string{"x://docs/me", "files://d/n"} {
+		if got, err := readText(ada, t.Context(), uri); err != nil || !strings.HasSuffix(got, "of ada") {
+			t.Fatalf("ada reads %s: %q, %v", uri, got, err)
+		}
+		if got, err := readText(bob, t.Context(), uri); err != nil || !strings.HasSuffix(got, "of bob") {
+			t.Errorf("bob reads %s: %q, %v", uri, got, err)
+		}
+	}
 }
