@@ -11,7 +11,9 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/tools"
+	"github.com/mcpkit/mcpkit/visibility"
 )
 
 // atk37cBob is a verified caller without the "admin" scope.
@@ -225,5 +227,69 @@ func TestAttack37cProviderTemplateCompletes(t *testing.T) {
 	})
 	if err != nil || len(res.Completion.Values) != 2 {
 		t.Errorf("completion of the provider's template: %v, %v; want docs, drafts", res, err)
+	}
+}
+
+// atk37cPrompts is a PromptProvider serving one prompt, p, to everyone.
+type atk37cPrompts struct {
+	atk37cSilent
+	p *mcpkit.Prompt
+}
+
+func (a *atk37cPrompts) ListPrompts(_ context.Context, _ mcpkit.Caller, after string, _ int) ([]*mcpkit.Prompt, error) {
+	if after >= a.p.Name {
+		return nil, nil
+	}
+	return []*mcpkit.Prompt{a.p}, nil
+}
+
+func (a *atk37cPrompts) LookupPrompt(_ context.Context, _ mcpkit.Caller, name string) (*mcpkit.Prompt, error) {
+	if name == a.p.Name {
+		return a.p, nil
+	}
+	return nil, nil
+}
+
+// TestAttack37cCacheHiddenPromptShared: severity high (a hidden prompt's
+// messages reach a caller it is hidden from). The server caches
+// prompts under a TargetKey its tenant's principals share. Its own
+// prompt "plan" (tag admin) is for ada alone (a per-request rule); a
+// provider serves everyone else a "plan" of its own, as the docs allow (a
+// registered prompt wins for the callers who see it). Expected: bob, who
+// never sees the registered plan, gets the provider's; a per-request
+// decision makes the answer depend on who asks, and TargetKey's doc
+// says such a result is not kept under a shared key (as resources/read
+// now does, with ResourceRequest.Private). What happens: both plans have
+// the Key "plan" and the served name "plan", the prompt path of the
+// cache never asks whether the answer is private, and bob is answered
+// ada's cached messages of the hidden prompt.
+func TestAttack37cCacheHiddenPromptShared(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "plans"}, nil)
+	srv.Use(middleware.CacheResults(middleware.NewMemoryCache(1<<20), &middleware.CacheOptions{
+		Targets:   func(mcpkit.Target) bool { return true },
+		TargetKey: func(mcpkit.Target, mcpkit.Caller) string { return "tenant-acme" },
+	}))
+	secret := atk37bFixed("plan", "the board's secret plan")
+	secret.Tags = []string{"admin"}
+	if err := srv.AddPrompts(secret); err != nil {
+		t.Fatal(err)
+	}
+	srv.AddProvider(&atk37cPrompts{p: atk37bFixed("plan", "the public plan")})
+	visibility.New(visibility.Require(func(t mcpkit.Target) bool { return t.HasTag("admin") }, visibility.Users("ada"))).Attach(srv)
+	tokens := map[string]*auth.TokenInfo{"ada": {UserID: "ada"}, "bob": {UserID: "bob"}}
+	ada := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "ada"}).Session
+	bob := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
+	// Each on a key of its own first: the route gives each its plan.
+	if got := atk37bText(t, ada, "plan", map[string]string{"x": "ada"}); got != "the board's secret plan" {
+		t.Fatalf("ada's plan: %q", got)
+	}
+	if got := atk37bText(t, bob, "plan", map[string]string{"x": "bob"}); got != "the public plan" {
+		t.Fatalf("bob's plan: %q", got)
+	}
+	if got := atk37bText(t, ada, "plan", nil); got != "the board's secret plan" {
+		t.Fatalf("ada's plan: %q", got)
+	}
+	if got := atk37bText(t, bob, "plan", nil); got != "the public plan" {
+		t.Errorf("bob's plan: %q, want the public plan", got)
 	}
 }
