@@ -40,8 +40,10 @@ func TestProbe37cProviderTemplateEdges(t *testing.T) {
 		"bad text": func(string) *mcpkit.ResourceTemplate {
 			return &mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "files://{dir", Name: "o"}, Handler: good.Handler}
 		},
-		"panics":     func(string) *mcpkit.ResourceTemplate { panic("lookup broke") },
-		"no handler": func(string) *mcpkit.ResourceTemplate { return &mcpkit.ResourceTemplate{ResourceTemplate: good.ResourceTemplate} },
+		"panics": func(string) *mcpkit.ResourceTemplate { panic("lookup broke") },
+		"no handler": func(string) *mcpkit.ResourceTemplate {
+			return &mcpkit.ResourceTemplate{ResourceTemplate: good.ResourceTemplate}
+		},
 	}
 	for name, lookup := range cases {
 		t.Run(name, func(t *testing.T) {
