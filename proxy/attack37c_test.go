@@ -58,4 +58,3 @@ func TestAttack37cProxiedTemplateNeverCompletes(t *testing.T) {
 		t.Errorf("completion of notes://{id} through the proxy: %v, %v; want %q", got, err, want.Completion.Values)
 	}
 }
-
