@@ -159,3 +159,47 @@ func TestProbe37cCachePrivateThroughMountAndProvider(t *testing.T) {
 		}
 	}
 }
+
+// TestProbe37cBothShareUpdateOnce: two replicas each mount their child
+// under "docs"; the children share their changes on one topic, the
+// parents on another. A child's update reaches the other replica's
+// parent's subscriber once: x://docs/r, then the marker x://docs/m, and
+// nothing between.
+func TestProbe37cBothShareUpdateOnce(t *testing.T) {
+	bus := mcpkit.NewMemoryBus()
+	replica := func() (parent, child *mcpkit.Server) {
+		child = mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+		err := child.AddResources(tools.TextResource("x://r", "r", "text/plain", "r", nil), tools.TextResource("x://m", "m", "text/plain", "m", nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parent = mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+		if _, err := parent.Mount("docs", child); err != nil {
+			t.Fatal(err)
+		}
+		for srv, topic := range map[*mcpkit.Server]string{child: "child", parent: "parent"} {
+			stop, err := srv.ShareChanges(bus, &mcpkit.ShareOptions{Topic: topic, Delay: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(stop)
+		}
+		return parent, child
+	}
+	parentA, childA := replica()
+	parentB, _ := replica()
+	for _, p := range []*mcpkit.Server{parentA, parentB} {
+		cs, heard := updates(t, p, false)
+		for _, uri := range []string{"x://docs/r", "x://docs/m"} {
+			if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		defer func(heard <-chan string) {
+			if got := []string{next(t, heard), next(t, heard)}; got[0] != "x://docs/r" || got[1] != "x://docs/m" {
+				t.Errorf("heard %v, want x://docs/r then x://docs/m", got)
+			}
+		}(heard)
+	}
+	updated(t, childA, "x://r", "x://m")
+}
