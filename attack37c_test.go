@@ -13,6 +13,7 @@ import (
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/tools"
+	"github.com/mcpkit/mcpkit/transform"
 	"github.com/mcpkit/mcpkit/visibility"
 )
 
@@ -291,5 +292,40 @@ func TestAttack37cCacheHiddenPromptShared(t *testing.T) {
 	}
 	if got := atk37bText(t, bob, "plan", nil); got != "the public plan" {
 		t.Errorf("bob's plan: %q, want the public plan", got)
+	}
+}
+
+// TestAttack37cDerivedResourceNeverHears: severity low (a subscription
+// agreed to and never kept). transform.Resource serves docs://intro
+// again as docs://latest: the same resource (its identity, its handler
+// and so its changes). A client subscribes to docs://latest, and the
+// server agrees. The code announces the change of the resource it owns,
+// docs://intro, as a child's update reaches the URIs a parent serves it
+// under. Expected: the subscriber of docs://latest hears of it (or the
+// subscription is not agreed to). What happens: updates go by URI alone;
+// no one ever tells docs://latest's subscriber, unless the code knows
+// every URI a transform derived.
+func TestAttack37cDerivedResourceNeverHears(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "docs"}, nil)
+	intro := tools.TextResource("docs://intro", "intro", "text/plain", "hello", nil)
+	latest, err := transform.Resource(intro, transform.ResourceSpec{URI: "docs://latest"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.AddResources(intro, latest); err != nil {
+		t.Fatal(err)
+	}
+	cs, heard := updates(t, srv, false)
+	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "docs://latest"}); err != nil {
+		return // not agreed to: no promise
+	}
+	updated(t, srv, "docs://intro")
+	select {
+	case uri := <-heard:
+		if uri != "docs://latest" {
+			t.Errorf("heard %s", uri)
+		}
+	case <-time.After(2 * time.Second): // a safety net: the update is sent before ResourceUpdated returns
+		t.Error("docs://latest's subscriber never heard that its resource changed")
 	}
 }
