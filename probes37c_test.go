@@ -203,3 +203,23 @@ func TestProbe37cBothShareUpdateOnce(t *testing.T) {
 	}
 	updated(t, childA, "x://r", "x://m")
 }
+
+// TestProbe37cProviderTemplateRuleChanges: a rule keyed on a provider
+// template's text, attached after its URIs were read (the template made
+// and kept), holds at once; taken away, the URIs are served again.
+func TestProbe37cProviderTemplateRuleChanges(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "files"}, nil)
+	srv.AddProvider(&atk37cFiles{tmpl: atk37cFilesTemplate()})
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil).Session
+	if got, err := readText(cs, t.Context(), "files://docs/a"); err != nil || !strings.Contains(got, "docs|a") {
+		t.Fatalf("files://docs/a reads %q, %v", got, err)
+	}
+	visibility.New(visibility.Disable(func(tg mcpkit.Target) bool { return tg.Key() == "files://{dir}/{name}" })).Attach(srv)
+	if got, want := probe37cNotFound(t, cs, "files://docs/a"), probe37cNotFound(t, cs, "never://x"); got != want {
+		t.Errorf("answered %q, want %q", got, want)
+	}
+	srv.SetVisibility(nil)
+	if got, err := readText(cs, t.Context(), "files://docs/a"); err != nil || !strings.Contains(got, "docs|a") {
+		t.Errorf("files://docs/a reads %q, %v once the rule is gone", got, err)
+	}
+}
