@@ -223,3 +223,22 @@ func TestProbe37cProviderTemplateRuleChanges(t *testing.T) {
 		t.Errorf("files://docs/a reads %q, %v once the rule is gone", got, err)
 	}
 }
+
+// TestProbe37cProviderPromptCompletionScopes: a provider's prompt whose
+// own middleware requires "admin" refuses bob's completion, as its get.
+func TestProbe37cProviderPromptCompletionScopes(t *testing.T) {
+	p := atk37bFixed("report", "numbers")
+	p.Arguments = []*mcp.PromptArgument{{Name: "customer"}}
+	p.Middleware = []mcpkit.Middleware{mcpkit.RequireScopes("admin")}
+	p.Complete = map[string]mcpkit.CompleteFunc{"customer": tools.CompleteFrom("Acme Corp", "Apex Ltd")}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "crm"}, nil)
+	srv.AddProvider(&atk37cPrompts{p: p})
+	cs := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: atk37cBob, Token: "bob"}).Session
+	res, err := cs.Complete(t.Context(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "report"},
+		Argument: mcp.CompleteParamsArgument{Name: "customer", Value: "A"},
+	})
+	if err == nil {
+		t.Errorf("completion without the scope answered %q", res.Completion.Values)
+	}
+}
