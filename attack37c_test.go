@@ -329,3 +329,41 @@ func TestAttack37cDerivedResourceNeverHears(t *testing.T) {
 		t.Error("docs://latest's subscriber never heard that its resource changed")
 	}
 }
+
+// TestAttack37cMountedListenSkipsChildScopes: severity high, the 2026-07-28
+// form of TestAttack37cMountedSubscribeSkipsChildScopes. Bob's
+// subscriptions/listen asks for ledger://q3 at the child and for
+// ledger://books/q3 at the parent that mounts it; the child requires
+// "admin" of everything it serves. Expected: neither acknowledgement
+// agrees to the ledger. What happens: the child leaves it out, the parent
+// agrees to it.
+func TestAttack37cMountedListenSkipsChildScopes(t *testing.T) {
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "books"}, nil)
+	child.Use(mcpkit.RequireScopes("admin"))
+	if err := child.AddResources(tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("books", child); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		srv *mcpkit.Server
+		uri string
+	}{{child, "ledger://q3"}, {parent, "ledger://books/q3"}} {
+		ts := mcpkittest.NewStatelessServer(t, c.srv, &mcpkittest.Options{Tokens: atk37cBob, Token: "bob"})
+		raw := mcpkittest.RawClient{Endpoint: ts.URL, Token: "bob"}
+		st, err := raw.Stream(t.Context(), "subscriptions/listen", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []string{c.uri}}})
+		if err != nil {
+			t.Fatalf("listen for %s: %v", c.uri, err)
+		}
+		b, err := st.Next()
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), c.uri) {
+			t.Errorf("bob, without the scope, was agreed %s: %s", c.uri, b)
+		}
+	}
+}
