@@ -367,3 +367,39 @@ func TestAttack37cMountedListenSkipsChildScopes(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack37cMountedScopeBypassedByParentCache: severity high (what a
+// scope guards is read without it). The child requires "admin" of
+// everything it serves; the parent, which mounts it under "books",
+// caches reads under a TargetKey its tenant's principals share. The
+// requirement cannot be put before the parent's cache, as RequireScopes'
+// doc asks: it is in the child's chain, which the parent's wraps. Ada
+// (admin) reads ledger://books/q3. Expected: bob (no admin) is refused,
+// as at the child, over 2026-07-28 HTTP too. What happens: nothing tells
+// the parent's chain (or its early refusal from the headers, or
+// Private) of the child's requirement, so the parent's cache answers bob
+// ada's copy of the ledger.
+func TestAttack37cMountedScopeBypassedByParentCache(t *testing.T) {
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "books"}, nil)
+	child.Use(mcpkit.RequireScopes("admin"))
+	if err := child.AddResources(tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	parent.Use(middleware.CacheResults(middleware.NewMemoryCache(1<<20), &middleware.CacheOptions{
+		Targets:   func(mcpkit.Target) bool { return true },
+		TargetKey: func(mcpkit.Target, mcpkit.Caller) string { return "tenant-acme" },
+	}))
+	if _, err := parent.Mount("books", child); err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]*auth.TokenInfo{"ada": {UserID: "ada", Scopes: []string{"admin"}}, "bob": {UserID: "bob", Scopes: []string{"read"}}}
+	ada := mcpkittest.NewStatelessServer(t, parent, &mcpkittest.Options{Tokens: tokens, Token: "ada"}).Session
+	if got, err := readText(ada, t.Context(), "ledger://books/q3"); err != nil || !strings.Contains(got, "numbers") {
+		t.Fatalf("ada reads %q, %v", got, err)
+	}
+	bob := mcpkittest.NewStatelessServer(t, parent, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
+	if got, err := readText(bob, t.Context(), "ledger://books/q3"); err == nil {
+		t.Errorf("bob, without the scope, read %q", got)
+	}
+}
