@@ -403,3 +403,41 @@ func TestAttack37cMountedScopeBypassedByParentCache(t *testing.T) {
 		t.Errorf("bob, without the scope, read %q", got)
 	}
 }
+
+// TestAttack37cOwnScopeBypassedBySharedCache: severity high (what a
+// scope guards is read without it, on one protocol era). The resource
+// ledger://q3 requires "admin" in its own Middleware, which RequireToken's
+// doc names as a way to guard a resource; the server caches reads under a
+// TargetKey its tenant's principals share, a layer of Server.Use and so
+// outside every target's own middleware. Ada (admin) reads the ledger,
+// then bob (no admin), each over streamable HTTP. Expected: bob is
+// refused on both eras. What happens: on 2026-07-28 bob gets the 403
+// from the headers, before any layer; on 2025-11-25 nothing judges him
+// before the cache, and he is answered ada's copy (a hit). Nothing marks
+// such a read private, or keeps a cache under a shared key behind the
+// target's requirements.
+func TestAttack37cOwnScopeBypassedBySharedCache(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "books"}, nil)
+	srv.Use(middleware.CacheResults(middleware.NewMemoryCache(1<<20), &middleware.CacheOptions{
+		Targets:   func(mcpkit.Target) bool { return true },
+		TargetKey: func(mcpkit.Target, mcpkit.Caller) string { return "tenant-acme" },
+	}))
+	ledger := tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)
+	ledger.Middleware = []mcpkit.Middleware{mcpkit.RequireScopes("admin")}
+	if err := srv.AddResources(ledger); err != nil {
+		t.Fatal(err)
+	}
+	tokens := map[string]*auth.TokenInfo{"ada": {UserID: "ada", Scopes: []string{"admin"}}, "bob": {UserID: "bob", Scopes: []string{"read"}}}
+	ada := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "ada"}).Session
+	if got, err := readText(ada, t.Context(), "ledger://q3"); err != nil || !strings.Contains(got, "numbers") {
+		t.Fatalf("ada reads %q, %v", got, err)
+	}
+	bob := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
+	if got, err := readText(bob, t.Context(), "ledger://q3"); err == nil {
+		t.Errorf("bob, without the scope, read %q on 2025-11-25", got)
+	}
+	bob26 := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: tokens, Token: "bob"}).Session
+	if got, err := readText(bob26, t.Context(), "ledger://q3"); err == nil {
+		t.Errorf("bob, without the scope, read %q on 2026-07-28", got)
+	}
+}
