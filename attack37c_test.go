@@ -368,8 +368,10 @@ func TestAttack37cMountedListenSkipsChildScopes(t *testing.T) {
 	}
 }
 
-// TestAttack37cMountedScopeBypassedByParentCache: severity high (what a
-// scope guards is read without it). The child requires "admin" of
+// TestAttack37cMountedScopeBypassedByParentCache: severity medium to high
+// (what a scope guards is read without it; CacheOptions.Key's doc does
+// ask for keys as narrow as "a token's scopes", but nothing at the
+// parent says the child needs one). The child requires "admin" of
 // everything it serves; the parent, which mounts it under "books",
 // caches reads under a TargetKey its tenant's principals share. The
 // requirement cannot be put before the parent's cache, as RequireScopes'
@@ -404,8 +406,10 @@ func TestAttack37cMountedScopeBypassedByParentCache(t *testing.T) {
 	}
 }
 
-// TestAttack37cOwnScopeBypassedBySharedCache: severity high (what a
-// scope guards is read without it, on one protocol era). The resource
+// TestAttack37cOwnScopeBypassedBySharedCache: severity medium (what a
+// scope guards is read without it, on one protocol era; CacheOptions.Key's
+// doc asks for keys as narrow as "a token's scopes", so this may be
+// deemed configuration, but the eras disagree). The resource
 // ledger://q3 requires "admin" in its own Middleware, which RequireToken's
 // doc names as a way to guard a resource; the server caches reads under a
 // TargetKey its tenant's principals share, a layer of Server.Use and so
