@@ -445,3 +445,48 @@ func TestAttack37cOwnScopeBypassedBySharedCache(t *testing.T) {
 		t.Errorf("bob, without the scope, read %q on 2026-07-28", got)
 	}
 }
+
+// TestAttack37cShadowedTwoMountsDeep: severity low (a wrong
+// notification), TestAttack37bShadowedMountedUpdate one mount deeper.
+// The grandchild serves file:///shadow; the child mounts it under "g",
+// and serves a resource of its own at file://g//shadow, which wins over
+// the grandchild's there; the parent mounts the child under "c", so
+// file://c/g//shadow is the child's own resource. A client of the parent
+// subscribes to it and to file://c/g//readme (the grandchild's, through
+// both mounts). The grandchild says its file:///shadow changed, then
+// file:///readme. Expected: the parent's subscriber hears of readme
+// alone: the child's own resource did not change. What happens: the
+// child does not tell its own subscribers (the shadow check), but passes
+// the update on to the parent regardless, where the resource reached is
+// the child's (a mount of the right child), and the subscriber is told.
+func TestAttack37cShadowedTwoMountsDeep(t *testing.T) {
+	res := func(uri, text string) *mcpkit.Resource { return tools.TextResource(uri, uri, "text/plain", text, nil) }
+	grandchild := mcpkit.NewServer(&mcp.Implementation{Name: "grandchild"}, nil)
+	if err := grandchild.AddResources(res("file:///shadow", "the grandchild's"), res("file:///readme", "readme")); err != nil {
+		t.Fatal(err)
+	}
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if err := child.AddResources(res("file://g//shadow", "the child's")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := child.Mount("g", grandchild); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	cs, heard := updates(t, parent, false)
+	if got, err := readText(cs, t.Context(), "file://c/g//shadow"); err != nil || !strings.Contains(got, "the child's") {
+		t.Fatalf("file://c/g//shadow reads %q, %v", got, err)
+	}
+	for _, uri := range []string{"file://c/g//shadow", "file://c/g//readme"} {
+		if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	updated(t, grandchild, "file:///shadow", "file:///readme")
+	if got := next(t, heard); got != "file://c/g//readme" {
+		t.Errorf("heard %s first, want file://c/g//readme: the child's own shadow did not change", got)
+	}
+}
