@@ -295,16 +295,12 @@ func TestAttack37cCacheHiddenPromptShared(t *testing.T) {
 	}
 }
 
-// TestAttack37cDerivedResourceNeverHears: severity low (a subscription
-// agreed to and never kept). transform.Resource serves docs://intro
-// again as docs://latest: the same resource (its identity, its handler
-// and so its changes). A client subscribes to docs://latest, and the
-// server agrees. The code announces the change of the resource it owns,
-// docs://intro, as a child's update reaches the URIs a parent serves it
-// under. Expected: the subscriber of docs://latest hears of it (or the
-// subscription is not agreed to). What happens: updates go by URI alone;
-// no one ever tells docs://latest's subscriber, unless the code knows
-// every URI a transform derived.
+// TestAttack37cDerivedResourceNeverHears: severity low, kept as
+// documented. transform.Resource serves docs://intro again as
+// docs://latest, and a client subscribes to docs://latest. Updates go by
+// the URI a client reads (see Server.ResourceUpdated): the code announces
+// docs://latest for its subscribers, and announcing docs://intro alone
+// does not reach them.
 func TestAttack37cDerivedResourceNeverHears(t *testing.T) {
 	srv := mcpkit.NewServer(&mcp.Implementation{Name: "docs"}, nil)
 	intro := tools.TextResource("docs://intro", "intro", "text/plain", "hello", nil)
@@ -319,13 +315,13 @@ func TestAttack37cDerivedResourceNeverHears(t *testing.T) {
 	if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "docs://latest"}); err != nil {
 		return // not agreed to: no promise
 	}
-	updated(t, srv, "docs://intro")
+	updated(t, srv, "docs://intro", "docs://latest")
 	select {
 	case uri := <-heard:
 		if uri != "docs://latest" {
 			t.Errorf("heard %s", uri)
 		}
-	case <-time.After(2 * time.Second): // a safety net: the update is sent before ResourceUpdated returns
+	case <-time.After(10 * time.Second): // a safety net: the update is sent before ResourceUpdated returns
 		t.Error("docs://latest's subscriber never heard that its resource changed")
 	}
 }

@@ -249,6 +249,48 @@ func (h *requirement) ServeResource(ctx context.Context, req *ResourceRequest) (
 	return nil, &ToolError{Err: err, Class: Fatal}
 }
 
+// mountedOf returns the mountedHandler that serves e, a mounted prompt,
+// resource or template, or nil.
+func mountedOf(e *entry) *mountedHandler {
+	var h any
+	switch {
+	case e.prompt != nil:
+		h = e.prompt.Handler
+	case e.resource != nil:
+		h = e.resource.Handler
+	case e.template != nil:
+		h = e.template.Handler
+	}
+	mh, _ := h.(*mountedHandler)
+	return mh
+}
+
+// requirementRefusal returns the refusal of c by the requirements
+// (RequireToken, RequireScopes) of e's chain and, for a mounted target,
+// of the chains below it in the servers it is mounted from, or nil. The
+// server asks it of a prompt, resource or template before its chain
+// runs, so that no layer of the chain (a cache shared by several
+// principals) answers a caller the requirement refuses; and of a
+// completion or a subscription, which run no chain.
+func (s *Server) requirementRefusal(ctx context.Context, e *entry, c Caller) *InsufficientScopeError {
+	info := c.TokenInfo()
+	for i := 0; e != nil && i < maxOrigins; i++ {
+		if e.chain != nil {
+			for _, r := range e.chain.require {
+				if err := r.refusal(ctx, info, e.servedName()); err != nil {
+					return err
+				}
+			}
+		}
+		mh := mountedOf(e)
+		if mh == nil {
+			break
+		}
+		e = mh.origin
+	}
+	return nil
+}
+
 // challengeResponse answers a call refused with err: 403 and the
 // challenge, or 401 for a caller without a token.
 func challengeResponse(w http.ResponseWriter, err *InsufficientScopeError, resourceMetadata string) {

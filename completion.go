@@ -221,23 +221,17 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest, next mc
 }
 
 // completionRefused returns the refusal of a completion of e for req by
-// the requirements (RequireToken, RequireScopes) of e's chain, which a
-// prompts/get or resources/read of it meets first, or nil. Over HTTP the
-// refusal is the challenge those would get.
+// the requirements that a prompts/get or resources/read of it meets
+// first (see requirementRefusal), or nil. Over HTTP the refusal is the
+// challenge those would get.
 func (s *Server) completionRefused(ctx context.Context, e *entry, req *CompleteRequest) *InsufficientScopeError {
-	if e.chain == nil || len(e.chain.require) == 0 {
-		return nil
+	err := s.requirementRefusal(ctx, e, req)
+	if err != nil {
+		ctx = s.withVerdict(ctx, req.Header())
+		defer verdictOf(ctx).serving(req.Session())()
+		verdictOf(ctx).refuse(req.Session(), err)
 	}
-	info := req.TokenInfo()
-	for _, r := range e.chain.require {
-		if err := r.refusal(ctx, info, e.servedName()); err != nil {
-			ctx = s.withVerdict(ctx, req.Header())
-			defer verdictOf(ctx).serving(req.Session())()
-			verdictOf(ctx).refuse(req.Session(), err)
-			return err
-		}
-	}
-	return nil
+	return err
 }
 
 // runComplete calls f; a panic is returned as a [*PanicError].

@@ -180,12 +180,6 @@ type kindRoute struct {
 	// sameCall reports whether the route's request is, on the wire, the
 	// origin's: then a result cached for one answers the other.
 	sameCall bool
-	// early reports, per kind, whether a 2026-07-28 request by the route
-	// that a requirement refuses is refused by its headers, before its
-	// body is read (see Server.refusedEarly): a target registered on the
-	// server; one a source (mount, provider) serves is refused once
-	// reached.
-	early map[targetKind]bool
 }
 
 // direct is the request of the target of kind k under its own name and
@@ -211,7 +205,6 @@ var kindRoutes = []kindRoute{
 			return tg.Key()
 		},
 		request: plain, origin: plain, sameCall: true,
-		early: map[targetKind]bool{kindPrompt: true, kindResource: true, kindTemplate: true},
 	},
 	{
 		// A prompt derived by transform.Prompt (brief: style hidden, fixed
@@ -247,7 +240,6 @@ var kindRoutes = []kindRoute{
 			return direct(k, id, "", "memo", "")
 		},
 		origin: plain,
-		early:  map[targetKind]bool{kindPrompt: true, kindResource: true, kindTemplate: true},
 	},
 	{
 		// The parent serves the target itself, and a child that serves it
@@ -269,7 +261,6 @@ var kindRoutes = []kindRoute{
 		// its headers decide nothing; a URI is walked by the headers
 		// (the parent's own resources have a requirement), the mount's
 		// registry included.
-		early: map[targetKind]bool{kindResource: true, kindTemplate: true},
 	},
 	{
 		name: "provider",
@@ -288,7 +279,6 @@ var kindRoutes = []kindRoute{
 			return tg.Key()
 		},
 		request: plain, origin: plain, sameCall: true,
-		early: map[targetKind]bool{},
 	},
 	{
 		// An upstream mcpkit server over HTTP, served through proxy.New:
@@ -329,7 +319,6 @@ var kindRoutes = []kindRoute{
 		request:  func(k targetKind, id string) kindRequest { return direct(k, id, "up.", "notes", "") },
 		origin:   func(k targetKind, id string) kindRequest { return direct(k, id, "up.", "notes", "") },
 		sameCall: true,
-		early:    map[targetKind]bool{},
 	},
 }
 
@@ -707,13 +696,11 @@ var kindMechanisms = []kindMechanism{
 			if n := f.kt.runs.Load(); n != 0 {
 				t.Errorf("the %s ran %d times for a caller without the scope", f.kind, n)
 			}
-			if f.era.name == mcpkittest.StatelessVersion {
-				// Refused by its headers, the request never reaches
-				// the server's middleware.
-				early := f.outer.Load() == 0
-				if want := f.route.early[f.kind]; early != want {
-					t.Errorf("refused before the body was read: %v, want %v", early, want)
-				}
+			// Refused by its headers where they decide, and else once
+			// reached, before the chain: the request never reaches the
+			// server's middleware.
+			if n := f.outer.Load(); n != 0 {
+				t.Errorf("the server's middleware ran %d times for a refused request", n)
 			}
 			wantServedKind(t, f, "admin")
 		},

@@ -219,7 +219,7 @@ type mountedHandler struct {
 	chain    Handler
 	prompt   PromptHandler
 	resource ResourceHandler
-	origin   *entry // the child's entry, for a resource or template
+	origin   *entry // the child's entry, for a prompt, resource or template
 	ns       string // the mount's namespace, for a resource or template
 }
 
@@ -277,7 +277,7 @@ func (m *mount) target(ce *entry) Target {
 		p := *ce.prompt
 		p.Name = m.prefix + p.Name
 		p.Origin, p.Middleware = ce.prompt, nil
-		p.Handler = &mountedHandler{child: m.child, prompt: ce.chain.prompt}
+		p.Handler = &mountedHandler{child: m.child, prompt: ce.chain.prompt, origin: ce}
 		t = &p
 	case ce.resource != nil:
 		if uri, ok := prefixURI(ns, ce.resource.URI); ok {
@@ -527,7 +527,7 @@ func (mv *mountView) targetEntry(st *state, ce *entry) *entry {
 	if t == nil {
 		return nil
 	}
-	return mv.m.parent.provideTarget(st, t, ce.target, false)
+	return mv.m.parent.provideTarget(st, t, ce.target, ce.silent)
 }
 
 // target returns the parent's entry of the child's target of family f

@@ -175,7 +175,15 @@ type PromptRequest struct {
 	// Call is the SDK's form of the request. It is nil only for a
 	// PromptRequest built by hand.
 	Call *mcp.GetPromptRequest
+
+	private bool // see Private
 }
+
+// Private reports whether what the caller gets depends on who asks: a
+// per-request rule decides prompts, so that two callers may reach two
+// prompts of one name. A cache whose key several principals share must
+// not keep the result.
+func (r *PromptRequest) Private() bool { return r.private }
 
 // WithArguments returns a copy of r whose arguments are args, in its SDK
 // form too; r itself is unchanged.

@@ -92,6 +92,8 @@ type routedPrompt struct {
 	sdk   *mcp.GetPromptRequest
 	req   *PromptRequest
 	start time.Time // when s began on the request, if it has observers
+
+	private bool // what the caller gets depends on who asks
 }
 
 type routedPromptKey struct{}
@@ -114,7 +116,10 @@ func (s *Server) getPrompt(ctx context.Context, req *mcp.GetPromptRequest, next 
 	if obs != nil {
 		rp.start = time.Now()
 	}
-	rp.e = s.reach(ctx, s.state.Load(), rp.req, KindPrompt, name, pin{})
+	st := s.state.Load()
+	rp.e = s.reach(ctx, st, rp.req, KindPrompt, name, pin{})
+	rp.private = !st.uniform(KindPrompt)
+	rp.req.private = rp.private
 	if rp.e == nil {
 		unknown := func() (mcp.Result, error) {
 			err := NewUnknownPromptError(name)
@@ -175,12 +180,24 @@ func (s *Server) servePromptRouted(ctx context.Context, sdkReq *mcp.GetPromptReq
 		params := *sdkReq.Params
 		params.Name = rp.name
 		call.Params = &params
-		req = &PromptRequest{Prompt: rp.e.prompt, Arguments: params.Arguments, Call: &call}
+		req = &PromptRequest{Prompt: rp.e.prompt, Arguments: params.Arguments, Call: &call, private: rp.private}
 	}
 	rp.sdk, rp.req = nil, nil
 	ctx = s.withVerdict(ctx, req.Header())
 	defer verdictOf(ctx).serving(req.Session())()
-	res, err := s.runPrompt(ctx, rp.e, req)
+	var (
+		res *mcp.GetPromptResult
+		err error
+	)
+	if refused := s.requirementRefusal(ctx, rp.e, req); refused != nil {
+		// Refused before the chain, as its requirement would: no layer
+		// of it answers a caller the requirement refuses.
+		refused.Kind = KindPrompt
+		verdictOf(ctx).refuse(req.Session(), refused)
+		err = &ToolError{Err: refused, Class: Fatal}
+	} else {
+		res, err = s.runPrompt(ctx, rp.e, req)
+	}
 	if obs := s.observing(); obs != nil {
 		observeTarget(ctx, obs, DecisionServed, rp.name, rp.e, req, err, rp.start)
 	}

@@ -98,8 +98,11 @@ type ResourceProvider interface {
 	// is asked when LookupResource returns nil. The server decodes the
 	// variables as for a registered template, and the read is the
 	// template's: a rule, a limit or a cache keyed on the template
-	// holds for every URI it serves. Return the same *ResourceTemplate
-	// for the same template: the server compiles it once per pointer.
+	// holds for every URI it serves. A completion/complete of a template
+	// names it by its text: LookupResourceTemplate is then asked with the
+	// text, and the template whose text it is answers. Return the same
+	// *ResourceTemplate for the same template: the server compiles it
+	// once per pointer.
 	LookupResourceTemplate(ctx context.Context, c Caller, uri string) (*ResourceTemplate, error)
 }
 
@@ -367,7 +370,7 @@ func (ps *providerSource) target(ctx context.Context, st *state, c Caller, f fam
 	return ps.s.provideTarget(st, t, nil, ps.silent()), false
 }
 
-func (ps *providerSource) read(ctx context.Context, st *state, c Caller, uri string, _, blind bool) (*entry, map[string]string, bool) {
+func (ps *providerSource) read(ctx context.Context, st *state, c Caller, uri string, text, blind bool) (*entry, map[string]string, bool) {
 	if e, blocked := ps.target(ctx, st, c, famResource, uri, blind); e != nil || blocked || !ps.serves(KindResource) {
 		return e, nil, blocked
 	}
@@ -378,6 +381,9 @@ func (ps *providerSource) read(ctx context.Context, st *state, c Caller, uri str
 	e := ps.s.provideTarget(st, t, nil, ps.silent())
 	if e == nil || e.template == nil || e.chain == nil {
 		return nil, nil, false
+	}
+	if text && e.template.URITemplate == uri {
+		return e, nil, false // a completion of the template, by its text
 	}
 	params := e.template.match(uri)
 	if params == nil {

@@ -213,7 +213,19 @@ func (s *Server) serveResourceRouted(ctx context.Context, sdkReq *mcp.ReadResour
 	rr.sdk, rr.req = nil, nil
 	ctx = s.withVerdict(ctx, req.Header())
 	defer verdictOf(ctx).serving(req.Session())()
-	res, err := s.runResource(ctx, rr.e, req)
+	var (
+		res *mcp.ReadResourceResult
+		err error
+	)
+	if refused := s.requirementRefusal(ctx, rr.e, req); refused != nil {
+		// Refused before the chain, as its requirement would: no layer
+		// of it answers a caller the requirement refuses.
+		refused.Kind = KindResource
+		verdictOf(ctx).refuse(req.Session(), refused)
+		err = &ToolError{Err: refused, Class: Fatal}
+	} else {
+		res, err = s.runResource(ctx, rr.e, req)
+	}
 	if obs := s.observing(); obs != nil {
 		observeTarget(ctx, obs, DecisionServed, rr.uri, rr.e, req, err, rr.start)
 	}

@@ -275,7 +275,9 @@ func (s *Server) listenResources(ctx context.Context, req *mcp.SubscriptionsList
 // subscribers were told.
 //
 // The servers that s is mounted into (see [Server.Mount]) tell their
-// subscribers to the URI they serve uri under, by the same rules.
+// subscribers to the URI they serve uri under, by the same rules. uri is
+// the URI clients read: a resource served again at another URI
+// (transform.Resource) is announced at that URI too.
 func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 	return s.updated(ctx, uri, nil, true)
 }
@@ -289,6 +291,15 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 // only to the servers that do not share theirs, whose other replicas hear
 // of it from here.
 func (s *Server) updated(ctx context.Context, uri string, from *mount, publish bool) error {
+	if from != nil {
+		// A resource of s's own at uri shadows the mounted one: it did
+		// not change, for s and the servers above it.
+		if e, _ := s.reachResource(ctx, s.state.Load(), nil, uri); e == nil {
+			return nil
+		} else if mh := mountedOf(e); mh == nil || mh.child != from.child {
+			return nil
+		}
+	}
 	s.notifyUpdated(ctx, uri, from)
 	s.mu.Lock()
 	sharers := slices.Clone(s.sharers)
@@ -361,24 +372,11 @@ func (s *Server) hearsOf(ctx context.Context, st *state, c Caller, uri string, f
 		return e != nil && from == nil
 	}
 	if from != nil {
-		var h any
-		switch {
-		case e.resource != nil:
-			h = e.resource.Handler
-		case e.template != nil:
-			h = e.template.Handler
-		}
-		if mh, ok := h.(*mountedHandler); !ok || mh.child != from.child {
+		if mh := mountedOf(e); mh == nil || mh.child != from.child {
 			return false
 		}
 	}
-	info := c.TokenInfo()
-	for _, r := range e.chain.require {
-		if r.refusal(ctx, info, e.servedName()) != nil {
-			return false
-		}
-	}
-	return true
+	return s.requirementRefusal(ctx, e, c) == nil
 }
 
 // valuesOf is a context with the values of one context and the

@@ -331,7 +331,7 @@ func (h *cacheHandler) ServePrompt(ctx context.Context, req *mcpkit.PromptReques
 	// client does not send.
 	what := append([]byte(req.Prompt.Name+"\x00"), args...)
 	return serveCached(ctx, h, req.Prompt, req, what, h.prompts.ServePrompt, decodeJSON[mcp.GetPromptResult], func(r *mcp.GetPromptResult) (*mcp.Meta, bool) {
-		return &r.Meta, r.InputRequests == nil && r.RequestState == ""
+		return &r.Meta, r.InputRequests == nil && r.RequestState == "" && (!req.Private() || h.opts.TargetKey == nil)
 	})
 }
 

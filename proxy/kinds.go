@@ -103,15 +103,16 @@ func (u *Upstream) LookupResource(_ context.Context, _ mcpkit.Caller, uri string
 // read of uri, or nil (see [mcpkit.ResourceProvider]). Templates are tried
 // as the local server tries its own: the longest literal text before the
 // first expression first, then by text; one that leaves a variable empty
-// does not match. Its Handler forwards resources/read of the URI read to
-// the upstream.
+// does not match; a template's own text (a completion's reference) finds
+// it too. Its Handler forwards resources/read of the URI read to the
+// upstream.
 func (u *Upstream) LookupResourceTemplate(_ context.Context, _ mcpkit.Caller, uri string) (*mcpkit.ResourceTemplate, error) {
 	c := u.served()
 	if c == nil {
 		return nil, nil
 	}
 	for _, m := range c.matchers {
-		if m.matches(uri) {
+		if m.t.URITemplate == uri || m.matches(uri) {
 			return m.t, nil
 		}
 	}

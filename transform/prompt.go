@@ -124,8 +124,8 @@ func Prompt(p *mcpkit.Prompt, spec PromptSpec) (*mcpkit.Prompt, error) {
 	if spec.Tags != nil {
 		d.Tags = slices.Clone(spec.Tags)
 	}
+	m.parent, m.name = p, name
 	if m.maps() {
-		m.parent, m.name = p, name
 		d.Handler = m
 	}
 	d.Complete = m.completers(p.Complete)
@@ -206,18 +206,57 @@ func (m *promptMapper) completers(parent map[string]mcpkit.CompleteFunc) map[str
 		out[n] = func(ctx context.Context, req *mcpkit.CompleteRequest) ([]string, error) {
 			r := *req
 			r.Argument = old
-			if req.Arguments != nil {
-				r.Arguments = make(map[string]string, len(req.Arguments))
-				for k, v := range req.Arguments {
-					if o, ok := m.toOld[k]; ok {
-						r.Arguments[o] = v
-					}
-				}
+			args, err := m.completionArguments(ctx, req)
+			if err != nil {
+				return nil, err
 			}
+			r.Arguments = args
 			return f(ctx, &r)
 		}
 	}
 	return out
+}
+
+// completionArguments returns the arguments a completion of the derived
+// prompt has resolved, as the parent names them, with the values of the
+// hidden arguments (and defaults) that a prompts/get would give them: the
+// parent's completer completes within what the derived prompt fixes.
+func (m *promptMapper) completionArguments(ctx context.Context, req *mcpkit.CompleteRequest) (map[string]string, error) {
+	if req.Arguments == nil && len(m.hidden) == 0 && len(m.deflt) == 0 {
+		return nil, nil
+	}
+	args := make(map[string]string, len(req.Arguments)+len(m.hidden))
+	for k, v := range req.Arguments {
+		if o, ok := m.toOld[k]; ok {
+			args[o] = v
+		}
+	}
+	for _, old := range slices.Sorted(maps.Keys(m.hidden)) {
+		a := m.hidden[old]
+		switch {
+		case a.ValueFunc != nil:
+			pr := &mcpkit.PromptRequest{Prompt: req.Prompt, Arguments: req.Arguments}
+			if req.Call != nil {
+				pr.Call = &mcp.GetPromptRequest{Session: req.Call.Session, Extra: req.Call.Extra,
+					Params: &mcp.GetPromptParams{Name: m.name, Arguments: req.Arguments}}
+			}
+			v, ok, err := a.ValueFunc(ctx, pr)
+			if err != nil {
+				return nil, &ValueError{Tool: m.name, Argument: old, Err: err}
+			}
+			if ok {
+				args[old] = v
+			}
+		case a.Value != "":
+			args[old] = a.Value
+		}
+	}
+	for old, v := range m.deflt {
+		if _, ok := args[old]; !ok {
+			args[old] = v
+		}
+	}
+	return args, nil
 }
 
 // promptArguments returns the mapper of p's arguments under specs and the
