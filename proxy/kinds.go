@@ -121,7 +121,7 @@ func (u *Upstream) LookupResourceTemplate(_ context.Context, _ mcpkit.Caller, ur
 
 // skillFile reports whether uri is below the directory of one of the
 // SKILL.md resources of c, with no segment that is empty, "." or "..",
-// and no query or fragment.
+// or holds an encoded slash or backslash, and no query or fragment.
 func (c *catalog) skillFile(uri string) bool {
 	if strings.ContainsAny(uri, "?#") {
 		return false
@@ -134,7 +134,10 @@ func (c *catalog) skillFile(uri string) bool {
 			continue
 		}
 		for seg := range strings.SplitSeq(uri[i+1:], "/") {
-			if p, err := url.PathUnescape(seg); err != nil || p == "" || p == "." || p == ".." {
+			// A segment that decodes to a path of its own (an encoded
+			// slash or backslash) could climb out of the skill where the
+			// upstream decodes it.
+			if p, err := url.PathUnescape(seg); err != nil || p == "" || p == "." || p == ".." || strings.ContainsAny(p, "/\\") {
 				return false
 			}
 		}

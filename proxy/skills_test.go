@@ -301,6 +301,8 @@ func TestSkillFiles(t *testing.T) {
 		"skill://git-workflow//x":                               false,
 		"skill://git-workflow/../acme/billing/refunds/SKILL.md": false,
 		"skill://git-workflow/%2e%2e/acme/x":                    false,
+		"skill://git-workflow/a%2F..%2F..%2Facme/x":             false,
+		"skill://git-workflow/a%5C..%5Cx":                       false,
 		"skill://git-workflow/./style.md":                       false,
 		"skill://git-workflow/style.md?x=1":                     false,
 		"skill://nope/style.md":                                 false,
