@@ -156,31 +156,9 @@ func (m *promptMapper) maps() bool {
 }
 
 func (m *promptMapper) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
-	args := make(map[string]string, len(m.toOld)+len(m.hidden))
-	for n, v := range req.Arguments {
-		if old, ok := m.toOld[n]; ok {
-			args[old] = v
-		}
-	}
-	for _, old := range slices.Sorted(maps.Keys(m.hidden)) {
-		a := m.hidden[old]
-		switch {
-		case a.ValueFunc != nil:
-			v, ok, err := a.ValueFunc(ctx, req)
-			if err != nil {
-				return nil, &ValueError{Tool: m.name, Argument: old, Err: err}
-			}
-			if ok {
-				args[old] = v
-			}
-		case a.Value != "":
-			args[old] = a.Value
-		}
-	}
-	for old, v := range m.deflt {
-		if _, ok := args[old]; !ok {
-			args[old] = v
-		}
+	args, err := m.resolve(ctx, req.Arguments, req)
+	if err != nil {
+		return nil, err
 	}
 	for old := range m.req {
 		if _, ok := args[old]; !ok {
@@ -188,6 +166,39 @@ func (m *promptMapper) ServePrompt(ctx context.Context, req *mcpkit.PromptReques
 		}
 	}
 	return m.parent.Handler.ServePrompt(ctx, req.WithArguments(args))
+}
+
+// resolve returns args, a client's arguments under the derived names, as
+// the parent names them, with the values of the hidden arguments (their
+// ValueFunc sees pr) and the defaults of those left out.
+func (m *promptMapper) resolve(ctx context.Context, args map[string]string, pr *mcpkit.PromptRequest) (map[string]string, error) {
+	out := make(map[string]string, len(m.toOld)+len(m.hidden))
+	for n, v := range args {
+		if old, ok := m.toOld[n]; ok {
+			out[old] = v
+		}
+	}
+	for _, old := range slices.Sorted(maps.Keys(m.hidden)) {
+		a := m.hidden[old]
+		switch {
+		case a.ValueFunc != nil:
+			v, ok, err := a.ValueFunc(ctx, pr)
+			if err != nil {
+				return nil, &ValueError{Tool: m.name, Argument: old, Err: err}
+			}
+			if ok {
+				out[old] = v
+			}
+		case a.Value != "":
+			out[old] = a.Value
+		}
+	}
+	for old, v := range m.deflt {
+		if _, ok := out[old]; !ok {
+			out[old] = v
+		}
+	}
+	return out, nil
 }
 
 // completers returns the parent's completers under the derived names,
@@ -225,38 +236,12 @@ func (m *promptMapper) completionArguments(ctx context.Context, req *mcpkit.Comp
 	if req.Arguments == nil && len(m.hidden) == 0 && len(m.deflt) == 0 {
 		return nil, nil
 	}
-	args := make(map[string]string, len(req.Arguments)+len(m.hidden))
-	for k, v := range req.Arguments {
-		if o, ok := m.toOld[k]; ok {
-			args[o] = v
-		}
+	pr := &mcpkit.PromptRequest{Prompt: req.Prompt, Arguments: req.Arguments}
+	if req.Call != nil {
+		pr.Call = &mcp.GetPromptRequest{Session: req.Call.Session, Extra: req.Call.Extra,
+			Params: &mcp.GetPromptParams{Name: m.name, Arguments: req.Arguments}}
 	}
-	for _, old := range slices.Sorted(maps.Keys(m.hidden)) {
-		a := m.hidden[old]
-		switch {
-		case a.ValueFunc != nil:
-			pr := &mcpkit.PromptRequest{Prompt: req.Prompt, Arguments: req.Arguments}
-			if req.Call != nil {
-				pr.Call = &mcp.GetPromptRequest{Session: req.Call.Session, Extra: req.Call.Extra,
-					Params: &mcp.GetPromptParams{Name: m.name, Arguments: req.Arguments}}
-			}
-			v, ok, err := a.ValueFunc(ctx, pr)
-			if err != nil {
-				return nil, &ValueError{Tool: m.name, Argument: old, Err: err}
-			}
-			if ok {
-				args[old] = v
-			}
-		case a.Value != "":
-			args[old] = a.Value
-		}
-	}
-	for old, v := range m.deflt {
-		if _, ok := args[old]; !ok {
-			args[old] = v
-		}
-	}
-	return args, nil
+	return m.resolve(ctx, req.Arguments, pr)
 }
 
 // promptArguments returns the mapper of p's arguments under specs and the
