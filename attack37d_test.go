@@ -1,0 +1,130 @@
+package mcpkit_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/tools"
+)
+
+// atk37dTokens: bob has "read" only; ada has "read" and "admin".
+var atk37dTokens = map[string]*auth.TokenInfo{
+	"bob": {UserID: "bob", Scopes: []string{"read"}},
+	"ada": {UserID: "ada", Scopes: []string{"read", "admin"}},
+}
+
+// atk37dTree returns a grandchild "g" (prompt "q", resource ledger://q3,
+// each guarded by its server's RequireScopes("admin")), a child mounting
+// it under "g" and a parent mounting the child under "c": the parent
+// serves the prompt as "c_g_q" and the resource as ledger://c/g/q3.
+func atk37dTree(t *testing.T) (grand, parent *mcpkit.Server) {
+	t.Helper()
+	grand = mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+	grand.Use(mcpkit.RequireScopes("admin"))
+	if err := grand.AddPrompts(say("q")); err != nil {
+		t.Fatal(err)
+	}
+	if err := grand.AddResources(tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)); err != nil {
+		t.Fatal(err)
+	}
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if _, err := child.Mount("g", grand); err != nil {
+		t.Fatal(err)
+	}
+	parent = mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	return grand, parent
+}
+
+// atk37dHTTP serves srv over stateless HTTP behind bearer tokens, with a
+// resource metadata URL that challenges name.
+func atk37dHTTP(t *testing.T, srv *mcpkit.Server) string {
+	t.Helper()
+	h := srv.HTTPHandler(&mcpkit.HTTPOptions{ResourceMetadataURL: "https://rs.example/.well-known/oauth-protected-resource"})
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if info, ok := atk37dTokens[token]; ok {
+			return info, nil
+		}
+		return nil, auth.ErrInvalidToken
+	}
+	ts := httptest.NewServer(auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h))
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// atk37dPost sends one 2026-07-28 request as a conforming client does and
+// returns the status, the challenge and the body.
+func atk37dPost(t *testing.T, url, token, method, name string, params map[string]any) (int, string, string) {
+	t.Helper()
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion": mcpkittest.StatelessVersion,
+		"io.modelcontextprotocol/clientInfo":      map[string]any{"name": "atk", "version": "1"},
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", mcpkittest.StatelessVersion)
+	req.Header.Set("Mcp-Method", method)
+	req.Header.Set("Mcp-Name", name)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b)
+}
+
+// TestAttack37dEarlyAndLateChallengesAgree: severity low (the challenge
+// itself is right; the refusal's text names what the caller never
+// called). The grandchild's own answer to bob (no "admin") and the
+// parent's, two mounts up, are the same HTTP challenge, whether the
+// parent has a requirement of its own (which bob meets) or none: that
+// part holds. Expected: the refusal names the prompt (resource) as it was
+// called, "c_g_q" (ledger://c/g/q3), as InsufficientScopeError.Tool's doc
+// says ("the name the tool ... was called by"). What happens: the refusal
+// made before the chain names the grandchild's own name, "q"
+// (ledger://q3), which the caller never saw: requirementRefusal passes
+// each origin's servedName, not the name of the request.
+func TestAttack37dEarlyAndLateChallengesAgree(t *testing.T) {
+	for _, own := range []bool{false, true} {
+		grand, parent := atk37dTree(t)
+		if own {
+			parent.Use(mcpkit.RequireScopes("read"))
+		}
+		gURL, pURL := atk37dHTTP(t, grand), atk37dHTTP(t, parent)
+		for _, c := range []struct{ method, gName, pName, key string }{
+			{"prompts/get", "q", "c_g_q", "name"},
+			{"resources/read", "ledger://q3", "ledger://c/g/q3", "uri"},
+		} {
+			gs, gc, gb := atk37dPost(t, gURL, "bob", c.method, c.gName, map[string]any{c.key: c.gName})
+			ps, pc, pb := atk37dPost(t, pURL, "bob", c.method, c.pName, map[string]any{c.key: c.pName})
+			if gs != http.StatusForbidden || gc == "" {
+				t.Fatalf("own=%v %s at the grandchild: %d %q %s", own, c.method, gs, gc, gb)
+			}
+			if ps != gs || pc != gc {
+				t.Errorf("own=%v %s: grandchild %d %q, parent %d %q (%s)", own, c.method, gs, gc, ps, pc, pb)
+			}
+			if ps == http.StatusForbidden && !strings.Contains(pb, c.pName) {
+				t.Errorf("own=%v %s: parent's refusal body does not name %q: %s", own, c.method, c.pName, pb)
+			}
+			t.Logf("own=%v %s: parent %d %q %s", own, c.method, ps, pc, strings.TrimSpace(pb))
+		}
+	}
+}
