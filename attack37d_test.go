@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -126,5 +127,74 @@ func TestAttack37dEarlyAndLateChallengesAgree(t *testing.T) {
 			}
 			t.Logf("own=%v %s: parent %d %q %s", own, c.method, ps, pc, strings.TrimSpace(pb))
 		}
+	}
+}
+
+// TestAttack37dTwoDeepRefusedAndObserved: the grandchild requires
+// "admin"; bob (no admin) asks the parent, two mounts up, over HTTP with
+// his token, for its prompt, its resource and a completion of the
+// prompt's argument, on both eras (2025-11-25 over a session, 2026-07-28
+// stateless; a fresh connection for each, since the SDK client closes
+// after a 403). Each is refused, and the parent's observers (an audit
+// among them) are told of each as a refusal (DecisionRefused) naming
+// what was asked.
+func TestAttack37dTwoDeepRefusedAndObserved(t *testing.T) {
+	eras := []struct {
+		name    string
+		connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+	}{{"2025-11-25", mcpkittest.NewServer}, {"2026-07-28", mcpkittest.NewStatelessServer}}
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+			grand.Use(mcpkit.RequireScopes("admin"))
+			q := say("q", &mcp.PromptArgument{Name: "who"})
+			q.Complete = map[string]mcpkit.CompleteFunc{"who": tools.CompleteFrom("ann", "bob")}
+			if err := grand.AddPrompts(q); err != nil {
+				t.Fatal(err)
+			}
+			if err := grand.AddResources(tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)); err != nil {
+				t.Fatal(err)
+			}
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+			if _, err := child.Mount("g", grand); err != nil {
+				t.Fatal(err)
+			}
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+			if _, err := parent.Mount("c", child); err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			var events []string
+			parent.Observe(mcpkit.ObserverFunc(func(_ context.Context, ev *mcpkit.Event) {
+				mu.Lock()
+				defer mu.Unlock()
+				events = append(events, ev.Method+" "+ev.Name+" "+string(ev.Decision))
+			}))
+			session := func() *mcp.ClientSession {
+				return era.connect(t, parent, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+			}
+			ctx := t.Context()
+			if _, err := session().GetPrompt(ctx, &mcp.GetPromptParams{Name: "c_g_q", Arguments: map[string]string{"who": "x"}}); err == nil {
+				t.Error("bob got c_g_q")
+			}
+			if _, err := session().ReadResource(ctx, &mcp.ReadResourceParams{URI: "ledger://c/g/q3"}); err == nil {
+				t.Error("bob read ledger://c/g/q3")
+			}
+			if res, err := session().Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "c_g_q"}, Argument: mcp.CompleteParamsArgument{Name: "who", Value: ""}}); err == nil {
+				t.Errorf("bob completed c_g_q: %v", res.Completion.Values)
+			}
+			mu.Lock()
+			got := strings.Join(events, "\n")
+			mu.Unlock()
+			for _, want := range []string{
+				"prompts/get c_g_q refused",
+				"resources/read ledger://c/g/q3 refused",
+				"completion/complete c_g_q refused",
+			} {
+				if !strings.Contains(got, want) {
+					t.Errorf("no event %q; events:\n%s", want, got)
+				}
+			}
+		})
 	}
 }
