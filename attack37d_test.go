@@ -198,3 +198,81 @@ func TestAttack37dTwoDeepRefusedAndObserved(t *testing.T) {
 		})
 	}
 }
+
+// atk37dNotes is a ResourceProvider of one template, tmpl, looked up by
+// its exact text (as a completion asks) or by a URI under its fixed
+// prefix.
+type atk37dNotes struct {
+	atk37cSilent
+	tmpl   *mcpkit.ResourceTemplate
+	prefix string
+}
+
+func (p *atk37dNotes) ListResourceTemplates(_ context.Context, _ mcpkit.Caller, after string, _ int) ([]*mcpkit.ResourceTemplate, error) {
+	if after >= p.tmpl.URITemplate {
+		return nil, nil
+	}
+	return []*mcpkit.ResourceTemplate{p.tmpl}, nil
+}
+
+func (p *atk37dNotes) LookupResourceTemplate(_ context.Context, _ mcpkit.Caller, uri string) (*mcpkit.ResourceTemplate, error) {
+	if uri == p.tmpl.URITemplate || strings.HasPrefix(uri, p.prefix) {
+		return p.tmpl, nil
+	}
+	return nil, nil
+}
+
+// TestAttack37dProviderTemplateEscapedText: a provider's template whose
+// text holds a percent-escape, a reserved expansion and a query
+// expansion completes by that text, served directly and two mounts up
+// (where the text has the namespaces inserted after "://").
+func TestAttack37dProviderTemplateEscapedText(t *testing.T) {
+	for _, text := range []string{
+		"notes://caf%C3%A9/{name}",
+		"notes://box/{+path}",
+		"notes://box/{name}{?lang}",
+		"notes://box/a%20b/{name}",
+	} {
+		t.Run(text, func(t *testing.T) {
+			tmpl := &mcpkit.ResourceTemplate{
+				ResourceTemplate: mcp.ResourceTemplate{URITemplate: text, Name: "notes"},
+				Handler: mcpkit.ResourceHandlerFunc(func(_ context.Context, req *mcpkit.ResourceRequest) (*mcp.ReadResourceResult, error) {
+					return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.URI, Text: "note"}}}, nil
+				}),
+			}
+			v := text[strings.Index(text, "{")+1 : strings.Index(text, "}")]
+			v = strings.TrimLeft(v, "+?")
+			tmpl.Complete = map[string]mcpkit.CompleteFunc{v: tools.CompleteFrom("alpha", "beta")}
+			grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+			grand.AddProvider(&atk37dNotes{tmpl: tmpl, prefix: text[:strings.Index(text, "{")]})
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+			if _, err := child.Mount("g", grand); err != nil {
+				t.Fatal(err)
+			}
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+			if _, err := parent.Mount("c", child); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				srv *mcpkit.Server
+				ref string
+			}{{grand, text}, {parent, strings.Replace(text, "://", "://c/g/", 1)}} {
+				for _, era := range mcpkittest.Eras() {
+					cs := era.Connect(t, c.srv, nil).Session
+					list, err := cs.ListResourceTemplates(t.Context(), nil)
+					if err != nil || len(list.ResourceTemplates) != 1 || list.ResourceTemplates[0].URITemplate != c.ref {
+						t.Errorf("%s: listed %v, %v; want %q", era.Name, list, err, c.ref)
+						continue
+					}
+					res, err := cs.Complete(t.Context(), &mcp.CompleteParams{
+						Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: c.ref},
+						Argument: mcp.CompleteParamsArgument{Name: v, Value: ""},
+					})
+					if err != nil || len(res.Completion.Values) != 2 {
+						t.Errorf("%s: completion of %q: %v, %v; want alpha, beta", era.Name, c.ref, res, err)
+					}
+				}
+			}
+		})
+	}
+}
