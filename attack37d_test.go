@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/tools"
+	"github.com/mcpkit/mcpkit/visibility"
 )
 
 // atk37dTokens: bob has "read" only; ada has "read" and "admin".
@@ -274,5 +276,98 @@ func TestAttack37dProviderTemplateEscapedText(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// atk37dHeard subscribes to uris at srv over a 2025-11-25 session with
+// token's bearer token and returns the channel of the updates heard.
+func atk37dHeard(t *testing.T, srv *mcpkit.Server, token string, uris ...string) <-chan string {
+	t.Helper()
+	heard := make(chan string, 8)
+	cs := mcpkittest.NewServer(t, srv, &mcpkittest.Options{Tokens: atk37dTokens, Token: token, Client: &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			heard <- req.Params.URI
+		},
+	}}).Session
+	for _, uri := range uris {
+		if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatalf("%s subscribes to %s: %v", token, uri, err)
+		}
+	}
+	return heard
+}
+
+// TestAttack37dUpdateStopsForNobody: the parent mounts the child under
+// "c" and shows the mounted ledger://c/q3 to bob only (a per-request
+// rule, visibility.Require with Users("bob")). Bob reads it and
+// subscribes to it at the parent over a 2025-11-25 session; when the
+// child's ledger://q3 changes, he hears of ledger://c/q3 (the check for
+// a shadowing resource, made for no caller, does not stop it).
+func TestAttack37dUpdateStopsForNobody(t *testing.T) {
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "books"}, nil)
+	if err := child.AddResources(tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	visibility.New(visibility.Require(func(tg mcpkit.Target) bool { return tg.Key() == "ledger://c/q3" }, visibility.Users("bob"))).Attach(parent)
+	bob := mcpkittest.NewServer(t, parent, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+	if got, err := readText(bob, t.Context(), "ledger://c/q3"); err != nil || !strings.Contains(got, "numbers") {
+		t.Fatalf("bob reads ledger://c/q3: %q, %v", got, err)
+	}
+	heard := atk37dHeard(t, parent, "bob", "ledger://c/q3")
+	updated(t, child, "ledger://q3")
+	if got := next(t, heard); got != "ledger://c/q3" {
+		t.Errorf("bob heard %s", got)
+	}
+}
+
+// TestAttack37dShadowForSomeStopsAll: severity medium (a subscriber who
+// reads the mounted resource never hears of its changes). The parent
+// mounts the child under "c" and has its own ledger://c/q3, shown to ada
+// only (visibility.Require with Users("ada")): for ada it shadows the
+// child's, for bob it does not, and bob reads the child's numbers. Bob
+// subscribes at the parent over a 2025-11-25 session. Expected: when the
+// child's ledger://q3 changes, bob, who reaches it, hears of
+// ledger://c/q3. What happens, if it fails: the check that the parent's
+// own resource shadows the mounted one (subscribe.go updated) is made
+// once for no caller (reachResource with a nil caller), finds the
+// parent's own, and stops the update for every subscriber, bob too.
+func TestAttack37dShadowForSomeStopsAll(t *testing.T) {
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "books"}, nil)
+	if err := child.AddResources(tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	tick := tools.TextResource("memo://tick", "tick", "text/plain", "tick", nil)
+	if err := parent.AddResources(tick, tools.TextResource("ledger://c/q3", "own", "text/plain", "own words", &tools.ResourceOptions{Tags: []string{"own"}})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	own := func(r *mcpkit.Resource) bool { return slices.Contains(r.Tags, "own") }
+	visibility.New(visibility.Require(own, visibility.Users("ada"))).Attach(parent)
+	bob := mcpkittest.NewServer(t, parent, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+	if got, err := readText(bob, t.Context(), "ledger://c/q3"); err != nil || !strings.Contains(got, "numbers") {
+		t.Fatalf("bob reads ledger://c/q3: %q, %v; want the child's numbers", got, err)
+	}
+	ada := mcpkittest.NewServer(t, parent, &mcpkittest.Options{Tokens: atk37dTokens, Token: "ada"}).Session
+	if got, err := readText(ada, t.Context(), "ledger://c/q3"); err != nil || !strings.Contains(got, "own words") {
+		t.Fatalf("ada reads ledger://c/q3: %q, %v; want the parent's own", got, err)
+	}
+	heard := atk37dHeard(t, parent, "bob", "ledger://c/q3", "memo://tick")
+	adaHeard := atk37dHeard(t, parent, "ada", "ledger://c/q3", "memo://tick")
+	// memo://tick's update, sent after, marks the end: a session's
+	// notifications arrive in order.
+	updated(t, child, "ledger://q3")
+	updated(t, parent, "memo://tick")
+	if got := next(t, heard); got != "ledger://c/q3" {
+		t.Errorf("bob, who reads the child's ledger://c/q3, heard %s first, not that it changed", got)
+	}
+	if got := next(t, adaHeard); got != "memo://tick" {
+		t.Errorf("ada, whom the parent's own resource shadows the child's, heard %s", got)
 	}
 }
