@@ -18,6 +18,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/tools"
+	"github.com/mcpkit/mcpkit/transform"
 	"github.com/mcpkit/mcpkit/visibility"
 )
 
@@ -369,5 +370,67 @@ func TestAttack37dShadowForSomeStopsAll(t *testing.T) {
 	}
 	if got := next(t, adaHeard); got != "memo://tick" {
 		t.Errorf("ada, whom the parent's own resource shadows the child's, heard %s", got)
+	}
+}
+
+// TestAttack37dDerivedPromptCompletesForCaller: a derived prompt
+// (transform.Prompt) hides its parent's "tenant" argument, filled in per
+// request by a ValueFunc from the caller's token; the parent's completer
+// of "month" completes within the tenant. Registered in the grandchild
+// and asked two mounts up over HTTP with bob's token, on both eras, the
+// completion of "month" completes within bob's tenant, as a prompts/get
+// of it would be served, and the hidden argument does not complete.
+func TestAttack37dDerivedPromptCompletesForCaller(t *testing.T) {
+	report := say("report", &mcp.PromptArgument{Name: "tenant", Required: true}, &mcp.PromptArgument{Name: "month"})
+	report.Handler = mcpkit.PromptHandlerFunc(func(_ context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "tenant " + req.Arguments["tenant"]}}}}, nil
+	})
+	report.Complete = map[string]mcpkit.CompleteFunc{
+		"month":  func(_ context.Context, req *mcpkit.CompleteRequest) ([]string, error) { return []string{req.Arguments["tenant"] + "-jan"}, nil },
+		"tenant": tools.CompleteFrom("ada", "bob"),
+	}
+	mine, err := transform.Prompt(report, transform.PromptSpec{Name: "mine", Arguments: map[string]transform.PromptArg{
+		"tenant": {Hide: true, ValueFunc: func(_ context.Context, req *mcpkit.PromptRequest) (string, bool, error) {
+			if info := req.TokenInfo(); info != nil {
+				return info.UserID, true, nil
+			}
+			return "", false, nil
+		}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+	if err := grand.AddPrompts(mine); err != nil {
+		t.Fatal(err)
+	}
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if _, err := child.Mount("g", grand); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	for _, connect := range []func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server{mcpkittest.NewServer, mcpkittest.NewStatelessServer} {
+		for _, c := range []struct {
+			srv  *mcpkit.Server
+			name string
+		}{{grand, "mine"}, {parent, "c_g_mine"}} {
+			cs := connect(t, c.srv, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+			get, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: c.name})
+			if err != nil || !strings.Contains(get.Messages[0].Content.(*mcp.TextContent).Text, "tenant bob") {
+				t.Errorf("%s %s: get: %v, %v", cs.InitializeResult().ProtocolVersion, c.name, get, err)
+			}
+			ref := &mcp.CompleteReference{Type: "ref/prompt", Name: c.name}
+			res, err := cs.Complete(t.Context(), &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: "month"}})
+			if err != nil || len(res.Completion.Values) != 1 || res.Completion.Values[0] != "bob-jan" {
+				t.Errorf("%s: month completes to %v, %v; want bob-jan", c.name, res, err)
+			}
+			res, err = cs.Complete(t.Context(), &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: "tenant"}})
+			if err == nil && len(res.Completion.Values) > 0 {
+				t.Errorf("%s: the hidden tenant completes to %v", c.name, res.Completion.Values)
+			}
+		}
 	}
 }
