@@ -434,3 +434,72 @@ func TestAttack37dDerivedPromptCompletesForCaller(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack37dRequirementPlaces: a requirement placed on the parent
+// only, on the grandchild's prompt and resource themselves (their own
+// Middleware), or as a RequireToken naming no scope, refuses bob's
+// completion of the prompt's argument and his subscription to the
+// resource two mounts up (2025-11-25), and his prompts/get and read on
+// 2026-07-28 with the challenge the grandchild itself would send.
+func TestAttack37dRequirementPlaces(t *testing.T) {
+	notBob := mcpkit.RequireToken(func(_ context.Context, info *auth.TokenInfo) bool { return info.UserID != "bob" })
+	for name, place := range map[string]func(parent, grand *mcpkit.Server, q *mcpkit.Prompt, r *mcpkit.Resource){
+		"parent only": func(parent, _ *mcpkit.Server, _ *mcpkit.Prompt, _ *mcpkit.Resource) {
+			parent.Use(mcpkit.RequireScopes("admin"))
+		},
+		"own middleware": func(_, _ *mcpkit.Server, q *mcpkit.Prompt, r *mcpkit.Resource) {
+			q.Middleware = []mcpkit.Middleware{mcpkit.RequireScopes("admin")}
+			r.Middleware = []mcpkit.Middleware{mcpkit.RequireScopes("admin")}
+		},
+		"token, no scope": func(_, grand *mcpkit.Server, _ *mcpkit.Prompt, _ *mcpkit.Resource) {
+			grand.Use(notBob)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+			q := say("q", &mcp.PromptArgument{Name: "who"})
+			q.Complete = map[string]mcpkit.CompleteFunc{"who": tools.CompleteFrom("ann", "bob")}
+			r := tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)
+			place(parent, grand, q, r)
+			if err := grand.AddPrompts(q); err != nil {
+				t.Fatal(err)
+			}
+			if err := grand.AddResources(r); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := child.Mount("g", grand); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := parent.Mount("c", child); err != nil {
+				t.Fatal(err)
+			}
+			cs := mcpkittest.NewServer(t, parent, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+			if res, err := cs.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "c_g_q"}, Argument: mcp.CompleteParamsArgument{Name: "who"}}); err == nil {
+				t.Errorf("bob completed c_g_q: %v", res.Completion.Values)
+			}
+			if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: "ledger://c/g/q3"}); err == nil {
+				t.Error("bob subscribed to ledger://c/g/q3")
+			}
+			gURL, pURL := atk37dHTTP(t, grand), atk37dHTTP(t, parent)
+			for _, c := range []struct{ method, gName, pName, key string }{
+				{"prompts/get", "q", "c_g_q", "name"},
+				{"resources/read", "ledger://q3", "ledger://c/g/q3", "uri"},
+			} {
+				ps, pc, pb := atk37dPost(t, pURL, "bob", c.method, c.pName, map[string]any{c.key: c.pName})
+				if ps != http.StatusForbidden {
+					t.Errorf("%s at the parent: %d %q %s", c.method, ps, pc, pb)
+					continue
+				}
+				if name == "parent only" {
+					continue
+				}
+				gs, gc, _ := atk37dPost(t, gURL, "bob", c.method, c.gName, map[string]any{c.key: c.gName})
+				if gs != ps || gc != pc {
+					t.Errorf("%s: grandchild %d %q, parent %d %q", c.method, gs, gc, ps, pc)
+				}
+			}
+		})
+	}
+}
