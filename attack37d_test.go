@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -74,8 +76,8 @@ func atk37dHTTP(t *testing.T, srv *mcpkit.Server) string {
 func atk37dPost(t *testing.T, url, token, method, name string, params map[string]any) (int, string, string) {
 	t.Helper()
 	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion": mcpkittest.StatelessVersion,
-		"io.modelcontextprotocol/clientInfo":      map[string]any{"name": "atk", "version": "1"},
+		"io.modelcontextprotocol/protocolVersion":    mcpkittest.StatelessVersion,
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "atk", "version": "1"},
 		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
@@ -386,7 +388,9 @@ func TestAttack37dDerivedPromptCompletesForCaller(t *testing.T) {
 		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "tenant " + req.Arguments["tenant"]}}}}, nil
 	})
 	report.Complete = map[string]mcpkit.CompleteFunc{
-		"month":  func(_ context.Context, req *mcpkit.CompleteRequest) ([]string, error) { return []string{req.Arguments["tenant"] + "-jan"}, nil },
+		"month": func(_ context.Context, req *mcpkit.CompleteRequest) ([]string, error) {
+			return []string{req.Arguments["tenant"] + "-jan"}, nil
+		},
 		"tenant": tools.CompleteFrom("ada", "bob"),
 	}
 	mine, err := transform.Prompt(report, transform.PromptSpec{Name: "mine", Arguments: map[string]transform.PromptArg{
@@ -502,4 +506,98 @@ func TestAttack37dRequirementPlaces(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAttack37dInputRequiredSecondRound: the grandchild requires "read"
+// (bob has it) and decides a prompt per request (so that what a caller
+// gets depends on who asks); its prompt greet asks the client for input
+// (an input_required result) before it answers. Bob gets c_g_greet two
+// mounts up over a 2025-11-25 session, where the SDK asks him over the
+// session and then serves the same prompts/get again with his answer.
+// Both rounds pass the requirement check with bob's token, and both are
+// Private() in the parent's chain and in the grandchild's handler.
+func TestAttack37dInputRequiredSecondRound(t *testing.T) {
+	var mu sync.Mutex
+	var rounds []string
+	note := func(where string, req *mcpkit.PromptRequest) {
+		who := "nobody"
+		if info := req.TokenInfo(); info != nil {
+			who = info.UserID
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		rounds = append(rounds, fmt.Sprintf("%s:%s:private=%v", where, who, req.Private()))
+	}
+	grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+	grand.Use(mcpkit.RequireScopes("read"))
+	visibility.New(visibility.Require(func(p *mcpkit.Prompt) bool { return p.Name == "staff" }, visibility.Users("ada"))).Attach(grand)
+	greet := &mcpkit.Prompt{
+		Prompt: mcp.Prompt{Name: "greet"},
+		Handler: mcpkit.PromptHandlerFunc(func(_ context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+			note("handler", req)
+			resp, ok := req.Call.Params.InputResponses["name"].(*mcp.ElicitResult)
+			if !ok {
+				return &mcp.GetPromptResult{
+					InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{
+						Message:         "Who is there?",
+						RequestedSchema: &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"name": {Type: "string"}}},
+					}},
+					RequestState: "step-1",
+				}, nil
+			}
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: fmt.Sprintf("hello %v", resp.Content["name"])}}}}, nil
+		}),
+	}
+	if err := grand.AddPrompts(greet, say("staff")); err != nil {
+		t.Fatal(err)
+	}
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if _, err := child.Mount("g", grand); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	parent.Use(func(next mcpkit.Handler) mcpkit.Handler {
+		return atk37dPromptSpy{Handler: next, note: note}
+	})
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		srv  *mcpkit.Server
+		name string
+	}{{grand, "greet"}, {parent, "c_g_greet"}} {
+		mu.Lock()
+		rounds = nil
+		mu.Unlock()
+		cs := mcpkittest.NewServer(t, c.srv, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob", Client: &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Bob"}}, nil
+			},
+		}}).Session
+		res, err := cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: c.name})
+		if err != nil || promptText(res) != "hello Bob" {
+			t.Errorf("%s: %s, %v", c.name, promptText(res), err)
+		}
+		mu.Lock()
+		got := strings.Join(rounds, " ")
+		mu.Unlock()
+		want := "handler:bob:private=true handler:bob:private=true"
+		if c.srv == parent {
+			want = "parent:bob:private=true handler:bob:private=true parent:bob:private=true handler:bob:private=true"
+		}
+		if got != want {
+			t.Errorf("%s: rounds %s\nwant %s", c.name, got, want)
+		}
+	}
+}
+
+// atk37dPromptSpy is a layer that notes each prompt request it serves.
+type atk37dPromptSpy struct {
+	mcpkit.Handler
+	note func(string, *mcpkit.PromptRequest)
+}
+
+func (s atk37dPromptSpy) ServePrompt(ctx context.Context, req *mcpkit.PromptRequest) (*mcp.GetPromptResult, error) {
+	s.note("parent", req)
+	return s.Handler.(mcpkit.PromptHandler).ServePrompt(ctx, req)
 }
