@@ -601,3 +601,79 @@ func (s atk37dPromptSpy) ServePrompt(ctx context.Context, req *mcpkit.PromptRequ
 	s.note("parent", req)
 	return s.Handler.(mcpkit.PromptHandler).ServePrompt(ctx, req)
 }
+
+// TestAttack37dTwoDeepCompletionChallenge: over 2026-07-28 HTTP, bob's
+// completion of the grandchild's prompt argument, which "admin" guards,
+// is answered two mounts up as the grandchild itself answers it.
+func TestAttack37dTwoDeepCompletionChallenge(t *testing.T) {
+	grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+	grand.Use(mcpkit.RequireScopes("admin"))
+	q := say("q", &mcp.PromptArgument{Name: "who"})
+	q.Complete = map[string]mcpkit.CompleteFunc{"who": tools.CompleteFrom("ann", "bob")}
+	if err := grand.AddPrompts(q); err != nil {
+		t.Fatal(err)
+	}
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if _, err := child.Mount("g", grand); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	complete := func(url, name string) (int, string, string) {
+		return atk37dPost(t, url, "bob", "completion/complete", "", map[string]any{
+			"ref": map[string]any{"type": "ref/prompt", "name": name}, "argument": map[string]any{"name": "who", "value": ""}})
+	}
+	gs, gc, gb := complete(atk37dHTTP(t, grand), "q")
+	ps, pc, pb := complete(atk37dHTTP(t, parent), "c_g_q")
+	if gs != http.StatusForbidden || gc == "" {
+		t.Fatalf("at the grandchild: %d %q %s", gs, gc, gb)
+	}
+	if ps != gs || pc != gc {
+		t.Errorf("grandchild %d %q, parent %d %q %s", gs, gc, ps, pc, pb)
+	}
+}
+
+// TestAttack37dTwoDeepSilentAndGuardedListen: two mounts up over
+// 2026-07-28, a subscriptions/listen stream is not agreed the URI of a
+// grandchild's silent provider (no one announces its changes), nor, for
+// bob, a URI the grandchild's "admin" guards; it is agreed an open one.
+func TestAttack37dTwoDeepSilentAndGuardedListen(t *testing.T) {
+	grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+	grand.AddProvider(atk37cSilent{})
+	guarded := tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)
+	guarded.Middleware = []mcpkit.Middleware{mcpkit.RequireScopes("admin")}
+	if err := grand.AddResources(guarded, tools.TextResource("ledger://open", "open", "text/plain", "o", nil)); err != nil {
+		t.Fatal(err)
+	}
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if _, err := child.Mount("g", grand); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		srv    *mcpkit.Server
+		prefix string
+	}{{grand, ""}, {parent, "c/g/"}} {
+		ts := mcpkittest.NewStatelessServer(t, c.srv, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"})
+		raw := mcpkittest.RawClient{Endpoint: ts.URL, Token: "bob"}
+		blob, q3, open := "blob://"+c.prefix+"1", "ledger://"+c.prefix+"q3", "ledger://"+c.prefix+"open"
+		st, err := raw.Stream(t.Context(), "subscriptions/listen", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []string{blob, q3, open}}})
+		if err != nil {
+			t.Fatalf("listen: %v", err)
+		}
+		b, err := st.Next()
+		st.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(b)
+		if strings.Contains(got, blob) || strings.Contains(got, q3) || !strings.Contains(got, open) {
+			t.Errorf("prefix %q: agreed %s; want %s only", c.prefix, got, open)
+		}
+	}
+}
