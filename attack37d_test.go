@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
 	"github.com/mcpkit/mcpkit/tools"
 	"github.com/mcpkit/mcpkit/transform"
 	"github.com/mcpkit/mcpkit/visibility"
@@ -674,6 +676,66 @@ func TestAttack37dTwoDeepSilentAndGuardedListen(t *testing.T) {
 		got := string(b)
 		if strings.Contains(got, blob) || strings.Contains(got, q3) || !strings.Contains(got, open) {
 			t.Errorf("prefix %q: agreed %s; want %s only", c.prefix, got, open)
+		}
+	}
+}
+
+// atk37dSink keeps the audit records written to it.
+type atk37dSink struct {
+	mu   sync.Mutex
+	recs []middleware.AuditRecord
+}
+
+func (s *atk37dSink) WriteAudit(_ context.Context, rec *middleware.AuditRecord) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.recs = append(s.recs, *rec)
+	return nil
+}
+
+// TestAttack37dAuditEarlyAndLateAgree: severity low (an audit trail
+// and a client's error text that disagree for one refusal, depending
+// only on where the requirement sits). Over 2026-07-28 HTTP, bob's
+// prompts/get of c_g_q and read of ledger://c/g/q3, two mounts above the
+// grandchild that requires "admin", are refused from the headers when
+// the parent requires "admin" too, and before the chain when it does
+// not. Expected: an audit at the parent records both alike. What
+// happens: decision, name, prompt and class agree, but the Reason (the
+// refusal's text, also the HTTP body) names "c_g_q" when refused early
+// and the grandchild's own "q" (ledger://q3) when refused before the
+// chain: the same root as TestAttack37dEarlyAndLateChallengesAgree.
+func TestAttack37dAuditEarlyAndLateAgree(t *testing.T) {
+	recs := map[bool][]middleware.AuditRecord{}
+	for _, own := range []bool{false, true} {
+		_, parent := atk37dTree(t)
+		if own {
+			parent.Use(mcpkit.RequireScopes("admin"))
+		}
+		sink := &atk37dSink{}
+		audit := middleware.NewAudit(sink, nil)
+		parent.Observe(audit)
+		url := atk37dHTTP(t, parent)
+		if s, _, b := atk37dPost(t, url, "bob", "prompts/get", "c_g_q", map[string]any{"name": "c_g_q"}); s != http.StatusForbidden {
+			t.Fatalf("own=%v: prompts/get %d %s", own, s, b)
+		}
+		if s, _, b := atk37dPost(t, url, "bob", "resources/read", "ledger://c/g/q3", map[string]any{"uri": "ledger://c/g/q3"}); s != http.StatusForbidden {
+			t.Fatalf("own=%v: read %d %s", own, s, b)
+		}
+		if err := audit.Close(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range sink.recs {
+			r.Seq, r.Time, r.DurationMS, r.TraceID = 0, time.Time{}, 0, ""
+			recs[own] = append(recs[own], r)
+		}
+	}
+	late, early := recs[false], recs[true]
+	if len(late) != 2 || len(early) != 2 {
+		t.Fatalf("records: late %+v, early %+v", late, early)
+	}
+	for i := range late {
+		if fmt.Sprintf("%+v", late[i]) != fmt.Sprintf("%+v", early[i]) || late[i].Decision != "refused" {
+			t.Errorf("record %d:\nlate  %+v\nearly %+v", i, late[i], early[i])
 		}
 	}
 }
