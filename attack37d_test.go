@@ -739,3 +739,51 @@ func TestAttack37dAuditEarlyAndLateAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack37dRequirementAddedAfterUse: the grandchild gains its
+// RequireScopes("admin") after bob has already got its prompt, read its
+// resource and completed the prompt's argument two mounts up. From then
+// on each is refused to bob, on both eras.
+func TestAttack37dRequirementAddedAfterUse(t *testing.T) {
+	eras := []struct {
+		name    string
+		connect func(testing.TB, *mcpkit.Server, *mcpkittest.Options) *mcpkittest.Server
+	}{{"2025-11-25", mcpkittest.NewServer}, {"2026-07-28", mcpkittest.NewStatelessServer}}
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+			q := say("q", &mcp.PromptArgument{Name: "who"})
+			q.Complete = map[string]mcpkit.CompleteFunc{"who": tools.CompleteFrom("ann", "bob")}
+			if err := grand.AddPrompts(q); err != nil {
+				t.Fatal(err)
+			}
+			if err := grand.AddResources(tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)); err != nil {
+				t.Fatal(err)
+			}
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+			if _, err := child.Mount("g", grand); err != nil {
+				t.Fatal(err)
+			}
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+			if _, err := parent.Mount("c", child); err != nil {
+				t.Fatal(err)
+			}
+			ask := func() (get, read, complete error) {
+				cs := era.connect(t, parent, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+				_, get = cs.GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "c_g_q", Arguments: map[string]string{"who": "x"}})
+				cs = era.connect(t, parent, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+				_, read = cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "ledger://c/g/q3"})
+				cs = era.connect(t, parent, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+				_, complete = cs.Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "c_g_q"}, Argument: mcp.CompleteParamsArgument{Name: "who"}})
+				return
+			}
+			if g, r, c := ask(); g != nil || r != nil || c != nil {
+				t.Fatalf("before the requirement: %v, %v, %v", g, r, c)
+			}
+			grand.Use(mcpkit.RequireScopes("admin"))
+			if g, r, c := ask(); g == nil || r == nil || c == nil {
+				t.Errorf("after the requirement, bob is still served: get err %v, read err %v, complete err %v", g, r, c)
+			}
+		})
+	}
+}
