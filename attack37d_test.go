@@ -787,3 +787,43 @@ func TestAttack37dRequirementAddedAfterUse(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack37dProviderTemplateGuardedTwoDeep: the grandchild serves
+// files://{dir}/{name} from a notifying provider and requires "admin" of
+// everything. Two mounts up, bob is refused the read of a URI it
+// serves, the completion of its "dir" by its text and the subscription
+// (2025-11-25); over 2026-07-28 HTTP the read gets the grandchild's
+// challenge.
+func TestAttack37dProviderTemplateGuardedTwoDeep(t *testing.T) {
+	grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+	grand.Use(mcpkit.RequireScopes("admin"))
+	grand.AddProvider(&atk37cFiles{tmpl: atk37cFilesTemplate()})
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if _, err := child.Mount("g", grand); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	session := func() *mcp.ClientSession {
+		return mcpkittest.NewServer(t, parent, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+	}
+	if got, err := readText(session(), t.Context(), "files://c/g/docs/a"); err == nil {
+		t.Errorf("bob read files://c/g/docs/a: %q", got)
+	}
+	if res, err := session().Complete(t.Context(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "files://c/g/{dir}/{name}"},
+		Argument: mcp.CompleteParamsArgument{Name: "dir"},
+	}); err == nil {
+		t.Errorf("bob completed files://c/g/{dir}/{name}: %v", res.Completion.Values)
+	}
+	if err := session().Subscribe(t.Context(), &mcp.SubscribeParams{URI: "files://c/g/docs/a"}); err == nil {
+		t.Error("bob subscribed to files://c/g/docs/a")
+	}
+	gs, gc, _ := atk37dPost(t, atk37dHTTP(t, grand), "bob", "resources/read", "files://docs/a", map[string]any{"uri": "files://docs/a"})
+	ps, pc, pb := atk37dPost(t, atk37dHTTP(t, parent), "bob", "resources/read", "files://c/g/docs/a", map[string]any{"uri": "files://c/g/docs/a"})
+	if gs != http.StatusForbidden || ps != gs || pc != gc {
+		t.Errorf("grandchild %d %q, parent %d %q %s", gs, gc, ps, pc, pb)
+	}
+}
