@@ -827,3 +827,31 @@ func TestAttack37dProviderTemplateGuardedTwoDeep(t *testing.T) {
 		t.Errorf("grandchild %d %q, parent %d %q %s", gs, gc, ps, pc, pb)
 	}
 }
+
+// TestAttack37dTwoDeepSilentSubscribe: over a 2025-11-25 session, a
+// subscription two mounts up to a URI of the grandchild's silent
+// provider is refused, as at the grandchild itself.
+func TestAttack37dTwoDeepSilentSubscribe(t *testing.T) {
+	grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+	grand.AddProvider(atk37cSilent{})
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	if _, err := child.Mount("g", grand); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		srv *mcpkit.Server
+		uri string
+	}{{grand, "blob://1"}, {child, "blob://g/1"}, {parent, "blob://c/g/1"}} {
+		cs := mcpkittest.NewServer(t, c.srv, nil).Session
+		if got, err := readText(cs, t.Context(), c.uri); err != nil || !strings.Contains(got, "one") {
+			t.Fatalf("%s reads %q, %v", c.uri, got, err)
+		}
+		if err := cs.Subscribe(t.Context(), &mcp.SubscribeParams{URI: c.uri}); err == nil {
+			t.Errorf("subscribed to %s, which no one announces", c.uri)
+		}
+	}
+}
