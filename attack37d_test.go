@@ -855,3 +855,50 @@ func TestAttack37dTwoDeepSilentSubscribe(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack37dRequirementDeeperThanOrigins: severity low (only a
+// stack of mounts deeper than any real deployment reaches it, but the
+// check fails open). The bottom server requires "admin" and serves a
+// template, notes://{id}, whose "id" completes; 70 servers are mounted
+// one into the next, each under "a". Expected: at the top, bob (no
+// admin) is refused the completion of notes://a/.../{id} and the
+// subscription to a URI of it, as at every level below. What happens,
+// if it fails: requirementRefusal walks at most maxOrigins (64) mounts
+// down and lets through what it has not reached, and a completion or a
+// subscription runs no chain that would refuse it later.
+func TestAttack37dRequirementDeeperThanOrigins(t *testing.T) {
+	bottom := mcpkit.NewServer(&mcp.Implementation{Name: "bottom"}, nil)
+	bottom.Use(mcpkit.RequireScopes("admin"))
+	tmpl := tools.MustTemplate(tools.NewTemplate("notes://{id}", func(_ context.Context, _ *mcpkit.ResourceRequest, p struct {
+		ID string `json:"id"`
+	}) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{Text: p.ID}}}, nil
+	}, nil))
+	tmpl.Complete = map[string]mcpkit.CompleteFunc{"id": tools.CompleteFrom("1", "2")}
+	if err := bottom.AddResourceTemplates(tmpl); err != nil {
+		t.Fatal(err)
+	}
+	top, prefix := bottom, ""
+	for i := range 70 {
+		up := mcpkit.NewServer(&mcp.Implementation{Name: fmt.Sprint("level", i)}, nil)
+		if _, err := up.Mount("a", top); err != nil {
+			t.Fatal(err)
+		}
+		top, prefix = up, prefix+"a/"
+	}
+	session := func() *mcp.ClientSession {
+		return mcpkittest.NewServer(t, top, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+	}
+	if got, err := readText(session(), t.Context(), "notes://"+prefix+"7"); err == nil {
+		t.Errorf("bob read notes://%s7: %q", prefix, got)
+	}
+	if res, err := session().Complete(t.Context(), &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "notes://" + prefix + "{id}"},
+		Argument: mcp.CompleteParamsArgument{Name: "id"},
+	}); err == nil {
+		t.Errorf("bob completed the template 70 mounts down: %v", res.Completion.Values)
+	}
+	if err := session().Subscribe(t.Context(), &mcp.SubscribeParams{URI: "notes://" + prefix + "7"}); err == nil {
+		t.Error("bob subscribed to a URI 70 mounts down")
+	}
+}
