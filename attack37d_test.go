@@ -902,3 +902,46 @@ func TestAttack37dRequirementDeeperThanOrigins(t *testing.T) {
 		t.Error("bob subscribed to a URI 70 mounts down")
 	}
 }
+
+// TestAttack37dMiddleRequirement: the middle server (the child) requires
+// "admin" of what it serves, the grandchild and the parent nothing. Two
+// mounts up, bob is refused the grandchild's prompt, its completion and
+// the subscription to its resource (2025-11-25), and the prompts/get
+// over 2026-07-28 HTTP gets the child's own challenge.
+func TestAttack37dMiddleRequirement(t *testing.T) {
+	grand := mcpkit.NewServer(&mcp.Implementation{Name: "grand"}, nil)
+	q := say("q", &mcp.PromptArgument{Name: "who"})
+	q.Complete = map[string]mcpkit.CompleteFunc{"who": tools.CompleteFrom("ann", "bob")}
+	if err := grand.AddPrompts(q); err != nil {
+		t.Fatal(err)
+	}
+	if err := grand.AddResources(tools.TextResource("ledger://q3", "q3", "text/plain", "numbers", nil)); err != nil {
+		t.Fatal(err)
+	}
+	child := mcpkit.NewServer(&mcp.Implementation{Name: "child"}, nil)
+	child.Use(mcpkit.RequireScopes("admin"))
+	if _, err := child.Mount("g", grand); err != nil {
+		t.Fatal(err)
+	}
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "parent"}, nil)
+	if _, err := parent.Mount("c", child); err != nil {
+		t.Fatal(err)
+	}
+	session := func() *mcp.ClientSession {
+		return mcpkittest.NewServer(t, parent, &mcpkittest.Options{Tokens: atk37dTokens, Token: "bob"}).Session
+	}
+	if _, err := session().GetPrompt(t.Context(), &mcp.GetPromptParams{Name: "c_g_q", Arguments: map[string]string{"who": "x"}}); err == nil {
+		t.Error("bob got c_g_q")
+	}
+	if res, err := session().Complete(t.Context(), &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "c_g_q"}, Argument: mcp.CompleteParamsArgument{Name: "who"}}); err == nil {
+		t.Errorf("bob completed c_g_q: %v", res.Completion.Values)
+	}
+	if err := session().Subscribe(t.Context(), &mcp.SubscribeParams{URI: "ledger://c/g/q3"}); err == nil {
+		t.Error("bob subscribed to ledger://c/g/q3")
+	}
+	cs, cc, _ := atk37dPost(t, atk37dHTTP(t, child), "bob", "prompts/get", "g_q", map[string]any{"name": "g_q"})
+	ps, pc, pb := atk37dPost(t, atk37dHTTP(t, parent), "bob", "prompts/get", "c_g_q", map[string]any{"name": "c_g_q"})
+	if cs != http.StatusForbidden || ps != cs || pc != cc {
+		t.Errorf("child %d %q, parent %d %q %s", cs, cc, ps, pc, pb)
+	}
+}
