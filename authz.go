@@ -274,10 +274,12 @@ func mountedOf(e *entry) *mountedHandler {
 // completion or a subscription, which run no chain.
 func (s *Server) requirementRefusal(ctx context.Context, e *entry, c Caller) *InsufficientScopeError {
 	info := c.TokenInfo()
-	for i := 0; e != nil && i < maxOrigins; i++ {
+	name := e.servedName() // what the caller asked for, at every depth
+	// Mounts make no cycle (see Server.Mount): the walk ends.
+	for e != nil {
 		if e.chain != nil {
 			for _, r := range e.chain.require {
-				if err := r.refusal(ctx, info, e.servedName()); err != nil {
+				if err := r.refusal(ctx, info, name); err != nil {
 					return err
 				}
 			}

@@ -283,24 +283,15 @@ func (s *Server) ResourceUpdated(ctx context.Context, uri string) error {
 }
 
 // updated tells s's subscribers to uri that it was updated (those that
-// reach it through from, a mount of a child of s, when from is set), and
+// reach it through path, the mounts it came up through, when set), and
 // the servers s is mounted into, under the URIs they serve it at. With
 // publish set (an update s's code announces), s publishes it to its other
 // replicas, and so does each server it is mounted into that shares its
 // changes; without (an update another replica published), it goes on
-// only to the servers that do not share theirs, whose other replicas hear
-// of it from here.
-func (s *Server) updated(ctx context.Context, uri string, from *mount, publish bool) error {
-	if from != nil {
-		// A resource of s's own at uri shadows the mounted one: it did
-		// not change, for s and the servers above it.
-		if e, _ := s.reachResource(ctx, s.state.Load(), nil, uri); e == nil {
-			return nil
-		} else if mh := mountedOf(e); mh == nil || mh.child != from.child {
-			return nil
-		}
-	}
-	s.notifyUpdated(ctx, uri, from)
+// only to the servers that do not share theirs: one that does hears it
+// from its own bus.
+func (s *Server) updated(ctx context.Context, uri string, path []*mount, publish bool) error {
+	s.notifyUpdated(ctx, uri, path)
 	s.mu.Lock()
 	sharers := slices.Clone(s.sharers)
 	mounts := slices.Clone(s.mountedIn)
@@ -320,17 +311,18 @@ func (s *Server) updated(ctx context.Context, uri string, from *mount, publish b
 		shares := len(m.parent.sharers) > 0
 		m.parent.mu.Unlock()
 		if publish || !shares {
-			errs = append(errs, m.parent.updated(ctx, mounted, m, publish))
+			errs = append(errs, m.parent.updated(ctx, mounted, append(slices.Clip(path), m), publish))
 		}
 	}
 	return errors.Join(errs...)
 }
 
 // notifyUpdated tells s's own subscribers to uri that still reach it (by
-// the mount from, when set), and meet the requirements of what they
-// reach, that it was updated. Each is judged with the values of the
-// request that subscribed, and ctx's cancellation.
-func (s *Server) notifyUpdated(ctx context.Context, uri string, from *mount) {
+// path, the mounts it came up through from the server that announced it,
+// when set), and meet the requirements of what they reach, that it was
+// updated. Each is judged with the values of the request that
+// subscribed, and ctx's cancellation.
+func (s *Server) notifyUpdated(ctx context.Context, uri string, path []*mount) {
 	subs := s.subs.of(uri)
 	if len(subs) == 0 {
 		return
@@ -340,7 +332,7 @@ func (s *Server) notifyUpdated(ctx context.Context, uri string, from *mount) {
 		if ctx.Err() != nil {
 			return
 		}
-		if !s.hearsOf(valuesOf{ctx, sub.ctx}, st, sub.caller, uri, from) {
+		if !s.hearsOf(valuesOf{ctx, sub.ctx}, st, sub.caller, uri, path) {
 			continue
 		}
 		params := &mcp.ResourceUpdatedNotificationParams{URI: uri}
@@ -359,22 +351,22 @@ func (s *Server) notifyUpdated(ctx context.Context, uri string, from *mount) {
 }
 
 // hearsOf reports whether c may hear of the updates of uri: it reaches
-// it (through the mount from, when set: not a resource of s's own that
-// shadows the mounted one), from no provider that never announces its
-// changes (see ResourceNotifier), and meets the requirements
+// it (through path, the mounts the update came up through, when set:
+// for c, at each server on the way, the mounted resource, not one of that
+// server's own that shadows it), from no provider that never announces
+// its changes (see ResourceNotifier), and meets the requirements
 // (RequireToken, RequireScopes) of what it reaches, as a read of it must.
-func (s *Server) hearsOf(ctx context.Context, st *state, c Caller, uri string, from *mount) bool {
+func (s *Server) hearsOf(ctx context.Context, st *state, c Caller, uri string, path []*mount) bool {
 	e, _ := s.reachResource(ctx, st, c, uri)
-	if e != nil && e.silent {
+	if e == nil || e.silent {
 		return false
 	}
-	if e == nil || e.chain == nil {
-		return e != nil && from == nil
-	}
-	if from != nil {
-		if mh := mountedOf(e); mh == nil || mh.child != from.child {
+	for i, down := len(path)-1, e; i >= 0; i-- {
+		mh := mountedOf(down)
+		if mh == nil || mh.child != path[i].child {
 			return false
 		}
+		down = mh.origin
 	}
 	return s.requirementRefusal(ctx, e, c) == nil
 }
