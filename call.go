@@ -92,19 +92,29 @@ type routed struct {
 
 type routedKey struct{}
 
+// callParts are what call makes for one routed call, allocated together:
+// the Request its chain is served, and the request passed on to the SDK,
+// which names the dispatch.
+type callParts struct {
+	req    Request
+	sdk    mcp.CallToolRequest
+	params mcp.CallToolParamsRaw
+}
+
 // call routes a tools/call: the one route decides which entry it reaches,
 // and the call goes on through the SDK, so that the SDK does for it what
 // it does for any tool (input_required over a session, say), with the
-// entry in ctx: under its own name, which the SDK's table holds for every
-// registered name, or, for a provided tool, under the name of the tool s
-// registers for them (dispatch). A name that reaches nothing gets the
+// entry in ctx, under the name of the one tool s registers with the SDK
+// (dispatch): the SDK's table holds no name of s's tools, so that adding
+// and removing tools costs the SDK nothing. A name that reaches nothing gets the
 // answer of a name never registered (its echo of the name clipped); when
 // other code may have added tools to the SDK server, the SDK answers it
 // instead, and its answer for a name it does not know either is replaced
 // by mcpkit's.
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
 	name := req.Params.Name
-	rc := &routed{name: name, sdk: req, req: &Request{Arguments: req.Params.Arguments, Call: req}}
+	parts := &callParts{req: Request{Arguments: req.Params.Arguments, Call: req}}
+	rc := &routed{name: name, req: &parts.req}
 	obs := s.observing()
 	if obs != nil {
 		rc.start = time.Now()
@@ -129,13 +139,11 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, next mcp.Me
 		return res, err
 	}
 	rc.req.Tool = rc.e.tool
-	if rc.e.provided {
-		sdkReq := *req
-		params := *req.Params
-		params.Name = s.dispatch
-		sdkReq.Params = &params
-		rc.sdk = &sdkReq
-	}
+	parts.params = *req.Params
+	parts.params.Name = s.dispatch
+	parts.sdk = *req
+	parts.sdk.Params = &parts.params
+	rc.sdk = &parts.sdk
 	return next(context.WithValue(ctx, routedKey{}, rc), "tools/call", rc.sdk)
 }
 
