@@ -218,3 +218,46 @@ func TestAttack45SecondRoundNamesTheTool(t *testing.T) {
 		}
 	}
 }
+
+// TestAttack45InnerSDKMiddlewareSeesToolName wraps an SDK server that
+// already has receiving middleware of its own (Wrap's use: a server the
+// caller already has): an audit that records the called tool's name and a
+// guard that refuses one tool by name. mcpkit's middleware is added after
+// them, so it is outside them, and they see the request mcpkit passes on:
+// it must name the tool called, as it did for registered tools before
+// every call went through the dispatch; a guard by name must still refuse.
+func TestAttack45InnerSDKMiddlewareSeesToolName(t *testing.T) {
+	sdk := mcp.NewServer(&mcp.Implementation{Name: "existing"}, nil)
+	var mu sync.Mutex
+	var names []string
+	sdk.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" {
+				mu.Lock()
+				names = append(names, r.Params.Name)
+				mu.Unlock()
+				if r.Params.Name == "blocked" {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "blocked by policy"}
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	srv := mcpkit.Wrap(sdk, nil)
+	if err := srv.Add(tool("open", reply("open")), tool("blocked", reply("ran"))); err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	if _, err := ts.CallTool(t.Context(), "open", nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ts.CallTool(t.Context(), "blocked", nil)
+	if err == nil {
+		t.Errorf("the SDK middleware's guard was bypassed: blocked answered %q", onlyText(res))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(names, ","); got != "open,blocked" {
+		t.Errorf("the SDK middleware saw tools/call of %s, want open,blocked", got)
+	}
+}
