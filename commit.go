@@ -72,17 +72,31 @@ func (s *Server) commit(st *state, c change) {
 		// them (st is not published yet).
 		st.provided = newProvidedCache()
 	}
-	// Every call reaches the SDK under the name of the dispatch (see
-	// call): the SDK's table does not change with the registry.
-	var changed []string
+	// Calls reach the SDK under the name of the dispatch (see call), and
+	// the SDK's table does not follow the registry; unless s holds
+	// registered names in it (tableNames): a name is then added to it
+	// before the state that serves it is in place, and taken out after,
+	// so that a call the state routes always finds its name.
+	var changed, gone []string
 	for _, name := range c.names {
 		o, _ := old.byName.Get(name)
 		n, _ := st.byName.Get(name)
+		if s.tableNames {
+			switch {
+			case o == nil && n != nil:
+				s.sdk.AddTool(&mcp.Tool{Name: name, InputSchema: s.tableSchema}, s.serveRouted)
+			case o != nil && n == nil:
+				gone = append(gone, name)
+			}
+		}
 		if !sameVersions(o, n) {
 			changed = append(changed, name)
 		}
 	}
 	s.state.Store(st)
+	if len(gone) > 0 {
+		s.sdk.RemoveTools(gone...)
+	}
 	// A rule's name may select nothing any more, or be new.
 	s.judgeChange(st, c)
 	local := st != old

@@ -119,8 +119,15 @@ type Server struct {
 	// dispatch, the one tool s registers with the SDK, through which every
 	// call of s's tools passes (see serveRouted).
 	replica, dispatch string
-	promptDispatch    string // the one prompt s registers with the SDK (see getPrompt)
-	resourceDispatch  string // the one resource s registers with the SDK (see readResource)
+
+	// tableNames says that calls of registered tools reach the SDK under
+	// their own names, which its table then holds, as receiving
+	// middleware inside s's (one the SDK server had before Wrap) expects;
+	// otherwise every call passes through dispatch, and the SDK's table
+	// does not follow the registry. Set by Wrap, never changed.
+	tableNames       bool
+	promptDispatch   string // the one prompt s registers with the SDK (see getPrompt)
+	resourceDispatch string // the one resource s registers with the SDK (see readResource)
 
 	// served says, by kind, that the dispatch of the kind is registered:
 	// the SDK declares the kind's capability. declares says that the SDK
@@ -216,6 +223,7 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 func Wrap(s *mcp.Server, opts *ServerOptions) *Server {
 	srv := newServer(s, opts)
 	srv.foreign.Store(true)
+	srv.tableNames = true
 	return srv
 }
 

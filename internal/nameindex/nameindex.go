@@ -76,9 +76,19 @@ func (c chunk[V]) last() string   { return c[len(c)-1].key }
 func (g segment[V]) last() string { return g[len(g)-1].last() }
 
 // find returns the index of key in c, or where it would be, and whether it
-// is there (removed or not).
+// is there (removed or not). It reads the keys alone: an entry's gone
+// field is written while other indexes read the chunk.
 func (c chunk[V]) find(key string) (int, bool) {
-	return slices.BinarySearchFunc(c, key, func(e entry[V], key string) int { return strings.Compare(e.key, key) })
+	lo, hi := 0, len(c)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c[m].key < key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(c) && c[lo].key == key
 }
 
 // removed reports whether e is removed as of x's generation.
