@@ -125,7 +125,12 @@ type Server struct {
 	// middleware inside s's (one the SDK server had before Wrap) expects;
 	// otherwise every call passes through dispatch, and the SDK's table
 	// does not follow the registry. Set by Wrap, never changed.
-	tableNames       bool
+	tableNames bool
+
+	// probe and probeYield ask the SDK whether a session is open (see
+	// anySession); guarded by mu.
+	probe            sessionProbe
+	probeYield       func(*mcp.ServerSession) bool
 	promptDispatch   string // the one prompt s registers with the SDK (see getPrompt)
 	resourceDispatch string // the one resource s registers with the SDK (see readResource)
 
@@ -250,6 +255,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		tableSchema: &jsonschema.Schema{Type: "object"},
 	}
 	srv.dispatch = "mcpkit.call." + srv.replica
+	srv.probeYield = srv.probe.yield
 	srv.promptDispatch = "mcpkit.prompt." + srv.replica
 	srv.resourceDispatch = "mcpkit://dispatch/" + srv.replica
 	for f := range srv.registry {
