@@ -639,8 +639,8 @@ func TestAttack45bMountAndProviderAfterRemove(t *testing.T) {
 // SDK's table. Add, RemoveVersion and Remove are followed by calls and
 // lists; a foreign tool the caller registers on the SDK server under the
 // name after mcpkit removed its own is listed and called; and one the
-// caller registered before mcpkit's tool of the same name comes back when
-// mcpkit removes its own.
+// caller registered before mcpkit's tool of the same name is replaced by
+// it and gone with it, as Wrap documents, until registered again.
 func TestAttack45bWrapRemove(t *testing.T) {
 	for _, era := range mcpkittest.Eras() {
 		t.Run(era.Name, func(t *testing.T) {
@@ -692,12 +692,18 @@ func TestAttack45bWrapRemove(t *testing.T) {
 			if got := text("before"); got != "kit before" {
 				t.Errorf("before, shadowed by mcpkit = %q", got)
 			}
+			// As Wrap documents: the caller's tool was replaced in the SDK's
+			// table by mcpkit's, and is gone with it, until registered again.
 			srv.Remove("before")
+			if got := text("before"); !strings.Contains(got, unknownAnswer("before")) {
+				t.Errorf("before, after mcpkit removed its own = %q; want the unknown-tool answer", got)
+			}
+			sdk.AddTool(&mcp.Tool{Name: "before", InputSchema: objectSchema}, foreign("foreign before"))
 			if got := text("before"); got != "foreign before" {
-				t.Errorf("before, after mcpkit removed its own = %q; want the caller's tool again", got)
+				t.Errorf("before, registered again = %q; want the caller's tool", got)
 			}
 			if listed := listAll(t, ts.Session); !slices.Contains(listed, "before") {
-				t.Errorf("the caller's before not listed after mcpkit removed its own: %v", listed)
+				t.Errorf("the caller's before not listed once registered again: %v", listed)
 			}
 			// mcpkit adds w again over the foreign one, then removes it.
 			if err := srv.Add(tool("w", reply("kit w"))); err != nil {

@@ -215,7 +215,11 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 //
 // Tools added to s directly, with s.AddTool or mcp.AddTool, keep working and
 // are listed alongside the mcpkit tools, but no mcpkit middleware runs for
-// them. Wrap each SDK server once: two Servers on one SDK server would each
+// them. Calls of mcpkit's tools reach s under their own names, so that
+// receiving middleware s already had (which runs inside mcpkit's) sees
+// them: a tool added to s directly under a name mcpkit registers is
+// replaced by mcpkit's, and is gone when mcpkit removes its own, until
+// added to s again. Wrap each SDK server once: two Servers on one SDK server would each
 // answer tools/list. An SDK server's options cannot be read back, so
 // mcpkit's tools/list pages have [mcp.DefaultPageSize] tools.
 //
