@@ -92,24 +92,39 @@ type routed struct {
 
 type routedKey struct{}
 
+// callParts are what call makes for one routed call, allocated together:
+// the Request its chain is served, and the request passed on to the SDK,
+// which names the dispatch.
+type callParts struct {
+	req    Request
+	sdk    mcp.CallToolRequest
+	params mcp.CallToolParamsRaw
+}
+
 // call routes a tools/call: the one route decides which entry it reaches,
 // and the call goes on through the SDK, so that the SDK does for it what
 // it does for any tool (input_required over a session, say), with the
-// entry in ctx: under its own name, which the SDK's table holds for every
-// registered name, or, for a provided tool, under the name of the tool s
-// registers for them (dispatch). A name that reaches nothing gets the
-// answer of a name never registered (its echo of the name clipped); when
-// other code may have added tools to the SDK server, the SDK answers it
-// instead, and its answer for a name it does not know either is replaced
+// entry in ctx, under the name of the one tool s registers with the SDK
+// (dispatch): the SDK's table holds no name of s's tools, so that adding
+// and removing tools costs the SDK nothing. A server made by Wrap calls
+// registered tools under their own names instead (see tableNames).
+//
+// A name that reaches nothing gets the answer of a name never registered
+// (its echo of the name clipped); when other code may have added tools to
+// the SDK server, the SDK answers it instead, unless the name is one of
+// s's registered tools (hidden from the caller, or its version not
+// served), and its answer for a name it does not know either is replaced
 // by mcpkit's.
 func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, next mcp.MethodHandler) (mcp.Result, error) {
 	name := req.Params.Name
-	rc := &routed{name: name, sdk: req, req: &Request{Arguments: req.Params.Arguments, Call: req}}
+	parts := &callParts{req: Request{Arguments: req.Params.Arguments, Call: req}}
+	rc := &routed{name: name, req: &parts.req}
 	obs := s.observing()
 	if obs != nil {
 		rc.start = time.Now()
 	}
-	rc.e = s.reach(ctx, s.state.Load(), rc.req, KindTool, name, pinOf(req))
+	st := s.state.Load()
+	rc.e = s.reach(ctx, st, rc.req, KindTool, name, pinOf(req))
 	if rc.e == nil {
 		unknown := func() (mcp.Result, error) {
 			err := NewUnknownToolError(name)
@@ -121,6 +136,9 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, next mcp.Me
 		if !s.foreign.Load() || name == s.dispatch {
 			return unknown()
 		}
+		if _, ours := st.byName.Get(name); ours {
+			return unknown()
+		}
 		res, err := next(ctx, "tools/call", req)
 		var wire *jsonrpc.Error
 		if errors.As(err, &wire) && wire.Code == jsonrpc.CodeInvalidParams && isSDKUnknown("unknown tool ", wire.Message, name) {
@@ -129,13 +147,15 @@ func (s *Server) call(ctx context.Context, req *mcp.CallToolRequest, next mcp.Me
 		return res, err
 	}
 	rc.req.Tool = rc.e.tool
-	if rc.e.provided {
-		sdkReq := *req
-		params := *req.Params
-		params.Name = s.dispatch
-		sdkReq.Params = &params
-		rc.sdk = &sdkReq
+	if s.tableNames && !rc.e.provided {
+		rc.sdk = req
+		return next(context.WithValue(ctx, routedKey{}, rc), "tools/call", rc.sdk)
 	}
+	parts.params = *req.Params
+	parts.params.Name = s.dispatch
+	parts.sdk = *req
+	parts.sdk.Params = &parts.params
+	rc.sdk = &parts.sdk
 	return next(context.WithValue(ctx, routedKey{}, rc), "tools/call", rc.sdk)
 }
 

@@ -29,7 +29,8 @@ type loggedChange struct {
 }
 
 // record moves gen on by one, logging names (none twice) as what
-// the new generation changed, and returns the new generation. The log's
+// the new generation changed, and returns the new generation. It keeps
+// names: the caller does not change them afterwards. The log's
 // lock is held across both, so that ChangedSince never sees a generation
 // without its names. A change of more names than the log keeps empties it.
 func (l *changeLog) record(gen *atomic.Uint64, names []string) uint64 {
@@ -43,8 +44,9 @@ func (l *changeLog) record(gen *atomic.Uint64, names []string) uint64 {
 		l.entries, l.names, l.floor = nil, 0, g
 		return g
 	}
-	names = slices.Clone(names)
-	slices.Sort(names)
+	if !slices.IsSorted(names) {
+		names = slices.Sorted(slices.Values(names))
+	}
 	l.entries = append(l.entries, loggedChange{gen: g, names: names})
 	l.names += len(names)
 	// The oldest are dropped by slicing, not by moving the others, and

@@ -72,18 +72,22 @@ func (s *Server) commit(st *state, c change) {
 		// them (st is not published yet).
 		st.provided = newProvidedCache()
 	}
-	// The SDK's table holds every registered name (see call): a name is
-	// added to it before the state that serves it is in place, and taken
-	// out after, so that a call the state routes always finds its name.
+	// Calls reach the SDK under the name of the dispatch (see call), and
+	// the SDK's table does not follow the registry; unless s holds
+	// registered names in it (tableNames): a name is then added to it
+	// before the state that serves it is in place, and taken out after,
+	// so that a call the state routes always finds its name.
 	var changed, gone []string
 	for _, name := range c.names {
 		o, _ := old.byName.Get(name)
 		n, _ := st.byName.Get(name)
-		switch {
-		case o == nil && n != nil:
-			s.sdk.AddTool(&mcp.Tool{Name: name, InputSchema: s.tableSchema}, s.serveRouted)
-		case o != nil && n == nil:
-			gone = append(gone, name)
+		if s.tableNames {
+			switch {
+			case o == nil && n != nil:
+				s.sdk.AddTool(&mcp.Tool{Name: name, InputSchema: s.tableSchema}, s.serveRouted)
+			case o != nil && n == nil:
+				gone = append(gone, name)
+			}
 		}
 		if !sameVersions(o, n) {
 			changed = append(changed, name)
@@ -246,14 +250,30 @@ func (s *Server) currentSources(prev []source) []source {
 // poke has the SDK send notifications/tools/list_changed to the clients
 // listening on s (filterListChanged lets it through to those a change
 // concerns). The SDK sends it after a change of its tools, and counts
-// every AddTool as one: s registers again the tool through which calls of
-// provided tools pass (see call), unchanged. With no session open, the SDK
-// has no one to tell, and s spares it the AddTool. s.mu is held.
+// every AddTool as one: s registers again the tool through which calls
+// pass (see call), unchanged. With no session open, the SDK has no one to
+// tell, and s spares it the AddTool. s.mu is held.
 func (s *Server) poke() {
-	for range s.sdk.Sessions() {
+	if s.anySession() {
 		s.registerDispatch()
-		return
 	}
+}
+
+// anySession reports whether the SDK server has a session open, asking
+// with a yield made once (see sessionProbe), so that asking allocates no
+// closure. s.mu is held.
+func (s *Server) anySession() bool {
+	s.probe.found = false
+	s.sdk.Sessions()(s.probeYield)
+	return s.probe.found
+}
+
+// A sessionProbe notes that a sequence of sessions yielded one.
+type sessionProbe struct{ found bool }
+
+func (p *sessionProbe) yield(*mcp.ServerSession) bool {
+	p.found = true
+	return false
 }
 
 // pokeKind is poke for notifications/prompts/list_changed (of k,
@@ -262,9 +282,8 @@ func (s *Server) poke() {
 // prompt (resource) through which every request of k passes. s.mu is
 // held.
 func (s *Server) pokeKind(k Kind) {
-	for range s.sdk.Sessions() {
+	if s.anySession() {
 		s.registerTargetDispatch(k)
-		return
 	}
 }
 

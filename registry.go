@@ -74,7 +74,8 @@ func (s *Server) Add(tools ...*Tool) error {
 func (s *Server) Remove(names ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var removed []*Tool
+	var buf [4]*Tool // the versions of a name or two, without allocating
+	removed := buf[:0]
 	for _, name := range names {
 		removed = append(removed, s.versions[name]...)
 	}

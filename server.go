@@ -119,8 +119,20 @@ type Server struct {
 	// dispatch, the one tool s registers with the SDK, through which every
 	// call of s's tools passes (see serveRouted).
 	replica, dispatch string
-	promptDispatch    string // the one prompt s registers with the SDK (see getPrompt)
-	resourceDispatch  string // the one resource s registers with the SDK (see readResource)
+
+	// tableNames says that calls of registered tools reach the SDK under
+	// their own names, which its table then holds, as receiving
+	// middleware inside s's (one the SDK server had before Wrap) expects;
+	// otherwise every call passes through dispatch, and the SDK's table
+	// does not follow the registry. Set by Wrap, never changed.
+	tableNames bool
+
+	// probe and probeYield ask the SDK whether a session is open (see
+	// anySession); guarded by mu.
+	probe            sessionProbe
+	probeYield       func(*mcp.ServerSession) bool
+	promptDispatch   string // the one prompt s registers with the SDK (see getPrompt)
+	resourceDispatch string // the one resource s registers with the SDK (see readResource)
 
 	// served says, by kind, that the dispatch of the kind is registered:
 	// the SDK declares the kind's capability. declares says that the SDK
@@ -203,7 +215,11 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 //
 // Tools added to s directly, with s.AddTool or mcp.AddTool, keep working and
 // are listed alongside the mcpkit tools, but no mcpkit middleware runs for
-// them. Wrap each SDK server once: two Servers on one SDK server would each
+// them. Calls of mcpkit's tools reach s under their own names, so that
+// receiving middleware s already had (which runs inside mcpkit's) sees
+// them: a tool added to s directly under a name mcpkit registers is
+// replaced by mcpkit's, and is gone when mcpkit removes its own, until
+// added to s again. Wrap each SDK server once: two Servers on one SDK server would each
 // answer tools/list. An SDK server's options cannot be read back, so
 // mcpkit's tools/list pages have [mcp.DefaultPageSize] tools.
 //
@@ -216,6 +232,7 @@ func NewServer(impl *mcp.Implementation, opts *ServerOptions) *Server {
 func Wrap(s *mcp.Server, opts *ServerOptions) *Server {
 	srv := newServer(s, opts)
 	srv.foreign.Store(true)
+	srv.tableNames = true
 	return srv
 }
 
@@ -242,6 +259,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		tableSchema: &jsonschema.Schema{Type: "object"},
 	}
 	srv.dispatch = "mcpkit.call." + srv.replica
+	srv.probeYield = srv.probe.yield
 	srv.promptDispatch = "mcpkit.prompt." + srv.replica
 	srv.resourceDispatch = "mcpkit://dispatch/" + srv.replica
 	for f := range srv.registry {

@@ -76,7 +76,9 @@
 //     the manager is attached to), and runs its whole chain, the server's
 //     middleware and the tool's requirements included, then the work. A
 //     tool hidden from that caller, removed since, or not the task's own
-//     (another tool of that name) does not run: the task becomes failed,
+//     (another tool of that name, or on the replica that made the task, a
+//     tool that replaced it under the same name and version: see
+//     [Task].Handler) does not run: the task becomes failed,
 //     with the error a call to an
 //     unknown tool gets (-32602). The answer is an empty acknowledgement,
 //     for any task ID.

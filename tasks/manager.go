@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpkit/mcpkit/internal/taskround"
@@ -68,6 +70,11 @@ type Manager struct {
 	lease  time.Duration
 	logger *slog.Logger
 
+	// replica identifies m among the managers sharing its store, and
+	// handlers numbers its task tools (see Task.Handler).
+	replica  string
+	handlers atomic.Uint64
+
 	changes changes       // wakes the watchers of listen streams
 	done    chan struct{} // closed by Shutdown
 	drained chan struct{} // closed when a drain has handed the tasks over
@@ -87,7 +94,7 @@ type resolver interface {
 
 // NewManager returns a Manager with the given options.
 func NewManager(opts *Options) *Manager {
-	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string][]*reservation{}, done: make(chan struct{}), drained: make(chan struct{})}
+	m := &Manager{ttl: time.Hour, poll: time.Second, lease: 30 * time.Second, running: map[string][]*reservation{}, done: make(chan struct{}), drained: make(chan struct{}), replica: newID()}
 	if opts != nil {
 		m.store, m.logger = opts.Store, opts.Logger
 		if opts.TTL > 0 {
@@ -482,10 +489,24 @@ func (m *Manager) resolve(ctx context.Context, srv resolver, t *Task, extra *mcp
 	}
 	for o := range tool.Lineage() {
 		if th, ok := o.Handler.(*taskHandler); ok && th.m == m {
+			if !th.made(t) {
+				return nil, nil, nil
+			}
 			return tool, h, th
 		}
 	}
 	return nil, nil, nil
+}
+
+// made reports whether h may run t's rounds: t was made by h, or on
+// another replica (whose task tools this one serves alike), or before
+// tasks named their handler.
+func (h *taskHandler) made(t *Task) bool {
+	if t.Handler == "" || t.Handler == h.key {
+		return true
+	}
+	replica, _, _ := strings.Cut(t.Handler, "/")
+	return replica != h.m.replica
 }
 
 // resumed returns the request of the next round of t's work: the call

@@ -59,6 +59,14 @@ type Task struct {
 	ToolVersion string        `json:"toolVersion,omitempty"`
 	Identity    mcpkit.ToolID `json:"identity"`
 
+	// Handler names the task tool that created the task: the replica of
+	// its Manager and the tool's number there. A round after input that
+	// runs on that replica runs only on that very tool, not on one that
+	// replaced it under the same name and version (another replica, which
+	// serves the same task tools, goes by Identity). Empty in tasks stored
+	// before it existed.
+	Handler string `json:"handler,omitempty"`
+
 	Status        Status    `json:"status"`
 	StatusMessage string    `json:"statusMessage,omitempty"`
 	CreatedAt     time.Time `json:"createdAt"`
@@ -124,7 +132,7 @@ const taskOverhead = 512
 // size returns about how many bytes t takes in memory: its variable parts
 // and taskOverhead.
 func (t *Task) size() int64 {
-	n := len(t.ID) + len(t.Owner) + len(t.Tool) + len(t.ToolVersion) + len(t.Identity.Name) + len(t.Identity.Version) + len(t.StatusMessage) +
+	n := len(t.ID) + len(t.Owner) + len(t.Tool) + len(t.ToolVersion) + len(t.Identity.Name) + len(t.Identity.Version) + len(t.Handler) + len(t.StatusMessage) +
 		len(t.Result) + len(t.Arguments) + len(t.ProtocolVersion) + len(t.ClientCapabilities) +
 		len(t.InputRequests) + len(t.InputResponses) + len(t.RequestState)
 	if t.Error != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -82,7 +83,7 @@ func Tool(t *mcpkit.Tool, m *Manager, opts *ToolOptions) *mcpkit.Tool {
 	if m == nil {
 		panic("tasks: Tool: nil manager")
 	}
-	h := &taskHandler{m: m}
+	h := &taskHandler{m: m, key: m.replica + "/" + strconv.FormatUint(m.handlers.Add(1), 10)}
 	var mw []mcpkit.Middleware
 	if opts != nil {
 		h.policy, h.sync = opts.Policy, opts.Synchronous
@@ -97,6 +98,7 @@ func Tool(t *mcpkit.Tool, m *Manager, opts *ToolOptions) *mcpkit.Tool {
 
 type taskHandler struct {
 	m      *Manager
+	key    string // m's replica and the handler's number there (see Task.Handler)
 	policy Policy
 	sync   func(*mcpkit.Request) bool
 	work   mcpkit.Handler
@@ -126,6 +128,7 @@ func (h *taskHandler) ServeTool(ctx context.Context, req *mcpkit.Request) (*mcp.
 		Tool:            req.Tool.Name,
 		ToolVersion:     req.Tool.Version,
 		Identity:        req.Tool.ID(),
+		Handler:         h.key,
 		Status:          Working,
 		CreatedAt:       now,
 		UpdatedAt:       now,

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // An Index is an immutable map from names to values, in name order. It is
@@ -18,14 +19,36 @@ import (
 // of the old index are not disturbed. A lookup is three binary searches;
 // iteration from a name is in order.
 //
-// Chunks and segments are held by value, so that a change allocates four
-// times: the chunk's entries, its segment's chunks, the segments, and the
-// index.
+// A removal from the newest index of a line (see lineage) copies nothing:
+// it marks the entry removed as of the generation of the index it makes,
+// which is one more than the old one's, and readers of an index ignore
+// the entries marked at or below their own generation. Removed entries are
+// swept from a chunk the next time it is copied, and all of them when they
+// grow to an eighth of the index (see Without).
+//
+// Chunks and segments are held by value, so that a copying change
+// allocates four times: the chunk's entries, its segment's chunks, the
+// segments, and the index.
 //
 // The zero Index is empty and ready to use.
 type Index[V any] struct {
 	segs []segment[V] // in order; none empty
-	n    int
+	n    int          // entries not removed as of gen
+	dead int          // entries of segs removed as of gen
+
+	// gen is the index's generation in line, which marks removals in place
+	// (nil for an index that may not: one made from an index that was not
+	// the newest of its line).
+	gen  uint64
+	line *lineage
+}
+
+// A lineage is the history of one index through its changes: the indexes
+// made one from the other, each from the newest. Only the newest may mark
+// an entry removed in the chunks they share, since a mark is seen by the
+// indexes of its generation and after.
+type lineage struct {
+	head atomic.Uint64 // the generation of the newest index of the line
 }
 
 // A segment is a list of chunks, in order; none empty.
@@ -37,6 +60,11 @@ type chunk[V any] []entry[V]
 type entry[V any] struct {
 	key string
 	val V
+
+	// gone is the generation of the index that removed the entry, 0 while
+	// no index has; read and written atomically, since it is written in
+	// chunks older indexes share.
+	gone uint64
 }
 
 const (
@@ -48,9 +76,56 @@ func (c chunk[V]) last() string   { return c[len(c)-1].key }
 func (g segment[V]) last() string { return g[len(g)-1].last() }
 
 // find returns the index of key in c, or where it would be, and whether it
-// is there.
+// is there (removed or not). It reads the keys alone: an entry's gone
+// field is written while other indexes read the chunk.
 func (c chunk[V]) find(key string) (int, bool) {
-	return slices.BinarySearchFunc(c, key, func(e entry[V], key string) int { return strings.Compare(e.key, key) })
+	lo, hi := 0, len(c)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if c[m].key < key {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(c) && c[lo].key == key
+}
+
+// removed reports whether e is removed as of x's generation.
+func (x *Index[V]) removed(e *entry[V]) bool {
+	g := atomic.LoadUint64(&e.gone)
+	return g != 0 && g <= x.gen
+}
+
+// next returns the generation and line of an index made from x: the next
+// generation of x's line when x is its newest, which the line then
+// records; otherwise x's own generation and no line, so that the index
+// made reads the marks of the chunks it shares with x as x does, and
+// makes none.
+func (x *Index[V]) next() (uint64, *lineage) {
+	if x.line != nil && x.line.head.CompareAndSwap(x.gen, x.gen+1) {
+		return x.gen + 1, x.line
+	}
+	return x.gen, nil
+}
+
+// live returns a copy of c without the entries removed as of x's
+// generation, with room for extra more, and how many it left out. The
+// copy is unmarked: it belongs to the index being made alone.
+func (x *Index[V]) live(c chunk[V], extra int) (chunk[V], int) {
+	swept := 0
+	for i := range c {
+		if x.removed(&c[i]) {
+			swept++
+		}
+	}
+	out := make(chunk[V], 0, len(c)-swept+extra)
+	for i := range c {
+		if !x.removed(&c[i]) {
+			out = append(out, entry[V]{key: c[i].key, val: c[i].val})
+		}
+	}
+	return out, swept
 }
 
 // Len returns the number of entries.
@@ -75,7 +150,7 @@ func (x *Index[V]) Get(key string) (V, bool) {
 	si, ci := x.locate(key)
 	c := x.segs[si][ci]
 	j, ok := c.find(key)
-	if !ok {
+	if !ok || x.removed(&c[j]) {
 		return zero, false
 	}
 	return c[j].val, true
@@ -84,33 +159,41 @@ func (x *Index[V]) Get(key string) (V, bool) {
 // With returns an index that maps key to v, and x otherwise.
 func (x *Index[V]) With(key string, v V) *Index[V] {
 	if len(x.segs) == 0 {
-		return &Index[V]{segs: []segment[V]{{{{key, v}}}}, n: 1}
+		return &Index[V]{segs: []segment[V]{{{{key: key, val: v}}}}, n: 1, line: new(lineage)}
 	}
 	si, ci := x.locate(key)
 	old := x.segs[si][ci]
-	j, found := old.find(key)
-	if found {
-		c := slices.Clone(old)
-		c[j].val = v
-		return x.replace(si, ci, c, nil, x.n)
-	}
 	// The copies are made to measure: an index of a large registry is
 	// mostly chunks, and room to grow in each would be kept for good.
-	c := make(chunk[V], len(old)+1)
-	copy(c, old[:j])
-	c[j] = entry[V]{key, v}
-	copy(c[j+1:], old[j:])
+	j, found := old.find(key)
+	found = found && !x.removed(&old[j])
+	n := x.n
+	if !found {
+		n++
+	}
+	c, swept := x.live(old, n-x.n)
+	if j, found := c.find(key); found {
+		c[j].val = v
+	} else {
+		c = slices.Insert(c, j, entry[V]{key: key, val: v})
+	}
 	if len(c) <= maxChunk {
-		return x.replace(si, ci, c, nil, x.n+1)
+		return x.replace(si, ci, c, nil, n, swept)
 	}
 	// Each half gets an array of its own: a half that shared c's would
 	// keep all of it (as the left half does for good when names come in
 	// order).
 	half := len(c) / 2
-	return x.replace(si, ci, slices.Clone(c[:half]), slices.Clone(c[half:]), x.n+1)
+	return x.replace(si, ci, slices.Clone(c[:half]), slices.Clone(c[half:]), n, swept)
 }
 
 // Without returns an index without key, and x otherwise.
+//
+// From the newest index of its line, it marks key's entry removed and
+// shares all of x's chunks, unless the removed entries would then be an
+// eighth of the index and more than a chunk: it then makes the index
+// anew without them, so that they are not kept for long, at a cost in
+// proportion to the index, every eighth of its length in removals.
 func (x *Index[V]) Without(key string) *Index[V] {
 	if len(x.segs) == 0 {
 		return x
@@ -118,21 +201,43 @@ func (x *Index[V]) Without(key string) *Index[V] {
 	si, ci := x.locate(key)
 	old := x.segs[si][ci]
 	j, found := old.find(key)
-	if !found {
+	if !found || x.removed(&old[j]) {
 		return x
 	}
-	var c chunk[V]
-	if len(old) > 1 {
-		c = make(chunk[V], len(old)-1)
-		copy(c, old[:j])
-		copy(c[j:], old[j+1:])
+	if dead := x.dead + 1; dead > maxChunk && dead > (x.n-1)/8 {
+		return x.compact(key)
 	}
-	return x.replace(si, ci, c, nil, x.n-1)
+	gen, line := x.next()
+	if line != nil {
+		atomic.StoreUint64(&old[j].gone, gen)
+		return &Index[V]{segs: x.segs, n: x.n - 1, dead: x.dead + 1, gen: gen, line: line}
+	}
+	c, swept := x.live(old, 0)
+	if k, ok := c.find(key); ok {
+		c = slices.Delete(c, k, k+1)
+	}
+	if len(c) == 0 {
+		c = nil
+	}
+	return x.replace(si, ci, c, nil, x.n-1, swept)
+}
+
+// compact returns x without key and without the entries removed as of its
+// generation, made anew.
+func (x *Index[V]) compact(key string) *Index[V] {
+	entries := make(chunk[V], 0, x.n-1)
+	for k, v := range x.After("") {
+		if k != key {
+			entries = append(entries, entry[V]{key: k, val: v})
+		}
+	}
+	return chunked(entries)
 }
 
 // replace returns x with chunk ci of segment si replaced by a and b (each
-// nil for none) and n entries.
-func (x *Index[V]) replace(si, ci int, a, b chunk[V], n int) *Index[V] {
+// nil for none), n entries, and swept fewer removed entries, with the
+// generation and line of an index made from x (see next).
+func (x *Index[V]) replace(si, ci int, a, b chunk[V], n, swept int) *Index[V] {
 	old := x.segs[si]
 	g := make(segment[V], 0, len(old)+1)
 	g = append(g, old[:ci]...)
@@ -153,7 +258,8 @@ func (x *Index[V]) replace(si, ci int, a, b chunk[V], n int) *Index[V] {
 		segs = append(segs, g)
 	}
 	segs = append(segs, x.segs[si+1:]...)
-	return &Index[V]{segs: segs, n: n}
+	gen, line := x.next()
+	return &Index[V]{segs: segs, n: n, dead: x.dead - swept, gen: gen, line: line}
 }
 
 // After yields the entries whose keys come after the key after, in order
@@ -180,6 +286,9 @@ func (x *Index[V]) After(after string) iter.Seq2[string, V] {
 					from = ""
 				}
 				for ; j < len(c); j++ {
+					if x.removed(&c[j]) {
+						continue
+					}
 					if !yield(c[j].key, c[j].val) {
 						return
 					}
@@ -194,8 +303,11 @@ func (x *Index[V]) All() iter.Seq[V] {
 	return func(yield func(V) bool) {
 		for _, g := range x.segs {
 			for _, c := range g {
-				for _, e := range c {
-					if !yield(e.val) {
+				for i := range c {
+					if x.removed(&c[i]) {
+						continue
+					}
+					if !yield(c[i].val) {
 						return
 					}
 				}
@@ -207,11 +319,17 @@ func (x *Index[V]) All() iter.Seq[V] {
 // Build returns the index of keys and vals, given in key order, as a
 // full rebuild of the registry makes it.
 func Build[V any](keys []string, vals []V) *Index[V] {
-	x := &Index[V]{n: len(keys)}
 	entries := make(chunk[V], len(keys))
 	for i, k := range keys {
-		entries[i] = entry[V]{k, vals[i]}
+		entries[i] = entry[V]{key: k, val: vals[i]}
 	}
+	return chunked(entries)
+}
+
+// chunked returns the index of entries, in key order and unmarked, cut
+// into chunks half full.
+func chunked[V any](entries chunk[V]) *Index[V] {
+	x := &Index[V]{n: len(entries), line: new(lineage)}
 	const fill, segFill = maxChunk / 2, maxSegment / 2
 	for i := 0; i < len(entries); i += fill {
 		if len(x.segs) == 0 || len(x.segs[len(x.segs)-1]) == segFill {

@@ -118,3 +118,138 @@ func TestIndexKeepsNoSlack(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexForks changes an index that is no longer the newest of its
+// line, as a discarded change would leave it: the marks its line made
+// since must not show through, and the fork's own changes must not show
+// in the line.
+func TestIndexForks(t *testing.T) {
+	keys := make([]string, 1_000)
+	vals := make([]int, len(keys))
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%04d", i)
+		vals[i] = i
+	}
+	base := Build(keys, vals)
+	line := base.Without("k0001").Without("k0500")
+	fork := base.Without("k0002").With("k0500", -1).Without("k0999")
+	line = line.Without("k0003")
+
+	has := func(x *Index[int], k string) bool { _, ok := x.Get(k); return ok }
+	for _, tc := range []struct {
+		x      *Index[int]
+		key    string
+		want   bool
+		reason string
+	}{
+		{base, "k0001", true, "base keeps what its line removed after it"},
+		{base, "k0002", true, "base keeps what a fork removed"},
+		{line, "k0001", false, "line removed k0001"},
+		{line, "k0002", true, "line keeps what the fork removed"},
+		{line, "k0500", false, "line removed k0500"},
+		{line, "k0999", true, "line keeps what the fork removed"},
+		{fork, "k0001", true, "fork keeps what the line removed after base"},
+		{fork, "k0003", true, "fork keeps what the line removed later"},
+		{fork, "k0002", false, "fork removed k0002"},
+		{fork, "k0999", false, "fork removed k0999"},
+	} {
+		if got := has(tc.x, tc.key); got != tc.want {
+			t.Errorf("%s: has(%s) = %v", tc.reason, tc.key, got)
+		}
+	}
+	if v, _ := fork.Get("k0500"); v != -1 {
+		t.Errorf("fork's k0500 = %d, want -1", v)
+	}
+	if base.Len() != 1_000 || line.Len() != 997 || fork.Len() != 998 {
+		t.Errorf("lengths base %d, line %d, fork %d; want 1000, 997, 998", base.Len(), line.Len(), fork.Len())
+	}
+	if n := count(fork); n != fork.Len() {
+		t.Errorf("fork iterates %d entries, Len %d", n, fork.Len())
+	}
+	if n := count(line); n != line.Len() {
+		t.Errorf("line iterates %d entries, Len %d", n, line.Len())
+	}
+}
+
+func count(x *Index[int]) int {
+	n := 0
+	for range x.All() {
+		n++
+	}
+	return n
+}
+
+// TestIndexRemovalCopiesNothing checks that a removal from the newest
+// index of its line allocates the index alone, and that the entries it
+// keeps marked stay within an eighth of the index (or a chunk).
+func TestIndexRemovalCopiesNothing(t *testing.T) {
+	const n = 20_000
+	keys := make([]string, n)
+	vals := make([]int, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%05d", i)
+		vals[i] = i
+	}
+	x := Build(keys, vals)
+	rng := rand.New(rand.NewPCG(5, 6))
+	order := rng.Perm(n)
+	i := 0
+	allocs := testing.AllocsPerRun(100, func() {
+		x = x.Without(keys[order[i]])
+		i++
+	})
+	if allocs > 1 {
+		t.Errorf("a removal allocates %v times, want 1", allocs)
+	}
+	for ; i < n-10; i++ {
+		x = x.Without(keys[order[i]])
+		if x.dead > max(maxChunk, x.n/8)+1 {
+			t.Fatalf("after %d removals: %d marked entries kept for %d", i+1, x.dead, x.n)
+		}
+		if x.Len() != n-i-1 {
+			t.Fatalf("after %d removals: Len %d", i+1, x.Len())
+		}
+	}
+	if got := count(x); got != 10 {
+		t.Errorf("%d entries left, want 10", got)
+	}
+}
+
+// TestIndexReadersDuringRemovals reads indexes while their line goes on
+// removing and adding (for the race detector): each reader sees its own
+// index whole.
+func TestIndexReadersDuringRemovals(t *testing.T) {
+	const n = 2_000
+	keys := make([]string, n)
+	vals := make([]int, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%04d", i)
+		vals[i] = i
+	}
+	x := Build(keys, vals)
+	snaps := make(chan *Index[int], 16)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for s := range snaps {
+			want := s.Len()
+			if got := count(s); got != want {
+				t.Errorf("a reader iterated %d entries of %d", got, want)
+				return
+			}
+		}
+	}()
+	for i := range 4_000 {
+		k := keys[(i*7)%n]
+		if i%3 == 2 {
+			x = x.With(k, i)
+		} else {
+			x = x.Without(k)
+		}
+		if i%100 == 0 {
+			snaps <- x
+		}
+	}
+	close(snaps)
+	<-done
+}
