@@ -395,21 +395,7 @@ func atk45bVisible(t *testing.T) *mcpkit.Server {
 func TestAttack45bListenHearsRemoveByViewer(t *testing.T) {
 	srv := atk45bVisible(t)
 	url := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: atk45bTokens, Token: "alice"}).URL
-	alice := atk45bListen(t, url, "alice")
-	bob := atk45bListen(t, url, "bob")
-
-	srv.Remove("secret")
-	atk45bUntil(t, "alice", alice, "notifications/tools/list_changed")
-	if err := srv.AddResources(tools.TextResource("note://marker", "marker", "text/plain", "m", nil)); err != nil {
-		t.Fatal(err)
-	}
-	if before := atk45bUntil(t, "bob", bob, "notifications/resources/list_changed"); len(before) > 0 {
-		t.Errorf("bob, who never saw secret, heard %v of its Remove", before)
-	}
-	// And a Remove both see reaches both.
-	srv.Remove("pub")
-	atk45bUntil(t, "alice", alice, "notifications/tools/list_changed")
-	atk45bUntil(t, "bob", bob, "notifications/tools/list_changed")
+	atk45bHearRemoves(t, srv, atk45bListen(t, url, "alice"), atk45bListen(t, url, "bob"))
 }
 
 // TestAttack45bSessionHearsRemoveByViewer: the same over 2025-11-25
@@ -428,7 +414,14 @@ func TestAttack45bSessionHearsRemoveByViewer(t *testing.T) {
 		}})
 		return heard
 	}
-	alice, bob := connect("alice"), connect("bob")
+	atk45bHearRemoves(t, srv, connect("alice"), connect("bob"))
+}
+
+// atk45bHearRemoves removes secret, which alice alone sees, then pub,
+// which both see, from srv: alice hears both, bob the second alone (a
+// resource added in between is what he hears first).
+func atk45bHearRemoves(t *testing.T, srv *mcpkit.Server, alice, bob <-chan string) {
+	t.Helper()
 	srv.Remove("secret")
 	atk45bUntil(t, "alice", alice, "notifications/tools/list_changed")
 	if err := srv.AddResources(tools.TextResource("note://marker", "marker", "text/plain", "m", nil)); err != nil {

@@ -1,7 +1,6 @@
 package nameindex
 
 import (
-	"fmt"
 	"sync"
 	"testing"
 )
@@ -12,13 +11,7 @@ import (
 // an entry's mark but atomically.
 func TestAttack45GetDuringMarking(t *testing.T) {
 	const n = 512
-	keys := make([]string, n)
-	vals := make([]int, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%04d", i)
-		vals[i] = i
-	}
-	x := Build(keys, vals)
+	x, keys := numbered(n, "k%04d")
 	base := x
 	var wg sync.WaitGroup
 	stop := make(chan struct{})

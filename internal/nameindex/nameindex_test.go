@@ -124,13 +124,7 @@ func TestIndexKeepsNoSlack(t *testing.T) {
 // since must not show through, and the fork's own changes must not show
 // in the line.
 func TestIndexForks(t *testing.T) {
-	keys := make([]string, 1_000)
-	vals := make([]int, len(keys))
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%04d", i)
-		vals[i] = i
-	}
-	base := Build(keys, vals)
+	base, _ := numbered(1_000, "k%04d")
 	line := base.Without("k0001").Without("k0500")
 	fork := base.Without("k0002").With("k0500", -1).Without("k0999")
 	line = line.Without("k0003")
@@ -184,13 +178,7 @@ func count(x *Index[int]) int {
 // keeps marked stay within an eighth of the index (or a chunk).
 func TestIndexRemovalCopiesNothing(t *testing.T) {
 	const n = 20_000
-	keys := make([]string, n)
-	vals := make([]int, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%05d", i)
-		vals[i] = i
-	}
-	x := Build(keys, vals)
+	x, keys := numbered(n, "k%05d")
 	rng := rand.New(rand.NewPCG(5, 6))
 	order := rng.Perm(n)
 	i := 0
@@ -220,13 +208,7 @@ func TestIndexRemovalCopiesNothing(t *testing.T) {
 // index whole.
 func TestIndexReadersDuringRemovals(t *testing.T) {
 	const n = 2_000
-	keys := make([]string, n)
-	vals := make([]int, n)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("k%04d", i)
-		vals[i] = i
-	}
-	x := Build(keys, vals)
+	x, keys := numbered(n, "k%04d")
 	snaps := make(chan *Index[int], 16)
 	done := make(chan struct{})
 	go func() {
@@ -252,4 +234,16 @@ func TestIndexReadersDuringRemovals(t *testing.T) {
 	}
 	close(snaps)
 	<-done
+}
+
+// numbered returns the index of n keys named by format from their
+// numbers, each mapped to its number, with the keys.
+func numbered(n int, format string) (*Index[int], []string) {
+	keys := make([]string, n)
+	vals := make([]int, n)
+	for i := range keys {
+		keys[i] = fmt.Sprintf(format, i)
+		vals[i] = i
+	}
+	return Build(keys, vals), keys
 }
