@@ -583,13 +583,7 @@ func TestAttack45bMountAndProviderAfterRemove(t *testing.T) {
 	for _, era := range mcpkittest.Eras() {
 		t.Run(era.Name, func(t *testing.T) {
 			ts := era.Connect(t, parent, nil)
-			text := func(name string) string {
-				res, err := ts.CallTool(t.Context(), name, nil)
-				if err != nil {
-					return "error: " + err.Error()
-				}
-				return resultText(t, res)
-			}
+			text := atk45bText(t, ts)
 			if got := text("kid_a"); got != "child a" {
 				t.Fatalf("kid_a = %q", got)
 			}
@@ -652,13 +646,7 @@ func TestAttack45bWrapRemove(t *testing.T) {
 				t.Fatal(err)
 			}
 			ts := era.Connect(t, srv, nil)
-			text := func(name string) string {
-				res, err := ts.CallTool(t.Context(), name, nil)
-				if err != nil {
-					return "error: " + err.Error()
-				}
-				return resultText(t, res)
-			}
+			text := atk45bText(t, ts)
 			if got := text("w"); got != "w2" {
 				t.Errorf("w = %q", got)
 			}
@@ -797,5 +785,17 @@ func TestAttack45bNewServerForeignBack(t *testing.T) {
 				t.Errorf("listed after the Remove: %v", listed)
 			}
 		})
+	}
+}
+
+// atk45bText returns a function that calls a tool of ts by name, without
+// arguments, and gives its text, or "error: " and the error.
+func atk45bText(t *testing.T, ts *mcpkittest.Server) func(name string) string {
+	return func(name string) string {
+		res, err := ts.CallTool(t.Context(), name, nil)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		return resultText(t, res)
 	}
 }
