@@ -485,29 +485,7 @@ func TestAttack45bCursorAcrossCompaction(t *testing.T) {
 				t.Fatalf("first page: %d tools, cursor %q", len(first), cursor)
 			}
 			gen := srv.Generation()
-			removed := map[string]bool{}
-			var removedNames []string
-			// Every fifth from t0004: t0499, where the cursor points, too.
-			for i := 4; i < total; i += 5 {
-				removed[atk45bName(i)] = true
-				removedNames = append(removedNames, atk45bName(i))
-				srv.Remove(atk45bName(i)) // one at a time: each marks, until the compaction
-			}
-			var rest []string
-			for cursor != "" {
-				var page []string
-				page, cursor = atk45bPage(t, cs, cursor)
-				rest = append(rest, page...)
-			}
-			var want []string
-			for i := 500; i < total; i++ {
-				if !removed[atk45bName(i)] {
-					want = append(want, atk45bName(i))
-				}
-			}
-			if !slices.Equal(rest, want) {
-				t.Errorf("after the cursor: %d tools, want %d (first diff at %d)", len(rest), len(want), firstDiff(rest, want))
-			}
+			removed, removedNames := atk45bRemoveAndFollow(t, cs, cursor, total, "", srv.Remove)
 			names, now, ok := srv.ChangedSince(gen)
 			if !ok || now != srv.Generation() || !slices.Equal(names, removedNames) {
 				t.Errorf("ChangedSince across the compaction: %d names, ok %v, now %d (gen %d); want the %d removed", len(names), ok, now, srv.Generation(), len(removedNames))
@@ -533,6 +511,38 @@ func TestAttack45bCursorAcrossCompaction(t *testing.T) {
 			srv.Remove(atk45bName(2000))
 		})
 	}
+}
+
+// atk45bRemoveAndFollow removes every fifth of total tools from t0004 (one
+// at a time: each marks, until the compaction; t0499, where cursor points,
+// too), then follows cursor on cs: the pages after the first 500 must
+// hold every tool never removed, named with prefix, once, in order. It
+// returns the names removed, as a set and in order.
+func atk45bRemoveAndFollow(t *testing.T, cs *mcp.ClientSession, cursor string, total int, prefix string, remove func(...string)) (map[string]bool, []string) {
+	t.Helper()
+	removed := map[string]bool{}
+	var names []string
+	for i := 4; i < total; i += 5 {
+		removed[atk45bName(i)] = true
+		names = append(names, atk45bName(i))
+		remove(atk45bName(i))
+	}
+	var rest []string
+	for cursor != "" {
+		var page []string
+		page, cursor = atk45bPage(t, cs, cursor)
+		rest = append(rest, page...)
+	}
+	var want []string
+	for i := 500; i < total; i++ {
+		if !removed[atk45bName(i)] {
+			want = append(want, prefix+atk45bName(i))
+		}
+	}
+	if !slices.Equal(rest, want) {
+		t.Errorf("after the cursor: %d tools, want %d (first diff at %d)", len(rest), len(want), firstDiff(rest, want))
+	}
+	return removed, names
 }
 
 // firstDiff returns the first index where a and b differ.
@@ -718,26 +728,7 @@ func TestAttack45bMountedCursorAcrossCompaction(t *testing.T) {
 	if len(first) != 500 || first[499] != "m_"+atk45bName(499) || cursor == "" {
 		t.Fatalf("first page: %d tools, last %q, cursor %q", len(first), first[len(first)-1], cursor)
 	}
-	removed := map[string]bool{}
-	for i := 4; i < total; i += 5 {
-		removed[atk45bName(i)] = true
-		child.Remove(atk45bName(i))
-	}
-	var rest []string
-	for cursor != "" {
-		var page []string
-		page, cursor = atk45bPage(t, cs, cursor)
-		rest = append(rest, page...)
-	}
-	var want []string
-	for i := 500; i < total; i++ {
-		if !removed[atk45bName(i)] {
-			want = append(want, "m_"+atk45bName(i))
-		}
-	}
-	if !slices.Equal(rest, want) {
-		t.Errorf("after the cursor: %d tools, want %d (first diff at %d)", len(rest), len(want), firstDiff(rest, want))
-	}
+	atk45bRemoveAndFollow(t, cs, cursor, total, "m_", child.Remove)
 	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "m_" + atk45bName(4)})
 	var wire *jsonrpc.Error
 	if !errors.As(err, &wire) || wire.Message != unknownAnswer("m_"+atk45bName(4)) {
