@@ -395,8 +395,12 @@ func TestAttackReconnectLoopWithoutBackoff(t *testing.T) {
 	mu.Lock()
 	n := changed
 	mu.Unlock()
-	if inits > 4 {
-		t.Errorf("%d initialize requests in 3 s to an upstream whose sessions break at once; want the retry schedule (at most 4)", inits)
+	// The schedule makes 3 or 4 attempts in the window (New's own, then at
+	// 1 s and 3 s); a loaded machine may shift one more into it, or see a
+	// refresh the upstream's notification asked for. A loop without
+	// backoff makes hundreds: the bound says that, not the exact count.
+	if inits > 8 {
+		t.Errorf("%d initialize requests in 3 s to an upstream whose sessions break at once; want the retry schedule (a few)", inits)
 	}
 	if n > 8 {
 		t.Errorf("%d list_changed notifications in 3 s", n)
