@@ -26,6 +26,12 @@ type change struct {
 	// ChangedSince, and every listener is reviewed for them.
 	names []string
 
+	// changed, when compared is set, are those of names whose versions
+	// changed: the maker of the state compared it with the current one
+	// (see update), and commit need not.
+	changed  []string
+	compared bool
+
 	// reviewed are other names (as served) whose answers may have
 	// changed for some callers (the per-request answers of a rule by
 	// name, a mounted server's names): every listener is reviewed for
@@ -77,20 +83,21 @@ func (s *Server) commit(st *state, c change) {
 	// registered names in it (tableNames): a name is then added to it
 	// before the state that serves it is in place, and taken out after,
 	// so that a call the state routes always finds its name.
-	var changed, gone []string
-	for _, name := range c.names {
-		o, _ := old.byName.Get(name)
-		n, _ := st.byName.Get(name)
-		if s.tableNames {
+	changed := c.changed
+	if !c.compared {
+		changed = changedNames(old, st, c.names)
+	}
+	var gone []string
+	if s.tableNames {
+		for _, name := range changed {
+			o, _ := old.byName.Get(name)
+			n, _ := st.byName.Get(name)
 			switch {
 			case o == nil && n != nil:
 				s.sdk.AddTool(&mcp.Tool{Name: name, InputSchema: s.tableSchema}, s.serveRouted)
 			case o != nil && n == nil:
 				gone = append(gone, name)
 			}
-		}
-		if !sameVersions(o, n) {
-			changed = append(changed, name)
 		}
 	}
 	s.state.Store(st)

@@ -75,10 +75,14 @@ func (s *Server) firstServe() {
 // Visibility and catalog transforms. s.mu is held.
 func (s *Server) writtenNames() []namedUse {
 	var uses []namedUse
-	for _, c := range s.built {
-		uses = append(uses, c.named...)
+	chains := 0
+	for n := range s.state.Load().byName.All() {
+		for _, e := range n.versions {
+			uses = append(uses, e.chain.named...)
+			chains++
+		}
 	}
-	if len(s.built) == 0 && len(s.use) > 0 {
+	if chains == 0 && len(s.use) > 0 {
 		// No registered tool has a chain to read them from: build the
 		// server-wide chain of no tool, for its names alone.
 		rec := &pipeline{from: FromServer}

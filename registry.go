@@ -119,11 +119,7 @@ func (s *Server) unregister(removed []*Tool) {
 // forget drops what the server keeps for t, a tool leaving the registry.
 // s.mu is held.
 func (s *Server) forget(t *Tool) {
-	if d, ok := s.derived[t]; ok && d.tool != nil && d.tool != t {
-		delete(s.built, d.tool)
-	}
 	delete(s.derived, t)
-	delete(s.built, t)
 }
 
 // toolID names t in messages: "add", or "add" version "2" when it has one.
@@ -269,7 +265,8 @@ func (s *Server) change(removed, added []*Tool) error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	s.commit(s.update(names), change{names: names})
+	st, changed := s.update(names)
+	s.commit(st, change{names: names, changed: changed, compared: true})
 	return nil
 }
 
@@ -303,20 +300,31 @@ func (s *Server) indexLineage(t, d *Tool, add bool) {
 }
 
 // update returns the current state with the names given built again from
-// s.groups; everything else it shares with the current state. s.mu is held.
-func (s *Server) update(names []string) *state {
+// s.groups; everything else it shares with the current state. It returns
+// too those of the names whose versions changed (see sameVersions): names
+// itself when they all did. s.mu is held.
+func (s *Server) update(names []string) (*state, []string) {
 	old := s.state.Load()
 	if len(names) > 64 && 4*len(names) > old.byName.Len() {
 		// A change of much of the registry (a large batch Add): one pass
 		// over it costs less than a copied chunk per name.
-		return s.rebuild(old, names)
+		st := s.rebuild(old, names)
+		return st, changedNames(old, st, names)
 	}
 	st := &state{byName: old.byName, listed: old.listed, byID: old.byID, targets: old.targets, templates: old.templates, readRequiring: old.readRequiring, sources: old.sources, provided: old.provided, requiring: old.requiring}
 	gone := make(map[*entry]bool)
 	fresh := make(map[string][]*entry)
 	ids := make(map[string]bool)
-	for _, name := range names {
-		if o, ok := old.byName.Get(name); ok {
+	changed, all := names, true // all: every name so far changed
+	for i, name := range names {
+		o, _ := old.byName.Get(name)
+		n := s.nameState(old, name, s.groups[name])
+		if same := sameVersions(o, n); same && all {
+			changed, all = slices.Clone(names[:i]), false
+		} else if !same && !all {
+			changed = append(changed, name)
+		}
+		if o != nil {
 			for _, e := range o.versions {
 				gone[e] = true
 				if k, ok := aliasKey(e); ok {
@@ -327,17 +335,16 @@ func (s *Server) update(names []string) *state {
 				}
 			}
 		}
-		n := s.nameState(old, name, s.groups[name])
 		if n == nil {
-			st.byName = st.byName.Without(name)
-			st.listed = st.listed.Without(name)
+			st.byName.Delete(name)
+			st.listed.Delete(name)
 			continue
 		}
-		st.byName = st.byName.With(name, n)
+		st.byName.Put(name, n)
 		if n.listable() {
-			st.listed = st.listed.With(name, n)
+			st.listed.Put(name, n)
 		} else {
-			st.listed = st.listed.Without(name)
+			st.listed.Delete(name)
 		}
 		for j, e := range n.versions {
 			if k, ok := aliasKey(e); ok {
@@ -356,13 +363,27 @@ func (s *Server) update(names []string) *state {
 			next = append(slices.DeleteFunc(slices.Clone(cur), func(e *entry) bool { return gone[e] }), next...)
 		}
 		if len(next) == 0 {
-			st.byID = st.byID.Without(k)
+			st.byID.Delete(k)
 		} else {
-			st.byID = st.byID.With(k, next)
+			st.byID.Put(k, next)
 		}
 	}
 	s.finish(st)
-	return st
+	return st, changed
+}
+
+// changedNames returns those of the names whose versions differ between
+// the states old and st (see sameVersions).
+func changedNames(old, st *state, names []string) []string {
+	var changed []string
+	for _, name := range names {
+		o, _ := old.byName.Get(name)
+		n, _ := st.byName.Get(name)
+		if !sameVersions(o, n) {
+			changed = append(changed, name)
+		}
+	}
+	return changed
 }
 
 // rebuild returns the current state with the names given built again from
@@ -496,13 +517,28 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 }
 
 // entry returns the entry serving d, a version among those listed, reusing
-// the current state's entry when nothing it depends on changed.
+// the current state's entry when nothing it depends on changed, and its
+// chain when that was built with the server-wide middleware of now (see
+// Server.chainGen).
 func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
-	c := s.built[d]
+	var c *chain
+	n, _ := old.byName.Get(d.Name)
+	if n != nil {
+		for _, e := range n.versions {
+			if e.derived != d || e.chain.gen != s.chainGen {
+				continue
+			}
+			if slices.Equal(e.listed, listed) {
+				return e
+			}
+			c = e.chain
+			break
+		}
+	}
 	if c == nil {
 		c = compact(buildChain(d, s.use, newChecker(d, s.validation, &s.validators)))
+		c.gen = s.chainGen
 		s.shareLayers(c)
-		s.built[d] = c
 		s.noteChain(c)
 		for _, m := range moot(c.layers) {
 			in, out := c.layers[m.inner], c.layers[m.outer]
@@ -513,13 +549,6 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 			args = append(args, "layer", in.Name, "from", in.From, "value", settingValue(in, m.setting),
 				"outer", out.Name, "outerFrom", out.From, "outerValue", settingValue(out, m.setting))
 			s.logger.Warn("mcpkit: a layer can never take effect: a layer outside it has a lower "+m.setting, args...)
-		}
-	}
-	if n, ok := old.byName.Get(d.Name); ok {
-		for _, e := range n.versions {
-			if e.derived == d && e.chain == c && slices.Equal(e.listed, listed) {
-				return e
-			}
 		}
 	}
 	e := &entry{tool: d, derived: d, chain: c, listed: listed}

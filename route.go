@@ -343,7 +343,7 @@ func (sh shelf) family() family {
 // prompts, resources by URI, templates by their text.
 func (st *state) shelved(sh shelf) *nameindex.Index[*toolName] {
 	if sh == shelfTools {
-		return st.byName
+		return &st.byName
 	}
 	return st.targets[sh.family()]
 }
@@ -456,7 +456,7 @@ func (s *Server) page(ctx context.Context, st *state, c Caller, sh shelf, after 
 // same, and the parent may list another version of them (one its rules
 // leave visible). Each name c sees counts toward limit then.
 func (st *state) registeredPage(ctx context.Context, c Caller, sh shelf, after string, limit int, groups bool) listPage {
-	names := st.listed
+	names := &st.listed
 	if groups || sh != shelfTools {
 		names = st.shelved(sh)
 	}

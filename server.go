@@ -14,8 +14,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcpkit/mcpkit/internal/nameindex"
 )
 
 // DefaultSessionTimeout is how long [Server.HTTPHandler] keeps an idle
@@ -78,7 +76,7 @@ type Server struct {
 	transforms   []CatalogTransform
 	derived      map[*Tool]derivation           // what the transforms made of each registered version
 	lineage      map[string][]*Tool             // registered versions by the other names in their derivations' lineage (see RefreshTools)
-	built        map[*Tool]*chain               // built chains by served tool, dropped when the server-wide chain changes
+	chainGen     uint64                         // moves on when the server-wide middleware changes: chains built before are built again
 	registry     [numFamilies]map[string]Target // every registered prompt by name, resource by URI, template by its text
 	builtTargets map[Target]*chain              // built chains by prompt, resource or template, dropped when the server-wide chain changes
 	use          []Middleware
@@ -250,7 +248,6 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		groups:       make(map[string][]*Tool),
 		servedAs:     make(map[[2]string]*Tool),
 		derived:      make(map[*Tool]derivation),
-		built:        make(map[*Tool]*chain),
 		builtTargets: make(map[Target]*chain),
 		listeners:    make(map[*mcp.ServerSession]*listener),
 		replica:      rand.Text(),
@@ -268,7 +265,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 	if srv.logger == nil {
 		srv.logger = slog.New(slog.DiscardHandler)
 	}
-	empty := &state{byName: &nameindex.Index[*toolName]{}, listed: &nameindex.Index[*toolName]{}, byID: &nameindex.Index[[]*entry]{}}
+	empty := &state{}
 	for f := range empty.targets {
 		empty.targets[f] = &targetIndex{}
 	}
@@ -329,7 +326,7 @@ func (s *Server) Use(mw ...Middleware) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.use = append(s.use, mw...)
-	clear(s.built)
+	s.chainGen++
 	clear(s.builtTargets)
 	s.republish()
 }

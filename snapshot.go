@@ -21,11 +21,11 @@ import (
 // Its indexes share their parts with the states before it: a change of
 // some tools makes a new state in proportion to the change.
 type state struct {
-	byName  *nameindex.Index[*toolName] // every callable registered name, with its enabled versions
-	listed  *nameindex.Index[*toolName] // the names with a version that may be listed (not Unlisted)
-	byID    *nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID), of those served under another name (see identity)
-	lister  Lister                      // list middleware around the server's own page; nil when there is none
-	targets [numFamilies]*targetIndex   // every enabled registered prompt, resource and template, each one entry
+	byName  nameindex.Index[*toolName] // every callable registered name, with its enabled versions
+	listed  nameindex.Index[*toolName] // the names with a version that may be listed (not Unlisted)
+	byID    nameindex.Index[[]*entry]  // the served versions by identity (idKey of Tool.ID), of those served under another name (see identity)
+	lister  Lister                     // list middleware around the server's own page; nil when there is none
+	targets [numFamilies]*targetIndex  // every enabled registered prompt, resource and template, each one entry
 
 	// templates are the entries of targets[famTemplate] in the order a
 	// URI is matched against them (see matchTemplate).
@@ -103,7 +103,7 @@ func (st *state) index(k Kind) *nameindex.Index[*toolName] {
 	case KindResource:
 		return st.targets[famResource]
 	}
-	return st.byName
+	return &st.byName
 }
 
 // serves reports whether st serves some target of kind k, registered or
@@ -299,6 +299,7 @@ type chain struct {
 	layers   []Layer         // for Server.Pipeline
 	require  []*requirement  // the RequireToken layers, outermost first (see refusedEarly)
 	named    []namedUse      // the tool names its ForTools selections were written with (see judgeNames)
+	gen      uint64          // the Server.chainGen it was built in
 }
 
 // defCache keeps, for a name, the definitions listed to callers who see

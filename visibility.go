@@ -139,7 +139,7 @@ func (s *Server) RefreshTools(names ...string) {
 func (s *Server) revisit() {
 	s.freeze()
 	names := s.reenable()
-	st := s.update(names)
+	st, _ := s.update(names)
 	targets := s.reindexTargets(st, nil)
 	s.commit(st, change{names: names, whole: true, targets: targets})
 }
@@ -174,7 +174,7 @@ func (s *Server) revisitNames(names []string) {
 		}
 	}
 	changedNames := slices.Sorted(maps.Keys(changed))
-	st := s.update(changedNames)
+	st, _ := s.update(changedNames)
 	targets := s.reindexTargets(st, names)
 	if !exact {
 		s.commit(st, change{names: changedNames, whole: true, targets: targets})

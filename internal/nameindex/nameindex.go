@@ -27,8 +27,11 @@ import (
 // grow to an eighth of the index (see Without).
 //
 // Chunks and segments are held by value, so that a copying change
-// allocates four times: the chunk's entries, its segment's chunks, the
-// segments, and the index.
+// allocates three times: the chunk's entries, its segment's chunks, and
+// the segments. An Index is itself a value: a copy shares the chunks of
+// its original, and [Index.Put] and [Index.Delete] change one without the
+// other, so that an index kept in a larger structure costs no allocation
+// of its own ([Index.With] and [Index.Without] return a new one).
 //
 // The zero Index is empty and ready to use.
 type Index[V any] struct {
@@ -158,8 +161,18 @@ func (x *Index[V]) Get(key string) (V, bool) {
 
 // With returns an index that maps key to v, and x otherwise.
 func (x *Index[V]) With(key string, v V) *Index[V] {
+	y := *x
+	y.Put(key, v)
+	return &y
+}
+
+// Put maps key to v in x. The indexes x was copied from, or that were
+// copied from x, are left as they were: an Index is a value, and a copy
+// shares what it can with its original.
+func (x *Index[V]) Put(key string, v V) {
 	if len(x.segs) == 0 {
-		return &Index[V]{segs: []segment[V]{{{{key: key, val: v}}}}, n: 1, line: new(lineage)}
+		*x = Index[V]{segs: []segment[V]{{{{key: key, val: v}}}}, n: 1, line: new(lineage)}
+		return
 	}
 	si, ci := x.locate(key)
 	old := x.segs[si][ci]
@@ -178,39 +191,50 @@ func (x *Index[V]) With(key string, v V) *Index[V] {
 		c = slices.Insert(c, j, entry[V]{key: key, val: v})
 	}
 	if len(c) <= maxChunk {
-		return x.replace(si, ci, c, nil, n, swept)
+		x.replace(si, ci, c, nil, n, swept)
+		return
 	}
 	// Each half gets an array of its own: a half that shared c's would
 	// keep all of it (as the left half does for good when names come in
 	// order).
 	half := len(c) / 2
-	return x.replace(si, ci, slices.Clone(c[:half]), slices.Clone(c[half:]), n, swept)
+	x.replace(si, ci, slices.Clone(c[:half]), slices.Clone(c[half:]), n, swept)
 }
 
 // Without returns an index without key, and x otherwise.
+func (x *Index[V]) Without(key string) *Index[V] {
+	y := *x
+	y.Delete(key)
+	return &y
+}
+
+// Delete removes key from x, leaving the indexes x was copied from, or
+// that were copied from x, as they were (see Put).
 //
-// From the newest index of its line, it marks key's entry removed and
+// In the newest index of its line, it marks key's entry removed and
 // shares all of x's chunks, unless the removed entries would then be an
 // eighth of the index and more than a chunk: it then makes the index
 // anew without them, so that they are not kept for long, at a cost in
 // proportion to the index, every eighth of its length in removals.
-func (x *Index[V]) Without(key string) *Index[V] {
+func (x *Index[V]) Delete(key string) {
 	if len(x.segs) == 0 {
-		return x
+		return
 	}
 	si, ci := x.locate(key)
 	old := x.segs[si][ci]
 	j, found := old.find(key)
 	if !found || x.removed(&old[j]) {
-		return x
+		return
 	}
 	if dead := x.dead + 1; dead > maxChunk && dead > (x.n-1)/8 {
-		return x.compact(key)
+		*x = x.compact(key)
+		return
 	}
 	gen, line := x.next()
 	if line != nil {
 		atomic.StoreUint64(&old[j].gone, gen)
-		return &Index[V]{segs: x.segs, n: x.n - 1, dead: x.dead + 1, gen: gen, line: line}
+		x.n, x.dead, x.gen, x.line = x.n-1, x.dead+1, gen, line
+		return
 	}
 	c, swept := x.live(old, 0)
 	if k, ok := c.find(key); ok {
@@ -219,12 +243,12 @@ func (x *Index[V]) Without(key string) *Index[V] {
 	if len(c) == 0 {
 		c = nil
 	}
-	return x.replace(si, ci, c, nil, x.n-1, swept)
+	x.replace(si, ci, c, nil, x.n-1, swept)
 }
 
 // compact returns x without key and without the entries removed as of its
 // generation, made anew.
-func (x *Index[V]) compact(key string) *Index[V] {
+func (x *Index[V]) compact(key string) Index[V] {
 	entries := make(chunk[V], 0, x.n-1)
 	for k, v := range x.After("") {
 		if k != key {
@@ -234,10 +258,10 @@ func (x *Index[V]) compact(key string) *Index[V] {
 	return chunked(entries)
 }
 
-// replace returns x with chunk ci of segment si replaced by a and b (each
-// nil for none), n entries, and swept fewer removed entries, with the
-// generation and line of an index made from x (see next).
-func (x *Index[V]) replace(si, ci int, a, b chunk[V], n, swept int) *Index[V] {
+// replace makes x an index made from x (see next) with chunk ci of
+// segment si replaced by a and b (each nil for none), n entries, and
+// swept fewer removed entries.
+func (x *Index[V]) replace(si, ci int, a, b chunk[V], n, swept int) {
 	old := x.segs[si]
 	g := make(segment[V], 0, len(old)+1)
 	g = append(g, old[:ci]...)
@@ -259,7 +283,7 @@ func (x *Index[V]) replace(si, ci int, a, b chunk[V], n, swept int) *Index[V] {
 	}
 	segs = append(segs, x.segs[si+1:]...)
 	gen, line := x.next()
-	return &Index[V]{segs: segs, n: n, dead: x.dead - swept, gen: gen, line: line}
+	*x = Index[V]{segs: segs, n: n, dead: x.dead - swept, gen: gen, line: line}
 }
 
 // After yields the entries whose keys come after the key after, in order
@@ -318,7 +342,7 @@ func (x *Index[V]) All() iter.Seq[V] {
 
 // Build returns the index of keys and vals, given in key order, as a
 // full rebuild of the registry makes it.
-func Build[V any](keys []string, vals []V) *Index[V] {
+func Build[V any](keys []string, vals []V) Index[V] {
 	entries := make(chunk[V], len(keys))
 	for i, k := range keys {
 		entries[i] = entry[V]{key: k, val: vals[i]}
@@ -328,8 +352,8 @@ func Build[V any](keys []string, vals []V) *Index[V] {
 
 // chunked returns the index of entries, in key order and unmarked, cut
 // into chunks half full.
-func chunked[V any](entries chunk[V]) *Index[V] {
-	x := &Index[V]{n: len(entries), line: new(lineage)}
+func chunked[V any](entries chunk[V]) Index[V] {
+	x := Index[V]{n: len(entries), line: new(lineage)}
 	const fill, segFill = maxChunk / 2, maxSegment / 2
 	for i := 0; i < len(entries); i += fill {
 		if len(x.segs) == 0 || len(x.segs[len(x.segs)-1]) == segFill {

@@ -86,7 +86,8 @@ func TestIndex(t *testing.T) {
 	for i, k := range keys {
 		vals[i] = want[k]
 	}
-	check(-100, Build(keys, vals), want)
+	built := Build(keys, vals)
+	check(-100, &built, want)
 	check(-101, &Index[int]{}, map[string]int{})
 }
 
@@ -245,5 +246,6 @@ func numbered(n int, format string) (*Index[int], []string) {
 		keys[i] = fmt.Sprintf(format, i)
 		vals[i] = i
 	}
-	return Build(keys, vals), keys
+	x := Build(keys, vals)
+	return &x, keys
 }
