@@ -269,7 +269,7 @@ func (u *Upstream) refreshLoop(retrying bool) {
 	var retry <-chan time.Time
 	delay := minRetry
 	if retrying {
-		retry = time.After(delay)
+		retry = u.clock.After(delay)
 		delay *= 2
 	}
 	for {
@@ -285,7 +285,7 @@ func (u *Upstream) refreshLoop(retrying bool) {
 				// Its sessions end as they begin: reconnect no sooner than
 				// minRetry after the last connection.
 				if retry == nil {
-					retry = time.After(minRetry - lived)
+					retry = u.clock.After(minRetry - lived)
 				}
 				continue
 			}
@@ -321,7 +321,7 @@ func (u *Upstream) refreshLoop(retrying bool) {
 		again := u.down || u.catalog.Load() == nil
 		u.mu.Unlock()
 		if again {
-			retry = time.After(delay)
+			retry = u.clock.After(delay)
 			delay = min(2*delay, maxRetry)
 		}
 	}
