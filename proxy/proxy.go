@@ -189,8 +189,7 @@ type Upstream struct {
 
 	mu        sync.Mutex
 	session   *mcp.ClientSession // nil while disconnected
-	connected time.Time          // when session connected
-	lived     time.Duration      // how long the last session lost lasted
+	connected time.Time          // when the last session connected
 	down      bool               // the last attempt to reach the upstream failed
 	closed    bool
 	servers   []*mcpkit.Server
@@ -592,7 +591,6 @@ func (u *Upstream) lost(cs *mcp.ClientSession) {
 		return
 	}
 	u.session = nil
-	u.lived = u.clock.Now().Sub(u.connected)
 	wasDown := u.down
 	u.down = true
 	u.mu.Unlock()
