@@ -483,8 +483,9 @@ func TestAttackReconnectLoopRetrySchedule(t *testing.T) {
 }
 
 // hungListener accepts connections on a loopback port and never answers;
-// it returns the URL. The connections are closed when the test ends.
-func hungListener(t *testing.T) string {
+// it returns the URL, and a func that reports how many connections it
+// accepted. The connections are closed when the test ends.
+func hungListener(t *testing.T) (string, func() int) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -511,7 +512,12 @@ func hungListener(t *testing.T) string {
 		}
 		mu.Unlock()
 	})
-	return "http://" + ln.Addr().String()
+	accepted := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(conns)
+	}
+	return "http://" + ln.Addr().String(), accepted
 }
 
 // settleGoroutines waits (a safety net of a few seconds) for the number of
@@ -534,18 +540,28 @@ func settleGoroutines(want int) int {
 // five seconds for the retry in flight; the wait is a race in the SDK, so
 // the test tries four times.
 func TestAttackHungUpstreamNewAndClose(t *testing.T) {
-	url := hungListener(t)
+	url, accepted := hungListener(t)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	before := runtime.NumGoroutine()
 	var slowNew, slowClose time.Duration
 	for range 4 {
+		clk := newFakeClock()
 		start := time.Now()
-		up, err := proxy.New(t.Context(), proxy.HTTP(url, &proxy.HTTPOptions{Client: client, MaxRetries: -1}), &proxy.Options{Prefix: "h_", Timeout: 500 * time.Millisecond})
+		up, err := proxy.NewWithClock(t.Context(), proxy.HTTP(url, &proxy.HTTPOptions{Client: client, MaxRetries: -1}), &proxy.Options{Prefix: "h_", Timeout: 500 * time.Millisecond}, clk)
 		if err != nil {
 			t.Fatal(err)
 		}
 		slowNew = max(slowNew, time.Since(start))
-		time.Sleep(1300 * time.Millisecond) // the background retry is in flight now (1 s after New)
+		// The background retry starts now, and is in flight once the
+		// upstream has its connection.
+		if !clk.waitTimer() {
+			t.Fatal("no retry after New failed")
+		}
+		n := accepted()
+		clk.fire(t)
+		for deadline := time.Now().Add(5 * time.Second); accepted() == n && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
 		start = time.Now()
 		up.Close()
 		slowClose = max(slowClose, time.Since(start))
@@ -1164,8 +1180,17 @@ func TestAttackNameWhenDownAtStart(t *testing.T) {
 	release, started := make(chan struct{}), make(chan string, 4)
 	s := newSite(t, nil)
 	opts := gatewayOptions()
-	up := newProxy(t, proxy.HTTP(s.url(), &proxy.HTTPOptions{Header: http.Header{"Authorization": {"Bearer proxy-own"}}, MaxRetries: -1}), opts)
+	clk := newFakeClock()
+	up, err := proxy.NewWithClock(t.Context(), proxy.HTTP(s.url(), &proxy.HTTPOptions{Header: http.Header{"Authorization": {"Bearer proxy-own"}}, MaxRetries: -1}), opts, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
 	s.start(sdkUpstream(release, started))
+	if !clk.waitTimer() {
+		t.Fatal("no retry after New failed")
+	}
+	clk.fire(t) // the retry that finds the upstream up
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if tl, _ := up.LookupTool(t.Context(), nil, "crm_echo"); tl != nil {
