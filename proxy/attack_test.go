@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -358,14 +359,19 @@ func plainUpstream() http.Handler {
 }
 
 // TestAttackReconnectLoopWithoutBackoff: an upstream whose sessions break
-// right after they are made (its event stream answers 500, which ends the
-// SDK's session) is reconnected at once, again and again: lost asks the
-// refresh loop for a read, which reconnects at once and, the catalog read
-// succeeding, resets the delay. The retry schedule the docs give (1 s
-// doubling) must bound the attempts; with DropWhenDown each turn also
-// tells listening clients twice that the catalog changed.
+// as they begin (its event stream ends at once, which ends the SDK's
+// session) must not make the proxy reconnect in a loop. The refresh loop
+// reconnects no sooner than a second after the last connection, and a read
+// that fails is tried again from 1 s doubling up to a minute. The loop runs
+// on a fake clock that moves only when the proxy waits, to its earliest
+// timer: two connections at the same time of the clock are a reconnection
+// that did not wait. With DropWhenDown each connection tells listening
+// clients of a change at most twice (the tools go, and come back).
 func TestAttackReconnectLoopWithoutBackoff(t *testing.T) {
 	inner := plainUpstream()
+	clk := newFakeClock()
+	var mu sync.Mutex
+	var inits []time.Time // the clock's time at each initialize request
 	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
 			// The stream opens, then ends at once: with no retries the
@@ -375,41 +381,111 @@ func TestAttackReconnectLoopWithoutBackoff(t *testing.T) {
 			w.(http.Flusher).Flush()
 			return
 		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var msg struct{ Method string }
+		if json.Unmarshal(body, &msg) == nil && msg.Method == "initialize" {
+			mu.Lock()
+			inits = append(inits, clk.Now())
+			mu.Unlock()
+		}
 		inner.ServeHTTP(w, r)
 	}))
-	up := newProxy(t, proxy.HTTP(s.url(), &proxy.HTTPOptions{MaxRetries: -1}), &proxy.Options{Prefix: "p_", ProtocolVersion: "2025-11-25", DropWhenDown: true})
+	up, err := proxy.NewWithClock(t.Context(), proxy.HTTP(s.url(), &proxy.HTTPOptions{MaxRetries: -1}), &proxy.Options{Prefix: "p_", ProtocolVersion: "2025-11-25", DropWhenDown: true}, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
 	local := mcpkit.NewServer(&mcp.Implementation{Name: "local"}, nil)
 	up.AddTo(local)
-	var mu sync.Mutex
 	changed := 0
 	mcpkittest.NewServer(t, local, &mcpkittest.Options{Client: &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { mu.Lock(); changed++; mu.Unlock() },
 	}})
-	time.Sleep(3 * time.Second) // the window the schedule allows three attempts in (at 0, 1 s and 3 s)
-	inits := 0
-	for _, r := range s.requests() {
-		if r.method == "initialize" {
-			inits++
+
+	start := clk.Now()
+	for range 10 {
+		if !clk.waitTimer() {
+			mu.Lock()
+			n := len(inits)
+			mu.Unlock()
+			t.Fatalf("the proxy waits for no timer after %v of the clock and %d initialize requests", clk.Now().Sub(start), n)
+		}
+		clk.fire(t)
+	}
+	clk.waitTimer() // the last connection is made
+	mu.Lock()
+	defer mu.Unlock()
+	short := 0
+	for i := 1; i < len(inits); i++ {
+		if inits[i].Sub(inits[i-1]) < time.Second {
+			short++
 		}
 	}
-	mu.Lock()
-	n := changed
-	mu.Unlock()
-	// The schedule makes 3 or 4 attempts in the window (New's own, then at
-	// 1 s and 3 s); a loaded machine may shift one more into it, or see a
-	// refresh the upstream's notification asked for. A loop without
-	// backoff makes hundreds: the bound says that, not the exact count.
-	if inits > 8 {
-		t.Errorf("%d initialize requests in 3 s to an upstream whose sessions break at once; want the retry schedule (a few)", inits)
+	if short > 0 {
+		t.Errorf("%d of %d initialize requests came less than 1s of the clock after the one before", short, len(inits))
 	}
-	if n > 8 {
-		t.Errorf("%d list_changed notifications in 3 s", n)
+	if elapsed := clk.Now().Sub(start); len(inits) > 1+int(elapsed/time.Second) {
+		t.Errorf("%d initialize requests in %v of the clock; want at most one a second", len(inits), elapsed)
+	}
+	if delays := clk.delays(); slices.ContainsFunc(delays, func(d time.Duration) bool { return d <= 0 || d > time.Minute }) {
+		t.Errorf("the proxy waited %v; want each wait up to 1m", delays)
+	}
+	// The notifications reach the client on its own goroutines: the count
+	// is a lower bound of those sent.
+	if changed > 2*len(inits) {
+		t.Errorf("%d list_changed notifications in %d connections; want at most two a connection", changed, len(inits))
+	}
+}
+
+// TestAttackReconnectLoopRetrySchedule: an upstream that is down (it
+// answers every request with 500) is tried again after 1 s, then 2 s, 4 s,
+// doubling up to a minute, as New's documentation says; on a fake clock,
+// once in New and once per timer fired, never without the clock moving.
+func TestAttackReconnectLoopRetrySchedule(t *testing.T) {
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "down", http.StatusInternalServerError)
+	}))
+	clk := newFakeClock()
+	up, err := proxy.NewWithClock(t.Context(), proxy.HTTP(s.url(), &proxy.HTTPOptions{MaxRetries: -1}), &proxy.Options{Prefix: "p_"}, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
+	inits := func() int {
+		n := 0
+		for _, r := range s.requests() {
+			if r.method == "initialize" {
+				n++
+			}
+		}
+		return n
+	}
+	want := []time.Duration{1, 2, 4, 8, 16, 32, 60, 60, 60}
+	for i := range want {
+		want[i] *= time.Second
+	}
+	for fired := 0; ; fired++ {
+		if !clk.waitTimer() {
+			t.Fatalf("after %d timers fired the proxy waits for none; %d initialize requests", fired, inits())
+		}
+		if n := inits(); n != fired+1 {
+			t.Fatalf("%d initialize requests after %d timers fired; want %d: one in New, one per timer", n, fired, fired+1)
+		}
+		if fired == len(want)-1 {
+			break
+		}
+		clk.fire(t)
+	}
+	if got := clk.delays(); !slices.Equal(got, want) {
+		t.Errorf("the proxy waited %v; want %v", got, want)
 	}
 }
 
 // hungListener accepts connections on a loopback port and never answers;
-// it returns the URL. The connections are closed when the test ends.
-func hungListener(t *testing.T) string {
+// it returns the URL, and a func that reports how many connections it
+// accepted. The connections are closed when the test ends.
+func hungListener(t *testing.T) (string, func() int) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -436,7 +512,12 @@ func hungListener(t *testing.T) string {
 		}
 		mu.Unlock()
 	})
-	return "http://" + ln.Addr().String()
+	accepted := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(conns)
+	}
+	return "http://" + ln.Addr().String(), accepted
 }
 
 // settleGoroutines waits (a safety net of a few seconds) for the number of
@@ -459,18 +540,28 @@ func settleGoroutines(want int) int {
 // five seconds for the retry in flight; the wait is a race in the SDK, so
 // the test tries four times.
 func TestAttackHungUpstreamNewAndClose(t *testing.T) {
-	url := hungListener(t)
+	url, accepted := hungListener(t)
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	before := runtime.NumGoroutine()
 	var slowNew, slowClose time.Duration
 	for range 4 {
+		clk := newFakeClock()
 		start := time.Now()
-		up, err := proxy.New(t.Context(), proxy.HTTP(url, &proxy.HTTPOptions{Client: client, MaxRetries: -1}), &proxy.Options{Prefix: "h_", Timeout: 500 * time.Millisecond})
+		up, err := proxy.NewWithClock(t.Context(), proxy.HTTP(url, &proxy.HTTPOptions{Client: client, MaxRetries: -1}), &proxy.Options{Prefix: "h_", Timeout: 500 * time.Millisecond}, clk)
 		if err != nil {
 			t.Fatal(err)
 		}
 		slowNew = max(slowNew, time.Since(start))
-		time.Sleep(1300 * time.Millisecond) // the background retry is in flight now (1 s after New)
+		// The background retry starts now, and is in flight once the
+		// upstream has its connection.
+		if !clk.waitTimer() {
+			t.Fatal("no retry after New failed")
+		}
+		n := accepted()
+		clk.fire(t)
+		for deadline := time.Now().Add(5 * time.Second); accepted() == n && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
 		start = time.Now()
 		up.Close()
 		slowClose = max(slowClose, time.Since(start))
@@ -1089,8 +1180,17 @@ func TestAttackNameWhenDownAtStart(t *testing.T) {
 	release, started := make(chan struct{}), make(chan string, 4)
 	s := newSite(t, nil)
 	opts := gatewayOptions()
-	up := newProxy(t, proxy.HTTP(s.url(), &proxy.HTTPOptions{Header: http.Header{"Authorization": {"Bearer proxy-own"}}, MaxRetries: -1}), opts)
+	clk := newFakeClock()
+	up, err := proxy.NewWithClock(t.Context(), proxy.HTTP(s.url(), &proxy.HTTPOptions{Header: http.Header{"Authorization": {"Bearer proxy-own"}}, MaxRetries: -1}), opts, clk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { up.Close() })
 	s.start(sdkUpstream(release, started))
+	if !clk.waitTimer() {
+		t.Fatal("no retry after New failed")
+	}
+	clk.fire(t) // the retry that finds the upstream up
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		if tl, _ := up.LookupTool(t.Context(), nil, "crm_echo"); tl != nil {

@@ -269,7 +269,7 @@ func (u *Upstream) refreshLoop(retrying bool) {
 	var retry <-chan time.Time
 	delay := minRetry
 	if retrying {
-		retry = time.After(delay)
+		retry = u.clock.After(delay)
 		delay *= 2
 	}
 	for {
@@ -278,14 +278,14 @@ func (u *Upstream) refreshLoop(retrying bool) {
 			return
 		case <-u.refresh:
 			u.mu.Lock()
-			lost, lived := u.session == nil && u.down, u.lived
-			u.lived = minRetry
+			lost, since := u.session == nil && u.down, u.clock.Now().Sub(u.connected)
 			u.mu.Unlock()
-			if lost && lived < minRetry {
+			if lost && since < minRetry {
 				// Its sessions end as they begin: reconnect no sooner than
-				// minRetry after the last connection.
+				// minRetry after the last connection, however many asks
+				// the loss made.
 				if retry == nil {
-					retry = time.After(minRetry - lived)
+					retry = u.clock.After(minRetry - since)
 				}
 				continue
 			}
@@ -321,7 +321,7 @@ func (u *Upstream) refreshLoop(retrying bool) {
 		again := u.down || u.catalog.Load() == nil
 		u.mu.Unlock()
 		if again {
-			retry = time.After(delay)
+			retry = u.clock.After(delay)
 			delay = min(2*delay, maxRetry)
 		}
 	}

@@ -189,8 +189,7 @@ type Upstream struct {
 
 	mu        sync.Mutex
 	session   *mcp.ClientSession // nil while disconnected
-	connected time.Time          // when session connected
-	lived     time.Duration      // how long the last session lost lasted
+	connected time.Time          // when the last session connected
 	down      bool               // the last attempt to reach the upstream failed
 	closed    bool
 	servers   []*mcpkit.Server
@@ -206,7 +205,20 @@ type Upstream struct {
 	loops      sync.WaitGroup
 	sessions   *sessions   // per-caller sessions, for an upstream that keeps sessions
 	streamable atomic.Bool // the Dial's transport is streamable HTTP
+	clock      clock       // the time of the reconnections and retries
 }
+
+// A clock tells the time and waits: the real one, or a test's.
+type clock interface {
+	Now() time.Time
+	After(d time.Duration) <-chan time.Time
+}
+
+// systemClock is the real clock.
+type systemClock struct{}
+
+func (systemClock) Now() time.Time                         { return time.Now() }
+func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // catalog is one copy of the upstream's tools, prompts, resources and
 // templates, as served locally: each sorted by its key, with an index,
@@ -247,10 +259,16 @@ var ErrClosed = errors.New("proxy: upstream closed")
 // command that cannot start). Only the context's values are kept past
 // New's return, and the proxy's own connection carries no others.
 func New(ctx context.Context, dial Dial, opts *Options) (*Upstream, error) {
+	return newUpstream(ctx, dial, opts, systemClock{})
+}
+
+// newUpstream is New with the clock the Upstream's background work keeps
+// time by.
+func newUpstream(ctx context.Context, dial Dial, opts *Options, clk clock) (*Upstream, error) {
 	if dial == nil {
 		return nil, errors.New("proxy: New: nil dial")
 	}
-	u := &Upstream{dial: dial, refresh: make(chan struct{}, 1), done: make(chan struct{})}
+	u := &Upstream{dial: dial, refresh: make(chan struct{}, 1), done: make(chan struct{}), clock: clk}
 	u.ctx, u.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	if opts != nil {
 		u.opts = *opts
@@ -481,7 +499,7 @@ func (u *Upstream) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	old := u.session
 	u.session = cs
-	u.connected = time.Now()
+	u.connected = u.clock.Now()
 	wasDown := u.down
 	u.down = false
 	u.mu.Unlock()
@@ -573,7 +591,6 @@ func (u *Upstream) lost(cs *mcp.ClientSession) {
 		return
 	}
 	u.session = nil
-	u.lived = time.Since(u.connected)
 	wasDown := u.down
 	u.down = true
 	u.mu.Unlock()
