@@ -266,10 +266,16 @@ func (s *Server) poke() {
 	}
 }
 
-// anySession reports whether the SDK server has a session open, asking
-// with a yield made once (see sessionProbe), so that asking allocates no
-// closure. s.mu is held.
+// anySession reports whether the SDK server has a session open that may
+// hear of a change. Every session of a server NewServer made opened
+// through s's middleware, and one that listens is in s.listeners
+// (watchListeners); a server Wrap made asks the SDK, with a yield made
+// once (see sessionProbe), since its sessions may be older than s. s.mu
+// is held.
 func (s *Server) anySession() bool {
+	if !s.wrapped {
+		return len(s.listeners) > 0
+	}
 	s.probe.found = false
 	s.sdk.Sessions()(s.probeYield)
 	return s.probe.found

@@ -317,8 +317,19 @@ func (s *Server) update(names []string) (*state, []string) {
 	ids := make(map[string]bool)
 	changed, all := names, true // all: every name so far changed
 	for i, name := range names {
-		o, _ := old.byName.Get(name)
 		n := s.nameState(old, name, s.groups[name])
+		var o *toolName
+		if n == nil {
+			o, _ = st.byName.Delete(name)
+			st.listed.Delete(name)
+		} else {
+			o, _ = st.byName.Put(name, n)
+			if n.listable() {
+				st.listed.Put(name, n)
+			} else {
+				st.listed.Delete(name)
+			}
+		}
 		if same := sameVersions(o, n); same && all {
 			changed, all = slices.Clone(names[:i]), false
 		} else if !same && !all {
@@ -336,15 +347,7 @@ func (s *Server) update(names []string) (*state, []string) {
 			}
 		}
 		if n == nil {
-			st.byName.Delete(name)
-			st.listed.Delete(name)
 			continue
-		}
-		st.byName.Put(name, n)
-		if n.listable() {
-			st.listed.Put(name, n)
-		} else {
-			st.listed.Delete(name)
 		}
 		for j, e := range n.versions {
 			if k, ok := aliasKey(e); ok {

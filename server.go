@@ -125,6 +125,10 @@ type Server struct {
 	// does not follow the registry. Set by Wrap, never changed.
 	tableNames bool
 
+	// wrapped says that sdk was made by the caller (see Wrap): it may
+	// have sessions s did not see open. Set by Wrap, never changed.
+	wrapped bool
+
 	// probe and probeYield ask the SDK whether a session is open (see
 	// anySession); guarded by mu.
 	probe            sessionProbe
@@ -231,6 +235,7 @@ func Wrap(s *mcp.Server, opts *ServerOptions) *Server {
 	srv := newServer(s, opts)
 	srv.foreign.Store(true)
 	srv.tableNames = true
+	srv.wrapped = true
 	return srv
 }
 

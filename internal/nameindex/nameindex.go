@@ -166,13 +166,14 @@ func (x *Index[V]) With(key string, v V) *Index[V] {
 	return &y
 }
 
-// Put maps key to v in x. The indexes x was copied from, or that were
-// copied from x, are left as they were: an Index is a value, and a copy
-// shares what it can with its original.
-func (x *Index[V]) Put(key string, v V) {
+// Put maps key to v in x, and returns the value key had, if any. The
+// indexes x was copied from, or that were copied from x, are left as they
+// were: an Index is a value, and a copy shares what it can with its
+// original.
+func (x *Index[V]) Put(key string, v V) (prev V, had bool) {
 	if len(x.segs) == 0 {
 		*x = Index[V]{segs: []segment[V]{{{{key: key, val: v}}}}, n: 1, line: new(lineage)}
-		return
+		return prev, false
 	}
 	si, ci := x.locate(key)
 	old := x.segs[si][ci]
@@ -181,7 +182,9 @@ func (x *Index[V]) Put(key string, v V) {
 	j, found := old.find(key)
 	found = found && !x.removed(&old[j])
 	n := x.n
-	if !found {
+	if found {
+		prev, had = old[j].val, true
+	} else {
 		n++
 	}
 	c, swept := x.live(old, n-x.n)
@@ -192,13 +195,14 @@ func (x *Index[V]) Put(key string, v V) {
 	}
 	if len(c) <= maxChunk {
 		x.replace(si, ci, c, nil, n, swept)
-		return
+		return prev, had
 	}
 	// Each half gets an array of its own: a half that shared c's would
 	// keep all of it (as the left half does for good when names come in
 	// order).
 	half := len(c) / 2
 	x.replace(si, ci, slices.Clone(c[:half]), slices.Clone(c[half:]), n, swept)
+	return prev, had
 }
 
 // Without returns an index without key, and x otherwise.
@@ -208,33 +212,35 @@ func (x *Index[V]) Without(key string) *Index[V] {
 	return &y
 }
 
-// Delete removes key from x, leaving the indexes x was copied from, or
-// that were copied from x, as they were (see Put).
+// Delete removes key from x, and returns the value it had, if any; the
+// indexes x was copied from, or that were copied from x, are left as they
+// were (see Put).
 //
 // In the newest index of its line, it marks key's entry removed and
 // shares all of x's chunks, unless the removed entries would then be an
 // eighth of the index and more than a chunk: it then makes the index
 // anew without them, so that they are not kept for long, at a cost in
 // proportion to the index, every eighth of its length in removals.
-func (x *Index[V]) Delete(key string) {
+func (x *Index[V]) Delete(key string) (prev V, had bool) {
 	if len(x.segs) == 0 {
-		return
+		return prev, false
 	}
 	si, ci := x.locate(key)
 	old := x.segs[si][ci]
 	j, found := old.find(key)
 	if !found || x.removed(&old[j]) {
-		return
+		return prev, false
 	}
+	prev = old[j].val
 	if dead := x.dead + 1; dead > maxChunk && dead > (x.n-1)/8 {
 		*x = x.compact(key)
-		return
+		return prev, true
 	}
 	gen, line := x.next()
 	if line != nil {
 		atomic.StoreUint64(&old[j].gone, gen)
 		x.n, x.dead, x.gen, x.line = x.n-1, x.dead+1, gen, line
-		return
+		return prev, true
 	}
 	c, swept := x.live(old, 0)
 	if k, ok := c.find(key); ok {
@@ -244,6 +250,7 @@ func (x *Index[V]) Delete(key string) {
 		c = nil
 	}
 	x.replace(si, ci, c, nil, x.n-1, swept)
+	return prev, true
 }
 
 // compact returns x without key and without the entries removed as of its

@@ -249,3 +249,61 @@ func numbered(n int, format string) (*Index[int], []string) {
 	x := Build(keys, vals)
 	return &x, keys
 }
+
+// TestValueChanges: Put and Delete change one copy of an index and return
+// what the key had; the copy it was made from, and a second copy made from
+// that one, read as before; a removal by marking allocates nothing.
+func TestValueChanges(t *testing.T) {
+	orig, keys := numbered(1000, "k%04d")
+	a := *orig
+	if v, had := a.Delete(keys[10]); !had || v != 10 {
+		t.Errorf("Delete returned %d, %v; want 10, true", v, had)
+	}
+	if _, had := a.Delete(keys[10]); had {
+		t.Error("a second Delete of the key found it")
+	}
+	if v, had := a.Put(keys[20], -20); !had || v != 20 {
+		t.Errorf("Put over a key returned %d, %v; want 20, true", v, had)
+	}
+	if _, had := a.Put("new", 7); had {
+		t.Error("Put of a new key reported a value")
+	}
+	b := *orig // made from the original after a changed: a fork
+	if _, had := b.Delete(keys[30]); !had {
+		t.Error("the fork's Delete did not find its key")
+	}
+	for _, c := range []struct {
+		name string
+		x    *Index[int]
+		want map[string]int
+	}{
+		{"original", orig, nil},
+		{"first copy", &a, map[string]int{keys[10]: -1, keys[20]: -20, "new": 7}},
+		{"fork", &b, map[string]int{keys[30]: -1}},
+	} {
+		for i, k := range keys {
+			want, ok := c.want[k]
+			if !ok {
+				want = i
+			}
+			got, found := c.x.Get(k)
+			if want == -1 && found || want != -1 && (!found || got != want) {
+				t.Errorf("%s: %s = %d, %v; want %d", c.name, k, got, found, want)
+			}
+		}
+	}
+	if _, found := orig.Get("new"); found {
+		t.Error("the original reads the first copy's new key")
+	}
+
+	fresh, keys := numbered(1000, "k%04d")
+	x := *fresh // the newest of its line: removals mark
+	i := 0
+	allocs := testing.AllocsPerRun(50, func() {
+		x.Delete(keys[i])
+		i++
+	})
+	if allocs != 0 {
+		t.Errorf("a removal by marking allocates %v times, want 0", allocs)
+	}
+}
