@@ -192,9 +192,12 @@ func (s *Server) republish() {
 // nothing, when a transform fails on an added tool or two tools would be
 // served under one name and version. s.mu is held.
 func (s *Server) change(removed, added []*Tool) error {
-	leaving := make(map[*Tool]bool, len(removed))
-	for _, t := range removed {
-		leaving[t] = true
+	var leaving map[*Tool]bool // read only when tools arrive
+	if len(added) > 0 && len(removed) > 0 {
+		leaving = make(map[*Tool]bool, len(removed))
+		for _, t := range removed {
+			leaving[t] = true
+		}
 	}
 	type arrival struct{ t, d *Tool }
 	arrivals := make([]arrival, 0, len(added))
@@ -218,7 +221,7 @@ func (s *Server) change(removed, added []*Tool) error {
 		arrivals = append(arrivals, arrival{t, d})
 	}
 
-	affected := make(map[string]bool, len(removed)+len(added))
+	names := make([]string, 0, len(removed)+len(added)) // the names served that the change affects
 	for _, t := range removed {
 		vs := slices.DeleteFunc(s.versions[t.Name], func(v *Tool) bool { return v == t })
 		if len(vs) == 0 {
@@ -240,7 +243,7 @@ func (s *Server) change(removed, added []*Tool) error {
 		} else {
 			s.groups[d.Name] = g
 		}
-		affected[d.Name] = true
+		names = append(names, d.Name)
 	}
 	for _, a := range arrivals {
 		vs := append(s.versions[a.t.Name], a.t)
@@ -258,13 +261,10 @@ func (s *Server) change(removed, added []*Tool) error {
 			s.groups[a.d.Name] = append(s.groups[a.d.Name], a.d)
 		}
 		s.markEnabled(a.t, on)
-		affected[a.d.Name] = true
-	}
-	names := make([]string, 0, len(affected))
-	for name := range affected {
-		names = append(names, name)
+		names = append(names, a.d.Name)
 	}
 	slices.Sort(names)
+	names = slices.Compact(names)
 	st, changed := s.update(names)
 	s.commit(st, change{names: names, changed: changed, compared: true})
 	return nil
