@@ -1,0 +1,226 @@
+package mcpkit_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+)
+
+// The probes of this file attack the registry as session 46 left it: the
+// indexes held by value in each state, the chains found in the entries of
+// the state before (no map of built chains), and list_changed decided by
+// the listeners a NewServer server saw open.
+
+// atk46Toggle is a Visibility that disables the tools named in off.
+type atk46Toggle struct {
+	mu  sync.Mutex
+	off map[string]bool
+}
+
+func (v *atk46Toggle) set(name string, off bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.off == nil {
+		v.off = map[string]bool{}
+	}
+	v.off[name] = off
+}
+
+func (v *atk46Toggle) Enabled(t *mcpkit.Tool) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return !v.off[t.Name]
+}
+func (v *atk46Toggle) PerRequest() bool { return false }
+func (v *atk46Toggle) Allowed(context.Context, *mcpkit.Tool, mcpkit.Caller) bool {
+	return true
+}
+
+// atk46Tag is a middleware that appends tag to the text of the result.
+func atk46Tag(tag string) mcpkit.Middleware {
+	return func(next mcpkit.Handler) mcpkit.Handler {
+		return mcpkit.HandlerFunc(func(ctx context.Context, req *mcpkit.Request) (*mcp.CallToolResult, error) {
+			res, err := next.ServeTool(ctx, req)
+			if err == nil && res != nil && len(res.Content) == 1 {
+				if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+					return textResult(tc.Text + "+" + tag), nil
+				}
+			}
+			return res, err
+		})
+	}
+}
+
+// TestAttack46ChainAfterDisableEnable: a tool disabled by the Visibility
+// and enabled again runs its whole chain (server middleware, its own
+// middleware, validation of its arguments), in both eras; and the layer
+// that can never take effect in its chain is reported once, not again
+// each time the tool comes back (the chain is the same as before).
+func TestAttack46ChainAfterDisableEnable(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			var logs bytes.Buffer
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46"}, &mcpkit.ServerOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			srv.Use(middleware.Timeout(30*time.Second, nil), atk46Tag("server"))
+			srv.Use(mcpkit.ForTools(mcpkit.Named("t"), middleware.Timeout(5*time.Minute, nil)))
+			vis := &atk46Toggle{}
+			srv.SetVisibility(vis)
+			tl := tool("t", reply("t"))
+			tl.Middleware = []mcpkit.Middleware{atk46Tag("own")}
+			tl.InputSchema = &jsonschema.Schema{Type: "object", Required: []string{"n"},
+				Properties: map[string]*jsonschema.Schema{"n": {Type: "integer"}}}
+			if err := srv.Add(tl); err != nil {
+				t.Fatal(err)
+			}
+			ts := era.Connect(t, srv, nil)
+			call := func(args any) string {
+				t.Helper()
+				res, err := ts.CallTool(t.Context(), "t", args)
+				if err != nil {
+					return "error: " + err.Error()
+				}
+				return resultText(t, res)
+			}
+			for round := range 3 {
+				if got := call(map[string]any{"n": 1}); got != "t+own+server" {
+					t.Errorf("round %d: t = %q, want its whole chain t+own+server", round, got)
+				}
+				res, err := ts.CallTool(t.Context(), "t", map[string]any{"n": "x"})
+				if err != nil || !res.IsError || !strings.Contains(resultText(t, res), "n") {
+					t.Errorf("round %d: t with a bad argument: %v, %v; want a validation error naming n", round, res, err)
+				}
+				vis.set("t", true)
+				srv.Refresh()
+				if got := call(map[string]any{"n": 1}); !strings.Contains(got, unknownAnswer("t")) {
+					t.Errorf("round %d: disabled t = %q", round, got)
+				}
+				vis.set("t", false)
+				srv.Refresh()
+			}
+			if n := strings.Count(logs.String(), "can never take effect"); n != 1 {
+				// defect: the chain of a tool enabled again is built anew
+				// (entry finds chains only in the state before, where a
+				// disabled tool has none), and its moot layer is reported
+				// each time.
+				t.Errorf("the moot layer was reported %d times, want once:\n%s", n, logs.String())
+			}
+		})
+	}
+}
+
+// TestAttack46UseAfterTools: middleware added by Use runs for the tools
+// added before and after it; a call already running when Use is called
+// finishes with the chain it started with; RemoveVersion of the highest
+// version serves the next with the new chain.
+func TestAttack46UseAfterTools(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-use"}, nil)
+			started, release := make(chan struct{}), make(chan struct{})
+			slow := tool("slow", func(ctx context.Context, _ *mcpkit.Request) (*mcp.CallToolResult, error) {
+				started <- struct{}{}
+				<-release
+				return textResult("slow"), nil
+			})
+			v1, v2 := tool("v", reply("v1")), tool("v", reply("v2"))
+			v1.Version, v2.Version = "1", "2"
+			if err := srv.Add(slow, v1, v2); err != nil {
+				t.Fatal(err)
+			}
+			ts := era.Connect(t, srv, nil)
+			text := atk45bText(t, ts)
+			running := make(chan string, 1)
+			go func() {
+				res, err := ts.CallTool(context.Background(), "slow", nil)
+				if err != nil {
+					running <- err.Error()
+					return
+				}
+				running <- resultText(t, res)
+			}()
+			<-started
+			srv.Use(atk46Tag("a"))
+			if err := srv.Add(tool("late", reply("late"))); err != nil {
+				t.Fatal(err)
+			}
+			close(release)
+			if got := <-running; got != "slow" {
+				t.Errorf("the call running across Use = %q, want slow (its own chain)", got)
+			}
+			for name, want := range map[string]string{"v": "v2+a", "late": "late+a"} {
+				if got := text(name); got != want {
+					t.Errorf("%s after Use = %q, want %q", name, got, want)
+				}
+			}
+			go func() { <-started }()
+			srv.Use(atk46Tag("b"))
+			if !srv.RemoveVersion("v", "2") {
+				t.Fatal("RemoveVersion")
+			}
+			if got := text("v"); got != "v1+b+a" {
+				t.Errorf("v after a second Use and RemoveVersion 2 = %q, want v1+b+a", got)
+			}
+		})
+	}
+}
+
+// TestAttack46ReplaceAndFailedTransform: ReplaceDuplicates serves the new
+// handler at once, never the old; a Transform that fails is rolled back,
+// and calls then run the chains they ran before, the new tool's included.
+func TestAttack46ReplaceAndFailedTransform(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-replace"}, &mcpkit.ServerOptions{ReplaceDuplicates: true})
+			srv.Use(atk46Tag("s"))
+			if err := srv.Add(tool("r", reply("old")), tool("k", reply("k"))); err != nil {
+				t.Fatal(err)
+			}
+			ts := era.Connect(t, srv, nil)
+			text := atk45bText(t, ts)
+			if got := text("r"); got != "old+s" {
+				t.Fatalf("r = %q", got)
+			}
+			if err := srv.Add(tool("r", reply("new"))); err != nil {
+				t.Fatal(err)
+			}
+			if got := text("r"); got != "new+s" {
+				t.Errorf("r after ReplaceDuplicates = %q, want new+s", got)
+			}
+			fail := func(tl *mcpkit.Tool) (*mcpkit.Tool, error) {
+				if tl.Name == "k" {
+					return nil, errAtk46
+				}
+				return tl, nil
+			}
+			if err := srv.Transform(fail); err == nil {
+				t.Fatal("the failing Transform succeeded")
+			}
+			for name, want := range map[string]string{"r": "new+s", "k": "k+s"} {
+				if got := text(name); got != want {
+					t.Errorf("%s after a failed Transform = %q, want %q", name, got, want)
+				}
+			}
+			srv.Use(atk46Tag("u"))
+			if got := text("r"); got != "new+u+s" && got != "new+s+u" {
+				t.Errorf("r after Use that follows the failed Transform = %q", got)
+			}
+		})
+	}
+}
+
+var errAtk46 = &atk46Error{}
+
+type atk46Error struct{}
+
+func (*atk46Error) Error() string { return "atk46: transform refuses k" }
