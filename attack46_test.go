@@ -224,3 +224,148 @@ var errAtk46 = &atk46Error{}
 type atk46Error struct{}
 
 func (*atk46Error) Error() string { return "atk46: transform refuses k" }
+
+// atk46Hear returns options whose client sends to the channel returned the
+// method of each list_changed of the tools it hears.
+func atk46Hear(opts *mcpkittest.Options) (*mcpkittest.Options, <-chan string) {
+	heard := make(chan string, 64)
+	if opts == nil {
+		opts = &mcpkittest.Options{}
+	}
+	opts.Client = &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		heard <- "notifications/tools/list_changed"
+	}}
+	return opts, heard
+}
+
+const atk46Changed = "notifications/tools/list_changed"
+
+// TestAttack46ListChangedReachesEveryListener: each change of the registry
+// (Add, Remove, RemoveVersion, SetVisibility, Transform) reaches a
+// 2025-11-25 session in memory and over streamable HTTP, and a 2026-07-28
+// subscriptions/listen stream; a parent that mounts the server tells its
+// own listeners; a session that connects after the changes lists what
+// they made.
+func TestAttack46ListChangedReachesEveryListener(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-lc"}, nil)
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-lc-parent"}, nil)
+	if _, err := parent.Mount("m", srv); err != nil {
+		t.Fatal(err)
+	}
+	v1, v2 := tool("v", reply("v1")), tool("v", reply("v2"))
+	v1.Version, v2.Version = "1", "2"
+	if err := srv.Add(tool("a", reply("a")), v1, v2); err != nil {
+		t.Fatal(err)
+	}
+	listeners := map[string]<-chan string{}
+	opts, heard := atk46Hear(&mcpkittest.Options{ProtocolVersion: mcpkittest.StatefulVersion})
+	mcpkittest.NewInMemoryServer(t, srv, opts)
+	listeners["in-memory 2025-11-25"] = heard
+	opts, heard = atk46Hear(nil)
+	mcpkittest.NewServer(t, srv, opts)
+	listeners["HTTP 2025-11-25"] = heard
+	listeners["listen 2026-07-28"] = atk45bListen(t, mcpkittest.NewStatelessServer(t, srv, nil).URL, "")
+	opts, heard = atk46Hear(&mcpkittest.Options{ProtocolVersion: mcpkittest.StatefulVersion})
+	mcpkittest.NewInMemoryServer(t, parent, opts)
+	listeners["parent in-memory 2025-11-25"] = heard
+	listeners["parent listen 2026-07-28"] = atk45bListen(t, mcpkittest.NewStatelessServer(t, parent, nil).URL, "")
+
+	vis := &atk46Toggle{}
+	for _, c := range []struct {
+		what string
+		do   func()
+	}{
+		{"Add", func() {
+			if err := srv.Add(tool("b", reply("b"))); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"Remove", func() { srv.Remove("a") }},
+		{"RemoveVersion", func() { srv.RemoveVersion("v", "2") }},
+		{"SetVisibility", func() { vis.set("b", true); srv.SetVisibility(vis) }},
+		{"Transform", func() {
+			if err := srv.Transform(func(tl *mcpkit.Tool) (*mcpkit.Tool, error) {
+				c := *tl
+				c.Description = "changed"
+				return &c, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		c.do()
+		for who, heard := range listeners {
+			atk45bUntil(t, who+" after "+c.what, heard, atk46Changed)
+		}
+	}
+	late := mcpkittest.NewInMemoryServer(t, srv, &mcpkittest.Options{ProtocolVersion: mcpkittest.StatefulVersion})
+	if got := listAll(t, late.Session); strings.Join(got, ",") != "v" {
+		t.Errorf("a session after the changes lists %v, want [v]", got)
+	}
+	if got := atk45bText(t, late)("v"); got != "v1" {
+		t.Errorf("v for a session after the changes = %q, want v1", got)
+	}
+}
+
+// TestAttack46ListenerClosesThenAnother: a 2025-11-25 session that closes,
+// then a change, then a new session: the new one hears the next change,
+// and so does a new 2026-07-28 stream after the first one closed.
+func TestAttack46ListenerClosesThenAnother(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-close"}, nil)
+	if err := srv.Add(tool("a", reply("a"))); err != nil {
+		t.Fatal(err)
+	}
+	opts, _ := atk46Hear(&mcpkittest.Options{ProtocolVersion: mcpkittest.StatefulVersion})
+	first := mcpkittest.NewInMemoryServer(t, srv, opts)
+	url := mcpkittest.NewStatelessServer(t, srv, nil).URL
+	raw := mcpkittest.RawClient{Endpoint: url}
+	st, err := raw.Stream(t.Context(), "subscriptions/listen", map[string]any{"notifications": map[string]any{"toolsListChanged": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Next(); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	st.Close()
+	srv.Remove("a")
+	opts, heard := atk46Hear(&mcpkittest.Options{ProtocolVersion: mcpkittest.StatefulVersion})
+	mcpkittest.NewInMemoryServer(t, srv, opts)
+	stream := atk45bListen(t, url, "")
+	if err := srv.Add(tool("b", reply("b"))); err != nil {
+		t.Fatal(err)
+	}
+	atk45bUntil(t, "a new session", heard, atk46Changed)
+	atk45bUntil(t, "a new stream", stream, atk46Changed)
+}
+
+// TestAttack46WrapSessionBeforeWrap: a session connected to an SDK server
+// before Wrap hears of mcpkit's changes.
+func TestAttack46WrapSessionBeforeWrap(t *testing.T) {
+	sdk := mcp.NewServer(&mcp.Implementation{Name: "atk46-wrapped"}, nil)
+	heard := make(chan string, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "c"}, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		heard <- atk46Changed
+	}})
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := sdk.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := client.Connect(t.Context(), ct, &mcp.ClientSessionOptions{ProtocolVersion: mcpkittest.StatefulVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	srv := mcpkit.Wrap(sdk, nil)
+	if err := srv.Add(tool("a", reply("a"))); err != nil {
+		t.Fatal(err)
+	}
+	atk45bUntil(t, "a session older than Wrap, after Add", heard, atk46Changed)
+	srv.Remove("a")
+	atk45bUntil(t, "a session older than Wrap, after Remove", heard, atk46Changed)
+	if got := listAll(t, cs); len(got) != 0 {
+		t.Errorf("listed after Remove: %v", got)
+	}
+}
