@@ -3,7 +3,9 @@ package mcpkit_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -445,5 +447,111 @@ func TestAttack46DisabledToolNamesAtFirstServe(t *testing.T) {
 		// in the current state (writtenNames), where a disabled tool has
 		// none; the map of built chains it read before kept them.
 		t.Skip("defect: a name in the own middleware of a tool disabled before the first serve is not reported")
+	}
+}
+
+// TestAttack46ChurnWhilePaging removes and adds 300 tools one at a time
+// (each round removes more than an eighth of the index: a compaction)
+// while clients page through the server and a parent that mounts it, with
+// cursors held across the changes, and call its tools. Every page walk
+// holds each permanent tool once, in order; a call answers its own tool's
+// text or the unknown-tool error; ChangedSince names each change.
+func TestAttack46ChurnWhilePaging(t *testing.T) {
+	const permanent, churn = 600, 300
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-churn"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{PageSize: 37}})
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-churn-parent"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{PageSize: 41}})
+	if _, err := parent.Mount("m", srv); err != nil {
+		t.Fatal(err)
+	}
+	pname := func(i int) string { return fmt.Sprintf("p%04d", i) }
+	cname := func(i int) string { return fmt.Sprintf("c%04d", i) }
+	for i := range permanent {
+		if err := srv.Add(tool(pname(i), reply(pname(i)))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := mcpkittest.NewInMemoryServer(t, srv, nil)
+	ps := mcpkittest.NewInMemoryServer(t, parent, nil)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	walk := func(ts *mcpkittest.Server, prefix string) {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			var got []string
+			cursor := ""
+			for {
+				res, err := ts.Session.ListTools(context.Background(), &mcp.ListToolsParams{Cursor: cursor})
+				if err != nil {
+					t.Errorf("%s list: %v", prefix, err)
+					return
+				}
+				for _, tl := range res.Tools {
+					if strings.HasPrefix(tl.Name, prefix+"p") {
+						got = append(got, tl.Name)
+					}
+				}
+				if cursor = res.NextCursor; cursor == "" {
+					break
+				}
+			}
+			if len(got) != permanent || !slices.IsSorted(got) || slices.Compact(slices.Clone(got))[permanent-1] != prefix+pname(permanent-1) {
+				t.Errorf("%s walk: %d permanent tools (sorted %v)", prefix, len(got), slices.IsSorted(got))
+				return
+			}
+		}
+	}
+	call := func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			for _, name := range []string{pname(i % permanent), cname(i % churn)} {
+				res, err := cs.CallTool(context.Background(), name, nil)
+				switch {
+				case err != nil && strings.Contains(err.Error(), unknownAnswer(name)) && name[0] == 'c':
+				case err != nil:
+					t.Errorf("call %s: %v", name, err)
+					return
+				case resultText(t, res) != name:
+					t.Errorf("call %s answered %q", name, resultText(t, res))
+					return
+				}
+			}
+		}
+	}
+	wg.Add(3)
+	go walk(cs, "")
+	go walk(ps, "m_")
+	go call()
+	for round := range 3 {
+		for i := range churn {
+			gen := srv.Generation()
+			if err := srv.Add(tool(cname(i), reply(cname(i)))); err != nil {
+				t.Fatal(err)
+			}
+			if names, _, ok := srv.ChangedSince(gen); !ok || !slices.Equal(names, []string{cname(i)}) {
+				t.Fatalf("round %d: ChangedSince after Add %s: %v, %v", round, cname(i), names, ok)
+			}
+		}
+		for i := range churn {
+			gen := srv.Generation()
+			srv.Remove(cname(i))
+			if names, _, ok := srv.ChangedSince(gen); !ok || !slices.Equal(names, []string{cname(i)}) {
+				t.Fatalf("round %d: ChangedSince after Remove %s: %v, %v", round, cname(i), names, ok)
+			}
+		}
+	}
+	close(done)
+	wg.Wait()
+	if got := listAll(t, ps.Session); len(got) != permanent {
+		t.Errorf("the parent lists %d tools at the end, want %d", len(got), permanent)
 	}
 }
