@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/mcpkit/mcpkit"
 	"github.com/mcpkit/mcpkit/mcpkittest"
 	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/tasks"
 )
 
 // The probes of this file attack the registry as session 46 left it: the
@@ -553,5 +555,132 @@ func TestAttack46ChurnWhilePaging(t *testing.T) {
 	wg.Wait()
 	if got := listAll(t, ps.Session); len(got) != permanent {
 		t.Errorf("the parent lists %d tools at the end, want %d", len(got), permanent)
+	}
+}
+
+// TestAttack46ParkedTaskAcrossChainChanges parks a task waiting for input,
+// then changes what serves its tool's name: a Use (the chain is built
+// again for the same tool), the Visibility disabling and enabling the tool
+// (its entry made anew), or ReplaceDuplicates putting another tool in its
+// place. The round after the input runs on the tool that made the task,
+// with the chain of now, in the first two cases, and never on the new tool
+// in the third; nor on the version below it after a RemoveVersion of the
+// highest, on which the task was made.
+func TestAttack46ParkedTaskAcrossChainChanges(t *testing.T) {
+	for _, c := range []string{"Use", "disable and enable", "ReplaceDuplicates", "RemoveVersion"} {
+		t.Run(c, func(t *testing.T) {
+			caps := &mcp.ServerCapabilities{}
+			caps.AddExtension(tasks.ExtensionID, map[string]any{})
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-task"}, &mcpkit.ServerOptions{ReplaceDuplicates: true, SDKOptions: &mcp.ServerOptions{Capabilities: caps}})
+			m := tasks.NewManager(nil)
+			if err := m.Attach(srv); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { m.Shutdown(context.Background()) })
+			var oldRuns, newRuns atomic.Int64
+			asker := func(label string, runs *atomic.Int64, version string) *mcpkit.Tool {
+				tl := atk45bAsker(m, "ask", label, runs)
+				tl.Version = version
+				return tl
+			}
+			if err := srv.Add(asker("old", &oldRuns, "2")); err != nil {
+				t.Fatal(err)
+			}
+			if c == "RemoveVersion" {
+				if err := srv.Add(asker("v1", &newRuns, "1")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			url := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: atk45bTokens, Token: "alice"}).URL
+			call := func(method string, params map[string]any) map[string]any {
+				t.Helper()
+				res, err := atk45bRPC(t, url, "alice", method, params)
+				if err != nil {
+					t.Fatalf("%s: %+v", method, err)
+				}
+				return res
+			}
+			res := call("tools/call", map[string]any{"name": "ask", "arguments": map[string]any{}})
+			id, _ := res["taskId"].(string)
+			if id == "" {
+				t.Fatalf("tools/call: %v", res)
+			}
+			get := func() map[string]any { return call("tasks/get", map[string]any{"taskId": id}) }
+			if got := atk45bAwait(t, get, "input_required"); got["status"] != "input_required" {
+				t.Fatalf("ask: %v", got)
+			}
+			want := "old+tag"
+			switch c {
+			case "Use":
+				srv.Use(atk46Tag("tag"))
+			case "disable and enable":
+				srv.Use(atk46Tag("tag"))
+				vis := &atk46Toggle{}
+				vis.set("ask", true)
+				srv.SetVisibility(vis)
+				vis.set("ask", false)
+				srv.Refresh()
+			case "ReplaceDuplicates":
+				if err := srv.Add(asker("new", &newRuns, "2")); err != nil {
+					t.Fatal(err)
+				}
+				want = ""
+			case "RemoveVersion":
+				if !srv.RemoveVersion("ask", "2") {
+					t.Fatal("RemoveVersion")
+				}
+				want = ""
+			}
+			call("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"confirm": map[string]any{"action": "accept"}}})
+			got := atk45bAwait(t, get, "")
+			if want != "" && (got["status"] != "completed" || atk45bTaskText(got) != want) {
+				t.Errorf("parked task after %s: %v; want completed with %q", c, got, want)
+			}
+			if want == "" && got["status"] != "failed" {
+				t.Errorf("parked task after %s: %v; want failed", c, got)
+			}
+			if n := newRuns.Load(); n != 0 {
+				t.Errorf("the new tool ran %d rounds of the old task", n)
+			}
+		})
+	}
+}
+
+// TestAttack46UseOnMountedTools: a Use on the child and one on the parent,
+// after the mount and after a call through it, both run for the mounted
+// tool (the child's inside the parent's); a child tool disabled and
+// enabled again runs them too.
+func TestAttack46UseOnMountedTools(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-child"}, nil)
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-parent"}, nil)
+			if err := child.Add(tool("x", reply("x"))); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := parent.Mount("m", child); err != nil {
+				t.Fatal(err)
+			}
+			text := atk45bText(t, era.Connect(t, parent, nil))
+			if got := text("m_x"); got != "x" {
+				t.Fatalf("m_x = %q", got)
+			}
+			child.Use(atk46Tag("child"))
+			parent.Use(atk46Tag("parent"))
+			if got := text("m_x"); got != "x+child+parent" {
+				t.Errorf("m_x after both Use = %q, want x+child+parent", got)
+			}
+			vis := &atk46Toggle{}
+			vis.set("x", true)
+			child.SetVisibility(vis)
+			if got := text("m_x"); !strings.Contains(got, unknownAnswer("m_x")) {
+				t.Errorf("m_x disabled in the child = %q", got)
+			}
+			vis.set("x", false)
+			child.Refresh()
+			if got := text("m_x"); got != "x+child+parent" {
+				t.Errorf("m_x enabled again = %q, want x+child+parent", got)
+			}
+		})
 	}
 }
