@@ -684,3 +684,62 @@ func TestAttack46UseOnMountedTools(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack46MootLayerReportedOnce: the layer of a tool that can never
+// take effect is reported once across changes that keep its chain: a new
+// version of another name, the removal of a lower version of its own, a
+// Refresh, a tool of another name replaced, and a Transform that fails
+// (rolled back: it made no chain that serves).
+func TestAttack46MootLayerReportedOnce(t *testing.T) {
+	var logs bytes.Buffer
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46-moot"}, &mcpkit.ServerOptions{ReplaceDuplicates: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	srv.Use(middleware.Timeout(30*time.Second, nil))
+	srv.Use(mcpkit.ForTools(mcpkit.Named("t"), middleware.Timeout(5*time.Minute, nil)))
+	t1, t2 := tool("t", reply("t1")), tool("t", reply("t2"))
+	t1.Version, t2.Version = "1", "2"
+	if err := srv.Add(t1, t2, tool("o", reply("o"))); err != nil {
+		t.Fatal(err)
+	}
+	text := atk45bText(t, mcpkittest.NewInMemoryServer(t, srv, nil))
+	count := func() int { return strings.Count(logs.String(), "can never take effect") }
+	if n := count(); n != 2 {
+		t.Fatalf("reported %d times for t's two versions, want 2:\n%s", n, logs.String())
+	}
+	steps := []struct {
+		what string
+		do   func()
+	}{
+		{"Add of another name", func() {
+			if err := srv.Add(tool("p", reply("p"))); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"RemoveVersion of t 1", func() { srv.RemoveVersion("t", "1") }},
+		{"Refresh", srv.Refresh},
+		{"o replaced", func() {
+			if err := srv.Add(tool("o", reply("o2"))); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a failed Transform", func() {
+			if err := srv.Transform(func(tl *mcpkit.Tool) (*mcpkit.Tool, error) {
+				if tl.Name == "p" {
+					return nil, errAtk46
+				}
+				c := *tl
+				return &c, nil
+			}); err == nil {
+				t.Fatal("the Transform succeeded")
+			}
+		}},
+	}
+	for _, s := range steps {
+		s.do()
+		if n := count(); n != 2 {
+			t.Errorf("after %s: reported %d times in all, want 2:\n%s", s.what, n, logs.String())
+		}
+		if got := text("t"); got != "t2" {
+			t.Errorf("after %s: t = %q, want t2", s.what, got)
+		}
+	}
+}
