@@ -743,3 +743,84 @@ func TestAttack46MootLayerReportedOnce(t *testing.T) {
 		}
 	}
 }
+
+// atk46TaskProvider provides one tool, its task tool.
+type atk46TaskProvider struct{ t *mcpkit.Tool }
+
+func (p atk46TaskProvider) ListTools(_ context.Context, _ mcpkit.Caller, after string, _ int) ([]*mcpkit.Tool, error) {
+	if after >= p.t.Name {
+		return nil, nil
+	}
+	return []*mcpkit.Tool{p.t}, nil
+}
+
+func (p atk46TaskProvider) LookupTool(_ context.Context, _ mcpkit.Caller, name string) (*mcpkit.Tool, error) {
+	if name != p.t.Name {
+		return nil, nil
+	}
+	return p.t, nil
+}
+
+// TestAttack46ParkedTaskThenProvided parks a task on a registered tool,
+// removes it, so that a provider's tool of the same name is served (on the
+// server, and on a parent through a mount): the round after the input
+// never runs on the provided tool.
+func TestAttack46ParkedTaskThenProvided(t *testing.T) {
+	for _, mounted := range []bool{false, true} {
+		t.Run(fmt.Sprint("mounted=", mounted), func(t *testing.T) {
+			// The manager is the served server's: a mounted child's tools
+			// make their tasks there.
+			served, m := atk45bTasks(t)
+			srv, name := served, "ask"
+			if mounted {
+				srv, name = mcpkit.NewServer(&mcp.Implementation{Name: "atk46-kid"}, nil), "kid_ask"
+				if _, err := served.Mount("kid", srv); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var oldRuns, newRuns atomic.Int64
+			if err := srv.Add(atk45bAsker(m, "ask", "old", &oldRuns)); err != nil {
+				t.Fatal(err)
+			}
+			srv.AddProvider(atk46TaskProvider{atk45bAsker(m, "ask", "provided", &newRuns)})
+			url := mcpkittest.NewStatelessServer(t, served, &mcpkittest.Options{Tokens: atk45bTokens, Token: "alice"}).URL
+			call := func(method string, params map[string]any) map[string]any {
+				t.Helper()
+				res, err := atk45bRPC(t, url, "alice", method, params)
+				if err != nil {
+					t.Fatalf("%s: %+v", method, err)
+				}
+				return res
+			}
+			res := call("tools/call", map[string]any{"name": name, "arguments": map[string]any{}})
+			id, _ := res["taskId"].(string)
+			if id == "" {
+				t.Fatalf("tools/call: %v", res)
+			}
+			get := func() map[string]any { return call("tasks/get", map[string]any{"taskId": id}) }
+			if got := atk45bAwait(t, get, "input_required"); got["status"] != "input_required" {
+				t.Fatalf("ask: %v", got)
+			}
+			srv.Remove("ask")
+			call("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"confirm": map[string]any{"action": "accept"}}})
+			got := atk45bAwait(t, get, "")
+			if got["status"] != "failed" {
+				t.Errorf("the parked task after its tool gave way to a provided one: %v; want failed", got)
+			}
+			if n := newRuns.Load(); n != 0 {
+				t.Errorf("the provided tool ran %d rounds of the old task", n)
+			}
+			// The name is served, by the provided tool: the failure above
+			// was not for want of a tool.
+			res = call("tools/call", map[string]any{"name": name, "arguments": map[string]any{}})
+			if id, _ := res["taskId"].(string); id == "" {
+				t.Fatalf("tools/call after the Remove: %v", res)
+			} else {
+				get = func() map[string]any { return call("tasks/get", map[string]any{"taskId": id}) }
+			}
+			if got := atk45bAwait(t, get, "input_required"); got["status"] != "input_required" || newRuns.Load() != 1 {
+				t.Errorf("a new task on %s after the Remove: %v, provided rounds %d; want the provided tool's", name, got, newRuns.Load())
+			}
+		})
+	}
+}
