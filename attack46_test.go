@@ -113,11 +113,9 @@ func TestAttack46ChainAfterDisableEnable(t *testing.T) {
 				srv.Refresh()
 			}
 			if n := strings.Count(logs.String(), "can never take effect"); n != 1 {
-				// defect: the chain of a tool enabled again is built anew
-				// (entry finds chains only in the state before, where a
-				// disabled tool has none), and its moot layer is reported
-				// each time.
-				t.Skipf("defect: the moot layer of a tool enabled again is reported again (%d times in all, want once)", n)
+				// The chain of a tool enabled again is the one built before
+				// (the server keeps chains while their tools are registered).
+				t.Errorf("the moot layer of a tool enabled again is reported %d times in all, want once", n)
 			}
 		})
 	}
@@ -416,12 +414,6 @@ func TestAttack46NamesJudgedAfterUse(t *testing.T) {
 			srv.Use(atk46Tag("x"))
 			listAll(t, ts.Session)
 			if n := strings.Count(logs.String(), `tool name \"serch\" selects no tool`); n != 1 {
-				if c.name != "registered" {
-					// defect (older than session 46): a Use after the first
-					// serve is judged through the chains it builds (noteChain),
-					// and a server with no enabled registered tool builds none.
-					t.Skipf("defect: serch reported %d times: a Use after the first serve on a server with no enabled registered tool is never judged", n)
-				}
 				t.Errorf("serch, written in a Use after the first serve, reported %d times, want once:\n%s", n, logs.String())
 			}
 		})
@@ -445,10 +437,9 @@ func TestAttack46DisabledToolNamesAtFirstServe(t *testing.T) {
 	srv.SetVisibility(vis)
 	listAll(t, mcpkittest.NewInMemoryServer(t, srv, nil).Session)
 	if !strings.Contains(logs.String(), `tool name \"deleteOrdr\" selects no tool`) {
-		// defect (session 46): firstServe reads the names of the chains
-		// in the current state (writtenNames), where a disabled tool has
-		// none; the map of built chains it read before kept them.
-		t.Skip("defect: a name in the own middleware of a tool disabled before the first serve is not reported")
+		// firstServe reads the names of every chain built, a disabled
+		// tool's too.
+		t.Error("a name in the own middleware of a tool disabled before the first serve is not reported")
 	}
 }
 

@@ -45,11 +45,12 @@ func (s *Server) Transform(ts ...CatalogTransform) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	transforms, derived := s.transforms, s.derived
+	transforms, derived, built := s.transforms, s.derived, s.built
 	s.transforms = append(slices.Clone(transforms), ts...)
 	s.derived = make(map[*Tool]derivation)
+	s.built = make(map[*Tool]*chain)
 	if err := s.apply(s.versions); err != nil {
-		s.transforms, s.derived = transforms, derived
+		s.transforms, s.derived, s.built = transforms, derived, built
 		return err
 	}
 	return nil

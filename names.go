@@ -75,27 +75,31 @@ func (s *Server) firstServe() {
 // Visibility and catalog transforms. s.mu is held.
 func (s *Server) writtenNames() []namedUse {
 	var uses []namedUse
-	chains := 0
-	for n := range s.state.Load().byName.All() {
-		for _, e := range n.versions {
-			uses = append(uses, e.chain.named...)
-			chains++
-		}
+	for _, c := range s.built {
+		uses = append(uses, c.named...)
 	}
-	if chains == 0 && len(s.use) > 0 {
-		// No registered tool has a chain to read them from: build the
-		// server-wide chain of no tool, for its names alone.
-		rec := &pipeline{from: FromServer}
-		b := boundHandler{tool: &Tool{probe: &nameProbe{}}, rec: rec, next: probe{}}
-		func() {
-			defer func() { _ = recover() }()
-			for i := len(s.use) - 1; i >= 0; i-- {
-				b = apply(s.use[i], b)
-			}
-		}()
-		uses = append(uses, rec.named...)
+	if len(s.built) == 0 {
+		// No registered tool has a chain to read them from.
+		uses = append(uses, s.serverWideNames()...)
 	}
 	return append(uses, s.ruleNames()...)
+}
+
+// serverWideNames returns the tool names written in the server-wide
+// middleware, read from its chain built around no tool. s.mu is held.
+func (s *Server) serverWideNames() []namedUse {
+	if len(s.use) == 0 {
+		return nil
+	}
+	rec := &pipeline{from: FromServer}
+	b := boundHandler{tool: &Tool{probe: &nameProbe{}}, rec: rec, next: probe{}}
+	func() {
+		defer func() { _ = recover() }()
+		for i := len(s.use) - 1; i >= 0; i-- {
+			b = apply(s.use[i], b)
+		}
+	}()
+	return rec.named
 }
 
 // ruleNames returns the names written in s's Visibility (one with a method

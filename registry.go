@@ -119,7 +119,11 @@ func (s *Server) unregister(removed []*Tool) {
 // forget drops what the server keeps for t, a tool leaving the registry.
 // s.mu is held.
 func (s *Server) forget(t *Tool) {
+	if d, ok := s.derived[t]; ok && d.tool != nil && d.tool != t {
+		delete(s.built, d.tool)
+	}
 	delete(s.derived, t)
+	delete(s.built, t)
 }
 
 // toolID names t in messages: "add", or "add" version "2" when it has one.
@@ -520,28 +524,13 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 }
 
 // entry returns the entry serving d, a version among those listed, reusing
-// the current state's entry when nothing it depends on changed, and its
-// chain when that was built with the server-wide middleware of now (see
-// Server.chainGen).
+// the current state's entry when nothing it depends on changed.
 func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
-	var c *chain
-	n, _ := old.byName.Get(d.Name)
-	if n != nil {
-		for _, e := range n.versions {
-			if e.derived != d || e.chain.gen != s.chainGen {
-				continue
-			}
-			if slices.Equal(e.listed, listed) {
-				return e
-			}
-			c = e.chain
-			break
-		}
-	}
+	c := s.built[d]
 	if c == nil {
 		c = compact(buildChain(d, s.use, newChecker(d, s.validation, &s.validators)))
-		c.gen = s.chainGen
 		s.shareLayers(c)
+		s.built[d] = c
 		s.noteChain(c)
 		for _, m := range moot(c.layers) {
 			in, out := c.layers[m.inner], c.layers[m.outer]
@@ -552,6 +541,13 @@ func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
 			args = append(args, "layer", in.Name, "from", in.From, "value", settingValue(in, m.setting),
 				"outer", out.Name, "outerFrom", out.From, "outerValue", settingValue(out, m.setting))
 			s.logger.Warn("mcpkit: a layer can never take effect: a layer outside it has a lower "+m.setting, args...)
+		}
+	}
+	if n, ok := old.byName.Get(d.Name); ok {
+		for _, e := range n.versions {
+			if e.derived == d && e.chain == c && slices.Equal(e.listed, listed) {
+				return e
+			}
 		}
 	}
 	e := &entry{tool: d, derived: d, chain: c, listed: listed}

@@ -76,7 +76,7 @@ type Server struct {
 	transforms   []CatalogTransform
 	derived      map[*Tool]derivation           // what the transforms made of each registered version
 	lineage      map[string][]*Tool             // registered versions by the other names in their derivations' lineage (see RefreshTools)
-	chainGen     uint64                         // moves on when the server-wide middleware changes: chains built before are built again
+	built        map[*Tool]*chain               // built chains by served tool, dropped when the server-wide chain changes
 	registry     [numFamilies]map[string]Target // every registered prompt by name, resource by URI, template by its text
 	builtTargets map[Target]*chain              // built chains by prompt, resource or template, dropped when the server-wide chain changes
 	use          []Middleware
@@ -253,6 +253,7 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		groups:       make(map[string][]*Tool),
 		servedAs:     make(map[[2]string]*Tool),
 		derived:      make(map[*Tool]derivation),
+		built:        make(map[*Tool]*chain),
 		builtTargets: make(map[Target]*chain),
 		listeners:    make(map[*mcp.ServerSession]*listener),
 		replica:      rand.Text(),
@@ -331,9 +332,16 @@ func (s *Server) Use(mw ...Middleware) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.use = append(s.use, mw...)
-	s.chainGen++
+	clear(s.built)
 	clear(s.builtTargets)
 	s.republish()
+	if s.names.serving && len(s.built) == 0 {
+		// No chain was built to judge the names of mw through (see
+		// noteChain): the server serves no registered tool.
+		if uses := s.serverWideNames(); len(uses) > 0 {
+			s.judgeNames(s.state.Load(), uses)
+		}
+	}
 }
 
 // UseList appends list middleware, which filter or rewrite what tools/list

@@ -299,7 +299,6 @@ type chain struct {
 	layers   []Layer         // for Server.Pipeline
 	require  []*requirement  // the RequireToken layers, outermost first (see refusedEarly)
 	named    []namedUse      // the tool names its ForTools selections were written with (see judgeNames)
-	gen      uint64          // the Server.chainGen it was built in
 }
 
 // defCache keeps, for a name, the definitions listed to callers who see
