@@ -45,12 +45,15 @@ func (s *Server) Transform(ts ...CatalogTransform) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	transforms, derived, built := s.transforms, s.derived, s.built
+	transforms, derived := s.transforms, s.derived
+	chains := s.takeChains()
 	s.transforms = append(slices.Clone(transforms), ts...)
 	s.derived = make(map[*Tool]derivation)
-	s.built = make(map[*Tool]*chain)
-	if err := s.apply(s.versions); err != nil {
-		s.transforms, s.derived, s.built = transforms, derived, built
+	if err := s.apply(); err != nil {
+		s.transforms, s.derived = transforms, derived
+		for name, cs := range chains {
+			s.record(name).chains = cs
+		}
 		return err
 	}
 	return nil
@@ -60,7 +63,7 @@ func (s *Server) Transform(ts ...CatalogTransform) error {
 type derivation struct {
 	tool    *Tool // nil when a transform left the tool out
 	err     error
-	enabled bool // tool is in s.groups: the Visibility enables it
+	enabled bool // tool is in its record's group: the Visibility enables it
 }
 
 // derive returns what the transforms make of t, a registered tool, checked
@@ -109,7 +112,7 @@ func (s *Server) servedBy(key [2]string) *Tool {
 	if len(s.transforms) > 0 {
 		return s.servedAs[key]
 	}
-	vs := s.versions[key[0]]
+	vs := s.registeredVersions(key[0])
 	if i := find(vs, key[1]); i >= 0 {
 		return vs[i]
 	}

@@ -75,10 +75,12 @@ func (s *Server) firstServe() {
 // Visibility and catalog transforms. s.mu is held.
 func (s *Server) writtenNames() []namedUse {
 	var uses []namedUse
-	for _, c := range s.built {
-		uses = append(uses, c.named...)
+	for _, r := range s.reg {
+		for _, bc := range r.chains {
+			uses = append(uses, bc.chain.named...)
+		}
 	}
-	if len(s.built) == 0 {
+	if !s.anyChain() {
 		// No registered tool has a chain to read them from.
 		uses = append(uses, s.serverWideNames()...)
 	}
@@ -233,7 +235,7 @@ func (s *Server) report(name string) {
 // those of mounted servers. s.mu is held.
 func (s *Server) versionsOf(st *state, name string) map[string]bool {
 	set := map[string]bool{}
-	for _, ts := range [2][]*Tool{s.versions[name], s.lineage[name]} {
+	for _, ts := range [2][]*Tool{s.registeredVersions(name), s.lineage[name]} {
 		for _, t := range ts {
 			if t.Name == name {
 				set[t.Version] = true
@@ -282,7 +284,7 @@ func mountedVersions(srcs []source, prefixes []string, name string, set map[stri
 // registered one, a tool derived from one, or a tool of a mounted server.
 // s.mu is held.
 func (s *Server) knows(st *state, name string) bool {
-	return len(s.versions[name]) > 0 || len(s.lineage[name]) > 0 || mountsKnow(st.sources, name)
+	return len(s.registeredVersions(name)) > 0 || len(s.lineage[name]) > 0 || mountsKnow(st.sources, name)
 }
 
 // mountsKnow reports whether a mounted server among srcs serves a tool
@@ -327,9 +329,11 @@ func stateKnows(st *state, name string) bool {
 // the registered tools and their lineages, and those mounted servers
 // serve, sorted. s.mu is held.
 func (s *Server) knownNames(st *state) []string {
-	set := make(map[string]bool, len(s.versions)+len(s.lineage))
-	for name := range s.versions {
-		set[name] = true
+	set := make(map[string]bool, len(s.reg)+len(s.lineage))
+	for name, r := range s.reg {
+		if len(r.versions) > 0 {
+			set[name] = true
+		}
 	}
 	for name := range s.lineage {
 		set[name] = true

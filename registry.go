@@ -47,11 +47,11 @@ func (s *Server) Add(tools ...*Tool) error {
 			return fmt.Errorf("%w: %s appears twice in one Add", ErrDuplicateTool, toolID(t))
 		}
 		seen[key] = true
-		if j := find(s.versions[t.Name], t.Version); j >= 0 {
+		if vs := s.registeredVersions(t.Name); find(vs, t.Version) >= 0 {
 			if !s.replace {
 				return fmt.Errorf("%w: %s is already registered", ErrDuplicateTool, toolID(t))
 			}
-			replaced = append(replaced, s.versions[t.Name][j])
+			replaced = append(replaced, vs[find(vs, t.Version)])
 		}
 	}
 	if err := s.change(replaced, copies); err != nil {
@@ -77,7 +77,7 @@ func (s *Server) Remove(names ...string) {
 	var buf [4]*Tool // the versions of a name or two, without allocating
 	removed := buf[:0]
 	for _, name := range names {
-		removed = append(removed, s.versions[name]...)
+		removed = append(removed, s.registeredVersions(name)...)
 	}
 	s.unregister(removed)
 }
@@ -90,7 +90,7 @@ func (s *Server) Remove(names ...string) {
 func (s *Server) RemoveVersion(name, version string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	vs := s.versions[name]
+	vs := s.registeredVersions(name)
 	i := find(vs, version)
 	if i < 0 {
 		return false
@@ -100,12 +100,12 @@ func (s *Server) RemoveVersion(name, version string) bool {
 }
 
 // unregister takes the removed tools out of the registry: a slice that
-// is not one of s.versions, which change edits. s.mu is held.
+// is not the versions of a record, which change edits. s.mu is held.
 func (s *Server) unregister(removed []*Tool) {
 	if len(removed) == 0 {
 		return
 	}
-	if err := s.change(removed, nil); err != nil { // removed shares no array with s.versions
+	if err := s.change(removed, nil); err != nil { // removed shares no array with a record
 		// Removing tools cannot make two served tools collide, nor a
 		// transform fail: every remaining tool was derived before.
 		s.logger.Error("mcpkit: removing tools failed", "error", err)
@@ -116,14 +116,102 @@ func (s *Server) unregister(removed []*Tool) {
 	}
 }
 
-// forget drops what the server keeps for t, a tool leaving the registry.
-// s.mu is held.
+// forget drops what the server keeps for t, a tool leaving the registry
+// (change dropped its chain), or one that failed to enter it. s.mu is
+// held.
 func (s *Server) forget(t *Tool) {
-	if d, ok := s.derived[t]; ok && d.tool != nil && d.tool != t {
-		delete(s.built, d.tool)
-	}
 	delete(s.derived, t)
-	delete(s.built, t)
+}
+
+// A regName is what the registry holds under one name, so that a change
+// of a name reads one map entry: the versions registered under it, the
+// tools served under it (what the transforms made of registered versions)
+// that are enabled, and the chains built for tools served under it, kept
+// while they are registered, enabled or not, until the server-wide
+// middleware or the transforms change.
+type regName struct {
+	versions []*Tool // highest first
+	group    []*Tool
+	chains   []builtChain
+}
+
+// A builtChain is the chain built for a served tool.
+type builtChain struct {
+	tool  *Tool
+	chain *chain
+}
+
+// registeredVersions returns the versions registered under name, highest first.
+// s.mu is held.
+func (s *Server) registeredVersions(name string) []*Tool {
+	if r := s.reg[name]; r != nil {
+		return r.versions
+	}
+	return nil
+}
+
+// group returns the enabled tools served under name. s.mu is held.
+func (s *Server) group(name string) []*Tool {
+	if r := s.reg[name]; r != nil {
+		return r.group
+	}
+	return nil
+}
+
+// record returns the record of name, made when there is none. s.mu is
+// held.
+func (s *Server) record(name string) *regName {
+	r := s.reg[name]
+	if r == nil {
+		r = &regName{}
+		s.reg[name] = r
+	}
+	return r
+}
+
+// tidy deletes r, the record of name, when it holds nothing. s.mu is held.
+func (s *Server) tidy(name string, r *regName) {
+	if len(r.versions) == 0 && len(r.group) == 0 && len(r.chains) == 0 {
+		delete(s.reg, name)
+	}
+}
+
+// chainOf returns the chain built for d, or nil.
+func (r *regName) chainOf(d *Tool) *chain {
+	for _, bc := range r.chains {
+		if bc.tool == d {
+			return bc.chain
+		}
+	}
+	return nil
+}
+
+// dropChain drops the chain built for d, if any.
+func (r *regName) dropChain(d *Tool) {
+	r.chains = slices.DeleteFunc(r.chains, func(bc builtChain) bool { return bc.tool == d })
+}
+
+// anyChain reports whether a chain is built for a registered tool. s.mu
+// is held.
+func (s *Server) anyChain() bool {
+	for _, r := range s.reg {
+		if len(r.chains) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// takeChains empties every record of its chains and returns them, by
+// name. s.mu is held.
+func (s *Server) takeChains() map[string][]builtChain {
+	taken := make(map[string][]builtChain)
+	for name, r := range s.reg {
+		if len(r.chains) > 0 {
+			taken[name], r.chains = r.chains, nil
+		}
+	}
+	return taken
 }
 
 // toolID names t in messages: "add", or "add" version "2" when it has one.
@@ -139,12 +227,12 @@ func find(vs []*Tool, ver string) int {
 	return slices.IndexFunc(vs, func(t *Tool) bool { return t.Version == ver })
 }
 
-// apply builds the state of the registry versions from scratch and, when
-// that succeeds, makes versions the registry and brings the SDK's tools in
-// line. It is for changes that concern every tool (transforms, middleware,
-// visibility); changes of some tools go through change. s.mu is held.
-func (s *Server) apply(versions map[string][]*Tool) error {
-	st, groups, servedAs, err := s.build(versions)
+// apply builds the state of the registry from scratch and, when that
+// succeeds, brings the records' groups in line with it. It is for changes
+// that concern every tool (transforms, middleware, visibility); changes of
+// some tools go through change. s.mu is held.
+func (s *Server) apply() error {
+	st, groups, servedAs, err := s.build()
 	if err != nil {
 		return err
 	}
@@ -158,10 +246,17 @@ func (s *Server) apply(versions map[string][]*Tool) error {
 			names = append(names, n.name)
 		}
 	}
-	s.versions, s.groups, s.servedAs = versions, groups, servedAs
+	for name := range groups {
+		s.record(name)
+	}
+	for name, r := range s.reg {
+		r.group = groups[name]
+		s.tidy(name, r)
+	}
+	s.servedAs = servedAs
 	s.lineage = nil
-	for _, vs := range versions {
-		for _, t := range vs {
+	for _, r := range s.reg {
+		for _, t := range r.versions {
 			if d := s.derivationOf(t).tool; d != nil {
 				s.markEnabled(t, slices.Contains(groups[d.Name], d))
 				s.indexLineage(t, d, true)
@@ -173,7 +268,7 @@ func (s *Server) apply(versions map[string][]*Tool) error {
 }
 
 // markEnabled records whether what the transforms made of t is enabled (in
-// s.groups). s.mu is held.
+// its record's group). s.mu is held.
 func (s *Server) markEnabled(t *Tool, on bool) {
 	dv := s.derivationOf(t)
 	dv.enabled = on
@@ -183,7 +278,7 @@ func (s *Server) markEnabled(t *Tool, on bool) {
 // republish rebuilds the state after a change of middleware, transforms or
 // visibility. s.mu is held.
 func (s *Server) republish() {
-	if err := s.apply(s.versions); err != nil {
+	if err := s.apply(); err != nil {
 		s.logger.Error("mcpkit: rebuilding the tool registry failed", "error", err)
 	}
 }
@@ -227,14 +322,14 @@ func (s *Server) change(removed, added []*Tool) error {
 
 	names := make([]string, 0, len(removed)+len(added)) // the names served that the change affects
 	for _, t := range removed {
-		vs := slices.DeleteFunc(s.versions[t.Name], func(v *Tool) bool { return v == t })
-		if len(vs) == 0 {
-			delete(s.versions, t.Name)
-		} else {
-			s.versions[t.Name] = vs
+		r := s.reg[t.Name]
+		if r == nil {
+			continue
 		}
+		r.versions = slices.DeleteFunc(r.versions, func(v *Tool) bool { return v == t })
 		d := s.derivationOf(t).tool
 		if d == nil {
+			s.tidy(t.Name, r)
 			continue
 		}
 		key := [2]string{d.Name, d.Version}
@@ -242,17 +337,22 @@ func (s *Server) change(removed, added []*Tool) error {
 			delete(s.servedAs, key)
 		}
 		s.indexLineage(t, d, false)
-		if g := slices.DeleteFunc(s.groups[d.Name], func(x *Tool) bool { return x == d }); len(g) == 0 {
-			delete(s.groups, d.Name)
-		} else {
-			s.groups[d.Name] = g
+		served := r // the record of the name d is served under
+		if d.Name != t.Name {
+			served = s.record(d.Name)
+		}
+		served.group = slices.DeleteFunc(served.group, func(x *Tool) bool { return x == d })
+		served.dropChain(d)
+		s.tidy(d.Name, served)
+		if served != r {
+			s.tidy(t.Name, r)
 		}
 		names = append(names, d.Name)
 	}
 	for _, a := range arrivals {
-		vs := append(s.versions[a.t.Name], a.t)
-		slices.SortFunc(vs, func(a, b *Tool) int { return version.Compare(b.Version, a.Version) })
-		s.versions[a.t.Name] = vs
+		r := s.record(a.t.Name)
+		r.versions = append(r.versions, a.t)
+		slices.SortFunc(r.versions, func(a, b *Tool) int { return version.Compare(b.Version, a.Version) })
 		if a.d == nil {
 			continue
 		}
@@ -262,7 +362,11 @@ func (s *Server) change(removed, added []*Tool) error {
 		s.indexLineage(a.t, a.d, true)
 		on := s.visibility == nil || s.visibility.Enabled(a.d)
 		if on {
-			s.groups[a.d.Name] = append(s.groups[a.d.Name], a.d)
+			served := r
+			if a.d.Name != a.t.Name {
+				served = s.record(a.d.Name)
+			}
+			served.group = append(served.group, a.d)
 		}
 		s.markEnabled(a.t, on)
 		names = append(names, a.d.Name)
@@ -277,7 +381,7 @@ func (s *Server) change(removed, added []*Tool) error {
 // indexLineage adds t, a registered version that the transforms made into
 // d, to s.lineage (or, when add is false, takes it out) under each name in
 // d's lineage other than t's own: RefreshTools finds the tools a name
-// selects there and in s.versions. Most tools have no such name (no
+// selects there and in the records. Most tools have no such name (no
 // transform renamed them, no origin), and cost nothing here. s.mu is held.
 func (s *Server) indexLineage(t, d *Tool, add bool) {
 	var names [4]string // the few names of a real lineage, without allocating
@@ -304,7 +408,7 @@ func (s *Server) indexLineage(t, d *Tool, add bool) {
 }
 
 // update returns the current state with the names given built again from
-// s.groups; everything else it shares with the current state. It returns
+// the records' groups; everything else it shares with the current state. It returns
 // too those of the names whose versions changed (see sameVersions): names
 // itself when they all did. s.mu is held.
 func (s *Server) update(names []string) (*state, []string) {
@@ -321,7 +425,7 @@ func (s *Server) update(names []string) (*state, []string) {
 	ids := make(map[string]bool)
 	changed, all := names, true // all: every name so far changed
 	for i, name := range names {
-		n := s.nameState(old, name, s.groups[name])
+		n := s.nameState(old, name, s.group(name))
 		var o *toolName
 		if n == nil {
 			o, _ = st.byName.Delete(name)
@@ -394,7 +498,7 @@ func changedNames(old, st *state, names []string) []string {
 }
 
 // rebuild returns the current state with the names given built again from
-// s.groups, making its indexes anew: for changes of a large part of the
+// the records' groups, making its indexes anew: for changes of a large part of the
 // registry. s.mu is held.
 func (s *Server) rebuild(old *state, names []string) *state {
 	affected := make(map[string]bool, len(names))
@@ -408,7 +512,7 @@ func (s *Server) rebuild(old *state, names []string) *state {
 		}
 	}
 	for _, name := range names {
-		if n := s.nameState(old, name, s.groups[name]); n != nil {
+		if n := s.nameState(old, name, s.group(name)); n != nil {
 			all = append(all, n)
 		}
 	}
@@ -482,11 +586,11 @@ func (s *Server) nameState(old *state, name string, ds []*Tool) *toolName {
 // are served under, each with its chain, and the groups and the served
 // names and versions it was made of. Entries that did not change are taken
 // over from the current state, so their caches survive. s.mu is held.
-func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool, map[[2]string]*Tool, error) {
+func (s *Server) build() (*state, map[string][]*Tool, map[[2]string]*Tool, error) {
 	servedAs := make(map[[2]string]*Tool)
 	groups := make(map[string][]*Tool)
-	for _, name := range slices.Sorted(maps.Keys(versions)) {
-		for _, t := range versions[name] {
+	for _, name := range slices.Sorted(maps.Keys(s.reg)) {
+		for _, t := range s.reg[name].versions {
 			d, err := s.derive(t)
 			if err != nil {
 				return nil, nil, nil, err
@@ -526,11 +630,12 @@ func (s *Server) build(versions map[string][]*Tool) (*state, map[string][]*Tool,
 // entry returns the entry serving d, a version among those listed, reusing
 // the current state's entry when nothing it depends on changed.
 func (s *Server) entry(old *state, d *Tool, listed []string) *entry {
-	c := s.built[d]
+	r := s.record(d.Name)
+	c := r.chainOf(d)
 	if c == nil {
 		c = compact(buildChain(d, s.use, newChecker(d, s.validation, &s.validators)))
 		s.shareLayers(c)
-		s.built[d] = c
+		r.chains = append(r.chains, builtChain{d, c})
 		s.noteChain(c)
 		for _, m := range moot(c.layers) {
 			in, out := c.layers[m.inner], c.layers[m.outer]

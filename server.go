@@ -64,19 +64,15 @@ type Server struct {
 	pageSize   int
 	validators validators // compiled schemas by their JSON text, shared by tools alike
 
-	mu       sync.Mutex         // serializes changes to the fields below and to sdk's tools
-	versions map[string][]*Tool // every registered version, by name, highest first
+	mu  sync.Mutex          // serializes changes to the fields below and to sdk's tools
+	reg map[string]*regName // what the registry holds under each name (see regName)
 
-	// groups and servedAs are what the registry serves, kept up to date
-	// by each change: the tools the transforms made of the registered
-	// ones that are enabled, by the name they are served under; and, for
-	// every name and version served, the registered tool served so.
-	groups       map[string][]*Tool
+	// servedAs is, for every name and version served, the registered tool
+	// served so, when there are transforms (see servedBy).
 	servedAs     map[[2]string]*Tool
 	transforms   []CatalogTransform
 	derived      map[*Tool]derivation           // what the transforms made of each registered version
 	lineage      map[string][]*Tool             // registered versions by the other names in their derivations' lineage (see RefreshTools)
-	built        map[*Tool]*chain               // built chains by served tool, dropped when the server-wide chain changes
 	registry     [numFamilies]map[string]Target // every registered prompt by name, resource by URI, template by its text
 	builtTargets map[Target]*chain              // built chains by prompt, resource or template, dropped when the server-wide chain changes
 	use          []Middleware
@@ -249,11 +245,9 @@ func newServer(s *mcp.Server, opts *ServerOptions) *Server {
 		replace:      opts.ReplaceDuplicates,
 		validation:   cmp.Or(opts.Validation, Strict),
 		pageSize:     mcp.DefaultPageSize,
-		versions:     make(map[string][]*Tool),
-		groups:       make(map[string][]*Tool),
+		reg:          make(map[string]*regName),
 		servedAs:     make(map[[2]string]*Tool),
 		derived:      make(map[*Tool]derivation),
-		built:        make(map[*Tool]*chain),
 		builtTargets: make(map[Target]*chain),
 		listeners:    make(map[*mcp.ServerSession]*listener),
 		replica:      rand.Text(),
@@ -332,10 +326,12 @@ func (s *Server) Use(mw ...Middleware) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.use = append(s.use, mw...)
-	clear(s.built)
+	for _, r := range s.reg {
+		r.chains = nil
+	}
 	clear(s.builtTargets)
 	s.republish()
-	if s.names.serving && len(s.built) == 0 {
+	if s.names.serving && !s.anyChain() {
 		// No chain was built to judge the names of mw through (see
 		// noteChain): the server serves no registered tool.
 		if uses := s.serverWideNames(); len(uses) > 0 {

@@ -160,7 +160,7 @@ func (s *Server) revisitNames(names []string) {
 	served := map[string]bool{}
 	seen := map[*Tool]bool{}
 	for _, name := range names {
-		for _, ts := range [2][]*Tool{s.versions[name], s.lineage[name]} {
+		for _, ts := range [2][]*Tool{s.registeredVersions(name), s.lineage[name]} {
 			for _, t := range ts {
 				if seen[t] {
 					continue
@@ -225,14 +225,14 @@ func (s *Server) freeze() {
 }
 
 // reenable asks the Visibility again which served tools are enabled,
-// brings s.groups in line, and returns the names whose enabled versions
+// brings the records' groups in line, and returns the names whose enabled versions
 // changed, sorted: the state needs building again for those alone. The
 // Visibility is asked about every tool (its rules are opaque), the rest is
 // in proportion to the change. s.mu is held.
 func (s *Server) reenable() []string {
 	changed := map[string]bool{}
-	for _, vs := range s.versions {
-		for _, t := range vs {
+	for _, r := range s.reg {
+		for _, t := range r.versions {
 			s.reask(t, changed)
 		}
 	}
@@ -240,7 +240,7 @@ func (s *Server) reenable() []string {
 }
 
 // reask asks the Visibility again whether what the transforms made of t, a
-// registered version, is enabled, brings s.groups in line, and adds the
+// registered version, is enabled, brings its group in line, and adds the
 // name it is served under to changed when the answer changed. s.mu is held.
 func (s *Server) reask(t *Tool, changed map[string]bool) {
 	dv := s.derivationOf(t)
@@ -254,13 +254,12 @@ func (s *Server) reask(t *Tool, changed map[string]bool) {
 	}
 	dv.enabled = on
 	s.setDerivation(t, dv)
-	group := s.groups[d.Name]
+	r := s.record(d.Name)
 	if on {
-		s.groups[d.Name] = append(group, d)
-	} else if group = slices.DeleteFunc(group, func(x *Tool) bool { return x == d }); len(group) == 0 {
-		delete(s.groups, d.Name)
+		r.group = append(r.group, d)
 	} else {
-		s.groups[d.Name] = group
+		r.group = slices.DeleteFunc(r.group, func(x *Tool) bool { return x == d })
+		s.tidy(d.Name, r)
 	}
 	changed[d.Name] = true
 }
