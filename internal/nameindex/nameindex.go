@@ -254,15 +254,59 @@ func (x *Index[V]) Delete(key string) (prev V, had bool) {
 }
 
 // compact returns x without key and without the entries removed as of its
-// generation, made anew.
+// generation. The chunks that hold none of them are shared, and so are the
+// segments of such chunks alone; the others are copied without them. The
+// index made is made from x (see next): the chunks it shares carry no mark
+// of its line's generations up to x's, and the marks of later generations
+// are for the indexes made from it.
 func (x *Index[V]) compact(key string) Index[V] {
-	entries := make(chunk[V], 0, x.n-1)
-	for k, v := range x.After("") {
-		if k != key {
-			entries = append(entries, entry[V]{key: k, val: v})
+	segs := make([]segment[V], 0, len(x.segs))
+	n := 0
+	for _, g := range x.segs {
+		var copied segment[V] // nil while g's chunks are shared
+		for ci, c := range g {
+			if !x.sweeps(c, key) {
+				n += len(c)
+				if copied != nil {
+					copied = append(copied, c)
+				}
+				continue
+			}
+			if copied == nil {
+				copied = make(segment[V], ci, len(g))
+				copy(copied, g[:ci])
+			}
+			live := make(chunk[V], 0, len(c))
+			for i := range c {
+				if !x.removed(&c[i]) && c[i].key != key {
+					live = append(live, entry[V]{key: c[i].key, val: c[i].val})
+				}
+			}
+			if len(live) > 0 {
+				copied = append(copied, live)
+				n += len(live)
+			}
+		}
+		switch {
+		case copied == nil:
+			segs = append(segs, g)
+		case len(copied) > 0:
+			segs = append(segs, copied)
 		}
 	}
-	return chunked(entries)
+	gen, line := x.next()
+	return Index[V]{segs: segs, n: n, gen: gen, line: line}
+}
+
+// sweeps reports whether c holds key or an entry removed as of x's
+// generation.
+func (x *Index[V]) sweeps(c chunk[V], key string) bool {
+	for i := range c {
+		if x.removed(&c[i]) || c[i].key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // replace makes x an index made from x (see next) with chunk ci of

@@ -307,3 +307,43 @@ func TestValueChanges(t *testing.T) {
 		t.Errorf("a removal by marking allocates %v times, want 0", allocs)
 	}
 }
+
+// TestCompactionSharesCleanChunks: the compaction that a removal past an
+// eighth of the index makes keeps no removed entry, and shares the
+// chunks that held none, so that removals among a few neighbours copy
+// those chunks alone.
+func TestCompactionSharesCleanChunks(t *testing.T) {
+	x, keys := numbered(4096, "k%05d")
+	before := map[*entry[int]]bool{}
+	for _, g := range x.segs {
+		for _, c := range g {
+			before[&c[0]] = true
+		}
+	}
+	// Remove the last keys, one after the other, until a compaction.
+	i := len(keys) - 1
+	for ; x.dead > 0 || i == len(keys)-1; i-- {
+		x = x.Without(keys[i])
+	}
+	held, shared, chunks := 0, 0, 0
+	for _, g := range x.segs {
+		for _, c := range g {
+			chunks++
+			held += len(c)
+			if before[&c[0]] {
+				shared++
+			}
+		}
+	}
+	if held != x.Len() || x.Len() != i+1 {
+		t.Errorf("after the compaction: %d entries held, Len %d, want %d", held, x.Len(), i+1)
+	}
+	if shared < chunks-2 {
+		t.Errorf("%d of %d chunks shared after a compaction of removals at the end; want all but the last", shared, chunks)
+	}
+	for _, k := range keys[:i+1] {
+		if _, ok := x.Get(k); !ok {
+			t.Fatalf("%s lost in the compaction", k)
+		}
+	}
+}
