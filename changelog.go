@@ -22,17 +22,22 @@ type changeLog struct {
 	floor   uint64         // the oldest generation ChangedSince answers for
 }
 
-// loggedChange is one generation's change: the served names it changed.
+// loggedChange is one generation's change: the served names it changed,
+// one (the most common change: one tool added or removed) or names.
 type loggedChange struct {
 	gen   uint64
-	names []string
+	one   string
+	names []string // sorted; nil for one
 }
 
+// count returns the number of names c changed.
+func (c *loggedChange) count() int { return max(len(c.names), 1) }
+
 // record moves gen on by one, logging names (none twice) as what
-// the new generation changed, and returns the new generation. It keeps
-// names: the caller does not change them afterwards. The log's
-// lock is held across both, so that ChangedSince never sees a generation
-// without its names. A change of more names than the log keeps empties it.
+// the new generation changed, and returns the new generation. It keeps a
+// copy of names, or the name alone. The log's lock is held across both,
+// so that ChangedSince never sees a generation without its names. A
+// change of more names than the log keeps empties it.
 func (l *changeLog) record(gen *atomic.Uint64, names []string) uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -44,16 +49,17 @@ func (l *changeLog) record(gen *atomic.Uint64, names []string) uint64 {
 		l.entries, l.names, l.floor = nil, 0, g
 		return g
 	}
-	if !slices.IsSorted(names) {
-		names = slices.Sorted(slices.Values(names))
+	c := loggedChange{gen: g, one: names[0]}
+	if len(names) > 1 {
+		c.one, c.names = "", slices.Sorted(slices.Values(names))
 	}
-	l.entries = append(l.entries, loggedChange{gen: g, names: names})
-	l.names += len(names)
+	l.entries = append(l.entries, c)
+	l.names += c.count()
 	// The oldest are dropped by slicing, not by moving the others, and
 	// cleared so that their names can go: append copies the entries kept
 	// when the array is full.
 	for l.names > maxLoggedNames {
-		l.names -= len(l.entries[0].names)
+		l.names -= l.entries[0].count()
 		l.floor = l.entries[0].gen
 		l.entries[0] = loggedChange{}
 		l.entries = l.entries[1:]
@@ -95,7 +101,11 @@ func (s *Server) ChangedSince(gen uint64) (names []string, now uint64, ok bool) 
 		return 0
 	})
 	for _, e := range l.entries[i:] {
-		names = append(names, e.names...)
+		if e.names == nil {
+			names = append(names, e.one)
+		} else {
+			names = append(names, e.names...)
+		}
 	}
 	if len(l.entries)-i > 1 {
 		slices.Sort(names)
