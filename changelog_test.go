@@ -45,6 +45,8 @@ func TestChangedSince(t *testing.T) {
 		{"enable again", func() { rules.Remove(hide) }, []string{"b"}},
 		{"Disable by match", func() { rules.Add(visibility.Disable(func(t *mcpkit.Tool) bool { return t.Name == "d" })) }, []string{"d"}},
 		{"ProviderChanged", func() { srv.ProviderChanged("") }, nil},
+		{"Add two", func() { must(t, srv.Add(logTool("f", ""), logTool("e", ""))) }, []string{"e", "f"}},
+		{"Remove two", func() { srv.Remove("f", "e") }, []string{"e", "f"}},
 	}
 	for _, step := range steps {
 		before := srv.Generation()
@@ -58,7 +60,7 @@ func TestChangedSince(t *testing.T) {
 		}
 	}
 	got, _, ok := srv.ChangedSince(0)
-	if want := []string{"a", "b", "c", "d"}; !ok || !slices.Equal(got, want) {
+	if want := []string{"a", "b", "c", "d", "e", "f"}; !ok || !slices.Equal(got, want) {
 		t.Errorf("ChangedSince(0) = %v, %v; want %v, true: every change once, sorted", got, ok, want)
 	}
 	if _, _, ok := srv.ChangedSince(srv.Generation() + 1); ok {
