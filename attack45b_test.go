@@ -147,14 +147,7 @@ func TestAttack45bTaskBoundAcrossRemove(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: atk45bTokens, Token: "alice"}).URL
-	call := func(method string, params map[string]any) map[string]any {
-		t.Helper()
-		res, err := atk45bRPC(t, url, "alice", method, params)
-		if err != nil {
-			t.Fatalf("%s: %+v", method, err)
-		}
-		return res
-	}
+	call := atk45bCaller(t, url)
 	get := func(id string) func() map[string]any {
 		return func() map[string]any { return call("tasks/get", map[string]any{"taskId": id}) }
 	}
@@ -788,5 +781,18 @@ func atk45bText(t *testing.T, ts *mcpkittest.Server) func(name string) string {
 			return "error: " + err.Error()
 		}
 		return resultText(t, res)
+	}
+}
+
+// atk45bCaller returns a function that sends a request as alice to the
+// stateless server at url and fails the test on an error.
+func atk45bCaller(t *testing.T, url string) func(method string, params map[string]any) map[string]any {
+	return func(method string, params map[string]any) map[string]any {
+		t.Helper()
+		res, err := atk45bRPC(t, url, "alice", method, params)
+		if err != nil {
+			t.Fatalf("%s: %+v", method, err)
+		}
+		return res
 	}
 }

@@ -583,14 +583,7 @@ func TestAttack46ParkedTaskAcrossChainChanges(t *testing.T) {
 				}
 			}
 			url := mcpkittest.NewStatelessServer(t, srv, &mcpkittest.Options{Tokens: atk45bTokens, Token: "alice"}).URL
-			call := func(method string, params map[string]any) map[string]any {
-				t.Helper()
-				res, err := atk45bRPC(t, url, "alice", method, params)
-				if err != nil {
-					t.Fatalf("%s: %+v", method, err)
-				}
-				return res
-			}
+			call := atk45bCaller(t, url)
 			res := call("tools/call", map[string]any{"name": "ask", "arguments": map[string]any{}})
 			id, _ := res["taskId"].(string)
 			if id == "" {
@@ -775,14 +768,7 @@ func TestAttack46ParkedTaskThenProvided(t *testing.T) {
 			}
 			srv.AddProvider(atk46TaskProvider{atk45bAsker(m, "ask", "provided", &newRuns)})
 			url := mcpkittest.NewStatelessServer(t, served, &mcpkittest.Options{Tokens: atk45bTokens, Token: "alice"}).URL
-			call := func(method string, params map[string]any) map[string]any {
-				t.Helper()
-				res, err := atk45bRPC(t, url, "alice", method, params)
-				if err != nil {
-					t.Fatalf("%s: %+v", method, err)
-				}
-				return res
-			}
+			call := atk45bCaller(t, url)
 			res := call("tools/call", map[string]any{"name": name, "arguments": map[string]any{}})
 			id, _ := res["taskId"].(string)
 			if id == "" {
