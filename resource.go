@@ -326,9 +326,31 @@ func (s *Server) AddResources(resources ...*Resource) error {
 	return s.addTargets(famResource, ts, ErrDuplicateResource, "AddResources")
 }
 
+// badPercent returns the index of the first percent sign of text that is
+// not followed by two hexadecimal digits, or -1.
+func badPercent(text string) int {
+	for i := 0; i < len(text); i++ {
+		if text[i] != '%' {
+			continue
+		}
+		if i+2 >= len(text) || !isHex(text[i+1]) || !isHex(text[i+2]) {
+			return i
+		}
+		i += 2
+	}
+	return -1
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
 // compileTemplate checks t as AddResourceTemplates does, and returns a
 // copy of it, compiled.
 func compileTemplate(t *ResourceTemplate) (*ResourceTemplate, error) {
+	if i := badPercent(t.URITemplate); i >= 0 {
+		return nil, fmt.Errorf("mcpkit: template %q: the percent sign at byte %d does not begin an escape of two hexadecimal digits (write %%25 for a percent sign)", t.URITemplate, i)
+	}
 	compiled, err := uritemplate.New(t.URITemplate)
 	if err != nil {
 		return nil, fmt.Errorf("mcpkit: template %q: %w", t.URITemplate, err)

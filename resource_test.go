@@ -239,6 +239,15 @@ func TestTemplateMatching(t *testing.T) {
 	if err := srv.AddResources(&mcpkit.Resource{Resource: mcp.Resource{URI: "relative/path", Name: "r"}, Handler: echo("")}); err == nil {
 		t.Error("a relative URI was accepted")
 	}
+	for text, at := range map[string]string{"docs://a%2/{x}": "byte 8", "docs://{x}%": "byte 10", "docs://%zz{x}": "byte 7"} {
+		err := srv.AddResourceTemplates(&mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: text, Name: "n"}, Handler: echo("")})
+		if err == nil || !strings.Contains(err.Error(), "percent sign at "+at) {
+			t.Errorf("%q: %v; want the percent sign at %s named", text, err, at)
+		}
+	}
+	if err := srv.AddResourceTemplates(&mcpkit.ResourceTemplate{ResourceTemplate: mcp.ResourceTemplate{URITemplate: "docs://a/b%20c/{x}", Name: "n"}, Handler: echo("")}); err != nil {
+		t.Errorf("a template with an escaped space: %v", err)
+	}
 }
 
 // TestHiddenResourceIsUnknown checks, on both eras, that a resource or
