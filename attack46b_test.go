@@ -1,0 +1,605 @@
+package mcpkit_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcpkit/mcpkit"
+	"github.com/mcpkit/mcpkit/mcpkittest"
+	"github.com/mcpkit/mcpkit/middleware"
+	"github.com/mcpkit/mcpkit/transform"
+	"github.com/mcpkit/mcpkit/visibility"
+)
+
+// The probes of this file attack the registry as session 46 left it after
+// round one: one record per name (registered versions, served group,
+// chains), compaction that shares clean chunks, and a change log that keeps
+// a single name inline.
+
+// atk46bRename is a catalog transform that serves the tools named in m
+// under the name m gives, and the others as they are.
+func atk46bRename(m map[string]string) mcpkit.CatalogTransform {
+	return func(t *mcpkit.Tool) (*mcpkit.Tool, error) {
+		to, ok := m[t.Name]
+		if !ok {
+			return t, nil
+		}
+		c := t.Clone()
+		c.Name = to
+		return c, nil
+	}
+}
+
+// atk46bVersioned returns a tool named name, version ver, replying text.
+func atk46bVersioned(name, ver, text string) *mcpkit.Tool {
+	t := tool(name, reply(text))
+	t.Version = ver
+	return t
+}
+
+// atk46bGone reports whether got, what atk45bText gave, is a refusal.
+func atk46bGone(got string) bool {
+	return strings.HasPrefix(got, "error") || strings.Contains(strings.ToLower(got), "unknown") || strings.Contains(got, "not found")
+}
+
+// atk46bListed returns the names and listed versions' _meta of ts's
+// tools/list, as "name" (or "name@v1,v2" when _meta names versions).
+func atk46bListed(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	return listAll(t, cs)
+}
+
+// TestAttack46bRenamesOntoOneName: two registered tools renamed onto one
+// served name with different versions, and a third registered directly
+// under that name, are served as one name of three versions; removing
+// them one by one (Remove of the direct one, RemoveVersion and Remove of
+// the renamed ones) serves the next highest, never a stale chain, and the
+// name is unknown once all are gone. Added again, with a Use in between,
+// they run the new middleware: nothing of the old records survives.
+func TestAttack46bRenamesOntoOneName(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-onto"}, nil)
+			srv.Use(atk46Tag("s"))
+			if err := srv.Transform(atk46bRename(map[string]string{"a": "x", "b": "x"})); err != nil {
+				t.Fatal(err)
+			}
+			add := func(ts ...*mcpkit.Tool) {
+				t.Helper()
+				if err := srv.Add(ts...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			add(atk46bVersioned("a", "1", "a1"), atk46bVersioned("b", "2", "b2"), atk46bVersioned("x", "3", "x3"))
+			ts := era.Connect(t, srv, nil)
+			text := atk45bText(t, ts)
+			if got := atk46bListed(t, ts.Session); !slices.Equal(got, []string{"x"}) {
+				t.Fatalf("listed %v, want [x]", got)
+			}
+			expect := func(when, want string) {
+				t.Helper()
+				got := text("x")
+				if want == "" {
+					if !atk46bGone(got) {
+						t.Errorf("%s: x = %q, want it unknown", when, got)
+					}
+					return
+				}
+				if got != want {
+					t.Errorf("%s: x = %q, want %q", when, got, want)
+				}
+			}
+			expect("at first", "x3+s")
+			if got := text("a"); !atk46bGone(got) {
+				t.Errorf("a is called by its registered name: %q", got)
+			}
+			// A collision: another version 2 renamed onto x is refused, and
+			// leaves everything served as it was.
+			if err := srv.Add(atk46bVersioned("a", "2", "a2")); err == nil {
+				t.Error("a version 2, renamed onto x version 2 of b, was accepted")
+			}
+			expect("after the refused collision", "x3+s")
+			srv.Remove("x")
+			expect("after Remove(x)", "b2+s")
+			srv.Use(atk46Tag("u"))
+			expect("after Use", "b2+u+s")
+			if !srv.RemoveVersion("b", "2") {
+				t.Fatal("RemoveVersion(b, 2) = false")
+			}
+			expect("after RemoveVersion(b, 2)", "a1+u+s")
+			if srv.RemoveVersion("x", "1") {
+				t.Error("RemoveVersion(x, 1) removed a, registered as a")
+			}
+			srv.Remove("a")
+			expect("after Remove(a)", "")
+			if got := atk46bListed(t, ts.Session); len(got) != 0 {
+				t.Errorf("listed %v after everything was removed", got)
+			}
+			srv.Use(atk46Tag("w"))
+			add(atk46bVersioned("b", "2", "b2"))
+			expect("b added again", "b2+w+u+s")
+			add(atk46bVersioned("x", "3", "x3"), atk46bVersioned("a", "1", "a1"))
+			expect("x added again", "x3+w+u+s")
+			srv.Remove("x", "b")
+			expect("x and b removed again", "a1+w+u+s")
+		})
+	}
+}
+
+// TestAttack46bRenameOntoRegisteredName: transforms that swap two names
+// (a served as b, b as a) keep each record whole while the other side
+// changes: Remove of one serves the other under the swapped name alone.
+func TestAttack46bRenameOntoRegisteredName(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-swap"}, &mcpkit.ServerOptions{ReplaceDuplicates: true})
+			if err := srv.Transform(atk46bRename(map[string]string{"a": "b", "b": "a"})); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.Add(tool("a", reply("A")), tool("b", reply("B"))); err != nil {
+				t.Fatal(err)
+			}
+			ts := era.Connect(t, srv, nil)
+			text := atk45bText(t, ts)
+			if got, want := text("a")+" "+text("b"), "B A"; got != want {
+				t.Fatalf("a b = %q, want %q", got, want)
+			}
+			srv.Remove("a")
+			if got := text("a"); got != "B" {
+				t.Errorf("a after Remove(a) = %q, want B (b served as a)", got)
+			}
+			if got := text("b"); !atk46bGone(got) {
+				t.Errorf("b after Remove(a) = %q, want unknown", got)
+			}
+			srv.Use(atk46Tag("u"))
+			if err := srv.Add(tool("a", reply("A2"))); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := text("a")+" "+text("b"), "B+u A2+u"; got != want {
+				t.Errorf("after a added again = %q, want %q", got, want)
+			}
+			// Replacing b (served as a) with ReplaceDuplicates.
+			if err := srv.Add(tool("b", reply("B2"))); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := text("a")+" "+text("b"), "B2+u A2+u"; got != want {
+				t.Errorf("after b replaced = %q, want %q", got, want)
+			}
+			srv.Remove("b")
+			if got := text("a"); !atk46bGone(got) {
+				t.Errorf("a after Remove(b) = %q, want unknown", got)
+			}
+			if got := listAll(t, ts.Session); !slices.Equal(got, []string{"b"}) {
+				t.Errorf("listed %v, want [b]", got)
+			}
+		})
+	}
+}
+
+// TestAttack46bVisibilityOnRenamed: a renamed tool disabled by the
+// Visibility (a rule naming its served name), one of the two registered
+// tools served under that name removed while disabled, then enabled
+// again: the other is served, with its chain, and the moot layer of its
+// chain is reported once only; RefreshTools by the registered name and by
+// the served name both reach it.
+func TestAttack46bVisibilityOnRenamed(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			var logs bytes.Buffer
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-vis"}, &mcpkit.ServerOptions{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			srv.Use(middleware.Timeout(30*time.Second, nil), atk46Tag("s"))
+			srv.Use(mcpkit.ForTools(mcpkit.Named("x"), middleware.Timeout(5*time.Minute, nil)))
+			if err := srv.Transform(atk46bRename(map[string]string{"a": "x", "b": "x"})); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.Add(atk46bVersioned("a", "1", "a1"), atk46bVersioned("b", "2", "b2")); err != nil {
+				t.Fatal(err)
+			}
+			ts := era.Connect(t, srv, nil)
+			text := atk45bText(t, ts)
+			moot := func() int { return strings.Count(logs.String(), "can never take effect") }
+			if got := text("x"); got != "b2+s" {
+				t.Fatalf("x = %q", got)
+			}
+			if n := moot(); n != 2 {
+				t.Fatalf("moot layer reported %d times for x's two versions, want 2:\n%s", n, logs.String())
+			}
+			rules := visibility.New()
+			rules.Attach(srv)
+			off := visibility.DisableNames("x")
+			rules.Add(off)
+			if got := text("x"); !atk46bGone(got) {
+				t.Errorf("x disabled = %q", got)
+			}
+			if !srv.RemoveVersion("b", "2") {
+				t.Fatal("RemoveVersion(b, 2)")
+			}
+			rules.Remove(off)
+			if got := text("x"); got != "a1+s" {
+				t.Errorf("x enabled again after b's removal = %q, want a1+s", got)
+			}
+			if n := moot(); n != 2 {
+				t.Errorf("moot layer reported %d times in all, want 2 (a's chain was kept):\n%s", n, logs.String())
+			}
+			// By the registered name: a Visibility of its own, toggled.
+			tog := &atk46Toggle{}
+			srv.SetVisibility(tog)
+			tog.set("x", true)
+			srv.RefreshTools("a")
+			if got := text("x"); !atk46bGone(got) {
+				t.Errorf("x after RefreshTools(a) disabling it = %q", got)
+			}
+			tog.set("x", false)
+			srv.RefreshTools("x")
+			if got := text("x"); got != "a1+s" {
+				t.Errorf("x after RefreshTools(x) enabling it = %q", got)
+			}
+			srv.Remove("a")
+			if got := text("x"); !atk46bGone(got) {
+				t.Errorf("x after Remove(a) = %q", got)
+			}
+			if err := srv.Add(atk46bVersioned("a", "1", "a1")); err != nil {
+				t.Fatal(err)
+			}
+			if got := text("x"); got != "a1+s" {
+				t.Errorf("x after a added again = %q", got)
+			}
+			if n := moot(); n != 3 {
+				t.Errorf("moot layer reported %d times in all, want 3 (a fresh chain once):\n%s", n, logs.String())
+			}
+		})
+	}
+}
+
+// TestAttack46bFailedTransformThenRemove: a Transform that fails on one
+// tool, after renamed tools exist and run chains, loses nothing: calls run
+// their old chains under the old names; a later Transform and Use work,
+// and Remove after them leaves the others served.
+func TestAttack46bFailedTransformThenRemove(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-fail"}, nil)
+			srv.Use(atk46Tag("s"))
+			if err := srv.Transform(atk46bRename(map[string]string{"a": "x"})); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.Add(tool("a", reply("a")), tool("b", reply("b")), tool("c", reply("c"))); err != nil {
+				t.Fatal(err)
+			}
+			ts := era.Connect(t, srv, nil)
+			text := atk45bText(t, ts)
+			check := func(when string, want map[string]string) {
+				t.Helper()
+				for name, w := range want {
+					got := text(name)
+					if w == "" {
+						if !atk46bGone(got) {
+							t.Errorf("%s: %s = %q, want unknown", when, name, got)
+						}
+					} else if got != w {
+						t.Errorf("%s: %s = %q, want %q", when, name, got, w)
+					}
+				}
+			}
+			check("at first", map[string]string{"x": "a+s", "b": "b+s", "c": "c+s", "a": ""})
+			fail := func(tl *mcpkit.Tool) (*mcpkit.Tool, error) {
+				if tl.Name == "c" {
+					return nil, errAtk46
+				}
+				return tl, nil
+			}
+			if err := srv.Transform(atk46bRename(map[string]string{"b": "y"}), fail); err == nil {
+				t.Fatal("the failing Transform succeeded")
+			}
+			check("after the failed Transform", map[string]string{"x": "a+s", "b": "b+s", "c": "c+s", "y": ""})
+			srv.Use(atk46Tag("u"))
+			check("after Use", map[string]string{"x": "a+u+s", "b": "b+u+s", "c": "c+u+s"})
+			if err := srv.Transform(transform.Select(mcpkit.Named("x", "b"), transform.Namespace("n", "_"))); err != nil {
+				t.Fatal(err)
+			}
+			check("after Namespace", map[string]string{"n_x": "a+u+s", "n_b": "b+u+s", "c": "c+u+s", "x": "", "b": ""})
+			srv.Remove("a")
+			check("after Remove(a)", map[string]string{"n_x": "", "n_b": "b+u+s", "c": "c+u+s"})
+			if got := listAll(t, ts.Session); !slices.Equal(got, []string{"c", "n_b"}) {
+				t.Errorf("listed %v, want [c n_b]", got)
+			}
+			if err := srv.Add(tool("a", reply("a2"))); err != nil {
+				t.Fatal(err)
+			}
+			check("a added again", map[string]string{"n_x": "a2+u+s"})
+		})
+	}
+}
+
+// TestAttack46bMountRenamedThenRemove: a child that renames its tools,
+// mounted in a parent: the parent serves the renamed names under the
+// namespace; Remove in the child takes the tool out of the parent, and the
+// other tool served under the same name in the child is served instead.
+func TestAttack46bMountRenamedThenRemove(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-child"}, nil)
+			if err := child.Transform(atk46bRename(map[string]string{"a": "x", "b": "x"})); err != nil {
+				t.Fatal(err)
+			}
+			if err := child.Add(atk46bVersioned("a", "1", "a1"), atk46bVersioned("b", "2", "b2"), tool("k", reply("k"))); err != nil {
+				t.Fatal(err)
+			}
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-parent"}, nil)
+			if _, err := parent.Mount("c", child); err != nil {
+				t.Fatal(err)
+			}
+			ts := era.Connect(t, parent, nil)
+			text := atk45bText(t, ts)
+			if got := listAll(t, ts.Session); !slices.Equal(got, []string{"c_k", "c_x"}) {
+				t.Fatalf("parent lists %v, want [c_k c_x]", got)
+			}
+			if got := text("c_x"); got != "b2" {
+				t.Errorf("c_x = %q, want b2", got)
+			}
+			child.Remove("b")
+			if got := text("c_x"); got != "a1" {
+				t.Errorf("c_x after the child removed b = %q, want a1", got)
+			}
+			child.Remove("a")
+			if got := text("c_x"); !atk46bGone(got) {
+				t.Errorf("c_x after the child removed a = %q, want unknown", got)
+			}
+			if got := listAll(t, ts.Session); !slices.Equal(got, []string{"c_k"}) {
+				t.Errorf("parent lists %v, want [c_k]", got)
+			}
+			child.Use(atk46Tag("u"))
+			if err := child.Add(atk46bVersioned("a", "1", "a1")); err != nil {
+				t.Fatal(err)
+			}
+			if got := text("c_x"); got != "a1+u" {
+				t.Errorf("c_x after the child added a again = %q, want a1+u", got)
+			}
+		})
+	}
+}
+
+// TestAttack46bCompactionUnderLoad: a registry of 1,000 tools, from which
+// 300 (in random order, not adjacent names alone) are removed one at a
+// time while clients page tools/list and call tools concurrently. Each
+// page walk is sorted with no name twice; every call answers with its own
+// name or as unknown; a cursor taken before the removals, followed after,
+// gives every tool after it that remains, once, in order; and
+// ChangedSince names exactly the removed ones.
+func TestAttack46bCompactionUnderLoad(t *testing.T) {
+	const total, removeN = 1000, 300
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-compact"}, &mcpkit.ServerOptions{SDKOptions: &mcp.ServerOptions{PageSize: 97}})
+	all := make([]*mcpkit.Tool, total)
+	for i := range all {
+		all[i] = tool(atk45bName(i), reply(atk45bName(i)))
+	}
+	if err := srv.Add(all...); err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	cs := ts.Session
+	first, cursor := atk45bPage(t, cs, "")
+	if len(first) != 97 || cursor == "" {
+		t.Fatalf("first page: %d tools, cursor %q", len(first), cursor)
+	}
+	gen := srv.Generation()
+	rng := rand.New(rand.NewPCG(46, 2))
+	order := rng.Perm(total)[:removeN]
+	removed := map[string]bool{}
+	var removedNames []string
+	for _, i := range order {
+		removed[atk45bName(i)] = true
+		removedNames = append(removedNames, atk45bName(i))
+	}
+	slices.Sort(removedNames)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	report := func(s string) {
+		select {
+		case errs <- s:
+		default:
+		}
+	}
+	for w := range 2 {
+		wg.Add(2)
+		go func() { // pages the whole list, over and over
+			defer wg.Done()
+			for ctx.Err() == nil {
+				var got []string
+				cur := ""
+				for {
+					res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cur})
+					if err != nil {
+						if ctx.Err() == nil {
+							report(fmt.Sprintf("lister %d: %v", w, err))
+						}
+						return
+					}
+					for _, tl := range res.Tools {
+						got = append(got, tl.Name)
+					}
+					if cur = res.NextCursor; cur == "" {
+						break
+					}
+				}
+				if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+					report(fmt.Sprintf("lister %d: a walk is not sorted or names one twice", w))
+				}
+				if len(got) < total-removeN || len(got) > total {
+					report(fmt.Sprintf("lister %d: a walk of %d tools", w, len(got)))
+				}
+			}
+		}()
+		go func() { // calls random tools
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 3))
+			for ctx.Err() == nil {
+				name := atk45bName(r.IntN(total))
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name})
+				if err != nil {
+					if ctx.Err() == nil && !removed[name] {
+						report(fmt.Sprintf("caller: %s: %v", name, err))
+					}
+					continue
+				}
+				if got := onlyText(res); res.IsError {
+					if !removed[name] {
+						report(fmt.Sprintf("caller: %s, never removed, refused: %s", name, got))
+					}
+				} else if got != name {
+					report(fmt.Sprintf("caller: %s answered %q", name, got))
+				}
+			}
+		}()
+	}
+	for _, i := range order {
+		srv.Remove(atk45bName(i))
+	}
+	cancel()
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+
+	var rest []string
+	for cur := cursor; cur != ""; {
+		var page []string
+		page, cur = atk45bPage(t, cs, cur)
+		rest = append(rest, page...)
+	}
+	var want []string
+	for i := 97; i < total; i++ {
+		if !removed[atk45bName(i)] {
+			want = append(want, atk45bName(i))
+		}
+	}
+	if !slices.Equal(rest, want) {
+		t.Errorf("the cursor from before: %d tools after it, want %d", len(rest), len(want))
+	}
+	names, now, ok := srv.ChangedSince(gen)
+	if !ok || now != srv.Generation() || !slices.Equal(names, removedNames) {
+		t.Errorf("ChangedSince: %d names, ok %v; want the %d removed", len(names), ok, len(removedNames))
+	}
+	for i := range total {
+		if _, ok := srv.Lookup(atk45bName(i)); ok == removed[atk45bName(i)] {
+			t.Errorf("Lookup(%s) = %v", atk45bName(i), ok)
+		}
+	}
+}
+
+// TestAttack46bChangedSinceModel checks ChangedSince against a model of
+// the log across hundreds of changes of one name and of several (Add of a
+// batch, Remove of a batch): from every generation reached, the names
+// are those changed since, sorted, none twice; ok is false only for a
+// generation before the last 4,096 names changed, or past now.
+func TestAttack46bChangedSinceModel(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-log"}, nil)
+	rng := rand.New(rand.NewPCG(46, 4))
+	type step struct {
+		gen   uint64
+		names []string
+	}
+	var steps []step // each change's generation and the names it changed
+	start := srv.Generation()
+	present := map[string]bool{}
+	name := func(i int) string { return fmt.Sprintf("n%03d", i) }
+	for range 1500 {
+		k := 1
+		if rng.IntN(4) == 0 {
+			k = 2 + rng.IntN(40)
+		}
+		var batch []string
+		seen := map[string]bool{}
+		for len(batch) < k {
+			n := name(rng.IntN(300))
+			if !seen[n] {
+				seen[n] = true
+				batch = append(batch, n)
+			}
+		}
+		// A batch is all added or all removed: those of its names in the
+		// state it wants are left out, as they change nothing.
+		adding := rng.IntN(2) == 0
+		var changed []string
+		for _, n := range batch {
+			if present[n] != adding {
+				changed = append(changed, n)
+			}
+		}
+		if len(changed) == 0 {
+			continue
+		}
+		if adding {
+			var ts []*mcpkit.Tool
+			for _, n := range changed {
+				ts = append(ts, tool(n, reply(n)))
+				present[n] = true
+			}
+			if err := srv.Add(ts...); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			srv.Remove(changed...)
+			for _, n := range changed {
+				present[n] = false
+			}
+		}
+		slices.Sort(changed)
+		steps = append(steps, step{srv.Generation(), changed})
+	}
+	now := srv.Generation()
+	// The oldest generation the model answers for: past it the names kept
+	// exceed 4,096.
+	kept, floor := 0, start
+	for i := len(steps) - 1; i >= 0; i-- {
+		if kept+len(steps[i].names) > 4096 {
+			floor = steps[i].gen
+			break
+		}
+		kept += len(steps[i].names)
+	}
+	for g := start; g <= now+1; g++ {
+		got, gnow, ok := srv.ChangedSince(g)
+		wantOK := g >= floor && g <= now
+		if ok != wantOK {
+			t.Fatalf("ChangedSince(%d): ok %v, want %v (floor %d, now %d)", g, ok, wantOK, floor, now)
+		}
+		if gnow != now {
+			t.Fatalf("ChangedSince(%d): now %d, want %d", g, gnow, now)
+		}
+		if !ok {
+			continue
+		}
+		set := map[string]bool{}
+		for _, s := range steps {
+			if s.gen > g {
+				for _, n := range s.names {
+					set[n] = true
+				}
+			}
+		}
+		want := slices.Sorted(func(yield func(string) bool) {
+			for n := range set {
+				if !yield(n) {
+					return
+				}
+			}
+		})
+		if !slices.Equal(got, want) {
+			t.Fatalf("ChangedSince(%d) = %d names %v, want %d %v", g, len(got), got, len(want), want)
+		}
+	}
+}
