@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -405,6 +407,9 @@ func TestAttack46bCompactionUnderLoad(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup
+	// pages and calls count the readers' progress: the removals wait for
+	// some between batches, so that they overlap (no clock involved).
+	var pages, calls atomic.Int64
 	errs := make(chan string, 64)
 	report := func(s string) {
 		select {
@@ -427,6 +432,7 @@ func TestAttack46bCompactionUnderLoad(t *testing.T) {
 						}
 						return
 					}
+					pages.Add(1)
 					for _, tl := range res.Tools {
 						got = append(got, tl.Name)
 					}
@@ -448,6 +454,7 @@ func TestAttack46bCompactionUnderLoad(t *testing.T) {
 			for ctx.Err() == nil {
 				name := atk45bName(r.IntN(total))
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name})
+				calls.Add(1)
 				if err != nil {
 					if ctx.Err() == nil && !removed[name] {
 						report(fmt.Sprintf("caller: %s: %v", name, err))
@@ -464,7 +471,13 @@ func TestAttack46bCompactionUnderLoad(t *testing.T) {
 			}
 		}()
 	}
-	for _, i := range order {
+	for j, i := range order {
+		if j%20 == 0 {
+			p, c := pages.Load(), calls.Load()
+			for (pages.Load() < p+2 || calls.Load() < c+2) && len(errs) == 0 {
+				runtime.Gosched()
+			}
+		}
 		srv.Remove(atk45bName(i))
 	}
 	cancel()
