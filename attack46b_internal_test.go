@@ -86,16 +86,26 @@ func TestAttack46bRecordsAtRandom(t *testing.T) {
 			names := []string{"a", "b", "c", "x", "y"}
 			vers := []string{"", "1", "2"}
 			renameTo := func() CatalogTransform {
-				m := map[string]string{}
+				// Each name is kept, renamed (by version too: a
+				// replacement may move), or left out ("").
+				m := map[[2]string]string{}
 				for _, n := range names {
-					if rng.IntN(2) == 0 {
-						m[n] = names[rng.IntN(len(names))]
+					for _, v := range vers {
+						switch rng.IntN(6) {
+						case 0, 1:
+							m[[2]string{n, v}] = names[rng.IntN(len(names))]
+						case 2:
+							m[[2]string{n, v}] = ""
+						}
 					}
 				}
 				return func(tl *Tool) (*Tool, error) {
-					to, ok := m[tl.Name]
-					if !ok {
+					to, ok := m[[2]string{tl.Name, tl.Version}]
+					switch {
+					case !ok:
 						return tl, nil
+					case to == "":
+						return nil, nil
 					}
 					c := tl.Clone()
 					c.Name = to

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -584,6 +584,9 @@ func TestAttack46bChangedSinceModel(t *testing.T) {
 		}
 		kept += len(steps[i].names)
 	}
+	if floor == start {
+		t.Fatalf("the log never dropped a change: %d changes", len(steps))
+	}
 	for g := start; g <= now+1; g++ {
 		got, gnow, ok := srv.ChangedSince(g)
 		wantOK := g >= floor && g <= now
@@ -614,5 +617,68 @@ func TestAttack46bChangedSinceModel(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("ChangedSince(%d) = %d names %v, want %d %v", g, len(got), got, len(want), want)
 		}
+	}
+}
+
+// TestAttack46bReplaceMovesServedName: with ReplaceDuplicates and a
+// transform that renames by description, a replacement of a registered
+// tool moves it from one served name to another: the old name is unknown
+// at once, the new one runs the new handler, and a second replacement
+// moves it back; a replacement whose new served name is taken by another
+// tool is refused and leaves the old one served.
+func TestAttack46bReplaceMovesServedName(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-move"}, &mcpkit.ServerOptions{ReplaceDuplicates: true})
+			srv.Use(atk46Tag("s"))
+			if err := srv.Transform(func(tl *mcpkit.Tool) (*mcpkit.Tool, error) {
+				if tl.Description == "" {
+					return tl, nil
+				}
+				c := tl.Clone()
+				c.Name = tl.Description
+				return c, nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			described := func(name, desc, text string) *mcpkit.Tool {
+				tl := tool(name, reply(text))
+				tl.Description = desc
+				return tl
+			}
+			if err := srv.Add(described("a", "x", "one"), tool("k", reply("k"))); err != nil {
+				t.Fatal(err)
+			}
+			ts := era.Connect(t, srv, nil)
+			text := atk45bText(t, ts)
+			if got := text("x"); got != "one+s" {
+				t.Fatalf("x = %q", got)
+			}
+			if err := srv.Add(described("a", "y", "two")); err != nil {
+				t.Fatal(err)
+			}
+			if got := text("x"); !atk46bGone(got) {
+				t.Errorf("x after a moved to y = %q, want unknown", got)
+			}
+			if got := text("y"); got != "two+s" {
+				t.Errorf("y = %q, want two+s", got)
+			}
+			if err := srv.Add(described("a", "k", "three")); err == nil {
+				t.Error("a replacement served as k, taken by k, was accepted")
+			}
+			if got := text("y") + " " + text("k"); got != "two+s k+s" {
+				t.Errorf("after the refused replacement: y k = %q", got)
+			}
+			srv.Use(atk46Tag("u"))
+			if err := srv.Add(described("a", "x", "four")); err != nil {
+				t.Fatal(err)
+			}
+			if got := text("x") + " " + text("y"); !strings.HasPrefix(got, "four+u+s ") || !atk46bGone(text("y")) {
+				t.Errorf("after a moved back to x: x y = %q", got)
+			}
+			if got := listAll(t, ts.Session); !slices.Equal(got, []string{"k", "x"}) {
+				t.Errorf("listed %v, want [k x]", got)
+			}
+		})
 	}
 }
