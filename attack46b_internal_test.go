@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -57,6 +58,34 @@ func atk46bCheckRecords(t *testing.T, s *Server, when string) {
 			}
 		}
 	}
+	// The state served agrees: each name served has the record's group,
+	// each with the chain the record keeps for it.
+	st := s.state.Load()
+	served := 0
+	for n := range st.byName.All() {
+		served++
+		r := s.reg[n.name]
+		if r == nil || len(r.group) != len(n.versions) {
+			t.Fatalf("%s: %s is served with %d versions, its record's group differs", when, n.name, len(n.versions))
+		}
+		for _, e := range n.versions {
+			if !slices.Contains(r.group, e.derived) {
+				t.Fatalf("%s: %s %s is served, not in its record's group", when, n.name, e.derived.Version)
+			}
+			if c := r.chainOf(e.derived); c != e.chain {
+				t.Fatalf("%s: %s %s is served with another chain than its record keeps (%p, %p)", when, n.name, e.derived.Version, e.chain, c)
+			}
+		}
+	}
+	groups := 0
+	for _, r := range s.reg {
+		if len(r.group) > 0 {
+			groups++
+		}
+	}
+	if groups != served {
+		t.Fatalf("%s: %d names served, %d records with a group", when, served, groups)
+	}
 	for d := range enabled {
 		r := s.reg[d.Name]
 		found := false
@@ -71,13 +100,16 @@ func atk46bCheckRecords(t *testing.T, s *Server, when string) {
 	}
 }
 
+// atk46bSeeds and atk46bSteps size TestAttack46bRecordsAtRandom.
+var atk46bSeeds, atk46bSteps = 12, 500
+
 // TestAttack46bRecordsAtRandom runs random changes on a server whose
 // transforms rename some tools onto others' names (Add, ReplaceDuplicates,
 // Remove, RemoveVersion, Visibility, Use, Transform that succeeds or
 // fails) and checks the records after each; after removing every tool, no
 // record is left.
 func TestAttack46bRecordsAtRandom(t *testing.T) {
-	for seed := range uint64(8) {
+	for seed := range uint64(atk46bSeeds) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(46, seed))
 			s := NewServer(&mcp.Implementation{Name: "atk46b-records"}, &ServerOptions{ReplaceDuplicates: true})
@@ -119,13 +151,22 @@ func TestAttack46bRecordsAtRandom(t *testing.T) {
 			if err := s.Transform(renameTo()); err != nil {
 				t.Fatal(err)
 			}
-			for step := range 400 {
+			for step := range atk46bSteps {
 				var what string
 				switch op := rng.IntN(10); op {
-				case 0, 1, 2:
+				case 0, 1:
 					n, v := names[rng.IntN(len(names))], vers[rng.IntN(len(vers))]
 					what = "Add " + n + "@" + v
 					_ = s.Add(mk(n, v)) // collisions are refused
+				case 2:
+					var batch []*Tool
+					what = "Add"
+					for range 1 + rng.IntN(4) {
+						n, v := names[rng.IntN(len(names))], vers[rng.IntN(len(vers))]
+						batch = append(batch, mk(n, v))
+						what += " " + n + "@" + v
+					}
+					_ = s.Add(batch...) // collisions and twice in one Add are refused
 				case 3:
 					n := names[rng.IntN(len(names))]
 					what = "Remove " + n

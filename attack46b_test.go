@@ -682,3 +682,54 @@ func TestAttack46bReplaceMovesServedName(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack46bChangedSinceBigBatch: a batch of exactly 4,096 names is
+// kept whole (ok, every name, once, sorted); the next change of one name
+// drops it (ok false from before it); a batch of 4,097 names empties the
+// log, and the generation it makes answers ok with nothing.
+func TestAttack46bChangedSinceBigBatch(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-big"}, nil)
+	batch := func(prefix string, n int) ([]*mcpkit.Tool, []string) {
+		ts := make([]*mcpkit.Tool, n)
+		names := make([]string, n)
+		for i := range ts {
+			names[i] = fmt.Sprintf("%s%05d", prefix, n-1-i) // given in reverse order
+			ts[i] = tool(names[i], reply(names[i]))
+		}
+		slices.Sort(names)
+		return ts, names
+	}
+	g0 := srv.Generation()
+	ts, want := batch("a", 4096)
+	if err := srv.Add(ts...); err != nil {
+		t.Fatal(err)
+	}
+	got, now, ok := srv.ChangedSince(g0)
+	if !ok || now != srv.Generation() || !slices.Equal(got, want) {
+		t.Fatalf("after 4,096 names: %d names, ok %v", len(got), ok)
+	}
+	g1 := srv.Generation()
+	srv.Remove("a00007")
+	if _, _, ok := srv.ChangedSince(g0); ok {
+		t.Error("ChangedSince from before 4,097 names changed: ok")
+	}
+	if got, _, ok := srv.ChangedSince(g1); !ok || !slices.Equal(got, []string{"a00007"}) {
+		t.Errorf("ChangedSince after the batch: %v, %v", got, ok)
+	}
+	g2 := srv.Generation()
+	ts, _ = batch("b", 4097)
+	if err := srv.Add(ts...); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := srv.ChangedSince(g2); ok {
+		t.Error("ChangedSince across a batch of 4,097: ok")
+	}
+	g3 := srv.Generation()
+	if got, _, ok := srv.ChangedSince(g3); !ok || len(got) != 0 {
+		t.Errorf("ChangedSince(now) after the big batch: %v, %v", got, ok)
+	}
+	srv.Remove("b00001", "a00001")
+	if got, _, ok := srv.ChangedSince(g3); !ok || !slices.Equal(got, []string{"a00001", "b00001"}) {
+		t.Errorf("ChangedSince after the big batch: %v, %v", got, ok)
+	}
+}
