@@ -733,3 +733,51 @@ func TestAttack46bChangedSinceBigBatch(t *testing.T) {
 		t.Errorf("ChangedSince after the big batch: %v, %v", got, ok)
 	}
 }
+
+// TestAttack46bRuleByRegisteredName: rules of package visibility that
+// name the registered names of tools renamed onto one served name (they
+// select by lineage) disable each alone: x serves the other; a Remove
+// while its rule holds, then the rule's removal, leave the record of x
+// whole.
+func TestAttack46bRuleByRegisteredName(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-rule"}, nil)
+			if err := srv.Transform(atk46bRename(map[string]string{"a": "x", "b": "x"})); err != nil {
+				t.Fatal(err)
+			}
+			if err := srv.Add(atk46bVersioned("a", "1", "a1"), atk46bVersioned("b", "2", "b2")); err != nil {
+				t.Fatal(err)
+			}
+			rules := visibility.New()
+			rules.Attach(srv)
+			ts := era.Connect(t, srv, nil)
+			text := atk45bText(t, ts)
+			offB := visibility.DisableNames("b")
+			rules.Add(offB)
+			if got := text("x"); got != "a1" {
+				t.Errorf("x with b disabled = %q, want a1", got)
+			}
+			offA := visibility.DisableNames("a")
+			rules.Add(offA)
+			if got := text("x"); !atk46bGone(got) {
+				t.Errorf("x with a and b disabled = %q", got)
+			}
+			srv.Remove("b")
+			rules.Remove(offB)
+			if got := text("x"); !atk46bGone(got) {
+				t.Errorf("x with a disabled, b removed = %q", got)
+			}
+			rules.Remove(offA)
+			if got := text("x"); got != "a1" {
+				t.Errorf("x with a enabled again = %q, want a1", got)
+			}
+			if err := srv.Add(atk46bVersioned("b", "2", "b2")); err != nil {
+				t.Fatal(err)
+			}
+			if got := text("x"); got != "b2" {
+				t.Errorf("x with b added again = %q, want b2", got)
+			}
+		})
+	}
+}
