@@ -54,11 +54,32 @@ func atk46bGone(got string) bool {
 	return strings.HasPrefix(got, "error") || strings.Contains(strings.ToLower(got), "unknown") || strings.Contains(got, "not found")
 }
 
-// atk46bListed returns the names and listed versions' _meta of ts's
-// tools/list, as "name" (or "name@v1,v2" when _meta names versions).
+// atk46bListed returns the names of cs's tools/list.
 func atk46bListed(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
 	return listAll(t, cs)
+}
+
+// atk46bVersionsListed returns the versions the tools/list entry of name
+// names in its _meta, joined by commas, or "absent".
+func atk46bVersionsListed(t *testing.T, cs *mcp.ClientSession, name string) string {
+	t.Helper()
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range res.Tools {
+		if tl.Name != name {
+			continue
+		}
+		vs, _ := tl.Meta[mcpkit.MetaKeyVersions].([]any)
+		var out []string
+		for _, v := range vs {
+			out = append(out, fmt.Sprint(v))
+		}
+		return strings.Join(out, ",")
+	}
+	return "absent"
 }
 
 // TestAttack46bRenamesOntoOneName: two registered tools renamed onto one
@@ -102,6 +123,13 @@ func TestAttack46bRenamesOntoOneName(t *testing.T) {
 				}
 			}
 			expect("at first", "x3+s")
+			versions := func(when, want string) {
+				t.Helper()
+				if got := atk46bVersionsListed(t, ts.Session, "x"); got != want {
+					t.Errorf("%s: x lists versions %q, want %q", when, got, want)
+				}
+			}
+			versions("at first", "3,2,1")
 			if got := text("a"); !atk46bGone(got) {
 				t.Errorf("a is called by its registered name: %q", got)
 			}
@@ -113,12 +141,14 @@ func TestAttack46bRenamesOntoOneName(t *testing.T) {
 			expect("after the refused collision", "x3+s")
 			srv.Remove("x")
 			expect("after Remove(x)", "b2+s")
+			versions("after Remove(x)", "2,1")
 			srv.Use(atk46Tag("u"))
 			expect("after Use", "b2+u+s")
 			if !srv.RemoveVersion("b", "2") {
 				t.Fatal("RemoveVersion(b, 2) = false")
 			}
 			expect("after RemoveVersion(b, 2)", "a1+u+s")
+			versions("after RemoveVersion(b, 2)", "1")
 			if srv.RemoveVersion("x", "1") {
 				t.Error("RemoveVersion(x, 1) removed a, registered as a")
 			}
@@ -134,6 +164,7 @@ func TestAttack46bRenamesOntoOneName(t *testing.T) {
 			expect("x added again", "x3+w+u+s")
 			srv.Remove("x", "b")
 			expect("x and b removed again", "a1+w+u+s")
+			versions("x and b removed again", "1")
 		})
 	}
 }
@@ -758,6 +789,9 @@ func TestAttack46bRuleByRegisteredName(t *testing.T) {
 			if got := text("x"); got != "a1" {
 				t.Errorf("x with b disabled = %q, want a1", got)
 			}
+			if got := atk46bVersionsListed(t, ts.Session, "x"); got != "1" {
+				t.Errorf("x with b disabled lists versions %q, want 1", got)
+			}
 			offA := visibility.DisableNames("a")
 			rules.Add(offA)
 			if got := text("x"); !atk46bGone(got) {
@@ -777,6 +811,9 @@ func TestAttack46bRuleByRegisteredName(t *testing.T) {
 			}
 			if got := text("x"); got != "b2" {
 				t.Errorf("x with b added again = %q, want b2", got)
+			}
+			if got := atk46bVersionsListed(t, ts.Session, "x"); got != "2,1" {
+				t.Errorf("x with b added again lists versions %q, want 2,1", got)
 			}
 		})
 	}
