@@ -142,6 +142,21 @@ func TestAttack46bRenamesOntoOneName(t *testing.T) {
 			srv.Remove("x")
 			expect("after Remove(x)", "b2+s")
 			versions("after Remove(x)", "2,1")
+			pinned := func(when, pin, want string) {
+				t.Helper()
+				got, err := callText(t, ts.Session, "x", pin, nil)
+				if want == "" {
+					if err == nil {
+						t.Errorf("%s: x pinned to %s = %q, want an error", when, pin, got)
+					}
+					return
+				}
+				if err != nil || got != want {
+					t.Errorf("%s: x pinned to %s = %q, %v; want %q", when, pin, got, err, want)
+				}
+			}
+			pinned("after Remove(x)", "1", "a1+s")
+			pinned("after Remove(x)", "3", "")
 			srv.Use(atk46Tag("u"))
 			expect("after Use", "b2+u+s")
 			if !srv.RemoveVersion("b", "2") {
@@ -149,6 +164,8 @@ func TestAttack46bRenamesOntoOneName(t *testing.T) {
 			}
 			expect("after RemoveVersion(b, 2)", "a1+u+s")
 			versions("after RemoveVersion(b, 2)", "1")
+			pinned("after RemoveVersion(b, 2)", "2", "")
+			pinned("after RemoveVersion(b, 2)", "1", "a1+u+s")
 			if srv.RemoveVersion("x", "1") {
 				t.Error("RemoveVersion(x, 1) removed a, registered as a")
 			}
@@ -165,6 +182,8 @@ func TestAttack46bRenamesOntoOneName(t *testing.T) {
 			srv.Remove("x", "b")
 			expect("x and b removed again", "a1+w+u+s")
 			versions("x and b removed again", "1")
+			pinned("x and b removed again", "3", "")
+			pinned("x and b removed again", "1", "a1+w+u+s")
 		})
 	}
 }
