@@ -837,3 +837,151 @@ func TestAttack46bRuleByRegisteredName(t *testing.T) {
 		})
 	}
 }
+
+// TestAttack46bChurnRenamedWhileCalling changes a server whose transforms
+// rename tools onto shared names (Add, Remove, RemoveVersion, Visibility,
+// Use, Transform, some failing) while clients call and list (run with
+// -race): each call answers with the text of a tool served under the name
+// called, with server tags, or as unknown; lists are sorted without a
+// name twice. At the end, after every tool is removed and added again,
+// each name serves what was added last.
+func TestAttack46bChurnRenamedWhileCalling(t *testing.T) {
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-churn"}, &mcpkit.ServerOptions{ReplaceDuplicates: true})
+	tog := &atk46Toggle{}
+	srv.SetVisibility(tog)
+	if err := srv.Transform(atk46bRename(map[string]string{"a": "x", "b": "x", "c": "y"})); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"a", "b", "c", "x", "y"}
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	cs := ts.Session
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	var progress atomic.Int64
+	errs := make(chan string, 16)
+	report := func(s string) {
+		select {
+		case errs <- s:
+		default:
+		}
+	}
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for ctx.Err() == nil {
+				name := []string{"x", "y", "a", "b", "c"}[r.IntN(5)]
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name})
+				progress.Add(1)
+				if err != nil {
+					if ctx.Err() == nil && !strings.Contains(err.Error(), "unknown tool") {
+						report(fmt.Sprintf("call %s: %v", name, err))
+					}
+					continue
+				}
+				got := onlyText(res)
+				if res.IsError {
+					continue
+				}
+				// The text is the registered name and version, then tags.
+				base, _, _ := strings.Cut(got, "+")
+				reg, _, _ := strings.Cut(base, "@")
+				if served := map[string]string{"a": "x", "b": "x", "c": "y"}[reg]; served != name && !(served == "" && reg == name) {
+					report(fmt.Sprintf("call %s answered %q", name, got))
+				}
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			got, err := listAllCtx(ctx, cs)
+			progress.Add(1)
+			if err != nil {
+				if ctx.Err() == nil {
+					report(fmt.Sprintf("list: %v", err))
+				}
+				return
+			}
+			if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+				report(fmt.Sprintf("list %v", got))
+			}
+		}
+	}()
+	rng := rand.New(rand.NewPCG(46, 8))
+	mk := func(n, v string) *mcpkit.Tool { return atk46bVersioned(n, v, n+"@"+v) }
+	for step := range 300 {
+		if step%10 == 0 {
+			p := progress.Load()
+			for progress.Load() < p+3 && len(errs) == 0 {
+				runtime.Gosched()
+			}
+		}
+		n, v := names[rng.IntN(len(names))], []string{"", "1", "2"}[rng.IntN(3)]
+		switch rng.IntN(8) {
+		case 0, 1, 2:
+			_ = srv.Add(mk(n, v)) // collisions are refused
+		case 3:
+			srv.Remove(n)
+		case 4:
+			srv.RemoveVersion(n, v)
+		case 5:
+			tog.set(n, rng.IntN(2) == 0)
+			srv.RefreshTools(n)
+		case 6:
+			if step%50 == 6 {
+				srv.Use(atk46Tag(fmt.Sprint(step)))
+			}
+		case 7:
+			_ = srv.Transform(func(tl *mcpkit.Tool) (*mcpkit.Tool, error) {
+				if tl.Name == n && tl.Version == "2" {
+					return nil, errAtk46 // fails when such a tool is registered
+				}
+				return tl, nil
+			})
+		}
+	}
+	cancel()
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	srv.Remove(names...)
+	for _, n := range names {
+		tog.set(n, false)
+	}
+	srv.Refresh()
+	if got := listAll(t, cs); len(got) != 0 {
+		t.Errorf("listed %v after removing everything", got)
+	}
+	if err := srv.Add(mk("a", "1"), mk("c", "")); err != nil {
+		t.Fatal(err)
+	}
+	text := atk45bText(t, ts)
+	if got := text("x"); !strings.HasPrefix(got, "a@1") {
+		t.Errorf("x = %q, want a@1 and tags", got)
+	}
+	if got := text("y"); !strings.HasPrefix(got, "c@") {
+		t.Errorf("y = %q, want c@ and tags", got)
+	}
+}
+
+// listAllCtx lists every tool of cs, following cursors, under ctx.
+func listAllCtx(ctx context.Context, cs *mcp.ClientSession) ([]string, error) {
+	var names []string
+	for cur := ""; ; {
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cur})
+		if err != nil {
+			return nil, err
+		}
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		if cur = res.NextCursor; cur == "" {
+			return names, nil
+		}
+	}
+}
