@@ -169,8 +169,12 @@ func TestAttack46bRenamesOntoOneName(t *testing.T) {
 			if srv.RemoveVersion("x", "1") {
 				t.Error("RemoveVersion(x, 1) removed a, registered as a")
 			}
+			g := srv.Generation()
 			srv.Remove("a")
 			expect("after Remove(a)", "")
+			if got, _, ok := srv.ChangedSince(g); !ok || !slices.Equal(got, []string{"x"}) {
+				t.Errorf("ChangedSince after Remove(a) = %v, %v; want [x] (the served name)", got, ok)
+			}
 			if got := atk46bListed(t, ts.Session); len(got) != 0 {
 				t.Errorf("listed %v after everything was removed", got)
 			}
@@ -984,4 +988,48 @@ func listAllCtx(ctx context.Context, cs *mcp.ClientSession) ([]string, error) {
 			return names, nil
 		}
 	}
+}
+
+// TestAttack46bMootOnceAcrossReplace: of two tools renamed onto one name,
+// each with a layer that can never take effect, replacing one reports its
+// new chain once, and the other's chain, kept, is not reported again; a
+// failed Transform reports nothing; a successful one builds every chain
+// again (each reported once more).
+func TestAttack46bMootOnceAcrossReplace(t *testing.T) {
+	var logs bytes.Buffer
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-moot"}, &mcpkit.ServerOptions{ReplaceDuplicates: true, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	srv.Use(middleware.Timeout(30*time.Second, nil))
+	srv.Use(mcpkit.ForTools(mcpkit.Named("x"), middleware.Timeout(5*time.Minute, nil)))
+	if err := srv.Transform(atk46bRename(map[string]string{"a": "x", "b": "x"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Add(atk46bVersioned("a", "1", "a1"), atk46bVersioned("b", "2", "b2")); err != nil {
+		t.Fatal(err)
+	}
+	text := atk45bText(t, mcpkittest.NewInMemoryServer(t, srv, nil))
+	count := func() int { return strings.Count(logs.String(), "can never take effect") }
+	step := func(what string, want int, wantX string) {
+		t.Helper()
+		if n := count(); n != want {
+			t.Errorf("after %s: reported %d times in all, want %d:\n%s", what, n, want, logs.String())
+		}
+		if got := text("x"); got != wantX {
+			t.Errorf("after %s: x = %q, want %q", what, got, wantX)
+		}
+	}
+	step("Add", 2, "b2")
+	if err := srv.Add(atk46bVersioned("a", "1", "a1new")); err != nil {
+		t.Fatal(err)
+	}
+	step("a replaced", 3, "b2")
+	if err := srv.Transform(func(tl *mcpkit.Tool) (*mcpkit.Tool, error) { return nil, errAtk46 }); err == nil {
+		t.Fatal("the failing Transform succeeded")
+	}
+	step("a failed Transform", 3, "b2")
+	srv.RemoveVersion("b", "2")
+	step("b removed", 3, "a1new")
+	if err := srv.Transform(transform.Versions("", "")); err != nil {
+		t.Fatal(err)
+	}
+	step("a Transform", 4, "a1new")
 }
