@@ -1033,3 +1033,50 @@ func TestAttack46bMootOnceAcrossReplace(t *testing.T) {
 	}
 	step("a Transform", 4, "a1new")
 }
+
+// TestAttack46bRenamedOverMounted: a registered tool renamed onto the name
+// a mounted server's tool is served under wins over it while registered;
+// removed, the mounted tool is served again; added again, it wins again.
+func TestAttack46bRenamedOverMounted(t *testing.T) {
+	for _, era := range mcpkittest.Eras() {
+		t.Run(era.Name, func(t *testing.T) {
+			child := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-child"}, nil)
+			if err := child.Add(tool("k", reply("mounted"))); err != nil {
+				t.Fatal(err)
+			}
+			parent := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-parent"}, nil)
+			if _, err := parent.Mount("c", child); err != nil {
+				t.Fatal(err)
+			}
+			if err := parent.Transform(atk46bRename(map[string]string{"a": "c_k"})); err != nil {
+				t.Fatal(err)
+			}
+			if err := parent.Add(tool("a", reply("registered"))); err != nil {
+				t.Fatal(err)
+			}
+			ts := era.Connect(t, parent, nil)
+			text := atk45bText(t, ts)
+			if got := text("c_k"); got != "registered" {
+				t.Errorf("c_k = %q, want registered", got)
+			}
+			parent.Remove("a")
+			if got := text("c_k"); got != "mounted" {
+				t.Errorf("c_k after Remove(a) = %q, want mounted", got)
+			}
+			if got := listAll(t, ts.Session); !slices.Equal(got, []string{"c_k"}) {
+				t.Errorf("listed %v, want [c_k]", got)
+			}
+			if err := parent.Add(tool("a", reply("registered2"))); err != nil {
+				t.Fatal(err)
+			}
+			if got := text("c_k"); got != "registered2" {
+				t.Errorf("c_k after a added again = %q, want registered2", got)
+			}
+			child.Remove("k")
+			parent.Remove("a")
+			if got := text("c_k"); !atk46bGone(got) {
+				t.Errorf("c_k after both removed = %q", got)
+			}
+		})
+	}
+}
