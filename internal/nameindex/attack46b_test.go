@@ -179,3 +179,46 @@ func TestAttack46bCompactionsKeepSnapshots(t *testing.T) {
 	(&atk46bSnap{x: y, want: w}).check(t, rng, keys, "after the rest")
 	last.check(t, rng, keys, "the snapshot before the rest")
 }
+
+// TestAttack46bDeleteEverything deletes every key in random order, from
+// the newest and from a copy kept at each compaction, until the index is
+// empty, then puts keys back: the empty index left by a compaction is a
+// usable index, and the copies kept are as they were.
+func TestAttack46bDeleteEverything(t *testing.T) {
+	const n = 600
+	rng := rand.New(rand.NewPCG(46, 9))
+	x, keys := numbered(n, "k%04d")
+	y := *x
+	want := map[string]int{}
+	for i, k := range keys {
+		want[k] = i
+	}
+	var kept []*atk46bSnap
+	for _, i := range rng.Perm(n) {
+		dead := y.dead
+		if _, had := y.Delete(keys[i]); !had {
+			t.Fatalf("Delete(%s) had nothing", keys[i])
+		}
+		delete(want, keys[i])
+		if y.dead == 0 && dead > 0 {
+			kept = append(kept, &atk46bSnap{x: y, want: maps.Clone(want)})
+		}
+	}
+	if y.Len() != 0 || len(kept) == 0 {
+		t.Fatalf("Len %d after deleting everything; %d compactions", y.Len(), len(kept))
+	}
+	for k := range y.After("") {
+		t.Fatalf("the empty index yields %s", k)
+	}
+	if _, ok := y.Get(keys[0]); ok {
+		t.Fatal("the empty index has a key")
+	}
+	for i, k := range keys[:100] {
+		y.Put(k, -i)
+		want[k] = -i
+	}
+	(&atk46bSnap{x: y, want: want}).check(t, rng, keys, "put back")
+	for i, s := range kept {
+		s.check(t, rng, keys, fmt.Sprintf("compaction %d", i))
+	}
+}
