@@ -583,6 +583,31 @@ func TestAttack46bChangedSinceModel(t *testing.T) {
 	start := srv.Generation()
 	present := map[string]bool{}
 	name := func(i int) string { return fmt.Sprintf("n%03d", i) }
+	// A reader asks while the changes are made (run with -race): each
+	// answer is sorted, names none twice, and now never goes back.
+	done := make(chan struct{})
+	readerErr := make(chan string, 1)
+	go func() {
+		defer close(readerErr)
+		last := uint64(0)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			names, now, ok := srv.ChangedSince(start)
+			if now < last {
+				readerErr <- fmt.Sprintf("now went back: %d after %d", now, last)
+				return
+			}
+			last = now
+			if ok && (!slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names)) {
+				readerErr <- fmt.Sprintf("an answer of %d names is not sorted or names one twice", len(names))
+				return
+			}
+		}
+	}()
 	for range 1500 {
 		k := 1
 		if rng.IntN(4) == 0 {
@@ -626,6 +651,10 @@ func TestAttack46bChangedSinceModel(t *testing.T) {
 		}
 		slices.Sort(changed)
 		steps = append(steps, step{srv.Generation(), changed})
+	}
+	close(done)
+	if e := <-readerErr; e != "" {
+		t.Error(e)
 	}
 	now := srv.Generation()
 	// The oldest generation the model answers for: past it the names kept
