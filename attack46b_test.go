@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -1107,5 +1108,178 @@ func TestAttack46bRenamedOverMounted(t *testing.T) {
 				t.Errorf("c_k after both removed = %q", got)
 			}
 		})
+	}
+}
+
+// TestAttack46bAgainstModel runs random changes on a server whose
+// transform renames tools onto shared names, and after each compares what
+// a client lists (names, and the versions each lists in _meta) and what
+// each name answers, unpinned and pinned to each version, with a model:
+// registered tools by name and version, renamed, less the served names a
+// Visibility disables, the highest version served.
+func TestAttack46bAgainstModel(t *testing.T) {
+	for seed := range uint64(atk46bModelSeeds) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { atk46bAgainstModel(t, seed) })
+	}
+}
+
+// atk46bModelSeeds is how many runs TestAttack46bAgainstModel makes.
+var atk46bModelSeeds = 3
+
+// atk46bAgainstModel is one run of TestAttack46bAgainstModel.
+func atk46bAgainstModel(t *testing.T, seed uint64) {
+	rename := map[string]string{"a": "x", "b": "x", "c": "y", "y": "c"}
+	servedAs := func(n string) string {
+		if to, ok := rename[n]; ok {
+			return to
+		}
+		return n
+	}
+	srv := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-model"}, &mcpkit.ServerOptions{ReplaceDuplicates: true})
+	tog := &atk46Toggle{}
+	srv.SetVisibility(tog)
+	if err := srv.Transform(atk46bRename(rename)); err != nil {
+		t.Fatal(err)
+	}
+	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	names := []string{"a", "b", "c", "x", "y"}
+	vers := []string{"1", "2", "3"}
+	reg := map[[2]string]string{} // registered: text by name and version
+	off := map[string]bool{}      // served names disabled
+	tags := ""                    // the tags the Use calls add, innermost first
+	rng := rand.New(rand.NewPCG(46, 10+seed))
+	for step := range 250 {
+		n, v := names[rng.IntN(len(names))], vers[rng.IntN(len(vers))]
+		var what string
+		switch rng.IntN(9) {
+		case 7:
+			what = "Transform"
+			if err := srv.Transform(transform.Versions("", "")); err != nil { // every tool as it is
+				t.Fatal(err)
+			}
+		case 8:
+			if len(reg) == 0 {
+				continue // it would succeed, and refuse every Add after
+			}
+			what = "failing Transform"
+			if err := srv.Transform(func(*mcpkit.Tool) (*mcpkit.Tool, error) { return nil, errAtk46 }); err == nil {
+				t.Fatalf("step %d: a Transform failing on every tool succeeded", step)
+			}
+		case 0, 1, 2:
+			text := fmt.Sprintf("%s@%s#%d", n, v, step)
+			what = "Add " + text
+			taken := false
+			for k := range reg {
+				if k[1] == v && k[0] != n && servedAs(k[0]) == servedAs(n) {
+					taken = true
+				}
+			}
+			err := srv.Add(atk46bVersioned(n, v, text))
+			if (err != nil) != taken {
+				t.Fatalf("step %d: %s: error %v, want one: %v", step, what, err, taken)
+			}
+			if !taken {
+				reg[[2]string{n, v}] = text
+			}
+		case 3:
+			what = "Remove " + n
+			srv.Remove(n)
+			for k := range reg {
+				if k[0] == n {
+					delete(reg, k)
+				}
+			}
+		case 4:
+			what = "RemoveVersion " + n + "@" + v
+			_, had := reg[[2]string{n, v}]
+			if got := srv.RemoveVersion(n, v); got != had {
+				t.Fatalf("step %d: %s = %v, want %v", step, what, got, had)
+			}
+			delete(reg, [2]string{n, v})
+		case 5:
+			s := servedAs(names[rng.IntN(len(names))])
+			off[s] = !off[s]
+			what = fmt.Sprintf("%s off %v", s, off[s])
+			tog.set(s, off[s])
+			if rng.IntN(2) == 0 {
+				srv.RefreshTools(s)
+			} else {
+				srv.Refresh()
+			}
+		case 6:
+			if step%5 != 0 {
+				continue
+			}
+			tag := fmt.Sprint(step)
+			what = "Use " + tag
+			srv.Use(atk46Tag(tag))
+			tags = "+" + tag + tags
+		}
+		// The model: served name -> versions, highest first, and texts.
+		model := map[string]map[string]string{}
+		for k, text := range reg {
+			s := servedAs(k[0])
+			if off[s] {
+				continue
+			}
+			if model[s] == nil {
+				model[s] = map[string]string{}
+			}
+			model[s][k[1]] = text
+		}
+		wantNames := slices.Sorted(func(yield func(string) bool) {
+			for s := range model {
+				if !yield(s) {
+					return
+				}
+			}
+		})
+		res, err := ts.Session.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gotNames []string
+		for _, tl := range res.Tools {
+			gotNames = append(gotNames, tl.Name)
+			vs, _ := tl.Meta[mcpkit.MetaKeyVersions].([]any)
+			var got []string
+			for _, x := range vs {
+				got = append(got, fmt.Sprint(x))
+			}
+			want := slices.Sorted(func(yield func(string) bool) {
+				for v := range model[tl.Name] {
+					if !yield(v) {
+						return
+					}
+				}
+			})
+			slices.Reverse(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("step %d (%s): %s lists versions %v, want %v", step, what, tl.Name, got, want)
+			}
+		}
+		if !slices.Equal(gotNames, wantNames) {
+			t.Fatalf("step %d (%s): listed %v, want %v", step, what, gotNames, wantNames)
+		}
+		for _, s := range []string{"a", "b", "c", "x", "y"} {
+			got, err := callText(t, ts.Session, s, "", nil)
+			vs := model[s]
+			if len(vs) == 0 {
+				if err == nil {
+					t.Fatalf("step %d (%s): %s answered %q, want unknown", step, what, s, got)
+				}
+				continue
+			}
+			top := slices.Max(slices.Collect(maps.Keys(vs)))
+			if err != nil || got != vs[top]+tags {
+				t.Fatalf("step %d (%s): %s = %q, %v; want %q", step, what, s, got, err, vs[top]+tags)
+			}
+			for _, v := range vers {
+				got, err := callText(t, ts.Session, s, v, nil)
+				if text, ok := vs[v]; ok != (err == nil) || ok && got != text+tags {
+					t.Fatalf("step %d (%s): %s pinned to %s = %q, %v; want %q, %v", step, what, s, v, got, err, text+tags, ok)
+				}
+			}
+		}
 	}
 }
