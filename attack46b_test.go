@@ -1142,6 +1142,12 @@ func atk46bAgainstModel(t *testing.T, seed uint64) {
 		t.Fatal(err)
 	}
 	ts := mcpkittest.NewInMemoryServer(t, srv, nil)
+	// A parent mounts the server: it serves the same under m_.
+	parent := mcpkit.NewServer(&mcp.Implementation{Name: "atk46b-model-parent"}, nil)
+	if _, err := parent.Mount("m", srv); err != nil {
+		t.Fatal(err)
+	}
+	pts := mcpkittest.NewInMemoryServer(t, parent, nil)
 	names := []string{"a", "b", "c", "x", "y"}
 	vers := []string{"1", "2", "3"}
 	reg := map[[2]string]string{} // registered: text by name and version
@@ -1261,6 +1267,13 @@ func atk46bAgainstModel(t *testing.T, seed uint64) {
 		if !slices.Equal(gotNames, wantNames) {
 			t.Fatalf("step %d (%s): listed %v, want %v", step, what, gotNames, wantNames)
 		}
+		var mounted []string
+		for _, s := range wantNames {
+			mounted = append(mounted, "m_"+s)
+		}
+		if got := listAll(t, pts.Session); !slices.Equal(got, mounted) {
+			t.Fatalf("step %d (%s): the parent lists %v, want %v", step, what, got, mounted)
+		}
 		for _, s := range []string{"a", "b", "c", "x", "y"} {
 			got, err := callText(t, ts.Session, s, "", nil)
 			vs := model[s]
@@ -1268,11 +1281,17 @@ func atk46bAgainstModel(t *testing.T, seed uint64) {
 				if err == nil {
 					t.Fatalf("step %d (%s): %s answered %q, want unknown", step, what, s, got)
 				}
+				if got, err := callText(t, pts.Session, "m_"+s, "", nil); err == nil {
+					t.Fatalf("step %d (%s): the parent's m_%s answered %q, want unknown", step, what, s, got)
+				}
 				continue
 			}
 			top := slices.Max(slices.Collect(maps.Keys(vs)))
 			if err != nil || got != vs[top]+tags {
 				t.Fatalf("step %d (%s): %s = %q, %v; want %q", step, what, s, got, err, vs[top]+tags)
+			}
+			if got, err := callText(t, pts.Session, "m_"+s, "", nil); err != nil || got != vs[top]+tags {
+				t.Fatalf("step %d (%s): the parent's m_%s = %q, %v; want %q", step, what, s, got, err, vs[top]+tags)
 			}
 			for _, v := range vers {
 				got, err := callText(t, ts.Session, s, v, nil)
