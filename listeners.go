@@ -146,16 +146,20 @@ func (s *Server) filterListChanged(next mcp.MethodHandler) mcp.MethodHandler {
 var listenedKinds = [...]Kind{KindTool, KindPrompt, KindResource}
 
 // hears reports whether the SDK's notification that the tools (the
-// prompts, for k) changed must reach ss: when s did not see ss open (it
-// cannot judge), when a change marked ss's listener since it last heard
-// one, or when those that other code registered on the SDK server
-// changed since then (they are everyone's).
+// prompts, for k) changed must reach ss: when a change marked ss's
+// listener since it last heard one, or when those that other code
+// registered on the SDK server changed since then (they are everyone's).
+// A session with no listener is one that does not listen (a request of
+// protocol 2026-07-28 other than subscriptions/listen), or one that does
+// not yet (a listen stream before its acknowledgement, a session before
+// it is initialized): it hears nothing. A server Wrap made may have
+// sessions s did not see open, and cannot judge: they hear every change.
 func (s *Server) hears(ctx context.Context, ss *mcp.ServerSession, k Kind) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.listeners[ss]
 	if l == nil {
-		return true
+		return s.wrapped
 	}
 	hear := l.pending[k]
 	l.pending[k] = false
